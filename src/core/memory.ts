@@ -1,0 +1,87 @@
+/**
+ * Memory use of the in-memory extent store against `azurite.extentMemoryLimit`.
+ *
+ * Units: every field ending in `Bytes` is bytes. The setting is in MB where, as in Azurite's CLI
+ * (azurite/dist/src/common/persistence/MemoryExtentStore.js and the `--extentMemoryLimit` option),
+ * 1 MB = 1024 × 1024 bytes; byte figures are shown in the same binary units, labelled KB/MB/GB.
+ */
+
+/** Bytes in one MB as Azurite counts `extentMemoryLimit` (1024²). */
+export const BYTES_PER_MB = 1024 * 1024;
+
+/**
+ * A snapshot of the extent store. Counted: blob content and queue message text.
+ * Not counted (Azurite keeps them in LokiJS, outside the limit): table entities and all metadata.
+ */
+export interface MemoryReport {
+  /** Bytes of blob content held in memory. */
+  readonly blobBytes: number;
+  /** Bytes of queue message text held in memory. */
+  readonly queueBytes: number;
+  /** blobBytes + queueBytes: what the limit is checked against. */
+  readonly usedBytes: number;
+  /** The limit in force, in bytes. */
+  readonly limitBytes: number;
+  /** True when `azurite.extentMemoryLimit` is unset and Azurite's default (50% of total memory) applies. */
+  readonly isDefaultLimit: boolean;
+}
+
+/** Converts the setting's MB to bytes (truncated to a whole byte, as Azurite's CLI does). */
+export function mbToBytes(mb: number): number {
+  return Math.trunc(mb * BYTES_PER_MB);
+}
+
+/**
+ * Azurite's default limit: `Math.trunc(os.totalmem() * 0.5)` bytes
+ * (DEFAULT_EXTENT_MEMORY_LIMIT in MemoryExtentStore.js).
+ * @param totalMemoryBytes os.totalmem()
+ */
+export function defaultLimitBytes(totalMemoryBytes: number): number {
+  return Math.trunc(totalMemoryBytes * 0.5);
+}
+
+/** Percent of the limit in use, 0–100+ (one decimal kept); 0 when the limit is 0. */
+export function percentUsed(report: MemoryReport): number {
+  if (report.limitBytes <= 0) return 0;
+  return Math.round((report.usedBytes / report.limitBytes) * 1000) / 10;
+}
+
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
+
+/**
+ * Formats a byte count in binary units: 512 → "512 B", 943718 → "0.9 MB", 1048576 → "1 MB".
+ * Values from 0.9 of the next unit up are shown in that unit, so a meter near a 1 MB limit reads
+ * "0.9 MB / 1 MB" rather than "921.6 KB / 1 MB". One decimal at most, trailing ".0" dropped.
+ * @param bytes a non-negative byte count
+ */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return `${bytes} B`;
+  let unit = 0;
+  let value = bytes;
+  while (unit < UNITS.length - 1 && value >= 0.9 * 1024) {
+    value /= 1024;
+    unit++;
+  }
+  if (unit === 0) return `${Math.round(value)} B`;
+  const rounded = Math.round(value * 10) / 10;
+  return `${rounded.toFixed(1).replace(/\.0$/, '')} ${UNITS[unit]}`;
+}
+
+/** "0.9 MB / 1 MB" — the memory meter's text. */
+export function formatUsage(report: MemoryReport): string {
+  return `${formatBytes(report.usedBytes)} / ${formatBytes(report.limitBytes)}`;
+}
+
+/**
+ * The full report as Markdown lines (used by the meter's tooltip and `azurite.showMemoryUsage`).
+ */
+export function describeMemory(report: MemoryReport): string[] {
+  const limit = `${formatBytes(report.limitBytes)} (${report.limitBytes.toLocaleString('en-US')} bytes)`;
+  return [
+    `In-memory extents: ${formatUsage(report)} (${percentUsed(report)}%)`,
+    `Blob content: ${formatBytes(report.blobBytes)} (${report.blobBytes.toLocaleString('en-US')} bytes)`,
+    `Queue messages: ${formatBytes(report.queueBytes)} (${report.queueBytes.toLocaleString('en-US')} bytes)`,
+    `Limit: ${limit}${report.isDefaultLimit ? " — Azurite's default, 50% of total memory (set azurite.extentMemoryLimit to change it)" : ' — azurite.extentMemoryLimit'}`,
+    'Table entities and metadata are kept outside the extent store and are not counted against the limit.',
+  ];
+}

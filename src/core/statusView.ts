@@ -1,0 +1,118 @@
+/**
+ * Pure rendering of the status bar items: state in, text/tooltip/command/severity out
+ * (the pattern of VS Code's git extension `statusbar.ts`: the item holds state, this draws it).
+ */
+import type { ServiceState } from './lifecycle';
+import { describeMemory, formatUsage, percentUsed, type MemoryReport } from './memory';
+import { serviceName, type ServiceKind } from './services';
+
+/** How an item is coloured: `error` maps to `statusBarItem.errorBackground`, `warning` to the warning one. */
+export type Severity = 'normal' | 'warning' | 'error';
+
+/** What a status bar item shows. `tooltip` is Markdown whose `command:` links are in `linkCommands`. */
+export interface StatusView {
+  readonly text: string;
+  readonly tooltip: string;
+  /** The command a click runs, or undefined while a transition is under way. */
+  readonly command: string | undefined;
+  readonly severity: Severity;
+  /** Command ids the tooltip links to (to mark trusted). */
+  readonly linkCommands: readonly string[];
+}
+
+/** What a service item is drawn from. */
+export interface ServiceViewInput {
+  readonly kind: ServiceKind;
+  readonly state: ServiceState;
+  /** The configured port (shown while stopped). */
+  readonly configuredPort: number;
+  readonly inMemory: boolean;
+  /** Absolute data folder (disk mode). */
+  readonly location: string;
+  /** Endpoint URL with account, e.g. http://127.0.0.1:10000/devstoreaccount1, while running. */
+  readonly accountUrl?: string;
+  /** Setting errors that stop this service from starting. */
+  readonly settingErrors?: readonly string[];
+}
+
+/** Escapes text for a Markdown tooltip. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+}
+
+function link(title: string, command: string): string {
+  return `[${title}](command:${command})`;
+}
+
+/** Renders one service's status item. */
+export function serviceView(input: ServiceViewInput): StatusView {
+  const name = serviceName(input.kind);
+  const start = `azurite.start_${input.kind}`;
+  const close = `azurite.close_${input.kind}`;
+  const clean = `azurite.clean_${input.kind}`;
+  const copy = 'azurite.copyConnectionString';
+  const data = input.inMemory
+    ? 'Data: in memory (gone when the service stops)'
+    : `Data: ${escapeMarkdown(input.location)}`;
+  const heading = `**Azurite ${name} service**`;
+  const state = input.state;
+  switch (state.status) {
+    case 'running': {
+      const url = input.accountUrl ?? state.endpoint.url;
+      return {
+        text: `$(check) ${name} :${state.endpoint.port}`,
+        tooltip: [
+          `${heading} — running on ${escapeMarkdown(url)}`,
+          data,
+          `${link('Stop', close)} · ${link('Clean', clean)} · ${link('Copy connection string', copy)}`,
+          '_Click to stop._',
+        ].join('\n\n'),
+        command: close,
+        severity: 'normal',
+        linkCommands: [close, clean, copy],
+      };
+    }
+    case 'starting':
+    case 'closing':
+    case 'cleaning': {
+      const verb = { starting: 'starting', closing: 'stopping', cleaning: 'cleaning' }[state.status];
+      return {
+        text: `$(loading~spin) ${name}`,
+        tooltip: `${heading} — ${verb}…\n\n${data}`,
+        command: undefined,
+        severity: 'normal',
+        linkCommands: [],
+      };
+    }
+    case 'closed': {
+      const problems = [...(input.settingErrors ?? []), ...(state.error !== undefined ? [state.error] : [])];
+      const failed = problems.length > 0;
+      const lines = [
+        `${heading} — ${failed ? 'not running' : 'stopped'} (port ${input.configuredPort})`,
+        ...problems.map((p) => `$(error) ${escapeMarkdown(p)}`),
+        data,
+        `${link('Start', start)} · ${link('Clean', clean)}${failed ? ` · ${link('Open Settings', 'workbench.action.openSettings?%5B%22azurite%22%5D')}` : ''}`,
+        '_Click to start._',
+      ];
+      return {
+        text: `${failed ? '$(error)' : '$(debug-start)'} ${name}`,
+        tooltip: lines.join('\n\n'),
+        command: start,
+        severity: failed ? 'error' : 'normal',
+        linkCommands: failed ? [start, clean, 'workbench.action.openSettings'] : [start, clean],
+      };
+    }
+  }
+}
+
+/** Renders the memory meter: "$(database) 0.9 MB / 1 MB" and the full report as a tooltip. */
+export function memoryView(report: MemoryReport): StatusView {
+  const pct = percentUsed(report);
+  return {
+    text: `$(database) ${formatUsage(report)}`,
+    tooltip: ['**Azurite in-memory storage**', ...describeMemory(report).map(escapeMarkdown), `${link('Show memory usage', 'azurite.showMemoryUsage')}`].join('\n\n'),
+    command: 'azurite.showMemoryUsage',
+    severity: pct >= 95 ? 'error' : pct >= 80 ? 'warning' : 'normal',
+    linkCommands: ['azurite.showMemoryUsage'],
+  };
+}

@@ -1,0 +1,262 @@
+/**
+ * The adapter: the only module that imports azurite. Everything azurite-specific — ~18 positional
+ * constructor arguments, the process-wide logger, the port that is freed after close() resolves,
+ * the shared chunk store — stays in this file behind {@link createService}, {@link MeteredChunkStore}
+ * and {@link setDebugLogSink}. Facts relied on are in ../shared/notes/azurite-engine.md; the
+ * azurite files named below are under node_modules/azurite/dist/src (azurite 3.37.0).
+ */
+/// <reference path="./azurite.d.ts" />
+import { once } from 'node:events';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { Writable } from 'node:stream';
+import BlobConfiguration from 'azurite/dist/src/blob/BlobConfiguration';
+import BlobServer from 'azurite/dist/src/blob/BlobServer';
+import QueueConfiguration from 'azurite/dist/src/queue/QueueConfiguration';
+import QueueServer from 'azurite/dist/src/queue/QueueServer';
+import TableConfiguration from 'azurite/dist/src/table/TableConfiguration';
+import TableServer from 'azurite/dist/src/table/TableServer';
+import type ServerBase from 'azurite/dist/src/common/ServerBase';
+import {
+  DEFAULT_EXTENT_MEMORY_LIMIT,
+  MemoryExtentChunkStore,
+  type MemoryExtentChunk,
+} from 'azurite/dist/src/common/persistence/MemoryExtentStore';
+import logger from 'azurite/dist/src/common/Logger';
+import NoLoggerStrategy from 'azurite/dist/src/common/NoLoggerStrategy';
+import type { Endpoint } from '../core/lifecycle';
+import type { ServiceKind } from '../core/services';
+
+/** Azurite's default extent memory limit in bytes: `Math.trunc(os.totalmem() * 0.5)`. */
+export const DEFAULT_LIMIT_BYTES: number = DEFAULT_EXTENT_MEMORY_LIMIT;
+
+/**
+ * Azurite's in-memory chunk store (MemoryExtentStore.js `MemoryExtentChunkStore`), extended — by
+ * subclassing its public methods, not by patching — to keep bytes per category ("blob", "queue")
+ * and to tell listeners when content changes. Azurite's own limit check stays untouched: a write is
+ * refused when `totalSize + delta > sizeLimit`, and the server answers HTTP 409
+ * `MemoryExtentStoreAtSizeLimit`.
+ *
+ * One instance per Emulator, passed to both blob and queue servers as `memoryStore`, so the limit is
+ * shared by blob and queue as in Azurite, but not with any other emulator in the process.
+ */
+export class MeteredChunkStore extends MemoryExtentChunkStore {
+  private readonly bytesByCategory = new Map<string, number>();
+  private readonly listeners = new Set<() => void>();
+
+  /** @param limitBytes the limit in bytes; undefined = Azurite's default (50% of total memory). */
+  constructor(limitBytes: number | undefined) {
+    super(limitBytes ?? DEFAULT_LIMIT_BYTES);
+  }
+
+  override trySet(categoryName: string, chunk: MemoryExtentChunk): boolean {
+    const before = this.get(categoryName, chunk.id)?.count ?? 0;
+    const ok = super.trySet(categoryName, chunk);
+    if (ok) this.add(categoryName, chunk.count - before);
+    return ok;
+  }
+
+  override delete(categoryName: string, id: string): boolean {
+    const existing = this.get(categoryName, id);
+    const ok = super.delete(categoryName, id);
+    if (ok && existing !== undefined) this.add(categoryName, -existing.count);
+    return ok;
+  }
+
+  override clear(categoryName: string): void {
+    super.clear(categoryName);
+    if (this.bytesByCategory.delete(categoryName)) this.changed();
+  }
+
+  /** Bytes held for one category ("blob" or "queue"). */
+  categoryBytes(categoryName: string): number {
+    return this.bytesByCategory.get(categoryName) ?? 0;
+  }
+
+  /** The limit in force, in bytes (Azurite's default if none was set). */
+  limitBytes(): number {
+    return this.sizeLimit() ?? DEFAULT_LIMIT_BYTES;
+  }
+
+  /**
+   * Calls `listener` synchronously after every change of content (on the request's hot path:
+   * keep it cheap). @returns a function that removes the listener.
+   */
+  onDidChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private add(categoryName: string, delta: number): void {
+    if (delta === 0) return;
+    this.bytesByCategory.set(categoryName, (this.bytesByCategory.get(categoryName) ?? 0) + delta);
+    this.changed();
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
+
+/** Everything one service needs to start. Paths absolute; `port` 0 = any free port. */
+export interface EngineServiceOptions {
+  readonly kind: ServiceKind;
+  readonly host: string;
+  readonly port: number;
+  readonly inMemory: boolean;
+  /** Data folder for disk mode (created if missing). Ignored in memory mode. */
+  readonly location: string;
+  readonly loose: boolean;
+  readonly skipApiVersionCheck: boolean;
+  /** Receives one access-log line per request (no trailing newline); undefined = no access log. */
+  readonly accessLog: ((line: string) => void) | undefined;
+  /** The emulator's chunk store; required for blob and queue in memory mode. */
+  readonly memoryStore: MeteredChunkStore | undefined;
+}
+
+/** One service of the engine. A new instance is made for each start (azurite servers cannot restart). */
+export interface EngineService {
+  /**
+   * Starts listening. @returns the real endpoint.
+   * @throws the listen error (with Node's `code`, e.g. EADDRINUSE) or a store error; on failure
+   * every store and GC timer the attempt opened is closed again.
+   */
+  start(): Promise<Endpoint>;
+  /** Stops; resolves only when the port is free and disk data is saved. In memory mode also drops the data. */
+  stop(): Promise<void>;
+  /** Deletes the service's data (disk files in `location`, or in-memory extents). Only while stopped. */
+  clean(): Promise<void>;
+}
+
+/** Azurite's file names inside the location folder (blob/queue/table `utils/constants.js`). */
+const FILES = {
+  blob: { db: '__azurite_db_blob__.json', extentDb: '__azurite_db_blob_extent__.json', extents: '__blobstorage__' },
+  queue: { db: '__azurite_db_queue__.json', extentDb: '__azurite_db_queue_extent__.json', extents: '__queuestorage__' },
+  table: { db: '__azurite_db_table__.json' },
+} as const;
+
+/** Names of the files and folders a service keeps in its location folder (for "what will be deleted"). */
+export function dataFileNames(kind: ServiceKind): string[] {
+  return Object.values(FILES[kind]);
+}
+
+/** Azurite's keep-alive default, in seconds (DEFAULT_*_KEEP_ALIVE_TIMEOUT). */
+const KEEP_ALIVE_SEC = 5;
+/** After this long, connections still open at stop are cut so the port is freed. */
+const FORCE_CLOSE_AFTER_MS = 2000;
+
+function lineStream(sink: (line: string) => void): Writable {
+  let pending = '';
+  return new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      pending += chunk.toString();
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl).trimEnd();
+        pending = pending.slice(nl + 1);
+        if (line !== '') sink(line);
+      }
+      callback();
+    },
+  });
+}
+
+function makeServer(o: EngineServiceOptions): ServerBase {
+  const accessLog = o.accessLog !== undefined;
+  const stream = o.accessLog !== undefined ? lineStream(o.accessLog) : undefined;
+  const at = (file: string): string => path.join(o.location, file);
+  if (o.inMemory && o.kind !== 'table' && o.memoryStore === undefined) {
+    throw new Error(`the ${o.kind} service needs a memory store in memory mode`);
+  }
+  switch (o.kind) {
+    case 'blob': {
+      const f = FILES.blob;
+      return new BlobServer(new BlobConfiguration(
+        o.host, o.port, KEEP_ALIVE_SEC, at(f.db), at(f.extentDb),
+        [{ locationId: 'Default', locationPath: at(f.extents), maxConcurrency: 1 }],
+        accessLog, stream, false, undefined, o.loose, o.skipApiVersionCheck,
+        '', '', '', undefined, false, o.inMemory, o.memoryStore));
+    }
+    case 'queue': {
+      const f = FILES.queue;
+      return new QueueServer(new QueueConfiguration(
+        o.host, o.port, KEEP_ALIVE_SEC, at(f.db), at(f.extentDb),
+        [{ locationId: 'Default', locationPath: at(f.extents), maxConcurrency: 1 }],
+        accessLog, stream, false, undefined, o.loose, o.skipApiVersionCheck,
+        '', '', '', undefined, false, o.inMemory, o.memoryStore));
+    }
+    case 'table':
+      return new TableServer(new TableConfiguration(
+        o.host, o.port, KEEP_ALIVE_SEC, at(FILES.table.db), false, accessLog, stream, undefined,
+        o.loose, o.skipApiVersionCheck, '', '', '', undefined, false, o.inMemory));
+  }
+}
+
+/** Resolves when the http server has really closed (azurite's close() resolves earlier). */
+async function closeAndWaitForPort(server: ServerBase): Promise<void> {
+  const http = server.httpServer;
+  const closed = http.listening ? once(http, 'close') : Promise.resolve([]);
+  const force = setTimeout(() => http.closeAllConnections(), FORCE_CLOSE_AFTER_MS);
+  try {
+    await server.close();
+    await closed;
+  } finally {
+    clearTimeout(force);
+  }
+}
+
+/**
+ * Creates one service of the engine from plain options.
+ * @throws Error when a blob/queue service is asked for memory mode without a memory store.
+ */
+export function createService(options: EngineServiceOptions): EngineService {
+  let server: ServerBase | undefined;
+  return {
+    async start(): Promise<Endpoint> {
+      if (!options.inMemory) await fs.mkdir(options.location, { recursive: true });
+      const s = makeServer(options);
+      try {
+        await s.start();
+      } catch (err) {
+        // ServerBase.start() leaves GC timers and stores opened by beforeStart() behind.
+        await s.afterClose().catch(() => undefined);
+        throw err;
+      }
+      server = s;
+      const address = s.httpServer.address();
+      const port = typeof address === 'object' && address !== null ? address.port : options.port;
+      return { host: options.host, port, url: s.getHttpServerAddress() };
+    },
+    async stop(): Promise<void> {
+      const s = server;
+      if (s === undefined) return;
+      await closeAndWaitForPort(s);
+      server = undefined;
+      // In memory mode a stop without clean() leaves the extents in the chunk store.
+      if (options.inMemory) await s.clean();
+    },
+    async clean(): Promise<void> {
+      if (server !== undefined) throw new Error(`cannot clean the ${options.kind} service while it runs`);
+      if (options.inMemory) {
+        options.memoryStore?.clear(options.kind);
+        return;
+      }
+      // As the Azurite extension does (VSCServerManagerBlob.cleanImpl), a fresh, never-started server
+      // cleans. Its Loki stores start autosave timers when constructed: close them first (nothing is
+      // loaded, so nothing is saved), or the timers keep the extension host busy forever.
+      const s = makeServer(options);
+      await s.afterClose();
+      await s.clean();
+    },
+  };
+}
+
+/**
+ * Routes azurite's process-wide debug log (common/Logger.js, a singleton whose `strategy` may be
+ * replaced) to `sink`, or turns it off with undefined. Lines are "level: message".
+ */
+export function setDebugLogSink(sink: ((line: string) => void) | undefined): void {
+  logger.strategy = sink === undefined
+    ? new NoLoggerStrategy()
+    : { log: (level: string, message: string, contextID?: string) => sink(`${level}: ${contextID ? `${contextID} ` : ''}${message}`) };
+}

@@ -1,0 +1,226 @@
+/**
+ * The emulator: three {@link ServiceManager}s (blob, queue, table) and one in-memory chunk store
+ * shared by blob and queue, driven by validated settings. Knows nothing of VS Code; the extension
+ * feeds it settings and draws its events.
+ */
+import { connectionString, type ClientAddress } from '../core/connectionString';
+import { Emitter, type Event } from '../core/events';
+import type { Endpoint, ServiceState } from '../core/lifecycle';
+import { formatBytes, type MemoryReport } from '../core/memory';
+import { EXTENT_SERVICE_KINDS, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
+import { errorsFor, type EmulatorOptions, type ParsedSettings } from '../core/settings';
+import { createService, dataFileNames, DEFAULT_LIMIT_BYTES, MeteredChunkStore, setDebugLogSink, type EngineServiceOptions } from './azurite';
+import { ServiceManager, type Outcome } from './serviceManager';
+
+/** Where the emulator's log lines go (an output channel in the extension, an array in tests). */
+export interface EmulatorLog {
+  info(line: string): void;
+  error(line: string): void;
+  /** One access-log line per request (only called when `azurite.silent` is off). */
+  access(line: string): void;
+  /** Azurite's debug log (only called when `azurite.debug` is on). */
+  debug(line: string): void;
+}
+
+/** A state change of one service. */
+export interface ServiceStateChange {
+  readonly kind: ServiceKind;
+  readonly state: ServiceState;
+}
+
+/** Minimum time between two memory events while content changes, in ms. */
+export const MEMORY_REFRESH_MS = 1000;
+
+/** Runs the three services. Dispose with {@link Emulator.dispose} (stops everything). */
+export class Emulator {
+  /** One manager per service kind. */
+  readonly services: Readonly<Record<ServiceKind, ServiceManager>>;
+  private settings: ParsedSettings;
+  private readonly store: MeteredChunkStore;
+  private readonly stateEmitter = new Emitter<ServiceStateChange>();
+  private readonly memoryEmitter = new Emitter<MemoryReport>();
+  private memoryTimer: NodeJS.Timeout | undefined;
+  private lastMemoryEventAt = 0;
+  private readonly unsubscribeStore: () => void;
+  /** Whether each service was last started in memory mode (settings may have changed since). */
+  private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
+
+  /** Fires after any service changes state. */
+  readonly onDidChangeState: Event<ServiceStateChange> = this.stateEmitter.event;
+  /**
+   * Fires with a fresh report after in-memory content changes, at most once per
+   * {@link MEMORY_REFRESH_MS}; never while nothing changes.
+   */
+  readonly onDidChangeMemory: Event<MemoryReport> = this.memoryEmitter.event;
+
+  constructor(
+    settings: ParsedSettings,
+    private readonly log: EmulatorLog,
+  ) {
+    this.settings = settings;
+    this.store = new MeteredChunkStore(settings.options.extentMemoryLimitBytes);
+    this.unsubscribeStore = this.store.onDidChange(() => this.scheduleMemoryEvent());
+    const services = {} as Record<ServiceKind, ServiceManager>;
+    for (const kind of SERVICE_KINDS) {
+      const manager = new ServiceManager(kind, createService);
+      manager.onDidChangeState((state) => this.stateEmitter.fire({ kind, state }));
+      services[kind] = manager;
+    }
+    this.services = services;
+  }
+
+  /** The options in force for the next start. */
+  get options(): EmulatorOptions {
+    return this.settings.options;
+  }
+
+  /** Replaces the settings used from the next start on (running services keep theirs). */
+  updateSettings(settings: ParsedSettings): void {
+    this.settings = settings;
+  }
+
+  /** Setting error messages that stop `kind` from starting. */
+  settingErrors(kind: ServiceKind): string[] {
+    return errorsFor(this.settings.errors, kind).map((e) => e.message);
+  }
+
+  /** Starts one service. Resolves with the outcome; never rejects. */
+  async start(kind: ServiceKind): Promise<Outcome> {
+    const options = this.serviceOptions(kind);
+    setDebugLogSink(this.settings.options.debug ? (line) => this.log.debug(line) : undefined);
+    this.lastStartInMemory[kind] = options.inMemory;
+    const outcome = await this.services[kind].start(options, this.settingErrors(kind), (o) => this.checkMemoryLimit(o));
+    this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}`);
+    return outcome;
+  }
+
+  /** Stops one service; resolves when its port is free. */
+  async stop(kind: ServiceKind): Promise<Outcome> {
+    const outcome = await this.services[kind].stop();
+    this.report(kind, outcome, 'stopped');
+    return outcome;
+  }
+
+  /**
+   * Deletes one service's data. A running service is stopped, cleaned and started again, so the
+   * user ends with an empty service in the state it had.
+   */
+  async clean(kind: ServiceKind): Promise<Outcome> {
+    const wasRunning = this.services[kind].state.status === 'running';
+    if (wasRunning) {
+      const stopped = await this.stop(kind);
+      if (!stopped.ok) return stopped;
+    }
+    const outcome = await this.services[kind].clean(this.serviceOptions(kind));
+    this.report(kind, outcome, 'data cleaned');
+    if (outcome.ok && wasRunning) return this.start(kind);
+    return outcome;
+  }
+
+  /** What clean would delete, for a confirmation: a folder and file names, or "in-memory data". */
+  cleanTarget(kind: ServiceKind): string {
+    const o = this.settings.options;
+    if (o.inMemoryPersistence) return `all ${serviceName(kind)} data held in memory`;
+    return `${dataFileNames(kind).join(', ')} in ${o.location}`;
+  }
+
+  /** The endpoint of a running service. */
+  endpoint(kind: ServiceKind): Endpoint | undefined {
+    const state = this.services[kind].state;
+    return state.status === 'running' ? state.endpoint : undefined;
+  }
+
+  /** Where clients connect to `kind`: the running endpoint, else the configured host and port. */
+  clientAddress(kind: ServiceKind): ClientAddress {
+    const running = this.endpoint(kind);
+    const configured = this.settings.options.services[kind];
+    return { host: running?.host ?? configured.host, port: running?.port ?? configured.port, https: false };
+  }
+
+  /**
+   * A connection string for the running services (all three if none runs, from the settings).
+   */
+  connectionString(): string {
+    const running = SERVICE_KINDS.filter((k) => this.endpoint(k) !== undefined);
+    const kinds = running.length > 0 ? running : SERVICE_KINDS;
+    return connectionString(Object.fromEntries(kinds.map((k) => [k, this.clientAddress(k)])));
+  }
+
+  /** The in-memory extent store now. Exact: sums of bytes held, read from the store. */
+  memoryReport(): MemoryReport {
+    const blobBytes = this.store.categoryBytes('blob');
+    const queueBytes = this.store.categoryBytes('queue');
+    return {
+      blobBytes,
+      queueBytes,
+      usedBytes: this.store.totalSize(),
+      limitBytes: this.store.limitBytes(),
+      isDefaultLimit: this.settings.options.extentMemoryLimitBytes === undefined,
+    };
+  }
+
+  /** True when a blob or queue service runs in memory mode (the meter has something to show). */
+  isMemoryInUse(): boolean {
+    return EXTENT_SERVICE_KINDS.some((k) => {
+      const s = this.services[k].state;
+      return s.status !== 'closed' && this.lastStartInMemory[k];
+    });
+  }
+
+  /** Stops every running service. Resolves when all ports are free and disk data is saved. */
+  async stopAll(): Promise<Outcome[]> {
+    return Promise.all(SERVICE_KINDS.filter((k) => this.services[k].state.status === 'running').map((k) => this.stop(k)));
+  }
+
+  /** Stops everything and releases listeners and timers. */
+  async dispose(): Promise<void> {
+    await this.stopAll();
+    clearTimeout(this.memoryTimer);
+    this.unsubscribeStore();
+    for (const kind of SERVICE_KINDS) this.services[kind].dispose();
+    this.stateEmitter.dispose();
+    this.memoryEmitter.dispose();
+  }
+
+  private serviceOptions(kind: ServiceKind): EngineServiceOptions {
+    const o = this.settings.options;
+    return {
+      kind,
+      host: o.services[kind].host,
+      port: o.services[kind].port,
+      inMemory: o.inMemoryPersistence,
+      location: o.location,
+      loose: o.loose,
+      skipApiVersionCheck: o.skipApiVersionCheck,
+      accessLog: o.silent ? undefined : (line) => this.log.access(line),
+      memoryStore: this.store,
+    };
+  }
+
+  /** Applies the configured limit to the shared store before a blob/queue start in memory mode. */
+  private checkMemoryLimit(options: EngineServiceOptions): string | undefined {
+    if (!options.inMemory || options.kind === 'table') return undefined;
+    const limit = this.settings.options.extentMemoryLimitBytes ?? DEFAULT_LIMIT_BYTES;
+    if (limit === this.store.sizeLimit()) return undefined;
+    if (!this.store.setSizeLimit(limit)) {
+      return `azurite.extentMemoryLimit asks for ${formatBytes(limit)}, but ${formatBytes(this.store.totalSize())} of blob and queue data is already in memory. Raise the limit, or clean the blob or queue service first.`;
+    }
+    this.scheduleMemoryEvent();
+    return undefined;
+  }
+
+  private scheduleMemoryEvent(): void {
+    if (this.memoryTimer !== undefined) return;
+    const delay = Math.max(0, this.lastMemoryEventAt + MEMORY_REFRESH_MS - Date.now());
+    this.memoryTimer = setTimeout(() => {
+      this.memoryTimer = undefined;
+      this.lastMemoryEventAt = Date.now();
+      this.memoryEmitter.fire(this.memoryReport());
+    }, delay);
+  }
+
+  private report(kind: ServiceKind, outcome: Outcome, success: string): void {
+    if (outcome.ok) this.log.info(`${serviceName(kind)}: ${success}`);
+    else this.log.error(outcome.message);
+  }
+}

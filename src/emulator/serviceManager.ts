@@ -1,0 +1,135 @@
+/**
+ * Runs one service through its lifecycle (src/core/lifecycle.ts) on top of the adapter. Every
+ * public method resolves to a {@link Outcome} and never rejects, so a click handler can await it
+ * without try/catch; failures are kept in the state (`closed` with `error`) and in the outcome.
+ */
+import * as fs from 'node:fs/promises';
+import { Emitter, type Event } from '../core/events';
+import { INITIAL_STATE, IllegalTransition, transition, type LifecycleEvent, type ServiceState } from '../core/lifecycle';
+import { serviceName, type ServiceKind } from '../core/services';
+import { describeLocationError, describeStartError } from '../core/startErrors';
+import type { EngineService, EngineServiceOptions } from './azurite';
+
+/** Result of a lifecycle command: ok, or a message for the user. */
+export type Outcome = { readonly ok: true } | { readonly ok: false; readonly message: string };
+
+/** Makes an engine service from options (src/emulator/azurite.ts `createService` in production). */
+export type ServiceFactory = (options: EngineServiceOptions) => EngineService;
+
+/** Called before a start with what the service is about to use; return a message to refuse the start. */
+export type StartCheck = (options: EngineServiceOptions) => string | undefined;
+
+/** Lifecycle of one service kind. */
+export class ServiceManager {
+  private current: ServiceState = INITIAL_STATE;
+  private running: EngineService | undefined;
+  private readonly stateEmitter = new Emitter<ServiceState>();
+
+  /** Fires after every state change with the new state. */
+  readonly onDidChangeState: Event<ServiceState> = this.stateEmitter.event;
+
+  constructor(
+    readonly kind: ServiceKind,
+    private readonly createService: ServiceFactory,
+  ) {}
+
+  /** The current state. */
+  get state(): ServiceState {
+    return this.current;
+  }
+
+  /**
+   * Starts the service with `options`. Refuses (state stays closed, error kept) when `blockers`
+   * has setting errors, when the data folder cannot be written, or when `check` says no.
+   */
+  async start(options: EngineServiceOptions, blockers: readonly string[] = [], check?: StartCheck): Promise<Outcome> {
+    if (this.current.status !== 'closed') return this.illegal('start');
+    const refusal = blockers.length > 0 ? blockers.join(' ') : check?.(options);
+    if (refusal !== undefined) {
+      this.set({ status: 'closed', error: refusal });
+      return { ok: false, message: refusal };
+    }
+    this.apply({ type: 'start' });
+    if (!options.inMemory) {
+      const problem = await writableFolderProblem(options.location);
+      if (problem !== undefined) return this.fail(describeLocationError(options.location, problem));
+    }
+    const service = this.createService(options);
+    try {
+      const endpoint = await service.start();
+      this.running = service;
+      this.apply({ type: 'started', endpoint });
+      return { ok: true };
+    } catch (err) {
+      return this.fail(describeStartError(options, err as Error));
+    }
+  }
+
+  /** Stops the service; resolves when its port is free (and, in disk mode, its data saved). */
+  async stop(): Promise<Outcome> {
+    if (this.current.status !== 'running') return this.illegal('close');
+    const service = this.running!;
+    this.apply({ type: 'close' });
+    try {
+      await service.stop();
+      this.running = undefined;
+      this.apply({ type: 'closed' });
+      return { ok: true };
+    } catch (err) {
+      this.running = undefined;
+      return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`);
+    }
+  }
+
+  /** Deletes the service's data. Only while closed. */
+  async clean(options: EngineServiceOptions): Promise<Outcome> {
+    if (this.current.status !== 'closed') return this.illegal('clean');
+    this.apply({ type: 'clean' });
+    try {
+      await this.createService(options).clean();
+      this.apply({ type: 'cleaned' });
+      return { ok: true };
+    } catch (err) {
+      return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`);
+    }
+  }
+
+  /** Removes every listener. Does not stop the service (use stop()). */
+  dispose(): void {
+    this.stateEmitter.dispose();
+  }
+
+  private fail(message: string): Outcome {
+    this.apply({ type: 'failed', message });
+    return { ok: false, message };
+  }
+
+  private illegal(event: LifecycleEvent['type']): Outcome {
+    const verb = { start: 'start', close: 'stop', clean: 'clean' }[event as 'start' | 'close' | 'clean'];
+    const status = this.current.status;
+    const why = status === 'running' ? 'it is running' : status === 'closed' ? 'it is stopped' : `it is ${status}`;
+    return { ok: false, message: `Cannot ${verb} the ${serviceName(this.kind)} service: ${why}.` };
+  }
+
+  private apply(event: LifecycleEvent): void {
+    const next = transition(this.current, event);
+    if (next instanceof IllegalTransition) throw new Error(`internal: ${next.message}`);
+    this.set(next);
+  }
+
+  private set(state: ServiceState): void {
+    this.current = state;
+    this.stateEmitter.fire(state);
+  }
+}
+
+/** Creates `folder` if needed and checks it is writable. @returns the error, or undefined when fine. */
+async function writableFolderProblem(folder: string): Promise<NodeJS.ErrnoException | undefined> {
+  try {
+    await fs.mkdir(folder, { recursive: true });
+    await fs.access(folder, fs.constants.W_OK);
+    return undefined;
+  } catch (err) {
+    return err as NodeJS.ErrnoException;
+  }
+}

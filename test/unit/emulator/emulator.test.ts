@@ -1,0 +1,205 @@
+/**
+ * The emulator against the real azurite engine, with real Azure SDK clients. No mocks.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { RestError } from '@azure/storage-blob';
+import { clients, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
+import type { Emulator } from '../../../src/emulator/emulator';
+
+/** Resolves when something can listen on host:port again (the port is free), rejects if not. */
+function canListen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, host, () => s.close(() => resolve(true)));
+  });
+}
+
+describe('Emulator (real azurite engine, real SDK clients)', () => {
+  const running: Emulator[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((e) => e.dispose()));
+  });
+  function track<T extends { emulator: Emulator }>(x: T): T {
+    running.push(x.emulator);
+    return x;
+  }
+
+  it('runs blob, queue and table in memory on free ports and serves the SDKs', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await startAll(emulator);
+    const ports = (['blob', 'queue', 'table'] as const).map((k) => emulator.endpoint(k)!.port);
+    assert.equal(new Set(ports).size, 3);
+    assert.ok(ports.every((p) => p > 0));
+    const c = clients(emulator);
+
+    const container = c.blob().getContainerClient('c-one');
+    await container.create();
+    const body = Buffer.from('hello blob');
+    await container.getBlockBlobClient('a.txt').uploadData(body);
+    assert.deepEqual(await container.getBlockBlobClient('a.txt').downloadToBuffer(), body);
+
+    const queue = c.queue().getQueueClient('queue-one');
+    await queue.create();
+    await queue.sendMessage('hello queue');
+    const received = await queue.receiveMessages();
+    assert.equal(received.receivedMessageItems.length, 1);
+    assert.equal(received.receivedMessageItems[0]!.messageText, 'hello queue');
+    await queue.deleteMessage(received.receivedMessageItems[0]!.messageId, received.receivedMessageItems[0]!.popReceipt);
+    assert.equal((await queue.peekMessages()).peekedMessageItems.length, 0);
+
+    const table = c.table('tableone');
+    await table.createTable();
+    await table.createEntity({ partitionKey: 'p', rowKey: 'r1', n: 1 });
+    await table.createEntity({ partitionKey: 'p', rowKey: 'r2', n: 2 });
+    const rows = [];
+    for await (const e of table.listEntities<{ n: number }>({ queryOptions: { filter: "n gt 1" } })) rows.push(e);
+    assert.deepEqual(rows.map((r) => r.rowKey), ['r2']);
+  });
+
+  it('refuses the write that would pass a 1 MB limit with 409 MemoryExtentStoreAtSizeLimit; the meter equals the bytes stored', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, extentMemoryLimit: 1 }));
+    await startAll(emulator, ['blob']);
+    const container = clients(emulator).blob().getContainerClient('limit');
+    await container.create();
+    const blobs = [0, 1, 2].map((i) => Buffer.alloc(300 * 1024, i + 1));
+    for (const [i, b] of blobs.entries()) await container.getBlockBlobClient(`b${i}`).uploadData(b);
+
+    await assert.rejects(container.getBlockBlobClient('b3').uploadData(Buffer.alloc(300 * 1024, 9)), (err: unknown) => {
+      assert.ok(err instanceof RestError, String(err));
+      assert.equal(err.statusCode, 409);
+      assert.equal(err.code, 'MemoryExtentStoreAtSizeLimit');
+      return true;
+    });
+    const report = emulator.memoryReport();
+    assert.equal(report.usedBytes, 3 * 300 * 1024);
+    assert.equal(report.blobBytes, 3 * 300 * 1024);
+    assert.equal(report.queueBytes, 0);
+    assert.equal(report.limitBytes, 1024 * 1024);
+    assert.equal(report.isDefaultLimit, false);
+    // The service stays up and earlier data is intact.
+    assert.equal(emulator.services.blob.state.status, 'running');
+    for (const [i, b] of blobs.entries()) assert.deepEqual(await container.getBlockBlobClient(`b${i}`).downloadToBuffer(), b);
+  });
+
+  it('counts queue message text against the same limit, and reports a memory event after writes', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await startAll(emulator, ['queue']);
+    assert.equal(emulator.memoryReport().isDefaultLimit, true);
+    const event = new Promise<number>((resolve) => emulator.onDidChangeMemory((r) => resolve(r.queueBytes)));
+    const queue = clients(emulator).queue().getQueueClient('queue-meter');
+    await queue.create();
+    await queue.sendMessage('x'.repeat(1000));
+    assert.equal(await event, 1000);
+    assert.equal(emulator.memoryReport().usedBytes, 1000);
+  });
+
+  it('frees the port and the in-memory data on stop', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await startAll(emulator, ['blob']);
+    const port = emulator.endpoint('blob')!.port;
+    const container = clients(emulator).blob().getContainerClient('gone');
+    await container.create();
+    await container.getBlockBlobClient('x').uploadData(Buffer.alloc(4096));
+    assert.equal(emulator.memoryReport().usedBytes, 4096);
+    assert.equal(await canListen(port), false);
+    assert.deepEqual(await emulator.stop('blob'), { ok: true });
+    assert.equal(await canListen(port), true);
+    assert.equal(emulator.memoryReport().usedBytes, 0);
+  });
+
+  it('keeps disk data across stop and start, and clean deletes it', async () => {
+    const dir = tempDir();
+    const { emulator } = track(makeEmulator({ location: dir }));
+    await startAll(emulator);
+    let c = clients(emulator);
+    await c.blob().getContainerClient('keep').create();
+    await c.blob().getContainerClient('keep').getBlockBlobClient('k').uploadData(Buffer.from('kept'));
+    await c.queue().getQueueClient('keepq').create();
+    await c.queue().getQueueClient('keepq').sendMessage('kept message');
+    await c.table('keept').createTable();
+    await c.table('keept').createEntity({ partitionKey: 'p', rowKey: 'r', v: 'kept' });
+    await emulator.stopAll();
+    assert.ok(fs.existsSync(path.join(dir, '__azurite_db_blob__.json')));
+    assert.ok(fs.existsSync(path.join(dir, '__azurite_db_table__.json')));
+
+    await startAll(emulator);
+    c = clients(emulator);
+    assert.equal((await c.blob().getContainerClient('keep').getBlockBlobClient('k').downloadToBuffer()).toString(), 'kept');
+    assert.equal((await c.queue().getQueueClient('keepq').peekMessages()).peekedMessageItems[0]!.messageText, 'kept message');
+    assert.equal((await c.table('keept').getEntity<{ v: string }>('p', 'r')).v, 'kept');
+
+    // Clean on a running service: stopped, cleaned, started again, empty.
+    assert.deepEqual(await emulator.clean('blob'), { ok: true });
+    assert.equal(emulator.services.blob.state.status, 'running');
+    c = clients(emulator);
+    assert.equal(await c.blob().getContainerClient('keep').exists(), false);
+    assert.deepEqual(fs.readdirSync(path.join(dir, '__blobstorage__')), []);
+  });
+
+  it('reports a port that is taken, naming the service, the port and the setting', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    const port = (holder.address() as net.AddressInfo).port;
+    try {
+      const { emulator } = track(makeEmulator({ inMemoryPersistence: true, blobPort: port }));
+      const outcome = await emulator.start('blob');
+      assert.equal(outcome.ok, false);
+      const message = (outcome as { message: string }).message;
+      assert.match(message, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use`));
+      assert.match(message, /azurite\.blobPort/);
+      assert.deepEqual(emulator.services.blob.state, { status: 'closed', error: message });
+      // One failing service never stops the others.
+      assert.deepEqual(await emulator.start('queue'), { ok: true });
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('refuses to start on invalid settings or an unwritable location, without starting half-way', async () => {
+    const { emulator } = track(makeEmulator({ blobPort: 70000, inMemoryPersistence: true }));
+    const bad = await emulator.start('blob');
+    assert.equal(bad.ok, false);
+    assert.match((bad as { message: string }).message, /azurite\.blobPort is 70000; use a whole number from 0 to 65535/);
+    assert.equal(emulator.services.blob.state.status, 'closed');
+
+    const file = path.join(tempDir(), 'a-file');
+    fs.writeFileSync(file, 'not a folder');
+    const { emulator: e2 } = track(makeEmulator({ location: path.join(file, 'data') }));
+    const outcome = await e2.start('table');
+    assert.equal(outcome.ok, false);
+    assert.match((outcome as { message: string }).message, /azurite\.location resolves to .*a-file.*cannot be created or written \(ENOTDIR/);
+    assert.equal(e2.services.table.state.status, 'closed');
+  });
+
+  it('gives every emulator its own memory store: cleaning one keeps the other\'s data', async () => {
+    const a = track(makeEmulator({ inMemoryPersistence: true })).emulator;
+    const b = track(makeEmulator({ inMemoryPersistence: true })).emulator;
+    await startAll(a, ['blob']);
+    await startAll(b, ['blob']);
+    for (const e of [a, b]) {
+      const container = clients(e).blob().getContainerClient('own');
+      await container.create();
+      await container.getBlockBlobClient('x').uploadData(Buffer.from('mine'));
+    }
+    assert.deepEqual(await a.clean('blob'), { ok: true });
+    assert.equal(a.memoryReport().usedBytes, 0);
+    assert.equal(b.memoryReport().usedBytes, 4);
+    assert.equal((await clients(b).blob().getContainerClient('own').getBlockBlobClient('x').downloadToBuffer()).toString(), 'mine');
+  });
+
+  it('writes access lines unless silent', async () => {
+    const loud = track(makeEmulator({ inMemoryPersistence: true }));
+    await startAll(loud.emulator, ['table']);
+    await clients(loud.emulator).table('loud').createTable();
+    assert.ok(loud.log.of('access').some((l) => l.includes('POST') || l.includes('Tables')), loud.log.of('access').join('\n'));
+
+    const quiet = track(makeEmulator({ inMemoryPersistence: true, silent: true }));
+    await startAll(quiet.emulator, ['table']);
+    await clients(quiet.emulator).table('quiet').createTable();
+    assert.deepEqual(quiet.log.of('access'), []);
+  });
+});

@@ -1,0 +1,54 @@
+/** Builds real Emulators on free ports for tests, and real SDK clients pointed at them. */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { BlobServiceClient } from '@azure/storage-blob';
+import { QueueServiceClient } from '@azure/storage-queue';
+import { TableClient } from '@azure/data-tables';
+import { Emulator, type EmulatorLog } from '../../../src/emulator/emulator';
+import { parseSettings, type RawSettings } from '../../../src/core/settings';
+import type { ServiceKind } from '../../../src/core/services';
+
+/** A log that keeps every line, by kind. */
+export class MemoryLog implements EmulatorLog {
+  readonly lines: { kind: string; line: string }[] = [];
+  info(line: string): void { this.lines.push({ kind: 'info', line }); }
+  error(line: string): void { this.lines.push({ kind: 'error', line }); }
+  access(line: string): void { this.lines.push({ kind: 'access', line }); }
+  debug(line: string): void { this.lines.push({ kind: 'debug', line }); }
+  of(kind: string): string[] { return this.lines.filter((l) => l.kind === kind).map((l) => l.line); }
+}
+
+/** A fresh temp folder, removed by the returned function. */
+export function tempDir(prefix = 'emu-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** An Emulator with every port 0 (free ports) unless `raw` says otherwise. */
+export function makeEmulator(raw: RawSettings, workspaceFolder?: string): { emulator: Emulator; log: MemoryLog } {
+  const log = new MemoryLog();
+  const parsed = parseSettings(
+    { blobPort: 0, queuePort: 0, tablePort: 0, ...raw },
+    { workspaceFolder, homeDir: os.homedir(), globalStoragePath: path.join(os.tmpdir(), 'emu-global'), rootHasAzuriteData: false },
+  );
+  return { emulator: new Emulator(parsed, log), log };
+}
+
+/** Real SDK clients for a running emulator's connection string. */
+export function clients(emulator: Emulator) {
+  const cs = emulator.connectionString();
+  return {
+    connectionString: cs,
+    blob: () => BlobServiceClient.fromConnectionString(cs),
+    queue: () => QueueServiceClient.fromConnectionString(cs),
+    table: (name: string) => TableClient.fromConnectionString(cs, name, { allowInsecureConnection: true }),
+  };
+}
+
+/** Starts the given services and throws with the emulator's message if one fails. */
+export async function startAll(emulator: Emulator, kinds: readonly ServiceKind[] = ['blob', 'queue', 'table']): Promise<void> {
+  for (const kind of kinds) {
+    const outcome = await emulator.start(kind);
+    if (!outcome.ok) throw new Error(outcome.message);
+  }
+}
