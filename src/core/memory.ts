@@ -48,28 +48,43 @@ export function percentUsed(report: MemoryReport): number {
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
 
+/** Index into UNITS of the unit `formatBytes` picks for `bytes`. */
+function unitIndex(bytes: number): number {
+  let unit = 0;
+  let value = bytes;
+  while (unit < UNITS.length - 1 && Math.round(value * 10) / 10 >= 0.9 * 1024) {
+    value /= 1024;
+    unit++;
+  }
+  return unit;
+}
+
+function inUnit(bytes: number, unit: number): string {
+  if (unit === 0) return `${Math.round(bytes)} B`;
+  const rounded = Math.round((bytes / 1024 ** unit) * 10) / 10;
+  return `${rounded.toFixed(1).replace(/\.0$/, '')} ${UNITS[unit]}`;
+}
+
 /**
- * Formats a byte count in binary units: 512 → "512 B", 943718 → "0.9 MB", 1048576 → "1 MB".
- * Values from 0.9 of the next unit up are shown in that unit, so a meter near a 1 MB limit reads
- * "0.9 MB / 1 MB" rather than "921.6 KB / 1 MB". One decimal at most, trailing ".0" dropped.
+ * Formats a byte count in binary units: 512 → "512 B", 1536 → "1.5 KB", 1048576 → "1 MB".
+ * Values from 0.9 of the next unit up are shown in that unit (943718 → "0.9 MB"). One decimal at
+ * most, trailing ".0" dropped.
  * @param bytes a non-negative byte count
  */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes < 0) return `${bytes} B`;
-  let unit = 0;
-  let value = bytes;
-  while (unit < UNITS.length - 1 && value >= 0.9 * 1024) {
-    value /= 1024;
-    unit++;
-  }
-  if (unit === 0) return `${Math.round(value)} B`;
-  const rounded = Math.round(value * 10) / 10;
-  return `${rounded.toFixed(1).replace(/\.0$/, '')} ${UNITS[unit]}`;
+  return inUnit(bytes, unitIndex(bytes));
 }
 
-/** "0.9 MB / 1 MB" — the memory meter's text. */
+/**
+ * "0.9 MB / 1 MB" — the memory meter's text. The use is shown in the limit's unit so the two read
+ * as a fraction (921,600 bytes of 1 MB → "0.9 MB", not "900 KB"), unless it is below 0.1 of that
+ * unit, when it gets its own ("12 B / 11.8 GB").
+ */
 export function formatUsage(report: MemoryReport): string {
-  return `${formatBytes(report.usedBytes)} / ${formatBytes(report.limitBytes)}`;
+  const limitUnit = unitIndex(report.limitBytes);
+  const usedUnit = report.usedBytes >= 0.1 * 1024 ** limitUnit ? limitUnit : unitIndex(report.usedBytes);
+  return `${inUnit(report.usedBytes, usedUnit)} / ${formatBytes(report.limitBytes)}`;
 }
 
 /**
@@ -84,4 +99,14 @@ export function describeMemory(report: MemoryReport): string[] {
     `Limit: ${limit}${report.isDefaultLimit ? " — Azurite's default, 50% of total memory (set azurite.extentMemoryLimit to change it)" : ' — azurite.extentMemoryLimit'}`,
     'Table entities and metadata are kept outside the extent store and are not counted against the limit.',
   ];
+}
+
+/**
+ * The report in one line, for a notification:
+ * "Azurite memory: 0.9 MB / 1 MB (90%) — blob 0.9 MB, queue 0 B. Limit: azurite.extentMemoryLimit. Table entities and
+ * metadata are not counted against it."
+ */
+export function summarizeMemory(report: MemoryReport): string {
+  const limit = report.isDefaultLimit ? "Azurite's default, 50% of total memory" : 'azurite.extentMemoryLimit';
+  return `Azurite memory: ${formatUsage(report)} (${percentUsed(report)}%) — blob ${formatBytes(report.blobBytes)}, queue ${formatBytes(report.queueBytes)}. Limit: ${limit}. Table entities and metadata are not counted against it.`;
 }

@@ -121,7 +121,7 @@ export function parseSettings(raw: RawSettings, location: LocationContext): Pars
 
   let resolvedLocation = defaultLocation(location);
   const rawLocation = raw['location'];
-  if (rawLocation !== undefined && rawLocation !== null && rawLocation !== '') {
+  if (rawLocation !== undefined && rawLocation !== null && !(typeof rawLocation === 'string' && rawLocation.trim() === '')) {
     if (typeof rawLocation !== 'string') {
       fail('location', rawLocation, 'use a folder path: absolute, relative to the workspace folder, or with ${workspaceFolder} or ~.', inMemoryPersistence ? [] : ALL);
     } else {

@@ -39,6 +39,7 @@ export function describeStartError(attempt: StartAttempt, err: ErrorLike): strin
 
 /** Describes a data folder that cannot be created or written. */
 export function describeLocationError(location: string, err: ErrorLike): string {
-  const code = typeof err.code === 'string' ? `${err.code}: ` : '';
-  return `azurite.location resolves to ${JSON.stringify(location)}, which cannot be created or written (${code}${String(err.message ?? err)}). Set azurite.location to a folder you can write to, or turn on azurite.inMemoryPersistence.`;
+  const text = String(err.message ?? err);
+  const code = typeof err.code === 'string' && !text.startsWith(`${err.code}:`) ? `${err.code}: ` : '';
+  return `azurite.location resolves to ${JSON.stringify(location)}, which cannot be created or written (${code}${text}). Set azurite.location to a folder you can write to, or turn on azurite.inMemoryPersistence.`;
 }

@@ -16,7 +16,7 @@ import { ServiceManager, type Outcome } from './serviceManager';
 export interface EmulatorLog {
   info(line: string): void;
   error(line: string): void;
-  /** One access-log line per request (only called when `azurite.silent` is off). */
+  /** One access-log line per request, prefixed with the service name (only when `azurite.silent` is off). */
   access(line: string): void;
   /** Azurite's debug log (only called when `azurite.debug` is on). */
   debug(line: string): void;
@@ -192,7 +192,7 @@ export class Emulator {
       location: o.location,
       loose: o.loose,
       skipApiVersionCheck: o.skipApiVersionCheck,
-      accessLog: o.silent ? undefined : (line) => this.log.access(line),
+      accessLog: o.silent ? undefined : (line) => this.log.access(`${serviceName(kind)} ${line}`),
       memoryStore: this.store,
     };
   }

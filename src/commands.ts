@@ -1,0 +1,118 @@
+/**
+ * Command ids and their registration. Ids are the Azurite extension's (`azurite.start`,
+ * `azurite.start_blob`, … from azurite's package.json contributions) so keybindings, tasks and other
+ * extensions that call them keep working; new commands are camelCase.
+ *
+ * Every command resolves (never rejects) so callers such as `vscode.commands.executeCommand` and
+ * status bar clicks get a result: lifecycle commands resolve to the {@link Outcome}s they produced.
+ */
+import * as vscode from 'vscode';
+import { summarizeMemory, type MemoryReport } from './core/memory';
+import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
+import type { Emulator } from './emulator/emulator';
+import type { Outcome } from './emulator/serviceManager';
+
+/** Options a caller may pass to `azurite.clean*`. */
+export interface CleanArgs {
+  /** Skip the confirmation dialog (for scripts and other extensions that already asked). */
+  readonly skipConfirmation?: boolean;
+}
+
+/** The Azurite-compatible command ids. */
+export const COMMANDS = {
+  start: 'azurite.start',
+  close: 'azurite.close',
+  clean: 'azurite.clean',
+  copyConnectionString: 'azurite.copyConnectionString',
+  showMemoryUsage: 'azurite.showMemoryUsage',
+} as const;
+
+/** `azurite.start_blob`, `azurite.close_queue`, … */
+export function serviceCommand(verb: 'start' | 'close' | 'clean', kind: ServiceKind): string {
+  return `azurite.${verb}_${kind}`;
+}
+
+/** What commands need from the rest of the extension. */
+export interface CommandDeps {
+  readonly emulator: Emulator;
+}
+
+/** Registers every command; disposables go into `context.subscriptions`. */
+export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+  const { emulator } = deps;
+  const reg = (id: string, fn: (...args: unknown[]) => unknown): void => {
+    context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  };
+
+  const run = async (verb: 'start' | 'close', kinds: readonly ServiceKind[]): Promise<Outcome[]> => {
+    const outcomes = await Promise.all(kinds.map((k) => (verb === 'start' ? emulator.start(k) : emulator.stop(k))));
+    outcomes.forEach((o) => { if (!o.ok) showError(o.message); });
+    return outcomes;
+  };
+
+  const clean = async (kinds: readonly ServiceKind[], args: unknown): Promise<Outcome[]> => {
+    const skip = typeof args === 'object' && args !== null && (args as CleanArgs).skipConfirmation === true;
+    if (!skip) {
+      const names = kinds.map(serviceName).join(', ');
+      const detail = kinds.map((k) => `${serviceName(k)}: ${emulator.cleanTarget(k)}`).join('\n');
+      const choice = await vscode.window.showWarningMessage(
+        `Delete all ${names} data? This cannot be undone.`,
+        { modal: true, detail: `This deletes:\n${detail}\nRunning services are restarted empty.` },
+        'Clean',
+      );
+      if (choice !== 'Clean') return [{ ok: false, message: 'Clean cancelled.' }];
+    }
+    const outcomes: Outcome[] = [];
+    for (const k of kinds) outcomes.push(await emulator.clean(k));
+    outcomes.forEach((o) => { if (!o.ok) showError(o.message); });
+    return outcomes;
+  };
+
+  reg(COMMANDS.start, () => run('start', startableKinds(emulator)));
+  reg(COMMANDS.close, () => run('close', SERVICE_KINDS.filter((k) => emulator.services[k].state.status === 'running')));
+  reg(COMMANDS.clean, (args) => clean(SERVICE_KINDS, args));
+  for (const kind of SERVICE_KINDS) {
+    reg(serviceCommand('start', kind), () => run('start', [kind]));
+    reg(serviceCommand('close', kind), () => run('close', [kind]));
+    reg(serviceCommand('clean', kind), (args) => clean([kind], args));
+  }
+
+  reg(COMMANDS.copyConnectionString, async () => {
+    const value = emulator.connectionString();
+    await vscode.env.clipboard.writeText(value);
+    const running = SERVICE_KINDS.filter((k) => emulator.endpoint(k) !== undefined).map(serviceName);
+    void vscode.window.showInformationMessage(
+      running.length > 0
+        ? `Connection string for ${running.join(', ')} copied to the clipboard.`
+        : 'Connection string copied to the clipboard. No service is running yet: it uses the configured ports.',
+    );
+    return value;
+  });
+
+  reg(COMMANDS.showMemoryUsage, (): MemoryReport => {
+    const report = emulator.memoryReport();
+    const message = emulator.options.inMemoryPersistence
+      ? summarizeMemory(report)
+      : `azurite.inMemoryPersistence is off: data is on disk in ${emulator.options.location}, and the memory limit does not apply.`;
+    void vscode.window.showInformationMessage(message, 'Open Settings').then((choice) => {
+      if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'azurite.extentMemoryLimit');
+    });
+    return report;
+  });
+}
+
+/** Services not yet running (start all skips those already up). */
+function startableKinds(emulator: Emulator): ServiceKind[] {
+  return SERVICE_KINDS.filter((k) => emulator.services[k].state.status === 'closed');
+}
+
+/** Shows an error with an action to open the setting it names (if any). */
+function showError(message: string): void {
+  if (message === 'Clean cancelled.') return;
+  const setting = /azurite\.[A-Za-z]+/.exec(message)?.[0];
+  const actions = setting !== undefined ? ['Open Settings'] : [];
+  void vscode.window.showErrorMessage(message, ...actions).then((choice) => {
+    if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', setting);
+  });
+}
+

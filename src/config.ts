@@ -1,0 +1,48 @@
+/**
+ * The typed view of the `azurite.*` settings: reads them from VS Code, with the workspace facts the
+ * location needs, and hands them to src/core/settings.ts for validation.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { parseSettings, type ParsedSettings, type RawSettings } from './core/settings';
+
+/** The setting keys this extension reads, without the `azurite.` prefix (same keys as the Azurite extension). */
+export const SETTING_KEYS = [
+  'blobHost', 'blobPort', 'queueHost', 'queuePort', 'tableHost', 'tablePort',
+  'location', 'inMemoryPersistence', 'extentMemoryLimit', 'loose', 'skipApiVersionCheck', 'debug', 'silent',
+] as const;
+
+/** Azurite's database files; any of them in the workspace root means Azurite data already lives there. */
+const AZURITE_ROOT_FILES = ['__azurite_db_blob__.json', '__azurite_db_queue__.json', '__azurite_db_table__.json'];
+
+/** The first workspace folder on disk, if any (only `file:` folders can hold data). */
+export function workspaceFolderPath(): string | undefined {
+  const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
+  return folder?.uri.fsPath;
+}
+
+/**
+ * Reads and validates the settings now in force.
+ * @param globalStoragePath the extension's global storage folder (data location when no folder is open)
+ */
+export function readSettings(globalStoragePath: string): ParsedSettings {
+  const config = vscode.workspace.getConfiguration('azurite');
+  const raw: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) raw[key] = config.get(key);
+  const workspaceFolder = workspaceFolderPath();
+  const rootHasAzuriteData =
+    workspaceFolder !== undefined && AZURITE_ROOT_FILES.some((f) => fs.existsSync(path.join(workspaceFolder, f)));
+  return parseSettings(raw as RawSettings, {
+    workspaceFolder,
+    homeDir: os.homedir(),
+    globalStoragePath,
+    rootHasAzuriteData,
+  });
+}
+
+/** True when a configuration change touches any `azurite.*` setting. */
+export function affectsEmulator(event: vscode.ConfigurationChangeEvent): boolean {
+  return event.affectsConfiguration('azurite');
+}

@@ -1,0 +1,72 @@
+/**
+ * The status bar: one item per service (Blob, Queue, Table) and the memory meter, redrawn from the
+ * emulator's state and memory events.
+ */
+import * as vscode from 'vscode';
+import { endpointUrl } from '../core/connectionString';
+import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
+import { memoryView, serviceView } from '../core/statusView';
+import type { Emulator } from '../emulator/emulator';
+import { StatusItem, type StatusItemSnapshot } from './statusItem';
+
+/** Item ids: `azurite.blob`, `azurite.queue`, `azurite.table`, `azurite.memory`. */
+export type StatusItemKey = ServiceKind | 'memory';
+
+/** Owns the four status bar items. */
+export class StatusBar implements vscode.Disposable {
+  private readonly items: Record<StatusItemKey, StatusItem>;
+  private readonly subscriptions: { dispose(): void }[] = [];
+
+  constructor(private readonly emulator: Emulator) {
+    const items = {} as Record<StatusItemKey, StatusItem>;
+    SERVICE_KINDS.forEach((kind, i) => {
+      items[kind] = new StatusItem(`azurite.${kind}`, `Azurite ${serviceName(kind)}`, 100 - i);
+    });
+    items.memory = new StatusItem('azurite.memory', 'Azurite Memory', 100 - SERVICE_KINDS.length);
+    this.items = items;
+    this.subscriptions.push(
+      emulator.onDidChangeState(({ kind }) => {
+        this.renderService(kind);
+        this.renderMemory();
+      }),
+      emulator.onDidChangeMemory(() => this.renderMemory()),
+    );
+    this.refresh();
+  }
+
+  /** Redraws every item (after a settings change). */
+  refresh(): void {
+    for (const kind of SERVICE_KINDS) this.renderService(kind);
+    this.renderMemory();
+  }
+
+  /** What each item shows now, by key. */
+  snapshot(): Record<StatusItemKey, StatusItemSnapshot> {
+    const out = {} as Record<StatusItemKey, StatusItemSnapshot>;
+    for (const key of Object.keys(this.items) as StatusItemKey[]) out[key] = this.items[key].snapshot();
+    return out;
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+    for (const item of Object.values(this.items)) item.dispose();
+  }
+
+  private renderService(kind: ServiceKind): void {
+    const state = this.emulator.services[kind].state;
+    const options = this.emulator.options;
+    this.items[kind].render(serviceView({
+      kind,
+      state,
+      configuredPort: options.services[kind].port,
+      inMemory: options.inMemoryPersistence,
+      location: options.location,
+      accountUrl: state.status === 'running' ? endpointUrl(this.emulator.clientAddress(kind)) : undefined,
+      settingErrors: this.emulator.settingErrors(kind),
+    }));
+  }
+
+  private renderMemory(): void {
+    this.items.memory.render(memoryView(this.emulator.memoryReport()), this.emulator.isMemoryInUse());
+  }
+}

@@ -1,0 +1,66 @@
+/** Shared helpers for tests that run inside the VS Code extension host. */
+import * as vscode from 'vscode';
+import type { ExtensionApi } from '../../src/extension';
+
+export const EXTENSION_ID = 'storage-emulators.storage-emulators';
+
+/** The activated extension's API. */
+export async function api(): Promise<ExtensionApi> {
+  const ext = vscode.extensions.getExtension<ExtensionApi>(EXTENSION_ID);
+  if (ext === undefined) throw new Error(`extension ${EXTENSION_ID} is not loaded`);
+  return ext.isActive ? ext.exports : ext.activate();
+}
+
+/** Polls `check` every 20 ms until it returns a truthy value; fails after `timeoutMs` naming `what`. */
+export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as NonNullable<T>;
+      last = value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${String(last)})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Writes `azurite.*` settings to the workspace and waits until the emulator has read them
+ * (the extension re-reads settings in onDidChangeConfiguration).
+ */
+export async function configure(values: Record<string, unknown>): Promise<void> {
+  const config = vscode.workspace.getConfiguration('azurite');
+  for (const [key, value] of Object.entries(values)) {
+    await config.update(key, value, vscode.ConfigurationTarget.Workspace);
+  }
+  const { emulator } = await api();
+  await waitFor(`settings ${JSON.stringify(values)} to reach the emulator`, () => {
+    const config = vscode.workspace.getConfiguration('azurite');
+    const pending = Object.entries(values).filter(([key, value]) => config.get(key) !== value).map(([key]) => key);
+    if (pending.length > 0) throw new Error(`VS Code still reads ${pending.map((k) => `${k}=${JSON.stringify(config.get(k))}`).join(', ')}`);
+    if (!settingsApplied(emulator.options, values)) throw new Error(`the emulator still has ${JSON.stringify(emulator.options)}`);
+    return true;
+  });
+}
+
+function settingsApplied(options: ExtensionApi['emulator']['options'], values: Record<string, unknown>): boolean {
+  for (const [key, value] of Object.entries(values)) {
+    const port = /^(blob|queue|table)Port$/.exec(key);
+    if (port && typeof value === 'number' && value >= 0 && value <= 65535 && options.services[port[1] as 'blob'].port !== value) return false;
+    if (key === 'inMemoryPersistence' && options.inMemoryPersistence !== value) return false;
+    if (key === 'extentMemoryLimit' && options.extentMemoryLimitBytes !== (value === null ? undefined : Math.trunc((value as number) * 1024 * 1024))) return false;
+    if (key === 'silent' && options.silent !== value) return false;
+  }
+  return true;
+}
+
+/** Stops every service and resets settings to this suite's baseline (free ports, in memory). */
+export async function reset(): Promise<void> {
+  await vscode.commands.executeCommand('azurite.close');
+  await vscode.workspace.getConfiguration('azurite').update('location', undefined, vscode.ConfigurationTarget.Workspace);
+  await configure({ blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: true, extentMemoryLimit: null });
+}

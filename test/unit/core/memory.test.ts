@@ -1,0 +1,134 @@
+/**
+ * memory.ts: byte formatting in binary units, usage, percent, MB ↔ bytes, the report text.
+ */
+import * as assert from 'node:assert/strict';
+import {
+  BYTES_PER_MB,
+  defaultLimitBytes,
+  describeMemory,
+  formatBytes,
+  formatUsage,
+  mbToBytes,
+  percentUsed,
+  type MemoryReport,
+} from '../../../src/core/memory';
+
+function report(usedBytes: number, limitBytes: number, isDefaultLimit = false, blobBytes = usedBytes, queueBytes = usedBytes - blobBytes): MemoryReport {
+  return { blobBytes, queueBytes, usedBytes, limitBytes, isDefaultLimit };
+}
+
+describe('core/memory', () => {
+  describe('formatBytes', () => {
+    const cases: Array<[number, string]> = [
+      [0, '0 B'],
+      [1, '1 B'],
+      [512, '512 B'],
+      [800, '800 B'],
+      [922, '0.9 KB'], // from 0.9 of the next unit up
+      [1023, '1 KB'],
+      [1024, '1 KB'],
+      [1536, '1.5 KB'],
+      [1126, '1.1 KB'],
+      [10 * 1024, '10 KB'],
+      [524288, '512 KB'],
+      [1048576, '1 MB'],
+      [1572864, '1.5 MB'],
+      [1024 ** 3, '1 GB'],
+      [1.5 * 1024 ** 3, '1.5 GB'],
+      [8 * 1024 ** 3, '8 GB'],
+      [1024 ** 4, '1 TB'],
+      [5.25 * 1024 ** 4, '5.3 TB'],
+      [1024 ** 5, '1024 TB'], // TB is the largest unit
+      [3 * 1024 ** 5, '3072 TB'],
+    ];
+    for (const [bytes, text] of cases) {
+      it(`${bytes} → "${text}"`, () => {
+        assert.equal(formatBytes(bytes), text);
+      });
+    }
+
+    it('943718 (mbToBytes(0.9)) → "0.9 MB", as documented, not "921.6 KB"', () => {
+      assert.equal(mbToBytes(0.9), 943718);
+      assert.equal(formatBytes(943718), '0.9 MB');
+    });
+
+    it('shows non-finite or negative input as-is with " B"', () => {
+      assert.equal(formatBytes(-1), '-1 B');
+      assert.equal(formatBytes(Number.NaN), 'NaN B');
+      assert.equal(formatBytes(Number.POSITIVE_INFINITY), 'Infinity B');
+    });
+  });
+
+  describe('formatUsage', () => {
+    it('shows used / limit', () => {
+      assert.equal(formatUsage(report(960000, 1048576)), '0.9 MB / 1 MB');
+      assert.equal(formatUsage(report(0, 4 * 1024 ** 3)), '0 B / 4 GB');
+      assert.equal(formatUsage(report(1536, 524288)), '1.5 KB / 512 KB');
+      // The use is shown in the limit's unit, so 921,600 bytes of 1 MB reads as a fraction of it.
+      assert.equal(formatUsage(report(3 * 300 * 1024, 1048576)), '0.9 MB / 1 MB');
+      // Below 0.1 of the limit's unit it gets its own unit.
+      assert.equal(formatUsage(report(12, 12_600_000_000)), '12 B / 11.7 GB');
+      assert.equal(formatUsage(report(200 * 1024 ** 2, 4 * 1024 ** 3)), '0.2 GB / 4 GB');
+    });
+  });
+
+  describe('percentUsed', () => {
+    it('is used / limit in percent with one decimal', () => {
+      assert.equal(percentUsed(report(0, 1048576)), 0);
+      assert.equal(percentUsed(report(524288, 1048576)), 50);
+      assert.equal(percentUsed(report(1, 3)), 33.3);
+      assert.equal(percentUsed(report(2, 3)), 66.7);
+      assert.equal(percentUsed(report(1048576, 1048576)), 100);
+    });
+
+    it('goes above 100 when over the limit', () => {
+      assert.equal(percentUsed(report(3, 2)), 150);
+    });
+
+    it('is 0 when the limit is 0', () => {
+      assert.equal(percentUsed(report(100, 0)), 0);
+      assert.equal(percentUsed(report(0, 0)), 0);
+    });
+  });
+
+  describe('mbToBytes and defaultLimitBytes', () => {
+    it('uses 1 MB = 1024 × 1024 bytes, truncated to whole bytes', () => {
+      assert.equal(BYTES_PER_MB, 1048576);
+      assert.equal(mbToBytes(1), 1048576);
+      assert.equal(mbToBytes(0.5), 524288);
+      assert.equal(mbToBytes(0.1), 104857); // 104857.6 truncated
+      assert.equal(mbToBytes(1e-7), 0);
+      assert.equal(mbToBytes(0), 0);
+      assert.equal(mbToBytes(4096), 4294967296);
+    });
+
+    it("is half of total memory, truncated (Azurite's DEFAULT_EXTENT_MEMORY_LIMIT)", () => {
+      assert.equal(defaultLimitBytes(16 * 1024 ** 3), 8 * 1024 ** 3);
+      assert.equal(defaultLimitBytes(1001), 500);
+      assert.equal(defaultLimitBytes(0), 0);
+    });
+  });
+
+  describe('describeMemory', () => {
+    it('lists usage, blob and queue bytes, the configured limit, and that table data is not counted', () => {
+      const lines = describeMemory({ blobBytes: 600000, queueBytes: 360000, usedBytes: 960000, limitBytes: 1048576, isDefaultLimit: false });
+      assert.deepEqual(lines, [
+        'In-memory extents: 0.9 MB / 1 MB (91.6%)',
+        'Blob content: 585.9 KB (600,000 bytes)',
+        'Queue messages: 351.6 KB (360,000 bytes)',
+        'Limit: 1 MB (1,048,576 bytes) — azurite.extentMemoryLimit',
+        'Table entities and metadata are kept outside the extent store and are not counted against the limit.',
+      ]);
+    });
+
+    it("says when the limit is Azurite's default", () => {
+      const lines = describeMemory({ blobBytes: 0, queueBytes: 0, usedBytes: 0, limitBytes: 8 * 1024 ** 3, isDefaultLimit: true });
+      assert.equal(
+        lines[3],
+        "Limit: 8 GB (8,589,934,592 bytes) — Azurite's default, 50% of total memory (set azurite.extentMemoryLimit to change it)",
+      );
+      assert.equal(lines[0], 'In-memory extents: 0 B / 8 GB (0%)');
+      assert.ok(lines.some((l) => /table entities .* not counted/i.test(l)));
+    });
+  });
+});

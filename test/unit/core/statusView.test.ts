@@ -1,0 +1,203 @@
+/**
+ * statusView.ts: state → text, tooltip, command, severity for each service item and the memory meter.
+ */
+import * as assert from 'node:assert/strict';
+import type { ServiceState } from '../../../src/core/lifecycle';
+import type { MemoryReport } from '../../../src/core/memory';
+import { escapeMarkdown, memoryView, serviceView, type ServiceViewInput } from '../../../src/core/statusView';
+
+const LOCATION = '/home/dev/project/.azurite';
+const LOCATION_MD = '/home/dev/project/\\.azurite';
+
+function input(state: ServiceState, extra: Partial<ServiceViewInput> = {}): ServiceViewInput {
+  return { kind: 'blob', state, configuredPort: 10000, inMemory: false, location: LOCATION, ...extra };
+}
+
+const running: ServiceState = { status: 'running', endpoint: { host: '127.0.0.1', port: 10000, url: 'http://127.0.0.1:10000' } };
+
+function memReport(usedBytes: number, limitBytes: number): MemoryReport {
+  return { blobBytes: usedBytes, queueBytes: 0, usedBytes, limitBytes, isDefaultLimit: false };
+}
+
+describe('core/statusView', () => {
+  describe('escapeMarkdown', () => {
+    it('backslash-escapes Markdown punctuation', () => {
+      assert.equal(escapeMarkdown('a.b-c (d) [e] *f* _g_ `h` #i +j !k |l <m> {n} \\o'), 'a\\.b\\-c \\(d\\) \\[e\\] \\*f\\* \\_g\\_ \\`h\\` \\#i \\+j \\!k \\|l \\<m\\> \\{n\\} \\\\o');
+    });
+
+    it('leaves letters, digits, spaces, colons and slashes alone', () => {
+      assert.equal(escapeMarkdown('http://host:10000/devstoreaccount1 ok'), 'http://host:10000/devstoreaccount1 ok');
+    });
+  });
+
+  describe('serviceView closed', () => {
+    it('offers start, names the service, shows the configured port and data folder', () => {
+      const v = serviceView(input({ status: 'closed' }));
+      assert.equal(v.text, '$(debug-start) Blob');
+      assert.equal(v.command, 'azurite.start_blob');
+      assert.equal(v.severity, 'normal');
+      assert.deepEqual(v.linkCommands, ['azurite.start_blob', 'azurite.clean_blob']);
+      assert.equal(
+        v.tooltip,
+        [
+          '**Azurite Blob service** — stopped (port 10000)',
+          `Data: ${LOCATION_MD}`,
+          '[Start](command:azurite.start_blob) · [Clean](command:azurite.clean_blob)',
+          '_Click to start._',
+        ].join('\n\n'),
+      );
+    });
+
+    it('uses the kind for name and commands (queue, table)', () => {
+      const q = serviceView(input({ status: 'closed' }, { kind: 'queue', configuredPort: 10001 }));
+      assert.equal(q.text, '$(debug-start) Queue');
+      assert.equal(q.command, 'azurite.start_queue');
+      assert.ok(q.tooltip.startsWith('**Azurite Queue service** — stopped (port 10001)'));
+      const t = serviceView(input({ status: 'closed' }, { kind: 'table', configuredPort: 10002 }));
+      assert.equal(t.text, '$(debug-start) Table');
+      assert.equal(t.command, 'azurite.start_table');
+      assert.deepEqual(t.linkCommands, ['azurite.start_table', 'azurite.clean_table']);
+    });
+
+    it('says data is in memory when inMemory', () => {
+      const v = serviceView(input({ status: 'closed' }, { inMemory: true }));
+      assert.ok(v.tooltip.includes('\n\nData: in memory (gone when the service stops)\n\n'), v.tooltip);
+      assert.ok(!v.tooltip.includes(LOCATION_MD));
+    });
+  });
+
+  describe('serviceView closed with an error', () => {
+    const error = 'Blob service could not start: port 10000 on 127.0.0.1 is already in use. Set azurite.blobPort to a free port (0 picks one).';
+    const errorMd =
+      'Blob service could not start: port 10000 on 127\\.0\\.0\\.1 is already in use\\. Set azurite\\.blobPort to a free port \\(0 picks one\\)\\.';
+
+    it('is an error item that still offers start, and shows the escaped error and Open Settings', () => {
+      const v = serviceView(input({ status: 'closed', error }));
+      assert.equal(v.text, '$(error) Blob');
+      assert.equal(v.command, 'azurite.start_blob');
+      assert.equal(v.severity, 'error');
+      assert.deepEqual(v.linkCommands, ['azurite.start_blob', 'azurite.clean_blob', 'workbench.action.openSettings']);
+      assert.equal(
+        v.tooltip,
+        [
+          '**Azurite Blob service** — not running (port 10000)',
+          `$(error) ${errorMd}`,
+          `Data: ${LOCATION_MD}`,
+          '[Start](command:azurite.start_blob) · [Clean](command:azurite.clean_blob) · [Open Settings](command:workbench.action.openSettings?%5B%22azurite%22%5D)',
+          '_Click to start._',
+        ].join('\n\n'),
+      );
+    });
+
+    it('lists setting errors before the last failure, each escaped', () => {
+      const v = serviceView(input({ status: 'closed', error: 'boom!' }, { settingErrors: ['azurite.blobPort is 70000; use 0-65535.'] }));
+      assert.equal(v.severity, 'error');
+      assert.ok(
+        v.tooltip.includes('\n\n$(error) azurite\\.blobPort is 70000; use 0\\-65535\\.\n\n$(error) boom\\!\n\n'),
+        v.tooltip,
+      );
+    });
+
+    it('is an error item for setting errors alone', () => {
+      const v = serviceView(input({ status: 'closed' }, { settingErrors: ['azurite.blobHost is ""'] }));
+      assert.equal(v.text, '$(error) Blob');
+      assert.equal(v.severity, 'error');
+      assert.equal(v.command, 'azurite.start_blob');
+      assert.ok(v.tooltip.startsWith('**Azurite Blob service** — not running (port 10000)'));
+    });
+
+    it('cannot be turned into a link by the error text', () => {
+      const v = serviceView(input({ status: 'closed', error: '[click](command:evil)' }));
+      assert.ok(v.tooltip.includes('$(error) \\[click\\]\\(command:evil\\)'), v.tooltip);
+      assert.ok(!v.tooltip.includes('[click](command:evil)'));
+    });
+  });
+
+  describe('serviceView running', () => {
+    it('shows :port, offers close, and links Stop/Clean/Copy connection string', () => {
+      const v = serviceView(input(running, { accountUrl: 'http://127.0.0.1:10000/devstoreaccount1' }));
+      assert.equal(v.text, '$(check) Blob :10000');
+      assert.equal(v.command, 'azurite.close_blob');
+      assert.equal(v.severity, 'normal');
+      assert.deepEqual(v.linkCommands, ['azurite.close_blob', 'azurite.clean_blob', 'azurite.copyConnectionString']);
+      assert.equal(
+        v.tooltip,
+        [
+          '**Azurite Blob service** — running on http://127\\.0\\.0\\.1:10000/devstoreaccount1',
+          `Data: ${LOCATION_MD}`,
+          '[Stop](command:azurite.close_blob) · [Clean](command:azurite.clean_blob) · [Copy connection string](command:azurite.copyConnectionString)',
+          '_Click to stop._',
+        ].join('\n\n'),
+      );
+    });
+
+    it('shows the real port (port setting 0) and falls back to the endpoint url', () => {
+      const state: ServiceState = { status: 'running', endpoint: { host: '0.0.0.0', port: 54321, url: 'http://0.0.0.0:54321' } };
+      const v = serviceView(input(state, { kind: 'queue', configuredPort: 0, inMemory: true }));
+      assert.equal(v.text, '$(check) Queue :54321');
+      assert.equal(v.command, 'azurite.close_queue');
+      assert.ok(v.tooltip.startsWith('**Azurite Queue service** — running on http://0\\.0\\.0\\.0:54321\n\n'), v.tooltip);
+      assert.ok(v.tooltip.includes('\n\nData: in memory (gone when the service stops)\n\n'));
+    });
+  });
+
+  describe('serviceView while busy', () => {
+    const cases: Array<[ServiceState, string]> = [
+      [{ status: 'starting' }, 'starting…'],
+      [{ status: 'closing' }, 'stopping…'],
+      [{ status: 'cleaning' }, 'cleaning…'],
+    ];
+    for (const [state, verb] of cases) {
+      it(`${state.status}: spinner, no command, says "${verb}"`, () => {
+        const v = serviceView(input(state));
+        assert.equal(v.text, '$(loading~spin) Blob');
+        assert.equal(v.command, undefined);
+        assert.equal(v.severity, 'normal');
+        assert.deepEqual(v.linkCommands, []);
+        assert.equal(v.tooltip, `**Azurite Blob service** — ${verb}\n\nData: ${LOCATION_MD}`);
+        assert.ok(!v.tooltip.includes('command:'));
+      });
+    }
+  });
+
+  describe('memoryView', () => {
+    it('shows "$(database) used / limit" and opens the memory report', () => {
+      const v = memoryView(memReport(960000, 1048576));
+      assert.equal(v.text, '$(database) 0.9 MB / 1 MB');
+      assert.equal(v.command, 'azurite.showMemoryUsage');
+      assert.deepEqual(v.linkCommands, ['azurite.showMemoryUsage']);
+    });
+
+    it('has the escaped report and a Show memory usage link in the tooltip', () => {
+      const v = memoryView({ blobBytes: 1024, queueBytes: 512, usedBytes: 1536, limitBytes: 1048576, isDefaultLimit: true });
+      assert.equal(
+        v.tooltip,
+        [
+          '**Azurite in-memory storage**',
+          'In\\-memory extents: 1\\.5 KB / 1 MB \\(0\\.1%\\)',
+          'Blob content: 1 KB \\(1,024 bytes\\)',
+          'Queue messages: 512 B \\(512 bytes\\)',
+          "Limit: 1 MB \\(1,048,576 bytes\\) — Azurite's default, 50% of total memory \\(set azurite\\.extentMemoryLimit to change it\\)",
+          'Table entities and metadata are kept outside the extent store and are not counted against the limit\\.',
+          '[Show memory usage](command:azurite.showMemoryUsage)',
+        ].join('\n\n'),
+      );
+    });
+
+    const severities: Array<[number, number, string]> = [
+      [0, 1000, 'normal'],
+      [799, 1000, 'normal'], // 79.9%
+      [800, 1000, 'warning'], // 80%
+      [949, 1000, 'warning'], // 94.9%
+      [950, 1000, 'error'], // 95%
+      [1000, 1000, 'error'],
+      [1500, 1000, 'error'], // over the limit
+      [500, 0, 'normal'], // no limit: percentUsed is 0
+    ];
+    for (const [used, limit, severity] of severities) {
+      it(`${used} of ${limit} bytes → ${severity}`, () => {
+        assert.equal(memoryView(memReport(used, limit)).severity, severity);
+      });
+    }
+  });
+});
