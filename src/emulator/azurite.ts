@@ -5,6 +5,9 @@
  * and {@link setDebugLogSink}. Facts relied on are in ../shared/notes/azurite-engine.md; the
  * azurite files named below are under node_modules/azurite/dist/src (azurite 3.37.0).
  */
+// The declarations sit beside this file under the same base name, which TypeScript skips unless
+// referenced explicitly (an import of a .d.ts of ambient modules is not possible).
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./azurite.d.ts" />
 import { once } from 'node:events';
 import * as fs from 'node:fs/promises';

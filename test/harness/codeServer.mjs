@@ -300,7 +300,7 @@ export async function startCodeServer({
         const output = lines.join('\n');
         if (exited && /EADDRINUSE/.test(output) && attempt < 3) continue;
         const how = exited ? `exited (${exited.err?.message ?? `code ${exited.code}, signal ${exited.signal}`})` : err.message;
-        throw new Error(`code-server did not become healthy: ${how}\n--- code-server output ---\n${output}`);
+        throw new Error(`code-server did not become healthy: ${how}\n--- code-server output ---\n${output}`, { cause: err });
       }
 
       let stopped = false;

@@ -10,7 +10,6 @@ import { format } from 'node:util';
 // mocha 12 is an ES module: require() returns its namespace, whose `default` is the Mocha class
 // (written this way so it works with or without esModuleInterop).
 type MochaClass = typeof import('mocha');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const mochaModule = require('mocha') as MochaClass & { default?: MochaClass };
 const Mocha: MochaClass = mochaModule.default ?? mochaModule;
 

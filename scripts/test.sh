@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Runs every test tier on a fresh machine (Debian, Node 20, root): installs what is missing, builds,
+# then unit (plain Node, real engine + SDKs), integration (inside a real VS Code extension host:
+# code-server), UI/e2e (a real browser clicks the status bar) and packaging (the .vsix installs).
+# Prints one closing line "tests: N passed, N failed" and exits non-zero if anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n=== %s\n' "$*"; }
+die() { echo "test.sh: $*" >&2; exit 1; }
+
+step "install: npm ci"
+npm ci --no-fund --no-audit --loglevel=error || die "npm ci failed"
+step "install: code-server, Chromium, Node 24 (cached after the first run)"
+bash scripts/tools.sh >/dev/null || die "scripts/tools.sh failed"
+
+step "static checks: tsc, eslint"
+npm run --silent typecheck || die "type check failed"
+npm run --silent lint || die "eslint failed"
+
+step "build: bundle, tests, .vsix"
+npm run --silent package || die "packaging failed"
+npm run --silent compile-tests || die "compiling the tests failed"
+
+passed=0; failed=0; broken=()
+count_mocha() { # $1 = log file, $2 = tier
+  local p f
+  p=$(grep -Eo '^ *[0-9]+ passing' "$1" | tail -1 | grep -Eo '[0-9]+' || true)
+  f=$(grep -Eo '^ *[0-9]+ failing' "$1" | tail -1 | grep -Eo '[0-9]+' || true)
+  record "$2" "${p:-0}" "${f:-0}"
+}
+count_node() { # node --test TAP summary
+  local p f
+  p=$(grep -Eo '^# pass [0-9]+' "$1" | tail -1 | grep -Eo '[0-9]+' || true)
+  f=$(grep -Eo '^# fail [0-9]+' "$1" | tail -1 | grep -Eo '[0-9]+' || true)
+  record "$2" "${p:-0}" "${f:-0}"
+}
+record() {
+  echo "--- $1: $2 passed, $3 failed"
+  passed=$((passed + $2)); failed=$((failed + $3))
+  summary+=("$1: $2 passed, $3 failed")
+}
+summary=()
+run_tier() { # $1 = name, $2 = counter, rest = command
+  local name=$1 counter=$2; shift 2
+  local log; log=$(mktemp)
+  step "$name"
+  "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  "$counter" "$log" "$name"
+  if [ "$rc" -ne 0 ]; then
+    broken+=("$name (exit $rc)")
+    # A tier that died before reporting any failure still counts as one failure.
+    if ! grep -Eq '^ *[1-9][0-9]* failing|^# fail [1-9]' "$log"; then failed=$((failed + 1)); fi
+  fi
+  rm -f "$log"
+}
+
+run_tier unit count_mocha npx mocha --config test/unit/.mocharc.json
+run_tier integration count_mocha node test/harness/runIntegration.mjs
+run_tier e2e count_node node --test --test-reporter=tap test/e2e/
+
+echo
+for line in "${summary[@]}"; do echo "$line"; done
+[ ${#broken[@]} -eq 0 ] || echo "failed tiers: ${broken[*]}"
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ ${#broken[@]} -eq 0 ]
