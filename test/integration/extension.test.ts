@@ -39,6 +39,7 @@ describe('Storage Emulators in a real VS Code', function () {
     await waitFor('activation on startup', () => ext.isActive);
     const a = await api();
     assert.ok(a.activationMs >= 0 && a.activationMs < 5000, `activationMs ${a.activationMs}`);
+    console.log(`integration: activate() took ${a.activationMs} ms`);
     const items = a.statusItems();
     for (const [kind, name] of [['blob', 'Blob'], ['queue', 'Queue'], ['table', 'Table']] as const) {
       assert.equal(items[kind].visible, true);

@@ -191,6 +191,31 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal((await clients(b).blob().getContainerClient('own').getBlockBlobClient('x').downloadToBuffer()).toString(), 'mine');
   });
 
+  it('writes nothing to disk in memory mode, even with azurite.location set', async () => {
+    const location = path.join(tempDir(), 'never-created');
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, location }));
+    await startAll(emulator);
+    const c = clients(emulator);
+    await c.blob().getContainerClient('mem').create();
+    await c.queue().getQueueClient('mem-queue').create();
+    await c.table('memtable').createTable();
+    await emulator.stopAll();
+    assert.equal(fs.existsSync(location), false);
+  });
+
+  it('routes azurite\'s debug log to the log when azurite.debug is on, and stops when it is off', async () => {
+    const { emulator, log } = track(makeEmulator({ inMemoryPersistence: true, silent: true, debug: true }));
+    await startAll(emulator, ['blob']);
+    await clients(emulator).blob().getContainerClient('debug-on').create();
+    assert.ok(log.of('debug').length > 0, 'no debug lines');
+    await emulator.stop('blob');
+
+    const quiet = track(makeEmulator({ inMemoryPersistence: true, silent: true }));
+    await startAll(quiet.emulator, ['blob']);
+    await clients(quiet.emulator).blob().getContainerClient('debug-off').create();
+    assert.deepEqual(quiet.log.of('debug'), []);
+  });
+
   it('writes access lines unless silent', async () => {
     const loud = track(makeEmulator({ inMemoryPersistence: true }));
     await startAll(loud.emulator, ['table']);
