@@ -7,10 +7,12 @@
  * status bar clicks get a result: lifecycle commands resolve to the {@link Outcome}s they produced.
  */
 import * as vscode from 'vscode';
+import { endpointUrl } from './core/connectionString';
 import { summarizeMemory, type MemoryReport } from './core/memory';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
 import type { Emulator } from './emulator/emulator';
 import type { Outcome } from './emulator/serviceManager';
+import { CANCELLED, showOutcome, type NotifyDeps } from './ui/notify';
 
 /** Options a caller may pass to `azurite.clean*`. */
 export interface CleanArgs {
@@ -24,6 +26,7 @@ export const COMMANDS = {
   close: 'azurite.close',
   clean: 'azurite.clean',
   copyConnectionString: 'azurite.copyConnectionString',
+  copyEndpoints: 'azurite.copyEndpoints',
   showMemoryUsage: 'azurite.showMemoryUsage',
 } as const;
 
@@ -33,20 +36,19 @@ export function serviceCommand(verb: 'start' | 'close' | 'clean', kind: ServiceK
 }
 
 /** What commands need from the rest of the extension. */
-export interface CommandDeps {
-  readonly emulator: Emulator;
-}
+export type CommandDeps = NotifyDeps;
 
 /** Registers every command; disposables go into `context.subscriptions`. */
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
   const { emulator } = deps;
+  const showError = (outcome: Outcome): void => showOutcome(outcome, deps);
   const reg = (id: string, fn: (...args: unknown[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(id, fn));
   };
 
   const run = async (verb: 'start' | 'close', kinds: readonly ServiceKind[]): Promise<Outcome[]> => {
     const outcomes = await Promise.all(kinds.map((k) => (verb === 'start' ? emulator.start(k) : emulator.stop(k))));
-    outcomes.forEach((o) => { if (!o.ok) showError(o.message); });
+    outcomes.forEach(showError);
     return outcomes;
   };
 
@@ -60,11 +62,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         { modal: true, detail: `This deletes:\n${detail}\nRunning services are restarted empty.` },
         'Clean',
       );
-      if (choice !== 'Clean') return [{ ok: false, message: 'Clean cancelled.' }];
+      if (choice !== 'Clean') return [{ ok: false, message: CANCELLED }];
     }
     const outcomes: Outcome[] = [];
     for (const k of kinds) outcomes.push(await emulator.clean(k));
-    outcomes.forEach((o) => { if (!o.ok) showError(o.message); });
+    outcomes.forEach(showError);
     return outcomes;
   };
 
@@ -89,6 +91,15 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     return value;
   });
 
+  reg(COMMANDS.copyEndpoints, async () => {
+    const running = SERVICE_KINDS.filter((k) => emulator.endpoint(k) !== undefined);
+    const kinds = running.length > 0 ? running : SERVICE_KINDS;
+    const value = kinds.map((k) => endpointUrl(emulator.clientAddress(k))).join('\n');
+    await vscode.env.clipboard.writeText(value);
+    void vscode.window.showInformationMessage(`Endpoint URLs for ${kinds.map(serviceName).join(', ')} copied to the clipboard.`);
+    return value;
+  });
+
   reg(COMMANDS.showMemoryUsage, (): MemoryReport => {
     const report = emulator.memoryReport();
     const message = emulator.options.inMemoryPersistence
@@ -105,14 +116,3 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
 function startableKinds(emulator: Emulator): ServiceKind[] {
   return SERVICE_KINDS.filter((k) => emulator.services[k].state.status === 'closed');
 }
-
-/** Shows an error with an action to open the setting it names (if any). */
-function showError(message: string): void {
-  if (message === 'Clean cancelled.') return;
-  const setting = /azurite\.[A-Za-z]+/.exec(message)?.[0];
-  const actions = setting !== undefined ? ['Open Settings'] : [];
-  void vscode.window.showErrorMessage(message, ...actions).then((choice) => {
-    if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', setting);
-  });
-}
-

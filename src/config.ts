@@ -46,3 +46,28 @@ export function readSettings(globalStoragePath: string): ParsedSettings {
 export function affectsEmulator(event: vscode.ConfigurationChangeEvent): boolean {
   return event.affectsConfiguration('azurite');
 }
+
+/** Settings of this extension that are not emulator options (read where they are used). */
+export interface ExtensionSettings {
+  /** Restart services on a settings change without asking, even when in-memory data would be lost. */
+  readonly restartOnConfigChange: boolean;
+  /** Put the connection string into integrated terminals' environment. */
+  readonly terminalEnvironment: boolean;
+  /** The raw `azurite.autoStart` value (parse with parseAutoStart). */
+  readonly autoStart: unknown;
+}
+
+/** Reads {@link ExtensionSettings}. */
+export function readExtensionSettings(): ExtensionSettings {
+  const config = vscode.workspace.getConfiguration('azurite');
+  return {
+    restartOnConfigChange: config.get<boolean>('restartOnConfigChange') === true,
+    terminalEnvironment: config.get<boolean>('terminalEnvironment') !== false,
+    autoStart: config.get('autoStart'),
+  };
+}
+
+/** Where "Use Port N" and similar fixes are written: the workspace when a folder is open, else the user settings. */
+export function settingsTarget(): vscode.ConfigurationTarget {
+  return vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+}

@@ -1,24 +1,36 @@
 /**
- * Composition root: builds the emulator, the status bar and the commands, wires settings changes,
- * and pushes every disposable into `context.subscriptions`. No logic lives here.
+ * Composition root: builds the emulator, the status bar, the commands, the terminal environment and
+ * the settings watcher, and pushes every disposable into `context.subscriptions`. No logic here.
  */
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
-import { affectsEmulator, readSettings } from './config';
+import { readExtensionSettings, readSettings } from './config';
 import { Emulator } from './emulator/emulator';
+import { SettingsWatcher } from './settingsWatcher';
+import { autoStart } from './autoStart';
 import { channelLog } from './ui/log';
-import { StatusBar } from './ui/statusBar';
-import type { StatusItemKey } from './ui/statusBar';
+import { StatusBar, type StatusItemKey } from './ui/statusBar';
 import type { StatusItemSnapshot } from './ui/statusItem';
+import { TerminalEnvironment } from './ui/terminalEnvironment';
+
+/** The Azurite extension, whose command ids and default ports this extension shares. */
+export const AZURITE_EXTENSION_ID = 'Azurite.azurite';
 
 /**
  * What `activate()` returns (`vscode.extensions.getExtension(id).exports`): for other extensions
- * and for the integration tests, which cannot otherwise read status bar items.
+ * and for the integration tests, which cannot otherwise read status bar items. `undefined` fields
+ * when passive (the Azurite extension is enabled).
  */
 export interface ExtensionApi {
+  /** True when the extension stays passive because the Azurite extension is enabled. */
+  readonly passive: boolean;
   readonly emulator: Emulator;
   /** What each status bar item shows now. */
   statusItems(): Record<StatusItemKey, StatusItemSnapshot>;
+  /** The variables integrated terminals get now. */
+  terminalVariables(): Record<string, string | undefined>;
+  /** Resolves when settings-driven restarts and the autostart have finished. */
+  settled(): Promise<void>;
   /** Wall time of activate(), in ms. */
   readonly activationMs: number;
 }
@@ -26,29 +38,51 @@ export interface ExtensionApi {
 let stopOnDeactivate: (() => Promise<void>) | undefined;
 
 /** Activation (`onStartupFinished`). */
-export function activate(context: vscode.ExtensionContext): ExtensionApi {
+export function activate(context: vscode.ExtensionContext): ExtensionApi | { passive: true } {
   const started = performance.now();
   const channel = vscode.window.createOutputChannel('Azurite', { log: true });
+  context.subscriptions.push(channel);
+  if (vscode.extensions.getExtension(AZURITE_EXTENSION_ID) !== undefined) {
+    return stayPassive(channel);
+  }
+
   const settings = () => readSettings(context.globalStorageUri.fsPath);
   const emulator = new Emulator(settings(), channelLog(channel));
   const statusBar = new StatusBar(emulator);
-  registerCommands(context, { emulator });
-
-  const reload = (): void => {
-    emulator.updateSettings(settings());
+  const terminal = new TerminalEnvironment(context.environmentVariableCollection, emulator, () => readExtensionSettings().terminalEnvironment);
+  const reload = (): string[] => {
+    const problems = emulator.updateSettings(settings());
     statusBar.refresh();
+    terminal.refresh();
+    return problems;
   };
-  context.subscriptions.push(
-    channel,
-    statusBar,
-    vscode.workspace.onDidChangeConfiguration((e) => { if (affectsEmulator(e)) reload(); }),
-    vscode.workspace.onDidChangeWorkspaceFolders(reload),
-  );
+  const deps = { emulator, reloadSettings: () => void reload() };
+  registerCommands(context, deps);
+  const watcher = new SettingsWatcher(emulator, reload, deps);
+  context.subscriptions.push(statusBar, terminal, watcher);
   stopOnDeactivate = () => emulator.dispose();
 
+  const autoStarted = autoStart(emulator, deps, (line) => channel.info(line));
   const activationMs = Math.round((performance.now() - started) * 10) / 10;
   channel.info(`Activated in ${activationMs} ms`);
-  return { emulator, statusItems: () => statusBar.snapshot(), activationMs };
+  return {
+    passive: false,
+    emulator,
+    statusItems: () => statusBar.snapshot(),
+    terminalVariables: () => terminal.values(),
+    settled: async () => { await autoStarted; await watcher.settled(); },
+    activationMs,
+  };
+}
+
+/** Explains once, registers nothing: both extensions would claim the same command ids and ports. */
+function stayPassive(channel: vscode.LogOutputChannel): { passive: true } {
+  const message = 'The Azurite extension is installed and enabled. It registers the same commands (azurite.start …) and uses the same ports as Storage Emulators, so Storage Emulators stays inactive. Disable the Azurite extension and reload the window to use Storage Emulators.';
+  channel.warn(message);
+  void vscode.window.showWarningMessage(message, 'Show Azurite Extension').then((choice) => {
+    if (choice) void vscode.commands.executeCommand('workbench.extensions.search', `@id:${AZURITE_EXTENSION_ID}`);
+  });
+  return { passive: true };
 }
 
 /** Stops every service; resolves when ports are free and disk data is saved. */

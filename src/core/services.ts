@@ -28,3 +28,14 @@ export function serviceName(kind: ServiceKind): string {
 export function isServiceKind(value: unknown): value is ServiceKind {
   return value === 'blob' || value === 'queue' || value === 'table';
 }
+
+/**
+ * Parses `azurite.autoStart`: "none" (default), "all", or a list of service kinds.
+ * @returns the kinds to start, or `{ error }` naming the setting, the value and the fix
+ */
+export function parseAutoStart(value: unknown): ServiceKind[] | { error: string } {
+  if (value === undefined || value === null || value === 'none') return [];
+  if (value === 'all') return [...SERVICE_KINDS];
+  if (Array.isArray(value) && value.every(isServiceKind)) return SERVICE_KINDS.filter((k) => value.includes(k));
+  return { error: `azurite.autoStart is ${JSON.stringify(value)}; use "none", "all", or a list such as ["blob", "queue"].` };
+}

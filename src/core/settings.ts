@@ -11,6 +11,25 @@ import { mbToBytes } from './memory';
 export interface ServiceOptions {
   readonly host: string;
   readonly port: number;
+  /**
+   * Seconds an idle keep-alive connection stays open (`azurite.<kind>KeepAliveTimeout`; Azurite's
+   * ServerBase sets `httpServer.keepAliveTimeout` to this × 1000). 0 keeps Node's default (5 s).
+   */
+  readonly keepAliveSec: number;
+}
+
+/**
+ * The HTTPS certificate, as configured: PEM when `key` is set (`cert` + `key`, `pwd` ignored, as in
+ * Azurite's ConfigurationBase.hasCert), else PFX (`cert` + `pwd`). Paths are absolute. Whether the
+ * files exist and open is checked at start (src/emulator/certificates.ts), not here.
+ */
+export interface HttpsOptions {
+  /** PEM certificate, or PFX (PKCS #12) file. */
+  readonly cert: string;
+  /** PEM private key (unencrypted); set = PEM mode. */
+  readonly key?: string;
+  /** PFX password; used only without `key`. */
+  readonly pwd?: string;
 }
 
 /** Validated emulator options. Units as named: `extentMemoryLimitBytes` is bytes. */
@@ -27,6 +46,12 @@ export interface EmulatorOptions {
   readonly debug: boolean;
   /** No access log lines. */
   readonly silent: boolean;
+  /** Serve HTTPS with this certificate (`azurite.cert`, `azurite.key`, `azurite.pwd`); undefined = HTTP. */
+  readonly https: HttpsOptions | undefined;
+  /** `azurite.oauth`: "basic" accepts OAuth bearer tokens (HTTPS only); undefined = shared key and SAS only. */
+  readonly oauth: 'basic' | undefined;
+  /** Take the account name only from the first path segment, never from the request's host name. */
+  readonly disableProductStyleUrl: boolean;
 }
 
 /** A setting whose value cannot be used. `services` are the services it stops from starting. */
@@ -60,6 +85,17 @@ export interface ParsedSettings {
 /** The folder name used for data inside the workspace folder when `azurite.location` is unset. */
 export const DEFAULT_LOCATION_FOLDER = '.azurite';
 
+/** Azurite's keep-alive timeout default in seconds (DEFAULT_BLOB/QUEUE/TABLE_KEEP_ALIVE_TIMEOUT). */
+export const DEFAULT_KEEP_ALIVE_SEC = 5;
+/**
+ * The largest keep-alive timeout in seconds: Node's timers hold at most 2^31 − 1 ms and silently
+ * turn a longer timeout into 1 ms (TimeoutOverflowWarning), which would close every idle connection.
+ */
+export const MAX_KEEP_ALIVE_SEC = 2147483;
+
+/** Certificate file names taken for PEM when neither `azurite.key` nor `azurite.pwd` says which. */
+const PEM_EXTENSION = /\.(pem|crt|cer)$/i;
+
 const ALL = SERVICE_KINDS;
 const EXTENT_KINDS: readonly ServiceKind[] = ['blob', 'queue'];
 
@@ -76,8 +112,8 @@ function show(value: unknown): string {
  */
 export function parseSettings(raw: RawSettings, location: LocationContext): ParsedSettings {
   const errors: SettingError[] = [];
-  const fail = (key: string, value: unknown, fix: string, services: readonly ServiceKind[]): void => {
-    errors.push({ key: `azurite.${key}`, value, message: `azurite.${key} is ${show(value)}; ${fix}`, services });
+  const fail = (key: string, value: unknown, fix: string, services: readonly ServiceKind[], shown = show(value)): void => {
+    errors.push({ key: `azurite.${key}`, value, message: `azurite.${key} is ${shown}; ${fix}`, services });
   };
 
   const bool = (key: string, services: readonly ServiceKind[]): boolean => {
@@ -104,7 +140,14 @@ export function parseSettings(raw: RawSettings, location: LocationContext): Pars
       if (typeof rawPort === 'number' && Number.isInteger(rawPort) && rawPort >= 0 && rawPort <= 65535) port = rawPort;
       else fail(portKey, rawPort, `use a whole number from 0 to 65535 (0 picks a free port; Azurite's default is ${DEFAULT_PORTS[kind]}).`, [kind]);
     }
-    services[kind] = { host, port };
+    const keepAliveKey = `${kind}KeepAliveTimeout`;
+    let keepAliveSec = DEFAULT_KEEP_ALIVE_SEC;
+    const rawKeepAlive = raw[keepAliveKey];
+    if (rawKeepAlive !== undefined && rawKeepAlive !== null) {
+      if (typeof rawKeepAlive === 'number' && Number.isFinite(rawKeepAlive) && rawKeepAlive >= 0 && rawKeepAlive <= MAX_KEEP_ALIVE_SEC) keepAliveSec = rawKeepAlive;
+      else fail(keepAliveKey, rawKeepAlive, `use a number of seconds from 0 to ${MAX_KEEP_ALIVE_SEC} (Azurite's default is ${DEFAULT_KEEP_ALIVE_SEC}; 0 keeps Node's default of 5).`, [kind]);
+    }
+    services[kind] = { host, port, keepAliveSec };
   }
 
   const inMemoryPersistence = bool('inMemoryPersistence', ALL);
@@ -131,6 +174,8 @@ export function parseSettings(raw: RawSettings, location: LocationContext): Pars
     }
   }
 
+  const { https, oauth } = parseHttps(raw, location, fail);
+
   const options: EmulatorOptions = {
     services,
     location: resolvedLocation,
@@ -140,8 +185,82 @@ export function parseSettings(raw: RawSettings, location: LocationContext): Pars
     skipApiVersionCheck: bool('skipApiVersionCheck', ALL),
     debug: bool('debug', []),
     silent: bool('silent', []),
+    https,
+    oauth,
+    disableProductStyleUrl: bool('disableProductStyleUrl', ALL),
   };
   return { options, errors };
+}
+
+/** Records a setting error: key without `azurite.`, value, fix, blocked services, and how to show the value. */
+type Fail = (key: string, value: unknown, fix: string, services: readonly ServiceKind[], shown?: string) => void;
+
+/**
+ * `azurite.cert`, `azurite.key`, `azurite.pwd` and `azurite.oauth` → {@link HttpsOptions} and the
+ * OAuth level, as Azurite reads them (ConfigurationBase.hasCert / getOAuthLevel): cert + key = PEM,
+ * cert + pwd = PFX, oauth "basic" in any case. Unlike Azurite, which silently falls back to HTTP or
+ * no OAuth, an incomplete combination is an error that blocks every service. Empty strings are unset.
+ * Paths resolve like `azurite.location` ({@link resolveLocation}). The password is never shown.
+ */
+function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail): { https: HttpsOptions | undefined; oauth: 'basic' | undefined } {
+  const given = (key: string): boolean => {
+    const v = raw[key];
+    return v !== undefined && v !== null && !(typeof v === 'string' && (key === 'pwd' ? v === '' : v.trim() === ''));
+  };
+  const file = (key: 'cert' | 'key', what: string): string | undefined => {
+    if (!given(key)) return undefined;
+    const v = raw[key];
+    if (typeof v !== 'string') {
+      fail(key, v, `use the path of ${what}: absolute, relative to the workspace folder, or with \${workspaceFolder} or ~.`, ALL);
+      return undefined;
+    }
+    const resolved = resolveLocation(v, ctx);
+    if (typeof resolved === 'string') return resolved;
+    fail(key, v, resolved.fix, ALL);
+    return undefined;
+  };
+
+  const cert = file('cert', 'a PEM certificate or a PFX file');
+  const key = file('key', 'the PEM private key of azurite.cert');
+  let pwd: string | undefined;
+  if (given('pwd')) {
+    if (typeof raw['pwd'] === 'string') pwd = raw['pwd'];
+    else fail('pwd', '(hidden)', 'write the PFX password as a string, in quotes.', ALL, 'set (value hidden) but not a string');
+  }
+
+  let https: HttpsOptions | undefined;
+  if (!given('cert')) {
+    if (given('key')) fail('key', raw['key'], 'it needs azurite.cert: set azurite.cert to the PEM certificate this key belongs to, or clear azurite.key.', ALL);
+    if (given('pwd')) fail('pwd', '(hidden)', 'it needs azurite.cert: set azurite.cert to the PFX file this password opens, or clear azurite.pwd.', ALL, 'set (value hidden)');
+  } else if (given('key')) {
+    if (cert !== undefined && key !== undefined) https = { cert, key };
+  } else if (pwd !== undefined) {
+    if (cert !== undefined && PEM_EXTENSION.test(cert)) {
+      fail('cert', raw['cert'], 'a PEM certificate needs its private key: set azurite.key to the PEM key file (azurite.pwd only opens PFX files), or point azurite.cert at the PFX file.', ALL);
+    } else if (cert !== undefined) {
+      https = { cert, pwd };
+    }
+  } else if (!given('pwd') && cert !== undefined) {
+    const certValue = raw['cert'];
+    if (PEM_EXTENSION.test(cert)) {
+      fail('cert', certValue, 'a PEM certificate needs its private key: set azurite.key to the PEM key file (HTTPS stays off until then), or use a PFX file and set azurite.pwd to its password.', ALL);
+    } else {
+      fail('cert', certValue, 'a PFX certificate needs its password: set azurite.pwd (Azurite cannot open a PFX without one; HTTPS stays off until then), or use a PEM certificate and set azurite.key to its private key file.', ALL);
+    }
+  }
+
+  let oauth: 'basic' | undefined;
+  const rawOauth = raw['oauth'];
+  if (rawOauth !== undefined && rawOauth !== null && !(typeof rawOauth === 'string' && rawOauth.trim() === '')) {
+    if (typeof rawOauth !== 'string' || rawOauth.trim().toLowerCase() !== 'basic') {
+      fail('oauth', rawOauth, 'use "basic" (the only OAuth level Azurite has), or leave it empty to accept only shared key and SAS.', ALL);
+    } else if (!given('cert')) {
+      fail('oauth', rawOauth, 'OAuth needs HTTPS: set azurite.cert (with azurite.key for PEM, or azurite.pwd for PFX), or clear azurite.oauth.', ALL);
+    } else {
+      oauth = 'basic';
+    }
+  }
+  return { https, oauth };
 }
 
 /**

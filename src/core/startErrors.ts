@@ -43,3 +43,31 @@ export function describeLocationError(location: string, err: ErrorLike): string 
   const code = typeof err.code === 'string' && !text.startsWith(`${err.code}:`) ? `${err.code}: ` : '';
   return `azurite.location resolves to ${JSON.stringify(location)}, which cannot be created or written (${code}${text}). Set azurite.location to a folder you can write to, or turn on azurite.inMemoryPersistence.`;
 }
+
+/** A taken port, as found by probing it. */
+export interface PortConflict {
+  readonly kind: ServiceKind;
+  readonly host: string;
+  readonly port: number;
+  /** 'azurite' when the holder answered with an Azurite Server header. */
+  readonly holder: 'azurite' | 'other';
+  /** The holder's Server header, if it answered HTTP. */
+  readonly server?: string;
+  /** The next free port, if one was found. */
+  readonly freePort?: number;
+}
+
+/**
+ * "Blob service could not start: port 10000 on 127.0.0.1 is already in use by another Azurite
+ * (Azurite-Blob/3.37.0) — the Azurite extension, another VS Code window or the azurite CLI. …"
+ */
+export function describePortConflict(c: PortConflict): string {
+  const name = serviceName(c.kind);
+  const who = c.holder === 'azurite'
+    ? `by another Azurite (${c.server ?? 'Azurite'}) — perhaps the Azurite extension, another VS Code window or the azurite command line`
+    : `by another program${c.server ? ` (${c.server})` : ''}`;
+  const fix = c.freePort !== undefined
+    ? `Use port ${c.freePort} (free now), or stop the other ${c.holder === 'azurite' ? 'Azurite' : 'program'}.`
+    : `Stop the other ${c.holder === 'azurite' ? 'Azurite' : 'program'}, or set azurite.${c.kind}Port to a free port (0 picks one).`;
+  return `${name} service could not start: port ${c.port} on ${c.host} is already in use ${who}. ${fix}`;
+}

@@ -9,6 +9,7 @@ import type { Endpoint, ServiceState } from '../core/lifecycle';
 import { formatBytes, type MemoryReport } from '../core/memory';
 import { EXTENT_SERVICE_KINDS, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import { errorsFor, type EmulatorOptions, type ParsedSettings } from '../core/settings';
+import { needsRestart } from '../core/configChange';
 import { createService, dataFileNames, DEFAULT_LIMIT_BYTES, MeteredChunkStore, setDebugLogSink, type EngineServiceOptions } from './azurite';
 import { ServiceManager, type Outcome } from './serviceManager';
 
@@ -44,6 +45,8 @@ export class Emulator {
   private readonly unsubscribeStore: () => void;
   /** Whether each service was last started in memory mode (settings may have changed since). */
   private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
+  /** The options each running service was started with. */
+  private readonly startedWith: Partial<Record<ServiceKind, EmulatorOptions>> = {};
 
   /** Fires after any service changes state. */
   readonly onDidChangeState: Event<ServiceStateChange> = this.stateEmitter.event;
@@ -74,9 +77,45 @@ export class Emulator {
     return this.settings.options;
   }
 
-  /** Replaces the settings used from the next start on (running services keep theirs). */
-  updateSettings(settings: ParsedSettings): void {
+  /**
+   * Replaces the settings. Applied at once: the debug and access logs, and the memory limit when a
+   * blob or queue service runs in memory (a limit below current use is refused: the message is
+   * returned and the old limit stays). Everything else applies from the next start: see
+   * {@link servicesNeedingRestart}.
+   * @returns messages about settings that could not be applied live
+   */
+  updateSettings(settings: ParsedSettings): string[] {
     this.settings = settings;
+    if (SERVICE_KINDS.some((k) => this.services[k].state.status === 'running')) this.applyDebugLog();
+    const problems: string[] = [];
+    const memoryKind = EXTENT_SERVICE_KINDS.find((k) => this.services[k].state.status === 'running' && this.lastStartInMemory[k]);
+    if (memoryKind !== undefined) {
+      const refused = this.checkMemoryLimit(this.serviceOptions(memoryKind));
+      if (refused !== undefined) problems.push(refused);
+    }
+    return problems;
+  }
+
+  /** Running services whose settings changed in a way only a restart applies. */
+  servicesNeedingRestart(): ServiceKind[] {
+    return SERVICE_KINDS.filter((k) => {
+      const started = this.startedWith[k];
+      return this.services[k].state.status === 'running' && started !== undefined && needsRestart(k, started, this.settings.options);
+    });
+  }
+
+  /** True when `kind` runs in memory mode: a restart would drop its data. */
+  isRunningInMemory(kind: ServiceKind): boolean {
+    return this.services[kind].state.status === 'running' && this.lastStartInMemory[kind];
+  }
+
+  /** Stops and starts `kind` with the settings now in force. */
+  async restart(kind: ServiceKind): Promise<Outcome> {
+    if (this.services[kind].state.status === 'running') {
+      const stopped = await this.stop(kind);
+      if (!stopped.ok) return stopped;
+    }
+    return this.start(kind);
   }
 
   /** Setting error messages that stop `kind` from starting. */
@@ -87,9 +126,11 @@ export class Emulator {
   /** Starts one service. Resolves with the outcome; never rejects. */
   async start(kind: ServiceKind): Promise<Outcome> {
     const options = this.serviceOptions(kind);
-    setDebugLogSink(this.settings.options.debug ? (line) => this.log.debug(line) : undefined);
+    this.applyDebugLog();
     this.lastStartInMemory[kind] = options.inMemory;
+    const startedWith = this.settings.options;
     const outcome = await this.services[kind].start(options, this.settingErrors(kind), (o) => this.checkMemoryLimit(o));
+    if (outcome.ok) this.startedWith[kind] = startedWith;
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}`);
     return outcome;
   }
@@ -192,7 +233,8 @@ export class Emulator {
       location: o.location,
       loose: o.loose,
       skipApiVersionCheck: o.skipApiVersionCheck,
-      accessLog: o.silent ? undefined : (line) => this.log.access(`${serviceName(kind)} ${line}`),
+      // Always on in the engine; `azurite.silent` is read per line so it applies without a restart.
+      accessLog: (line) => { if (!this.settings.options.silent) this.log.access(`${serviceName(kind)} ${line}`); },
       memoryStore: this.store,
     };
   }
@@ -207,6 +249,11 @@ export class Emulator {
     }
     this.scheduleMemoryEvent();
     return undefined;
+  }
+
+  /** azurite's debug log is process-wide: route it while `azurite.debug` is on. */
+  private applyDebugLog(): void {
+    setDebugLogSink(this.settings.options.debug ? (line) => this.log.debug(line) : undefined);
   }
 
   private scheduleMemoryEvent(): void {

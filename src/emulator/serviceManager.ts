@@ -7,11 +7,17 @@ import * as fs from 'node:fs/promises';
 import { Emitter, type Event } from '../core/events';
 import { INITIAL_STATE, IllegalTransition, transition, type LifecycleEvent, type ServiceState } from '../core/lifecycle';
 import { serviceName, type ServiceKind } from '../core/services';
-import { describeLocationError, describeStartError } from '../core/startErrors';
+import { describeLocationError, describePortConflict, describeStartError, type PortConflict } from '../core/startErrors';
+import { findFreePort, probePortHolder } from './ports';
 import type { EngineService, EngineServiceOptions } from './azurite';
 
-/** Result of a lifecycle command: ok, or a message for the user. */
-export type Outcome = { readonly ok: true } | { readonly ok: false; readonly message: string };
+/**
+ * Result of a lifecycle command: ok, or a message for the user; `conflict` when the port was taken
+ * (who holds it and the next free port).
+ */
+export type Outcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly message: string; readonly conflict?: PortConflict };
 
 /** Makes an engine service from options (src/emulator/azurite.ts `createService` in production). */
 export type ServiceFactory = (options: EngineServiceOptions) => EngineService;
@@ -61,6 +67,10 @@ export class ServiceManager {
       this.apply({ type: 'started', endpoint });
       return { ok: true };
     } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE' && options.port !== 0) {
+        const conflict = await explainConflict(this.kind, options.host, options.port);
+        return this.fail(describePortConflict(conflict), conflict);
+      }
       return this.fail(describeStartError(options, err as Error));
     }
   }
@@ -99,9 +109,9 @@ export class ServiceManager {
     this.stateEmitter.dispose();
   }
 
-  private fail(message: string): Outcome {
+  private fail(message: string, conflict?: PortConflict): Outcome {
     this.apply({ type: 'failed', message });
-    return { ok: false, message };
+    return conflict === undefined ? { ok: false, message } : { ok: false, message, conflict };
   }
 
   private illegal(event: LifecycleEvent['type']): Outcome {
@@ -121,6 +131,20 @@ export class ServiceManager {
     this.current = state;
     this.stateEmitter.fire(state);
   }
+}
+
+/** Probes who holds a taken port and finds the next free one (skipping Azurite's other defaults). */
+async function explainConflict(kind: ServiceKind, host: string, port: number): Promise<PortConflict> {
+  const holder = await probePortHolder(host, port);
+  const freePort = await findFreePort(host, port + 1, 100, new Set([10000, 10001, 10002]));
+  return {
+    kind,
+    host,
+    port,
+    holder: holder.kind === 'azurite' ? 'azurite' : 'other',
+    ...(holder.server !== undefined ? { server: holder.server } : {}),
+    ...(freePort !== undefined ? { freePort } : {}),
+  };
 }
 
 /** Creates `folder` if needed and checks it is writable. @returns the error, or undefined when fine. */

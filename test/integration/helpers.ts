@@ -54,6 +54,7 @@ function settingsApplied(options: ExtensionApi['emulator']['options'], values: R
     if (key === 'inMemoryPersistence' && options.inMemoryPersistence !== value) return false;
     if (key === 'extentMemoryLimit' && options.extentMemoryLimitBytes !== (value === null ? undefined : Math.trunc((value as number) * 1024 * 1024))) return false;
     if (key === 'silent' && options.silent !== value) return false;
+    if (key === 'loose' && options.loose !== value) return false;
   }
   return true;
 }
@@ -62,5 +63,6 @@ function settingsApplied(options: ExtensionApi['emulator']['options'], values: R
 export async function reset(): Promise<void> {
   await vscode.commands.executeCommand('azurite.close');
   await vscode.workspace.getConfiguration('azurite').update('location', undefined, vscode.ConfigurationTarget.Workspace);
-  await configure({ blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: true, extentMemoryLimit: null });
+  await configure({ blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: true, extentMemoryLimit: null, loose: false, restartOnConfigChange: false });
+  await (await api()).settled();
 }

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { RestError } from '@azure/storage-blob';
 import { clients, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import type { Emulator } from '../../../src/emulator/emulator';
+import { isPortFree } from '../../../src/emulator/ports';
 
 /** Resolves when something can listen on host:port again (the port is free), rejects if not. */
 function canListen(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -149,14 +150,30 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
       const outcome = await emulator.start('blob');
       assert.equal(outcome.ok, false);
       const message = (outcome as { message: string }).message;
-      assert.match(message, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use`));
-      assert.match(message, /azurite\.blobPort/);
+      assert.match(message, new RegExp(`^Blob service could not start: port ${port} on 127\\.0\\.0\\.1 is already in use by another program\\. Use port \\d+ \\(free now\\)`));
+      const conflict = (outcome as { conflict?: { holder: string; freePort?: number } }).conflict;
+      assert.equal(conflict?.holder, 'other');
+      assert.ok(conflict?.freePort !== undefined && conflict.freePort > port);
       assert.deepEqual(emulator.services.blob.state, { status: 'closed', error: message });
       // One failing service never stops the others.
       assert.deepEqual(await emulator.start('queue'), { ok: true });
     } finally {
       holder.close();
     }
+  });
+
+  it('tells a port held by another Azurite from one held by another program, and offers the next free port', async () => {
+    const first = track(makeEmulator({ inMemoryPersistence: true })).emulator;
+    await startAll(first, ['queue']);
+    const port = first.endpoint('queue')!.port;
+    const second = track(makeEmulator({ inMemoryPersistence: true, queuePort: port })).emulator;
+    const outcome = await second.start('queue');
+    assert.equal(outcome.ok, false);
+    const failed = outcome as { message: string; conflict?: { holder: string; server?: string; freePort?: number } };
+    assert.equal(failed.conflict?.holder, 'azurite');
+    assert.match(failed.conflict?.server ?? '', /^Azurite-Queue\/3\./);
+    assert.match(failed.message, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use by another Azurite \\(Azurite-Queue/`));
+    assert.ok(await isPortFree('127.0.0.1', failed.conflict!.freePort!));
   });
 
   it('refuses to start on invalid settings or an unwritable location, without starting half-way', async () => {

@@ -1,0 +1,35 @@
+/**
+ * Which running services a settings change needs restarted. Pure.
+ *
+ * Applied live, without a restart: `debug`, `silent` (the log sinks read the settings in force)
+ * and `extentMemoryLimitBytes` (the chunk store's limit can change under a running service).
+ * Everything else is read by azurite's constructors, so a change restarts the services it touches:
+ * a service's own `services[kind]` entry, or any shared option (a data location only matters in
+ * disk mode).
+ */
+import type { ServiceKind } from './services';
+import type { EmulatorOptions } from './settings';
+
+/** Option keys that take effect without restarting a service. */
+export const LIVE_OPTION_KEYS: ReadonlySet<string> = new Set(['debug', 'silent', 'extentMemoryLimitBytes']);
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * True when a service started with `started` must restart to run with `next`.
+ * @param kind the service
+ * @param started the options the running service was started with
+ * @param next the options now in force
+ */
+export function needsRestart(kind: ServiceKind, started: EmulatorOptions, next: EmulatorOptions): boolean {
+  if (!same(started.services[kind], next.services[kind])) return true;
+  const keys = new Set([...Object.keys(started), ...Object.keys(next)]);
+  for (const key of keys) {
+    if (key === 'services' || LIVE_OPTION_KEYS.has(key)) continue;
+    if (key === 'location' && started.inMemoryPersistence && next.inMemoryPersistence) continue;
+    if (!same((started as unknown as Record<string, unknown>)[key], (next as unknown as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}

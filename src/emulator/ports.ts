@@ -1,0 +1,64 @@
+/**
+ * Looking at ports before and after a start: who holds a taken port, and which port is free.
+ * Azurite identifies itself in every response with a `Server: Azurite-Blob/3.37.0` header (set by
+ * azurite/dist/src/blob/middlewares/blobStorageContext.middleware.js and its queue and table
+ * counterparts), which tells another Azurite (the Azurite extension, another window, the CLI) from
+ * an unrelated program.
+ */
+import * as http from 'node:http';
+import * as net from 'node:net';
+import { connectableHost } from '../core/connectionString';
+
+/** Who answers on a port. `server` is the Server header, when there was an HTTP answer. */
+export interface PortHolder {
+  readonly kind: 'azurite' | 'other' | 'none';
+  readonly server?: string;
+}
+
+/**
+ * Sends one `GET /` to host:port and classifies the answer.
+ * @param timeoutMs how long to wait for an answer (default 1000 ms); no answer → 'other' if the
+ *   connection was accepted, 'none' if refused.
+ */
+export function probePortHolder(host: string, port: number, timeoutMs = 1000): Promise<PortHolder> {
+  const target = connectableHost(host).replace(/^\[|\]$/g, '');
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (holder: PortHolder): void => {
+      if (settled) return;
+      settled = true;
+      resolve(holder);
+    };
+    const req = http.get({ host: target, port, path: '/', timeout: timeoutMs, agent: false }, (res) => {
+      const server = res.headers.server;
+      res.resume();
+      if (typeof server !== 'string') done({ kind: 'other' });
+      else done(/^Azurite/i.test(server) ? { kind: 'azurite', server } : { kind: 'other', server });
+    });
+    req.on('timeout', () => {
+      req.destroy();
+      done({ kind: 'other' });
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => done({ kind: err.code === 'ECONNREFUSED' ? 'none' : 'other' }));
+  });
+}
+
+/** True when something can listen on host:port now. */
+export function isPortFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The first free port from `from` upward (at most `attempts` tried, never above 65535).
+ * @returns the port, or undefined if none of them is free
+ */
+export async function findFreePort(host: string, from: number, attempts = 100, skip: ReadonlySet<number> = new Set()): Promise<number | undefined> {
+  for (let port = Math.max(1, from); port <= Math.min(65535, from + attempts - 1); port++) {
+    if (!skip.has(port) && (await isPortFree(host, port))) return port;
+  }
+  return undefined;
+}

@@ -1,0 +1,69 @@
+/**
+ * Live settings: every `azurite.*` change reaches the emulator at once; running services whose
+ * settings changed are restarted — at once when their data is on disk (it survives), after asking
+ * (Restart Now / Later) when a restart would drop in-memory data, unless
+ * `azurite.restartOnConfigChange` is on. Pattern: rust-analyzer's config.ts restart-required keys.
+ */
+import * as vscode from 'vscode';
+import { affectsEmulator, readExtensionSettings } from './config';
+import { serviceName, type ServiceKind } from './core/services';
+import type { Emulator } from './emulator/emulator';
+import { showOutcome, type NotifyDeps } from './ui/notify';
+
+/** Restarts run one batch at a time, in the order the changes came. */
+export class SettingsWatcher implements vscode.Disposable {
+  private restarts: Promise<void> = Promise.resolve();
+  private readonly subscriptions: vscode.Disposable[];
+
+  /**
+   * @param reload re-reads the settings into the emulator and redraws; returns live-apply problems
+   */
+  constructor(
+    private readonly emulator: Emulator,
+    private readonly reload: () => string[],
+    private readonly deps: NotifyDeps,
+  ) {
+    this.subscriptions = [
+      vscode.workspace.onDidChangeConfiguration((e) => { if (affectsEmulator(e)) this.changed(); }),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.changed()),
+    ];
+  }
+
+  /** Resolves when every restart asked for so far has finished (for tests and deactivate). */
+  settled(): Promise<void> {
+    return this.restarts;
+  }
+
+  private changed(): void {
+    for (const message of this.reload()) showOutcome({ ok: false, message }, this.deps);
+    const kinds = this.emulator.servicesNeedingRestart();
+    if (kinds.length === 0) return;
+    const lossy = kinds.filter((k) => this.emulator.isRunningInMemory(k));
+    if (lossy.length === 0 || readExtensionSettings().restartOnConfigChange) {
+      this.queueRestart(kinds);
+      return;
+    }
+    const names = (ks: ServiceKind[]) => ks.map(serviceName).join(', ');
+    void vscode.window.showWarningMessage(
+      `Azurite settings changed for ${names(kinds)}. Restarting drops the in-memory data of ${names(lossy)}.`,
+      'Restart Now', 'Later',
+    ).then((choice) => {
+      // Settings may have changed again meanwhile: restart whatever still needs it.
+      if (choice === 'Restart Now') this.queueRestart(this.emulator.servicesNeedingRestart());
+    });
+  }
+
+  private queueRestart(kinds: ServiceKind[]): void {
+    this.restarts = this.restarts.then(() => vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: `Restarting Azurite ${kinds.map(serviceName).join(', ')}` },
+      async () => {
+        const outcomes = await Promise.all(kinds.map((k) => this.emulator.restart(k)));
+        outcomes.forEach((o) => showOutcome(o, this.deps));
+      },
+    ));
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+  }
+}

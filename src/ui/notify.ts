@@ -1,0 +1,36 @@
+/**
+ * Notifications for failed lifecycle commands, with the action that fixes them: "Use Port N" for
+ * a taken port (writes `azurite.<service>Port` and starts the service again), "Open Settings" for
+ * a message that names a setting.
+ */
+import * as vscode from 'vscode';
+import { settingsTarget } from '../config';
+import type { Emulator } from '../emulator/emulator';
+import type { Outcome } from '../emulator/serviceManager';
+
+/** What the actions need: the emulator, and a way to make it read the settings at once. */
+export interface NotifyDeps {
+  readonly emulator: Emulator;
+  readonly reloadSettings: () => void;
+}
+
+/** Shows a failed outcome (ok outcomes and cancellations show nothing). Does not wait for the user. */
+export function showOutcome(outcome: Outcome, deps: NotifyDeps): void {
+  if (outcome.ok || outcome.message === CANCELLED) return;
+  const conflict = outcome.conflict;
+  const usePort = conflict?.freePort !== undefined ? `Use Port ${conflict.freePort}` : undefined;
+  const setting = conflict !== undefined ? `azurite.${conflict.kind}Port` : /azurite\.[A-Za-z]+/.exec(outcome.message)?.[0];
+  const actions = [...(usePort ? [usePort] : []), ...(setting ? ['Open Settings'] : [])];
+  void vscode.window.showErrorMessage(outcome.message, ...actions).then(async (choice) => {
+    if (choice === 'Open Settings') {
+      await vscode.commands.executeCommand('workbench.action.openSettings', setting);
+    } else if (choice !== undefined && choice === usePort && conflict?.freePort !== undefined) {
+      await vscode.workspace.getConfiguration('azurite').update(`${conflict.kind}Port`, conflict.freePort, settingsTarget());
+      deps.reloadSettings();
+      showOutcome(await deps.emulator.start(conflict.kind), deps);
+    }
+  });
+}
+
+/** The message of a clean the user cancelled (not an error). */
+export const CANCELLED = 'Clean cancelled.';

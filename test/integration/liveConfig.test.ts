@@ -1,0 +1,123 @@
+/**
+ * Live settings, port conflicts and terminals, in a real VS Code extension host.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { BlobServiceClient } from '@azure/storage-blob';
+import type { Outcome } from '../../src/emulator/serviceManager';
+import { api, configure, reset, waitFor } from './helpers';
+
+async function listen(server: http.Server): Promise<number> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return (server.address() as { port: number }).port;
+}
+
+describe('Live settings, port conflicts and terminals', () => {
+  before(reset);
+  afterEach(reset);
+
+  it('restarts a running disk-mode service on a settings change, and its blobs survive', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: false });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const container = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('survives');
+    await container.create();
+    await container.getBlockBlobClient('b').uploadData(Buffer.from('still here'));
+    const restarts: string[] = [];
+    const sub = a.emulator.onDidChangeState(({ kind, state }) => { if (kind === 'blob') restarts.push(state.status); });
+    try {
+      await configure({ loose: true });
+      await waitFor('the blob service to restart', () => restarts.join(',') === 'closing,closed,starting,running');
+      await a.settled();
+    } finally {
+      sub.dispose();
+    }
+    assert.deepEqual(a.emulator.servicesNeedingRestart(), []);
+    const again = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('survives');
+    assert.equal((await again.getBlockBlobClient('b').downloadToBuffer()).toString(), 'still here');
+    await vscode.commands.executeCommand('azurite.clean_blob', { skipConfirmation: true });
+  });
+
+  it('does not drop in-memory data on a settings change without asking', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const port = a.emulator.endpoint('blob')!.port;
+    await configure({ loose: true });
+    assert.deepEqual(a.emulator.servicesNeedingRestart(), ['blob']);
+    assert.equal(a.emulator.endpoint('blob')?.port, port, 'the service kept running as it was');
+  });
+
+  it('restarts in-memory services without asking when azurite.restartOnConfigChange is on', async () => {
+    const a = await api();
+    await configure({ restartOnConfigChange: true });
+    await vscode.commands.executeCommand('azurite.start_queue');
+    await configure({ loose: true });
+    await waitFor('the queue service to restart with loose on', () => a.emulator.servicesNeedingRestart().length === 0 && a.emulator.endpoint('queue'));
+    await a.settled();
+    assert.equal(a.emulator.services.queue.state.status, 'running');
+  });
+
+  it('says whether a taken port is held by another Azurite or another program, and offers a free port', async () => {
+    const a = await api();
+    const plain = http.createServer((_req, res) => res.end('not azurite'));
+    const fake = http.createServer((_req, res) => { res.setHeader('Server', 'Azurite-Blob/3.37.0'); res.end(); });
+    const plainPort = await listen(plain);
+    const fakePort = await listen(fake);
+    try {
+      await configure({ blobPort: plainPort, tablePort: fakePort });
+      const [blob] = await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob');
+      const [table] = await vscode.commands.executeCommand<Outcome[]>('azurite.start_table');
+      assert.equal(blob!.ok, false);
+      assert.match((blob as { message: string }).message, new RegExp(`port ${plainPort} on 127\\.0\\.0\\.1 is already in use by another program\\. Use port \\d+ \\(free now\\)`));
+      assert.equal(table!.ok, false);
+      assert.match((table as { message: string }).message, /already in use by another Azurite \(Azurite-Blob\/3\.37\.0\)/);
+      // One failing service never stops the others.
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_queue'), [{ ok: true }]);
+      assert.equal(a.statusItems().blob.backgroundColor, 'statusBarItem.errorBackground');
+    } finally {
+      plain.close();
+      fake.close();
+    }
+  });
+
+  it('gives integrated terminals the connection string while a service runs', async () => {
+    const a = await api();
+    assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: undefined });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const cs = a.emulator.connectionString();
+    assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs });
+
+    // A real terminal process sees it.
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'term-')), 'env.txt');
+    const terminal = vscode.window.createTerminal({
+      name: 'env probe',
+      shellPath: process.execPath,
+      shellArgs: ['-e', `require('fs').writeFileSync(${JSON.stringify(out)}, process.env.AZURE_STORAGE_CONNECTION_STRING || 'unset')`],
+      env: { ELECTRON_RUN_AS_NODE: '1' },
+    });
+    try {
+      const seen = await waitFor('the terminal process to write its environment', () => fs.existsSync(out) && fs.readFileSync(out, 'utf8'), 30_000);
+      assert.equal(seen, cs);
+    } finally {
+      terminal.dispose();
+    }
+
+    await configure({ terminalEnvironment: false });
+    await waitFor('the variables to be cleared with azurite.terminalEnvironment off', () => a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === undefined);
+    assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: undefined });
+    await vscode.workspace.getConfiguration('azurite').update('terminalEnvironment', undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.commands.executeCommand('azurite.close');
+    assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: undefined });
+  });
+
+  it('copies the endpoint URLs alone', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const urls = await vscode.commands.executeCommand<string>('azurite.copyEndpoints');
+    assert.equal(urls, `http://127.0.0.1:${a.emulator.endpoint('blob')!.port}/devstoreaccount1`);
+  });
+});

@@ -1,0 +1,34 @@
+import * as assert from 'node:assert/strict';
+import { needsRestart } from '../../../src/core/configChange';
+import { parseSettings, type RawSettings } from '../../../src/core/settings';
+
+const ctx = { workspaceFolder: '/ws', homeDir: '/home/u', globalStoragePath: '/gs', rootHasAzuriteData: false };
+const opts = (raw: RawSettings) => parseSettings(raw, ctx).options;
+
+describe('core/configChange needsRestart', () => {
+  it('restarts only the service whose own host or port changed', () => {
+    const before = opts({ blobPort: 10000 });
+    const after = opts({ blobPort: 10010 });
+    assert.equal(needsRestart('blob', before, after), true);
+    assert.equal(needsRestart('queue', before, after), false);
+    assert.equal(needsRestart('table', before, after), false);
+  });
+
+  it('restarts every service for a shared option (persistence, loose, location in disk mode)', () => {
+    for (const [a, b] of [
+      [{}, { inMemoryPersistence: true }],
+      [{}, { loose: true }],
+      [{}, { skipApiVersionCheck: true }],
+      [{ location: 'a' }, { location: 'b' }],
+    ] as RawSettings[][]) {
+      for (const kind of ['blob', 'queue', 'table'] as const) assert.equal(needsRestart(kind, opts(a!), opts(b!)), true, JSON.stringify([a, b, kind]));
+    }
+  });
+
+  it('applies debug, silent and the memory limit live, and ignores the location in memory mode', () => {
+    assert.equal(needsRestart('blob', opts({}), opts({ debug: true, silent: true })), false);
+    assert.equal(needsRestart('blob', opts({ inMemoryPersistence: true }), opts({ inMemoryPersistence: true, extentMemoryLimit: 5 })), false);
+    assert.equal(needsRestart('blob', opts({ inMemoryPersistence: true, location: 'a' }), opts({ inMemoryPersistence: true, location: 'b' })), false);
+    assert.equal(needsRestart('blob', opts({ blobPort: 1 }), opts({ blobPort: 1 })), false);
+  });
+});
