@@ -3,9 +3,17 @@
 // Builds nothing: expects the extension's `main` (dist/extension.js) and the compiled tests.
 //
 //   node test/harness/runIntegration.mjs [--extension DIR] [--tests FILE] [--timeout MS] [--verbose]
+//       [--suite NAME] [--user-settings JSON] [--install-folder DIR] [--hold-port-as-azurite SETTING]
+//
+// --suite NAME runs test/integration/suites/NAME only (AZURITE_TEST_SUITE in the extension host);
+// --user-settings adds user settings before VS Code starts; --install-folder copies an unpacked
+// extension into the extensions folder (e.g. a stand-in for the Azurite extension);
+// --hold-port-as-azurite SETTING answers on a free port with `Server: Azurite-…` and sets SETTING
+// (e.g. azurite.tablePort) to that port, as if another Azurite served it.
 //
 // Exit code: the one VS Code reports for the test run (0 = all passed), 1 on any harness failure.
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { launchBrowser, locateTools, makeTempDir, repoRoot, startCodeServer } from './codeServer.mjs';
@@ -16,6 +24,10 @@ const { values: opts } = parseArgs({
     tests: { type: 'string', default: path.join(repoRoot, 'out', 'test', 'integration', 'index.js') },
     timeout: { type: 'string', default: String(10 * 60_000) },
     verbose: { type: 'boolean', default: !!process.env.HARNESS_VERBOSE },
+    suite: { type: 'string' },
+    'user-settings': { type: 'string', default: '{}' },
+    'install-folder': { type: 'string' },
+    'hold-port-as-azurite': { type: 'string' },
   },
 });
 const extensionPath = path.resolve(opts.extension);
@@ -48,6 +60,7 @@ async function main() {
   const workspace = ws.dir;
   let server;
   let browser;
+  let holder;
   let timer;
   try {
     const timedOut = new Promise((_, reject) => {
@@ -56,8 +69,24 @@ async function main() {
         timeoutMs,
       );
     });
+    const extensionEnvironment = { TEST_WORKSPACE: workspace };
+    for (const [k, v] of Object.entries(process.env)) if (k.startsWith('AZURITE_TEST_')) extensionEnvironment[k] = v;
+    if (opts.suite) extensionEnvironment.AZURITE_TEST_SUITE = opts.suite;
     const run = async () => {
-      server = await startCodeServer({ workspaceFolder: workspace, verbose: opts.verbose });
+      const userSettings = JSON.parse(opts['user-settings']);
+      if (opts['hold-port-as-azurite']) {
+        holder = http.createServer((_req, res) => { res.setHeader('Server', 'Azurite-Table/3.37.0'); res.end(); });
+        await new Promise((r) => holder.listen(0, '127.0.0.1', r));
+        userSettings[opts['hold-port-as-azurite']] = holder.address().port;
+        extensionEnvironment.AZURITE_TEST_HELD_PORT = String(holder.address().port);
+      }
+      let extensionsDir;
+      if (opts['install-folder']) {
+        extensionsDir = path.join(workspace, '..', `${path.basename(workspace)}-extensions`);
+        const pkg = JSON.parse(fs.readFileSync(path.join(opts['install-folder'], 'package.json'), 'utf8'));
+        fs.cpSync(opts['install-folder'], path.join(extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`.toLowerCase()), { recursive: true });
+      }
+      server = await startCodeServer({ workspaceFolder: workspace, verbose: opts.verbose, userSettings, extensionsDir });
       note(`code-server healthy at ${server.origin}`);
       browser = await launchBrowser({ origin: server.origin });
       const page = await browser.context.newPage();
@@ -73,8 +102,6 @@ async function main() {
         page.on('close', () => reject(new Error('The workbench page closed before the tests reported an exit code')));
       });
 
-      const extensionEnvironment = { TEST_WORKSPACE: workspace };
-      for (const [k, v] of Object.entries(process.env)) if (k.startsWith('AZURITE_TEST_')) extensionEnvironment[k] = v;
       const url = server.workbenchUrl({ extensionDevelopmentPath: extensionPath, extensionTestsPath: testsPath, extensionEnvironment });
       note(`opening the workbench with the extension ${extensionPath} and tests ${testsPath}`);
       await page.goto(url);
@@ -94,7 +121,9 @@ async function main() {
       browser?.close().catch((e) => note(`closing the browser: ${e.message}`)),
       server?.stop().catch((e) => note(`stopping code-server: ${e.message}`)),
     ]);
+    holder?.close();
     ws.remove();
+    if (opts['install-folder']) fs.rmSync(path.join(workspace, '..', `${path.basename(workspace)}-extensions`), { recursive: true, force: true });
     note('stopped code-server and the browser');
   }
 }

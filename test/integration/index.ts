@@ -35,7 +35,10 @@ export async function run(): Promise<void> {
     // AZURITE_TEST_* variables reach the extension host; this one narrows the run like mocha --grep.
     ...(process.env.AZURITE_TEST_GREP ? { grep: process.env.AZURITE_TEST_GREP } : {}),
   });
-  const files = testFiles(__dirname);
+  // AZURITE_TEST_SUITE=NAME runs suites/NAME (a run with its own VS Code set-up); otherwise every
+  // test outside suites/.
+  const suite = process.env.AZURITE_TEST_SUITE;
+  const files = suite ? testFiles(path.join(__dirname, 'suites', suite)) : testFiles(__dirname).filter((f) => !f.startsWith(path.join(__dirname, 'suites') + path.sep));
   if (files.length === 0) throw new Error(`No *.test.js files under ${__dirname}`);
   for (const f of files) mocha.addFile(f);
   const failures = await new Promise<number>((resolve) => mocha.run(resolve));
