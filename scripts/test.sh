@@ -61,6 +61,8 @@ run_tier integration count_mocha node test/harness/runIntegration.mjs
 run_tier integration-autostart count_mocha node test/harness/runIntegration.mjs --suite autostart \
   --user-settings '{"azurite.autoStart":"all","azurite.blobPort":0,"azurite.queuePort":0,"azurite.inMemoryPersistence":true}' \
   --hold-port-as-azurite azurite.tablePort
+run_tier integration-multiroot count_mocha node test/harness/runIntegration.mjs --suite multiroot --multi-root \
+  --user-settings '{"azurite.blobPort":0,"azurite.queuePort":0,"azurite.tablePort":0}'
 run_tier integration-passive count_mocha node test/harness/runIntegration.mjs --suite passive \
   --install-folder test/fixtures/azurite-extension-stub
 run_tier e2e count_node node --test --test-reporter=tap test/e2e/

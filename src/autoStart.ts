@@ -19,6 +19,7 @@ export async function autoStart(emulator: Emulator, deps: NotifyDeps, info: (lin
     showOutcome({ ok: false, message: kinds.error }, deps);
     return;
   }
+  if (kinds.length === 0 || !(await deps.prepareStart())) return;
   await Promise.all(kinds.map(async (kind) => {
     const { host, port } = emulator.options.services[kind];
     if (port !== 0) {

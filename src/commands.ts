@@ -47,6 +47,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   };
 
   const run = async (verb: 'start' | 'close', kinds: readonly ServiceKind[]): Promise<Outcome[]> => {
+    if (verb === 'start' && kinds.length > 0 && !(await deps.prepareStart())) {
+      return kinds.map(() => ({ ok: false, message: CANCELLED }));
+    }
     const outcomes = await Promise.all(kinds.map((k) => (verb === 'start' ? emulator.start(k) : emulator.stop(k))));
     outcomes.forEach(showError);
     return outcomes;

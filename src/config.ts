@@ -17,21 +17,56 @@ export const SETTING_KEYS = [
 /** Azurite's database files; any of them in the workspace root means Azurite data already lives there. */
 const AZURITE_ROOT_FILES = ['__azurite_db_blob__.json', '__azurite_db_queue__.json', '__azurite_db_table__.json'];
 
-/** The first workspace folder on disk, if any (only `file:` folders can hold data). */
-export function workspaceFolderPath(): string | undefined {
-  const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
-  return folder?.uri.fsPath;
+/** Workspace folders on disk (only `file:` folders can hold data). */
+export function diskWorkspaceFolders(): vscode.WorkspaceFolder[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+}
+
+/**
+ * The workspace folder data is kept relative to: the one chosen for this workspace (multi-root),
+ * if it is still open, else the first folder on disk.
+ * @param chosen fsPath remembered in workspaceState under {@link DATA_FOLDER_KEY}
+ */
+export function workspaceFolderPath(chosen?: string): string | undefined {
+  const folders = diskWorkspaceFolders();
+  return (folders.find((f) => f.uri.fsPath === chosen) ?? folders[0])?.uri.fsPath;
+}
+
+/** workspaceState key of the folder chosen for data in a multi-root workspace. */
+export const DATA_FOLDER_KEY = 'azurite.dataFolder';
+
+/**
+ * In a multi-root workspace with no `azurite.location`, in disk mode, asks once which folder holds
+ * Azurite's data and remembers the answer for this workspace (workspaceState).
+ * @returns false when the user dismissed the question (nothing should start)
+ */
+export async function ensureDataFolderChosen(state: vscode.Memento): Promise<boolean> {
+  const folders = diskWorkspaceFolders();
+  const config = vscode.workspace.getConfiguration('azurite');
+  if (folders.length < 2 || config.get<boolean>('inMemoryPersistence') === true) return true;
+  const location = config.get<string>('location');
+  if (typeof location === 'string' && location.trim() !== '') return true;
+  const chosen = state.get<string>(DATA_FOLDER_KEY);
+  if (chosen !== undefined && folders.some((f) => f.uri.fsPath === chosen)) return true;
+  const pick = await vscode.window.showQuickPick(
+    folders.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })),
+    { title: 'Azurite: which workspace folder keeps the emulator data?', placeHolder: 'Data goes into .azurite/ in the folder you pick; asked once per workspace', ignoreFocusOut: true },
+  );
+  if (pick === undefined) return false;
+  await state.update(DATA_FOLDER_KEY, pick.folder.uri.fsPath);
+  return true;
 }
 
 /**
  * Reads and validates the settings now in force.
  * @param globalStoragePath the extension's global storage folder (data location when no folder is open)
+ * @param chosenFolder the folder chosen for data in a multi-root workspace (see ensureDataFolderChosen)
  */
-export function readSettings(globalStoragePath: string): ParsedSettings {
+export function readSettings(globalStoragePath: string, chosenFolder?: string): ParsedSettings {
   const config = vscode.workspace.getConfiguration('azurite');
   const raw: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) raw[key] = config.get(key);
-  const workspaceFolder = workspaceFolderPath();
+  const workspaceFolder = workspaceFolderPath(chosenFolder);
   const rootHasAzuriteData =
     workspaceFolder !== undefined && AZURITE_ROOT_FILES.some((f) => fs.existsSync(path.join(workspaceFolder, f)));
   return parseSettings(raw as RawSettings, {

@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
-import { readExtensionSettings, readSettings } from './config';
+import { DATA_FOLDER_KEY, ensureDataFolderChosen, readExtensionSettings, readSettings } from './config';
 import { Emulator } from './emulator/emulator';
 import { SettingsWatcher } from './settingsWatcher';
 import { autoStart } from './autoStart';
@@ -27,6 +27,8 @@ export interface ExtensionApi {
   readonly emulator: Emulator;
   /** What each status bar item shows now. */
   statusItems(): Record<StatusItemKey, StatusItemSnapshot>;
+  /** The folder chosen for data in a multi-root workspace (remembered per workspace), if any. */
+  dataFolder(): string | undefined;
   /** The variables integrated terminals get now. */
   terminalVariables(): Record<string, string | undefined>;
   /** Resolves when settings-driven restarts and the autostart have finished. */
@@ -46,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
     return stayPassive(channel);
   }
 
-  const settings = () => readSettings(context.globalStorageUri.fsPath);
+  const settings = () => readSettings(context.globalStorageUri.fsPath, context.workspaceState.get<string>(DATA_FOLDER_KEY));
   const emulator = new Emulator(settings(), channelLog(channel));
   const statusBar = new StatusBar(emulator);
   const terminal = new TerminalEnvironment(context.environmentVariableCollection, emulator, () => readExtensionSettings().terminalEnvironment);
@@ -56,7 +58,15 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
     terminal.refresh();
     return problems;
   };
-  const deps = { emulator, reloadSettings: () => void reload() };
+  const deps = {
+    emulator,
+    reloadSettings: () => void reload(),
+    prepareStart: async () => {
+      const go = await ensureDataFolderChosen(context.workspaceState);
+      if (go) reload();
+      return go;
+    },
+  };
   registerCommands(context, deps);
   const watcher = new SettingsWatcher(emulator, reload, deps);
   context.subscriptions.push(statusBar, terminal, watcher);
@@ -70,6 +80,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
     emulator,
     statusItems: () => statusBar.snapshot(),
     terminalVariables: () => terminal.values(),
+    dataFolder: () => context.workspaceState.get<string>(DATA_FOLDER_KEY),
     settled: async () => { await autoStarted; await watcher.settled(); },
     activationMs,
   };

@@ -12,6 +12,8 @@ import type { Outcome } from '../emulator/serviceManager';
 export interface NotifyDeps {
   readonly emulator: Emulator;
   readonly reloadSettings: () => void;
+  /** Asks what must be asked before a start (the data folder of a multi-root workspace); false = don't start. */
+  readonly prepareStart: () => Promise<boolean>;
 }
 
 /** Shows a failed outcome (ok outcomes and cancellations show nothing). Does not wait for the user. */
@@ -32,5 +34,5 @@ export function showOutcome(outcome: Outcome, deps: NotifyDeps): void {
   });
 }
 
-/** The message of a clean the user cancelled (not an error). */
-export const CANCELLED = 'Clean cancelled.';
+/** The message of a command the user cancelled (not an error: shown nowhere). */
+export const CANCELLED = 'Cancelled.';

@@ -208,7 +208,8 @@ export function workbenchUrl(port, { folder, extensionDevelopmentPath, extension
   if (extensionTestsPath) payload.push(['extensionTestsPath', remote(extensionTestsPath)]);
   if (extensionEnvironment) payload.push(['extensionEnvironment', JSON.stringify(extensionEnvironment)]);
   const query = new URLSearchParams();
-  if (folder) query.set('folder', path.resolve(folder));
+  // A .code-workspace file opens as a (multi-root) workspace, anything else as a folder.
+  if (folder) query.set(folder.endsWith('.code-workspace') ? 'workspace' : 'folder', path.resolve(folder));
   if (payload.length) query.set('payload', JSON.stringify(payload));
   const q = query.toString();
   return `${origin}/${q ? `?${q}` : ''}`;

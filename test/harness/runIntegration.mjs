@@ -9,7 +9,8 @@
 // --user-settings adds user settings before VS Code starts; --install-folder copies an unpacked
 // extension into the extensions folder (e.g. a stand-in for the Azurite extension);
 // --hold-port-as-azurite SETTING answers on a free port with `Server: Azurite-…` and sets SETTING
-// (e.g. azurite.tablePort) to that port, as if another Azurite served it.
+// (e.g. azurite.tablePort) to that port, as if another Azurite served it; --multi-root opens a
+// .code-workspace of two folders (first, second) instead of one folder.
 //
 // Exit code: the one VS Code reports for the test run (0 = all passed), 1 on any harness failure.
 import fs from 'node:fs';
@@ -28,6 +29,7 @@ const { values: opts } = parseArgs({
     'user-settings': { type: 'string', default: '{}' },
     'install-folder': { type: 'string' },
     'hold-port-as-azurite': { type: 'string' },
+    'multi-root': { type: 'boolean', default: false },
   },
 });
 const extensionPath = path.resolve(opts.extension);
@@ -69,6 +71,12 @@ async function main() {
         timeoutMs,
       );
     });
+    let opened = workspace;
+    if (opts['multi-root']) {
+      for (const name of ['first', 'second']) fs.mkdirSync(path.join(workspace, name));
+      opened = path.join(workspace, 'two.code-workspace');
+      fs.writeFileSync(opened, JSON.stringify({ folders: [{ path: 'first' }, { path: 'second' }] }));
+    }
     const extensionEnvironment = { TEST_WORKSPACE: workspace };
     for (const [k, v] of Object.entries(process.env)) if (k.startsWith('AZURITE_TEST_')) extensionEnvironment[k] = v;
     if (opts.suite) extensionEnvironment.AZURITE_TEST_SUITE = opts.suite;
@@ -86,7 +94,7 @@ async function main() {
         const pkg = JSON.parse(fs.readFileSync(path.join(opts['install-folder'], 'package.json'), 'utf8'));
         fs.cpSync(opts['install-folder'], path.join(extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`.toLowerCase()), { recursive: true });
       }
-      server = await startCodeServer({ workspaceFolder: workspace, verbose: opts.verbose, userSettings, extensionsDir });
+      server = await startCodeServer({ workspaceFolder: opened, verbose: opts.verbose, userSettings, extensionsDir });
       note(`code-server healthy at ${server.origin}`);
       browser = await launchBrowser({ origin: server.origin });
       const page = await browser.context.newPage();
