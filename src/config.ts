@@ -12,6 +12,8 @@ import { parseSettings, type ParsedSettings, type RawSettings } from './core/set
 export const SETTING_KEYS = [
   'blobHost', 'blobPort', 'queueHost', 'queuePort', 'tableHost', 'tablePort',
   'location', 'inMemoryPersistence', 'extentMemoryLimit', 'loose', 'skipApiVersionCheck', 'debug', 'silent',
+  'blobKeepAliveTimeout', 'queueKeepAliveTimeout', 'tableKeepAliveTimeout', 'cert', 'key', 'pwd', 'oauth',
+  'disableProductStyleUrl',
 ] as const;
 
 /** Azurite's database files; any of them in the workspace root means Azurite data already lives there. */

@@ -29,6 +29,7 @@ import logger from 'azurite/dist/src/common/Logger';
 import NoLoggerStrategy from 'azurite/dist/src/common/NoLoggerStrategy';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
+import type { HttpsOptions } from '../core/settings';
 
 /** Azurite's default extent memory limit in bytes: `Math.trunc(os.totalmem() * 0.5)`. */
 export const DEFAULT_LIMIT_BYTES: number = DEFAULT_EXTENT_MEMORY_LIMIT;
@@ -115,6 +116,21 @@ export interface EngineServiceOptions {
   readonly accessLog: ((line: string) => void) | undefined;
   /** The emulator's chunk store; required for blob and queue in memory mode. */
   readonly memoryStore: MeteredChunkStore | undefined;
+  /**
+   * Seconds an idle keep-alive connection stays open (ServerBase sets `httpServer.keepAliveTimeout`
+   * to this × 1000 when > 0); 0 keeps Node's default of 5 s.
+   */
+  readonly keepAliveSec: number;
+  /**
+   * Serve HTTPS: PEM (`cert` + `key`) or PFX (`cert` + `pwd`), absolute paths; undefined = HTTP.
+   * Azurite reads the files in the server's constructor (ConfigurationBase.getCert) and
+   * https.createServer throws on a bad file or password; check first (./certificates.ts).
+   */
+  readonly https: HttpsOptions | undefined;
+  /** "basic": accept OAuth bearer tokens (checked for issuer, audience and lifetime, not signature). */
+  readonly oauth: 'basic' | undefined;
+  /** Take the account only from the first path segment, never from a dotted host name. */
+  readonly disableProductStyleUrl: boolean;
 }
 
 /** One service of the engine. A new instance is made for each start (azurite servers cannot restart). */
@@ -122,7 +138,8 @@ export interface EngineService {
   /**
    * Starts listening. @returns the real endpoint.
    * @throws the listen error (with Node's `code`, e.g. EADDRINUSE) or a store error; on failure
-   * every store and GC timer the attempt opened is closed again.
+   * every store and GC timer the attempt opened is closed again. With `https`, also the file or
+   * OpenSSL error of a certificate that does not load (thrown before anything is opened).
    */
   start(): Promise<Endpoint>;
   /** Stops; resolves only when the port is free and disk data is saved. In memory mode also drops the data. */
@@ -143,8 +160,6 @@ export function dataFileNames(kind: ServiceKind): string[] {
   return Object.values(FILES[kind]);
 }
 
-/** Azurite's keep-alive default, in seconds (DEFAULT_*_KEEP_ALIVE_TIMEOUT). */
-const KEEP_ALIVE_SEC = 5;
 /** After this long, connections still open at stop are cut so the port is freed. */
 const FORCE_CLOSE_AFTER_MS = 2000;
 
@@ -168,6 +183,10 @@ function makeServer(o: EngineServiceOptions): ServerBase {
   const accessLog = o.accessLog !== undefined;
   const stream = o.accessLog !== undefined ? lineStream(o.accessLog) : undefined;
   const at = (file: string): string => path.join(o.location, file);
+  // ConfigurationBase.hasCert(): cert + key = PEM, cert + pwd = PFX, "" = not set.
+  const cert = o.https?.cert ?? '';
+  const key = o.https?.key ?? '';
+  const pwd = o.https?.key === undefined ? (o.https?.pwd ?? '') : '';
   if (o.inMemory && o.kind !== 'table' && o.memoryStore === undefined) {
     throw new Error(`the ${o.kind} service needs a memory store in memory mode`);
   }
@@ -175,23 +194,23 @@ function makeServer(o: EngineServiceOptions): ServerBase {
     case 'blob': {
       const f = FILES.blob;
       return new BlobServer(new BlobConfiguration(
-        o.host, o.port, KEEP_ALIVE_SEC, at(f.db), at(f.extentDb),
+        o.host, o.port, o.keepAliveSec, at(f.db), at(f.extentDb),
         [{ locationId: 'Default', locationPath: at(f.extents), maxConcurrency: 1 }],
         accessLog, stream, false, undefined, o.loose, o.skipApiVersionCheck,
-        '', '', '', undefined, false, o.inMemory, o.memoryStore));
+        cert, key, pwd, o.oauth, o.disableProductStyleUrl, o.inMemory, o.memoryStore));
     }
     case 'queue': {
       const f = FILES.queue;
       return new QueueServer(new QueueConfiguration(
-        o.host, o.port, KEEP_ALIVE_SEC, at(f.db), at(f.extentDb),
+        o.host, o.port, o.keepAliveSec, at(f.db), at(f.extentDb),
         [{ locationId: 'Default', locationPath: at(f.extents), maxConcurrency: 1 }],
         accessLog, stream, false, undefined, o.loose, o.skipApiVersionCheck,
-        '', '', '', undefined, false, o.inMemory, o.memoryStore));
+        cert, key, pwd, o.oauth, o.disableProductStyleUrl, o.inMemory, o.memoryStore));
     }
     case 'table':
       return new TableServer(new TableConfiguration(
-        o.host, o.port, KEEP_ALIVE_SEC, at(FILES.table.db), false, accessLog, stream, undefined,
-        o.loose, o.skipApiVersionCheck, '', '', '', undefined, false, o.inMemory));
+        o.host, o.port, o.keepAliveSec, at(FILES.table.db), false, accessLog, stream, undefined,
+        o.loose, o.skipApiVersionCheck, cert, key, pwd, o.oauth, o.disableProductStyleUrl, o.inMemory));
   }
 }
 
@@ -246,8 +265,9 @@ export function createService(options: EngineServiceOptions): EngineService {
       }
       // As the Azurite extension does (VSCServerManagerBlob.cleanImpl), a fresh, never-started server
       // cleans. Its Loki stores start autosave timers when constructed: close them first (nothing is
-      // loaded, so nothing is saved), or the timers keep the extension host busy forever.
-      const s = makeServer(options);
+      // loaded, so nothing is saved), or the timers keep the extension host busy forever. It never
+      // listens, so it gets no certificate: cleaning works even while azurite.cert is broken.
+      const s = makeServer({ ...options, https: undefined, oauth: undefined });
       await s.afterClose();
       await s.clean();
     },

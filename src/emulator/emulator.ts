@@ -171,11 +171,15 @@ export class Emulator {
     return state.status === 'running' ? state.endpoint : undefined;
   }
 
-  /** Where clients connect to `kind`: the running endpoint, else the configured host and port. */
+  /**
+   * Where clients connect to `kind`: the running endpoint (https as it was started), else the
+   * configured host, port and protocol (https when `azurite.cert` is set).
+   */
   clientAddress(kind: ServiceKind): ClientAddress {
     const running = this.endpoint(kind);
     const configured = this.settings.options.services[kind];
-    return { host: running?.host ?? configured.host, port: running?.port ?? configured.port, https: false };
+    const https = running !== undefined ? running.url.startsWith('https:') : this.settings.options.https !== undefined;
+    return { host: running?.host ?? configured.host, port: running?.port ?? configured.port, https };
   }
 
   /**
@@ -236,6 +240,10 @@ export class Emulator {
       // Always on in the engine; `azurite.silent` is read per line so it applies without a restart.
       accessLog: (line) => { if (!this.settings.options.silent) this.log.access(`${serviceName(kind)} ${line}`); },
       memoryStore: this.store,
+      keepAliveSec: o.services[kind].keepAliveSec,
+      https: o.https,
+      oauth: o.oauth,
+      disableProductStyleUrl: o.disableProductStyleUrl,
     };
   }
 

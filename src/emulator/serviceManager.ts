@@ -10,6 +10,7 @@ import { serviceName, type ServiceKind } from '../core/services';
 import { describeLocationError, describePortConflict, describeStartError, type PortConflict } from '../core/startErrors';
 import { findFreePort, probePortHolder } from './ports';
 import type { EngineService, EngineServiceOptions } from './azurite';
+import { certificateProblem } from './certificates';
 
 /**
  * Result of a lifecycle command: ok, or a message for the user; `conflict` when the port was taken
@@ -46,7 +47,9 @@ export class ServiceManager {
 
   /**
    * Starts the service with `options`. Refuses (state stays closed, error kept) when `blockers`
-   * has setting errors, when the data folder cannot be written, or when `check` says no.
+   * has setting errors, when the data folder cannot be written, when the HTTPS certificate does not
+   * load (./certificates.ts: missing file, wrong PFX password, key not matching), or when `check`
+   * says no. A refused service never listened and holds no store.
    */
   async start(options: EngineServiceOptions, blockers: readonly string[] = [], check?: StartCheck): Promise<Outcome> {
     if (this.current.status !== 'closed') return this.illegal('start');
@@ -56,6 +59,11 @@ export class ServiceManager {
       return { ok: false, message: refusal };
     }
     this.apply({ type: 'start' });
+    // Read-only check first, so a bad certificate leaves no data folder behind.
+    if (options.https !== undefined) {
+      const problem = await certificateProblem(options.https);
+      if (problem !== undefined) return this.fail(problem);
+    }
     if (!options.inMemory) {
       const problem = await writableFolderProblem(options.location);
       if (problem !== undefined) return this.fail(describeLocationError(options.location, problem));

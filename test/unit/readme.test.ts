@@ -4,7 +4,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 const root = path.join(__dirname, '..', '..', '..');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { render } = require(path.join(root, 'scripts', 'readmeTables.cjs')) as { render(readme: string, pkg: unknown): string };
 
 describe('README', () => {

@@ -42,9 +42,9 @@ describe('core/settings', () => {
       assert.deepEqual(errors, []);
       assert.deepEqual(options, {
         services: {
-          blob: { host: '127.0.0.1', port: 10000 },
-          queue: { host: '127.0.0.1', port: 10001 },
-          table: { host: '127.0.0.1', port: 10002 },
+          blob: { host: '127.0.0.1', port: 10000, keepAliveSec: 5 },
+          queue: { host: '127.0.0.1', port: 10001, keepAliveSec: 5 },
+          table: { host: '127.0.0.1', port: 10002, keepAliveSec: 5 },
         },
         location: '/home/dev/project/.azurite',
         inMemoryPersistence: false,
@@ -53,6 +53,9 @@ describe('core/settings', () => {
         skipApiVersionCheck: false,
         debug: false,
         silent: false,
+        https: undefined,
+        oauth: undefined,
+        disableProductStyleUrl: false,
       });
     });
 
@@ -60,6 +63,8 @@ describe('core/settings', () => {
       const raw: RawSettings = {
         blobHost: null, blobPort: null, queuePort: null, tablePort: null, inMemoryPersistence: null,
         extentMemoryLimit: null, location: null, loose: null, skipApiVersionCheck: null, debug: null, silent: null,
+        cert: null, key: null, pwd: null, oauth: null, disableProductStyleUrl: null,
+        blobKeepAliveTimeout: null, queueKeepAliveTimeout: null, tableKeepAliveTimeout: null,
       };
       const { options, errors } = parseSettings(raw, withFolder);
       assert.deepEqual(errors, []);
@@ -72,15 +77,17 @@ describe('core/settings', () => {
           blobHost: '0.0.0.0', blobPort: 0, queueHost: '  localhost  ', queuePort: 65535, tableHost: '::1', tablePort: 20002,
           inMemoryPersistence: true, extentMemoryLimit: 1, location: '/var/azurite',
           loose: true, skipApiVersionCheck: true, debug: true, silent: true,
+          blobKeepAliveTimeout: 0, queueKeepAliveTimeout: 2.5, tableKeepAliveTimeout: 600,
+          cert: '${workspaceFolder}/certs/localhost.pem', key: '~/keys/localhost-key.pem', oauth: 'basic', disableProductStyleUrl: true,
         },
         withFolder,
       );
       assert.deepEqual(errors, []);
       assert.deepEqual(options, {
         services: {
-          blob: { host: '0.0.0.0', port: 0 },
-          queue: { host: 'localhost', port: 65535 },
-          table: { host: '::1', port: 20002 },
+          blob: { host: '0.0.0.0', port: 0, keepAliveSec: 0 },
+          queue: { host: 'localhost', port: 65535, keepAliveSec: 2.5 },
+          table: { host: '::1', port: 20002, keepAliveSec: 600 },
         },
         location: '/var/azurite',
         inMemoryPersistence: true,
@@ -89,6 +96,9 @@ describe('core/settings', () => {
         skipApiVersionCheck: true,
         debug: true,
         silent: true,
+        https: { cert: '/home/dev/project/certs/localhost.pem', key: '/home/dev/keys/localhost-key.pem' },
+        oauth: 'basic',
+        disableProductStyleUrl: true,
       });
     });
 
@@ -311,6 +321,186 @@ describe('core/settings', () => {
         'azurite.loose',
         'azurite.silent',
       ]);
+    });
+  });
+
+  describe('parseSettings keep-alive timeouts', () => {
+    const KEEP_ALIVE_FIX = "use a number of seconds from 0 to 2147483 (Azurite's default is 5; 0 keeps Node's default of 5).";
+    const bad: Array<[unknown, string]> = [
+      [-1, '-1'],
+      ['5', '"5"'],
+      ['abc', '"abc"'],
+      [true, 'true'],
+      [Number.NaN, 'NaN'],
+      [Number.POSITIVE_INFINITY, 'Infinity'],
+      [2147484, '2147484'], // past Node's largest timer: would close every idle connection after 1 ms
+    ];
+    for (const [value, shown] of bad) {
+      it(`rejects blobKeepAliveTimeout ${shown}: names setting, value and fix, blocks only blob, falls back to 5`, () => {
+        const { options, errors } = parseSettings({ blobKeepAliveTimeout: value }, withFolder);
+        assert.deepEqual(errors, [
+          { key: 'azurite.blobKeepAliveTimeout', value, message: `azurite.blobKeepAliveTimeout is ${shown}; ${KEEP_ALIVE_FIX}`, services: ['blob'] },
+        ]);
+        assert.equal(options.services.blob.keepAliveSec, 5);
+      });
+    }
+
+    it('keeps each service to its own key: a bad queue value blocks only queue', () => {
+      const { options, errors } = parseSettings({ queueKeepAliveTimeout: -5, tableKeepAliveTimeout: 30 }, withFolder);
+      assert.deepEqual(errors.map((e) => [e.key, e.services]), [['azurite.queueKeepAliveTimeout', ['queue']]]);
+      assert.deepEqual([options.services.blob.keepAliveSec, options.services.queue.keepAliveSec, options.services.table.keepAliveSec], [5, 5, 30]);
+    });
+
+    it('accepts the boundaries 0 and 2147483, and fractions of a second', () => {
+      const { options, errors } = parseSettings({ blobKeepAliveTimeout: 0, queueKeepAliveTimeout: 2147483, tableKeepAliveTimeout: 0.5 }, withFolder);
+      assert.deepEqual(errors, []);
+      assert.deepEqual([options.services.blob.keepAliveSec, options.services.queue.keepAliveSec, options.services.table.keepAliveSec], [0, 2147483, 0.5]);
+    });
+  });
+
+  describe('parseSettings HTTPS (cert, key, pwd)', () => {
+    const ALL_KINDS = ['blob', 'queue', 'table'];
+    const PEM_NEEDS_KEY = 'a PEM certificate needs its private key: set azurite.key to the PEM key file (HTTPS stays off until then), or use a PFX file and set azurite.pwd to its password.';
+    const PFX_NEEDS_PWD = 'a PFX certificate needs its password: set azurite.pwd (Azurite cannot open a PFX without one; HTTPS stays off until then), or use a PEM certificate and set azurite.key to its private key file.';
+
+    it('cert + key is PEM; paths resolve like azurite.location (relative to the workspace folder, ${workspaceFolder}, ~)', () => {
+      assert.deepEqual(parseSettings({ cert: 'certs/localhost.pem', key: '~/keys/localhost-key.pem' }, withFolder), {
+        options: { ...parseSettings({}, withFolder).options, https: { cert: '/home/dev/project/certs/localhost.pem', key: '/home/dev/keys/localhost-key.pem' } },
+        errors: [],
+      });
+      assert.deepEqual(parseSettings({ cert: '${workspaceFolder}/a.crt', key: '/etc/ssl/a.key' }, withFolder).options.https, { cert: '/home/dev/project/a.crt', key: '/etc/ssl/a.key' });
+    });
+
+    it('cert + pwd is PFX; the password is kept exactly (not trimmed)', () => {
+      const { options, errors } = parseSettings({ cert: '/certs/dev.pfx', pwd: ' pass word ' }, withFolder);
+      assert.deepEqual(errors, []);
+      assert.deepEqual(options.https, { cert: '/certs/dev.pfx', pwd: ' pass word ' });
+    });
+
+    it('cert + key + pwd is PEM, as in Azurite (the password is not used)', () => {
+      assert.deepEqual(parseSettings({ cert: '/c.pem', key: '/k.pem', pwd: 'x' }, withFolder).options.https, { cert: '/c.pem', key: '/k.pem' });
+    });
+
+    it('treats empty and whitespace-only values (Azurite\'s defaults are "") as unset: HTTP, no errors', () => {
+      const { options, errors } = parseSettings({ cert: '', key: '  ', pwd: '', oauth: '' }, withFolder);
+      assert.deepEqual(errors, []);
+      assert.equal(options.https, undefined);
+      assert.equal(options.oauth, undefined);
+    });
+
+    it('rejects a key without a cert, blocking every service', () => {
+      const { options, errors } = parseSettings({ key: 'localhost-key.pem' }, withFolder);
+      assert.equal(options.https, undefined);
+      assert.deepEqual(errors, [
+        {
+          key: 'azurite.key',
+          value: 'localhost-key.pem',
+          message: 'azurite.key is "localhost-key.pem"; it needs azurite.cert: set azurite.cert to the PEM certificate this key belongs to, or clear azurite.key.',
+          services: ALL_KINDS,
+        },
+      ]);
+    });
+
+    it('rejects a password without a cert, never showing the password', () => {
+      const { errors } = parseSettings({ pwd: 'hunter2' }, withFolder);
+      assert.deepEqual(errors, [
+        {
+          key: 'azurite.pwd',
+          value: '(hidden)',
+          message: 'azurite.pwd is set (value hidden); it needs azurite.cert: set azurite.cert to the PFX file this password opens, or clear azurite.pwd.',
+          services: ALL_KINDS,
+        },
+      ]);
+      assert.ok(!JSON.stringify(errors).includes('hunter2'));
+    });
+
+    for (const cert of ['localhost.pem', 'localhost.crt', 'LOCALHOST.CER']) {
+      it(`rejects ${cert} without azurite.key: a PEM certificate needs its key`, () => {
+        const e = onlyError({ cert });
+        assert.equal(e.key, 'azurite.cert');
+        assert.equal(e.message, `azurite.cert is ${JSON.stringify(cert)}; ${PEM_NEEDS_KEY}`);
+        assert.deepEqual(e.services, ALL_KINDS);
+      });
+    }
+
+    for (const cert of ['localhost.pfx', 'dev.p12', 'certificate']) {
+      it(`rejects ${cert} without azurite.pwd: a PFX needs its password`, () => {
+        const { options, errors } = parseSettings({ cert }, withFolder);
+        assert.equal(options.https, undefined);
+        assert.deepEqual(errors, [{ key: 'azurite.cert', value: cert, message: `azurite.cert is ${JSON.stringify(cert)}; ${PFX_NEEDS_PWD}`, services: ALL_KINDS }]);
+      });
+    }
+
+    it('rejects a .pem certificate with a password but no key (a password only opens a PFX)', () => {
+      const e = onlyError({ cert: 'localhost.pem', pwd: 'secret' });
+      assert.equal(e.message, 'azurite.cert is "localhost.pem"; a PEM certificate needs its private key: set azurite.key to the PEM key file (azurite.pwd only opens PFX files), or point azurite.cert at the PFX file.');
+      assert.ok(!e.message.includes('secret'));
+    });
+
+    it('rejects a cert or key that is not a string, and a password that is not a string', () => {
+      const { errors } = parseSettings({ cert: 42, key: ['k.pem'], pwd: 1234 }, withFolder);
+      assert.deepEqual(errors.map((e) => [e.key, e.message, e.services]), [
+        ['azurite.cert', 'azurite.cert is 42; use the path of a PEM certificate or a PFX file: absolute, relative to the workspace folder, or with ${workspaceFolder} or ~.', ALL_KINDS],
+        ['azurite.key', 'azurite.key is ["k.pem"]; use the path of the PEM private key of azurite.cert: absolute, relative to the workspace folder, or with ${workspaceFolder} or ~.', ALL_KINDS],
+        ['azurite.pwd', 'azurite.pwd is set (value hidden) but not a string; write the PFX password as a string, in quotes.', ALL_KINDS],
+      ]);
+    });
+
+    it('rejects ${workspaceFolder} in a cert path with no folder open', () => {
+      const e = onlyError({ cert: '${workspaceFolder}/dev.pfx', pwd: 'p' }, noFolder);
+      assert.equal(e.message, 'azurite.cert is "${workspaceFolder}/dev.pfx"; it uses ${workspaceFolder} but no folder is open; open a folder or use an absolute path.');
+    });
+  });
+
+  describe('parseSettings oauth and disableProductStyleUrl', () => {
+    const ALL_KINDS = ['blob', 'queue', 'table'];
+    const pem = { cert: '/c.pem', key: '/k.pem' };
+
+    for (const value of ['basic', 'BASIC', ' Basic ']) {
+      it(`accepts oauth ${JSON.stringify(value)} with HTTPS (any case, as Azurite)`, () => {
+        const { options, errors } = parseSettings({ ...pem, oauth: value }, withFolder);
+        assert.deepEqual(errors, []);
+        assert.equal(options.oauth, 'basic');
+      });
+    }
+
+    for (const [value, shown] of [['full', '"full"'], [true, 'true'], [1, '1']] as Array<[unknown, string]>) {
+      it(`rejects oauth ${shown}: only "basic" exists; blocks every service`, () => {
+        const { options, errors } = parseSettings({ ...pem, oauth: value }, withFolder);
+        assert.equal(options.oauth, undefined);
+        assert.deepEqual(errors, [
+          {
+            key: 'azurite.oauth',
+            value,
+            message: `azurite.oauth is ${shown}; use "basic" (the only OAuth level Azurite has), or leave it empty to accept only shared key and SAS.`,
+            services: ALL_KINDS,
+          },
+        ]);
+      });
+    }
+
+    it('rejects oauth without HTTPS, saying to set azurite.cert', () => {
+      const { options, errors } = parseSettings({ oauth: 'basic' }, withFolder);
+      assert.equal(options.oauth, undefined);
+      assert.deepEqual(errors, [
+        {
+          key: 'azurite.oauth',
+          value: 'basic',
+          message: 'azurite.oauth is "basic"; OAuth needs HTTPS: set azurite.cert (with azurite.key for PEM, or azurite.pwd for PFX), or clear azurite.oauth.',
+          services: ALL_KINDS,
+        },
+      ]);
+    });
+
+    it('reports only the certificate when oauth is set with an incomplete certificate', () => {
+      assert.deepEqual(parseSettings({ cert: 'dev.pfx', oauth: 'basic' }, withFolder).errors.map((e) => e.key), ['azurite.cert']);
+    });
+
+    it('takes disableProductStyleUrl as a boolean and rejects a string, blocking every service', () => {
+      assert.equal(parseSettings({ disableProductStyleUrl: true }, withFolder).options.disableProductStyleUrl, true);
+      const e = onlyError({ disableProductStyleUrl: 'true' });
+      assert.equal(e.message, `azurite.disableProductStyleUrl is "true"; ${BOOL_FIX}`);
+      assert.deepEqual(e.services, ALL_KINDS);
     });
   });
 

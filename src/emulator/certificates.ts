@@ -1,0 +1,64 @@
+/**
+ * Checks the HTTPS certificate before a service starts, the way azurite will load it: azurite reads
+ * the files in the server's constructor (common/ConfigurationBase.js `getCert`: `fs.readFileSync`)
+ * and hands them to `https.createServer` (blob/BlobServer.js, queue/QueueServer.js,
+ * table/TableServer.js), which throws OpenSSL's bare message ("mac verify failure", "no start
+ * line"). Here the same files go through the same `tls.createSecureContext`, and a failure becomes
+ * a message naming the setting, the path and the fix. No azurite import: plain Node.
+ */
+import { createPrivateKey } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import { createSecureContext } from 'node:tls';
+import type { HttpsOptions } from '../core/settings';
+
+/** An error's message (Node's file errors already start with their code, e.g. "ENOENT: …"). */
+function reason(err: unknown): string {
+  return String((err as { message?: unknown }).message ?? err);
+}
+
+async function read(setting: 'cert' | 'key', file: string, what: string): Promise<Buffer | string> {
+  try {
+    return await fs.readFile(file);
+  } catch (err) {
+    return `azurite.${setting} is ${JSON.stringify(file)}, which cannot be read (${reason(err)}). Set azurite.${setting} to ${what}.`;
+  }
+}
+
+/**
+ * Loads `https` as azurite will (PEM when `key` is set, else PFX with `pwd`).
+ * @returns undefined when the certificate loads, else a message for the user, e.g.
+ *   `azurite.cert is "/w/cert.pfx", which cannot be read (ENOENT: …). Set azurite.cert to …` or
+ *   `azurite.pwd does not open azurite.cert ("/w/cert.pfx": mac verify failure); check the password, …`.
+ *   Never rejects.
+ */
+export async function certificateProblem(https: HttpsOptions): Promise<string | undefined> {
+  const cert = await read('cert', https.cert, https.key === undefined ? 'an existing PFX file' : 'an existing PEM certificate file');
+  if (typeof cert === 'string') return cert;
+
+  if (https.key === undefined) {
+    try {
+      createSecureContext({ pfx: cert, passphrase: https.pwd ?? '' });
+      return undefined;
+    } catch (err) {
+      return `azurite.pwd does not open azurite.cert (${JSON.stringify(https.cert)}: ${reason(err)}); check the password, and that azurite.cert is a PFX (PKCS #12) file — for a PEM certificate set azurite.key instead.`;
+    }
+  }
+
+  const key = await read('key', https.key, 'an existing PEM private key file');
+  if (typeof key === 'string') return key;
+  try {
+    createPrivateKey(key);
+  } catch (err) {
+    return `azurite.key (${JSON.stringify(https.key)}) is not a usable private key (${reason(err)}); use the certificate's private key in PEM form, unencrypted (Azurite passes no passphrase for PEM keys).`;
+  }
+  try {
+    createSecureContext({ cert, key });
+    return undefined;
+  } catch (err) {
+    const text = reason(err);
+    if (/key values mismatch/i.test(text)) {
+      return `azurite.key (${JSON.stringify(https.key)}) is not the private key of azurite.cert (${JSON.stringify(https.cert)}); set azurite.key to the key the certificate was made with.`;
+    }
+    return `azurite.cert (${JSON.stringify(https.cert)}) is not a usable PEM certificate (${text}); use a PEM certificate ("-----BEGIN CERTIFICATE-----"), or a PFX file with azurite.pwd.`;
+  }
+}

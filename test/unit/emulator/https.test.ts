@@ -1,0 +1,350 @@
+/**
+ * HTTPS (azurite.cert / key / pwd), OAuth basic, keep-alive timeouts and disableProductStyleUrl,
+ * against the real azurite engine with real SDK clients over real TLS. No mocks.
+ *
+ * The certificate is made here with the `openssl` CLI (Node has no API to issue X.509
+ * certificates): a self-signed EC certificate for 127.0.0.1 as PEM (cert + key) and as PFX with a
+ * password. The SDKs trust it through the pipeline's `tlsOptions: { ca }` (core-rest-pipeline
+ * TlsSettings): typed for TableClient; for Blob/Queue the storage SDKs pass unknown pipeline options
+ * through to core-client's createClientPipeline, so the same key works there too. Nothing is
+ * changed process-wide (no NODE_TLS_REJECT_UNAUTHORIZED, no global agent).
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import type { AccessToken, TokenCredential } from '@azure/core-auth';
+import type { TlsSettings } from '@azure/core-rest-pipeline';
+import { BlobServiceClient, RestError } from '@azure/storage-blob';
+import { QueueServiceClient } from '@azure/storage-queue';
+import { TableClient } from '@azure/data-tables';
+import { endpointUrl } from '../../../src/core/connectionString';
+import { certificateProblem } from '../../../src/emulator/certificates';
+import type { Emulator } from '../../../src/emulator/emulator';
+import { clients, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
+
+const PFX_PASSWORD = 'pfx-pass word';
+
+/** Runs openssl; throws with its stderr (or a clear message when the CLI is missing). */
+function openssl(args: string[]): void {
+  const r = spawnSync('openssl', args, { encoding: 'utf8' });
+  if (r.error !== undefined) throw new Error(`the HTTPS tests need the openssl CLI to make a certificate: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`openssl ${args.join(' ')} failed: ${r.stderr}`);
+}
+
+/** Makes a self-signed certificate for 127.0.0.1/localhost in `dir`. */
+function makeCertificate(dir: string, name: string): { cert: string; key: string; pfx: string } {
+  const cert = path.join(dir, `${name}.pem`);
+  const key = path.join(dir, `${name}-key.pem`);
+  const pfx = path.join(dir, `${name}.pfx`);
+  openssl([
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+  ]);
+  openssl(['pkcs12', '-export', '-in', cert, '-inkey', key, '-out', pfx, '-passout', `pass:${PFX_PASSWORD}`]);
+  return { cert, key, pfx };
+}
+
+/**
+ * Blob/Queue pipeline options that make the client trust `ca`. `tlsOptions` is not declared in
+ * StoragePipelineOptions but reaches core-rest-pipeline's tlsPolicy (see the file comment);
+ * `retryOptions` is declared, which lets the object pass TypeScript's weak-type check.
+ */
+function trusting(ca: string): { retryOptions: { maxTries: number }; tlsOptions: TlsSettings } {
+  return { retryOptions: { maxTries: 1 }, tlsOptions: { ca } };
+}
+
+/** SDK clients built from the emulator's connection string, trusting `ca`. */
+function httpsClients(emulator: Emulator, ca: string) {
+  const cs = emulator.connectionString();
+  return {
+    connectionString: cs,
+    blob: () => BlobServiceClient.fromConnectionString(cs, trusting(ca)),
+    queue: () => QueueServiceClient.fromConnectionString(cs, trusting(ca)),
+    table: (name: string) => TableClient.fromConnectionString(cs, name, { tlsOptions: { ca } }),
+  };
+}
+
+function base64url(value: object): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+/**
+ * A TokenCredential returning an unsigned-in-effect JWT with the given claims. Azurite's basic OAuth
+ * (blob/authentication/BlobTokenAuthenticator.js) decodes without verifying the signature and checks
+ * nbf/exp/iat present and in range, iss starting with a known STS prefix, aud a storage audience.
+ */
+function tokenCredential(claims: Record<string, unknown>): TokenCredential {
+  const now = Math.floor(Date.now() / 1000);
+  const payload = {
+    aud: 'https://storage.azure.com',
+    iss: 'https://sts.windows.net/00000000-0000-0000-0000-000000000001/',
+    iat: now - 60,
+    nbf: now - 60,
+    exp: now + 3600,
+    oid: '00000000-0000-0000-0000-000000000002',
+    tid: '00000000-0000-0000-0000-000000000001',
+    ...claims,
+  };
+  const token = `${base64url({ alg: 'RS256', typ: 'JWT' })}.${base64url(payload)}.c2lnbmF0dXJl`;
+  return { getToken: async (): Promise<AccessToken> => ({ token, expiresOnTimestamp: (now + 3600) * 1000 }) };
+}
+
+interface GetResult {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** One plain-HTTP GET to 127.0.0.1 on a keep-alive agent (so the server answers with its Keep-Alive header); the connection is dropped after. */
+function get(port: number, reqPath: string, headers: Record<string, string> = {}): Promise<GetResult> {
+  const agent = new http.Agent({ keepAlive: true });
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: reqPath, headers, agent }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => {
+        agent.destroy();
+        resolve({ status: res.statusCode!, headers: res.headers, body });
+      });
+    });
+    req.on('error', (err) => {
+      agent.destroy();
+      reject(err);
+    });
+  });
+}
+
+describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDKs, real TLS)', () => {
+  let certs: { cert: string; key: string; pfx: string };
+  let other: { cert: string; key: string; pfx: string };
+  let ca: string;
+  let dir: string;
+  const running: Emulator[] = [];
+
+  before(() => {
+    dir = tempDir('emu-https-');
+    certs = makeCertificate(dir, 'localhost');
+    other = makeCertificate(dir, 'other');
+    ca = fs.readFileSync(certs.cert, 'utf8');
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((e) => e.dispose()));
+  });
+  function track<T extends { emulator: Emulator }>(x: T): T {
+    running.push(x.emulator);
+    return x;
+  }
+
+  it('serves blob, queue and table over HTTPS with a PEM certificate and key; the connection string says https', async () => {
+    const { emulator, log } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.cert, key: certs.key }));
+    await startAll(emulator);
+    for (const kind of ['blob', 'queue', 'table'] as const) {
+      assert.match(emulator.endpoint(kind)!.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+      assert.equal(emulator.clientAddress(kind).https, true);
+    }
+    const c = httpsClients(emulator, ca);
+    assert.match(c.connectionString, /^DefaultEndpointsProtocol=https;/);
+    assert.match(c.connectionString, /BlobEndpoint=https:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;QueueEndpoint=https:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;TableEndpoint=https:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;$/);
+    assert.ok(log.of('info').some((l) => /^Blob: listening on https:\/\//.test(l)), log.of('info').join('\n'));
+
+    const container = c.blob().getContainerClient('tls-pem');
+    await container.create();
+    const body = Buffer.from('over https');
+    await container.getBlockBlobClient('a.txt').uploadData(body);
+    assert.deepEqual(await container.getBlockBlobClient('a.txt').downloadToBuffer(), body);
+
+    const queue = c.queue().getQueueClient('tls-queue');
+    await queue.create();
+    await queue.sendMessage('secure message');
+    const received = (await queue.receiveMessages()).receivedMessageItems;
+    assert.deepEqual(received.map((m) => m.messageText), ['secure message']);
+
+    const table = c.table('tlstable');
+    await table.createTable();
+    await table.createEntity({ partitionKey: 'p', rowKey: 'r', v: 'secure' });
+    const rows = [];
+    for await (const e of table.listEntities<{ v: string }>()) rows.push(e.v);
+    assert.deepEqual(rows, ['secure']);
+  });
+
+  it('is real TLS: a client that does not trust the certificate is refused, and plain HTTP gets no answer', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.cert, key: certs.key }));
+    await startAll(emulator, ['blob']);
+    await assert.rejects(BlobServiceClient.fromConnectionString(emulator.connectionString()).getContainerClient('untrusted').create(), (err: unknown) => {
+      assert.match(String((err as { code?: unknown }).code), /SELF_SIGNED/);
+      return true;
+    });
+    // The certificate of another "CA" is not enough either.
+    await assert.rejects(
+      BlobServiceClient.fromConnectionString(emulator.connectionString(), trusting(fs.readFileSync(other.cert, 'utf8'))).getContainerClient('wrong-ca').create(),
+      (err: unknown) => {
+        assert.match(String((err as { code?: unknown }).code), /SELF_SIGNED/);
+        return true;
+      },
+    );
+    const port = emulator.endpoint('blob')!.port;
+    await assert.rejects(get(port, '/devstoreaccount1?comp=list'));
+  });
+
+  it('serves blob over HTTPS with a PFX certificate and its password', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.pfx, pwd: PFX_PASSWORD }));
+    await startAll(emulator, ['blob']);
+    assert.match(emulator.connectionString(), /^DefaultEndpointsProtocol=https;.*BlobEndpoint=https:\/\//);
+    const container = httpsClients(emulator, ca).blob().getContainerClient('tls-pfx');
+    await container.create();
+    await container.getBlockBlobClient('b.bin').uploadData(Buffer.alloc(64 * 1024, 7));
+    assert.deepEqual(await container.getBlockBlobClient('b.bin').downloadToBuffer(), Buffer.alloc(64 * 1024, 7));
+  });
+
+  it('says https in the connection string from the settings before anything runs, and http without a certificate', () => {
+    const withCert = makeEmulator({ cert: certs.cert, key: certs.key }).emulator;
+    assert.match(withCert.connectionString(), /^DefaultEndpointsProtocol=https;.*BlobEndpoint=https:\/\/127\.0\.0\.1:0\//);
+    const plain = makeEmulator({}).emulator;
+    assert.match(plain.connectionString(), /^DefaultEndpointsProtocol=http;.*BlobEndpoint=http:\/\//);
+  });
+
+  it('OAuth basic: a bearer token with a storage audience uploads; a wrong audience gets 403 AuthenticationFailed', async () => {
+    // "Basic": any case, as Azurite's ConfigurationBase.getOAuthLevel accepts.
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.cert, key: certs.key, oauth: 'Basic' }));
+    await startAll(emulator, ['blob']);
+    const url = endpointUrl(emulator.clientAddress('blob'));
+    assert.match(url, /^https:/);
+
+    const good = new BlobServiceClient(url, tokenCredential({}), trusting(ca)).getContainerClient('oauth-ok');
+    await good.create();
+    await good.getBlockBlobClient('token.txt').uploadData(Buffer.from('uploaded with a token'));
+    const shared = httpsClients(emulator, ca).blob().getContainerClient('oauth-ok');
+    assert.equal((await shared.getBlockBlobClient('token.txt').downloadToBuffer()).toString(), 'uploaded with a token');
+
+    const bad = new BlobServiceClient(url, tokenCredential({ aud: 'https://vault.azure.net' }), trusting(ca)).getContainerClient('oauth-bad');
+    await assert.rejects(bad.create(), (err: unknown) => {
+      assert.ok(err instanceof RestError, String(err));
+      assert.equal(err.statusCode, 403);
+      assert.equal(err.code, 'AuthenticationFailed');
+      assert.equal((err.details as { authenticationErrorDetail?: unknown }).authenticationErrorDetail, 'Invalid token audience.');
+      return true;
+    });
+    assert.equal(await shared.exists(), true);
+    assert.equal(await httpsClients(emulator, ca).blob().getContainerClient('oauth-bad').exists(), false);
+  });
+
+  it('without azurite.oauth the same good bearer token is refused (the setting is what turns OAuth on)', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.cert, key: certs.key }));
+    await startAll(emulator, ['blob']);
+    const client = new BlobServiceClient(endpointUrl(emulator.clientAddress('blob')), tokenCredential({}), trusting(ca));
+    await assert.rejects(client.getContainerClient('no-oauth').create(), (err: unknown) => err instanceof RestError && err.statusCode === 403);
+  });
+
+  it('refuses to start on a wrong PFX password, naming azurite.pwd and the file, without starting half-way', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.pfx, pwd: 'not the password' }));
+    const outcome = await emulator.start('blob');
+    assert.equal(outcome.ok, false);
+    const message = (outcome as { message: string }).message;
+    assert.equal(
+      message,
+      `azurite.pwd does not open azurite.cert (${JSON.stringify(certs.pfx)}: mac verify failure); check the password, and that azurite.cert is a PFX (PKCS #12) file — for a PEM certificate set azurite.key instead.`,
+    );
+    assert.deepEqual(emulator.services.blob.state, { status: 'closed', error: message });
+    assert.equal(emulator.endpoint('blob'), undefined);
+    assert.equal(emulator.memoryReport().usedBytes, 0);
+    // With the right password it starts.
+    const { emulator: fixed } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.pfx, pwd: PFX_PASSWORD }));
+    assert.deepEqual(await fixed.start('blob'), { ok: true });
+  });
+
+  it('refuses to start on a missing certificate file, naming azurite.cert and the resolved path; clean still works', async () => {
+    const workspace = tempDir('emu-ws-');
+    const { emulator } = track(makeEmulator({ cert: 'certs/missing.pem', key: certs.key }, workspace));
+    const missing = path.join(workspace, 'certs', 'missing.pem');
+    const outcome = await emulator.start('queue');
+    assert.equal(outcome.ok, false);
+    const message = (outcome as { message: string }).message;
+    assert.ok(
+      message.startsWith(`azurite.cert is ${JSON.stringify(missing)}, which cannot be read (ENOENT: no such file or directory`),
+      message,
+    );
+    assert.ok(message.endsWith('Set azurite.cert to an existing PEM certificate file.'), message);
+    assert.equal(emulator.services.queue.state.status, 'closed');
+    // Refused before anything was written: not even the data folder exists.
+    assert.equal(fs.existsSync(path.join(workspace, '.azurite')), false);
+    // Cleaning does not need the certificate.
+    assert.deepEqual(await emulator.clean('queue'), { ok: true });
+  });
+
+  describe('certificateProblem (the start check, on real files)', () => {
+    it('accepts the PEM pair and the PFX with its password', async () => {
+      assert.equal(await certificateProblem({ cert: certs.cert, key: certs.key }), undefined);
+      assert.equal(await certificateProblem({ cert: certs.pfx, pwd: PFX_PASSWORD }), undefined);
+    });
+
+    it('names a missing key file', async () => {
+      const missing = path.join(path.dirname(certs.key), 'nope-key.pem');
+      const message = await certificateProblem({ cert: certs.cert, key: missing });
+      assert.match(message!, /^azurite\.key is ".*nope-key\.pem", which cannot be read \(ENOENT: .*\)\. Set azurite\.key to an existing PEM private key file\.$/);
+    });
+
+    it('names a key that belongs to another certificate', async () => {
+      assert.equal(
+        await certificateProblem({ cert: certs.cert, key: other.key }),
+        `azurite.key (${JSON.stringify(other.key)}) is not the private key of azurite.cert (${JSON.stringify(certs.cert)}); set azurite.key to the key the certificate was made with.`,
+      );
+    });
+
+    it('names a key file that is not a key, and a certificate that is not PEM', async () => {
+      assert.match((await certificateProblem({ cert: certs.cert, key: certs.cert }))!, /^azurite\.key \(".*localhost\.pem"\) is not a usable private key \(.+\); use the certificate's private key in PEM form, unencrypted/);
+      assert.match((await certificateProblem({ cert: certs.pfx, key: certs.key }))!, /^azurite\.cert \(".*localhost\.pfx"\) is not a usable PEM certificate \(.*no start line\); use a PEM certificate/);
+    });
+
+    it('names a PEM file given as a PFX', async () => {
+      assert.match((await certificateProblem({ cert: certs.cert, pwd: 'x' }))!, /^azurite\.pwd does not open azurite\.cert \(".*localhost\.pem": .+\); check the password/);
+    });
+  });
+
+  describe('keep-alive timeouts', () => {
+    it('reaches each server: Keep-Alive: timeout=2 for blob, 7 for queue, Azurite\'s 5 for table', async () => {
+      const { emulator } = track(makeEmulator({ inMemoryPersistence: true, silent: true, blobKeepAliveTimeout: 2, queueKeepAliveTimeout: 7 }));
+      await startAll(emulator);
+      const seen: Record<string, string | string[] | undefined> = {};
+      for (const kind of ['blob', 'queue', 'table'] as const) {
+        const r = await get(emulator.endpoint(kind)!.port, '/devstoreaccount1?comp=list');
+        seen[kind] = r.headers['keep-alive'];
+      }
+      assert.deepEqual(seen, { blob: 'timeout=2', queue: 'timeout=7', table: 'timeout=5' });
+    });
+  });
+
+  describe('disableProductStyleUrl', () => {
+    /** A public blob, then anonymous GETs with a production-style Host header (account in the host name). */
+    async function fetchBoth(disableProductStyleUrl: boolean): Promise<{ hostStyle: number; pathStyle: number }> {
+      const { emulator } = track(makeEmulator({ inMemoryPersistence: true, silent: true, disableProductStyleUrl }));
+      await startAll(emulator, ['blob']);
+      const container = clients(emulator).blob().getContainerClient('pub');
+      await container.create({ access: 'container' });
+      await container.getBlockBlobClient('b.txt').uploadData(Buffer.from('public'));
+      const port = emulator.endpoint('blob')!.port;
+      const host = { host: `devstoreaccount1.blob.emulator.test:${port}` };
+      const hostStyle = await get(port, '/pub/b.txt', host);
+      const pathStyle = await get(port, '/devstoreaccount1/pub/b.txt', host);
+      if (hostStyle.status === 200) assert.equal(hostStyle.body, 'public');
+      if (pathStyle.status === 200) assert.equal(pathStyle.body, 'public');
+      return { hostStyle: hostStyle.status, pathStyle: pathStyle.status };
+    }
+
+    it('off (default): the account comes from a dotted host name, as in production', async () => {
+      const r = await fetchBoth(false);
+      assert.equal(r.hostStyle, 200);
+      assert.notEqual(r.pathStyle, 200);
+    });
+
+    it('on: the account always comes from the first path segment', async () => {
+      const r = await fetchBoth(true);
+      assert.notEqual(r.hostStyle, 200);
+      assert.equal(r.pathStyle, 200);
+    });
+  });
+});
