@@ -97,3 +97,30 @@ declare module 'azurite/dist/src/common/NoLoggerStrategy' {
   import type { LoggerStrategy } from 'azurite/dist/src/common/Logger';
   export default class NoLoggerStrategy implements LoggerStrategy { log(level: string, message: string, contextID?: string): void }
 }
+
+declare module 'azurite/dist/src/common/persistence/AllExtentsAsyncIterator' {
+  /** Iterates extent ids written before `time - DEFAULT_EXTENT_GC_PROTECT_TIME_IN_MS`. */
+  export default class AllExtentsAsyncIterator {
+    constructor(extentMetadata: { listExtents(...args: unknown[]): Promise<unknown> });
+    time: Date;
+    next(): Promise<{ done: boolean; value: string[] }>;
+  }
+}
+declare module 'azurite/dist/src/common/utils/constants' {
+  /** 10 minutes: azurite's GC spares extents written more recently. */
+  export const DEFAULT_EXTENT_GC_PROTECT_TIME_IN_MS: number;
+}
+declare module 'azurite/dist/src/blob/gc/BlobGCManager' {
+  export default class BlobGCManager {
+    constructor(referredExtentsProvider: unknown, allExtentsProvider: unknown, extentStore: unknown, errorHandler: (err: Error) => void, logger: unknown, gcIntervalInMS?: number);
+    start(): Promise<void>;
+    close(): Promise<void>;
+  }
+}
+declare module 'azurite/dist/src/queue/gc/QueueGCManager' {
+  export default class QueueGCManager {
+    constructor(referredExtentsProvider: unknown, allExtentsProvider: unknown, extentStore: unknown, errorHandler: (err: Error) => void, logger: unknown, gcIntervalInMS?: number);
+    start(): Promise<void>;
+    close(): Promise<void>;
+  }
+}

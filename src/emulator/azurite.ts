@@ -26,6 +26,10 @@ import {
   type MemoryExtentChunk,
 } from 'azurite/dist/src/common/persistence/MemoryExtentStore';
 import logger from 'azurite/dist/src/common/Logger';
+import AllExtentsAsyncIterator from 'azurite/dist/src/common/persistence/AllExtentsAsyncIterator';
+import { DEFAULT_EXTENT_GC_PROTECT_TIME_IN_MS } from 'azurite/dist/src/common/utils/constants';
+import BlobGCManager from 'azurite/dist/src/blob/gc/BlobGCManager';
+import QueueGCManager from 'azurite/dist/src/queue/gc/QueueGCManager';
 import NoLoggerStrategy from 'azurite/dist/src/common/NoLoggerStrategy';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
@@ -47,6 +51,7 @@ export const DEFAULT_LIMIT_BYTES: number = DEFAULT_EXTENT_MEMORY_LIMIT;
 export class MeteredChunkStore extends MemoryExtentChunkStore {
   private readonly bytesByCategory = new Map<string, number>();
   private readonly listeners = new Set<() => void>();
+  private readonly refusalListeners = new Set<(refusal: StoreRefusal) => void>();
 
   /** @param limitBytes the limit in bytes; undefined = Azurite's default (50% of total memory). */
   constructor(limitBytes: number | undefined) {
@@ -57,7 +62,18 @@ export class MeteredChunkStore extends MemoryExtentChunkStore {
     const before = this.get(categoryName, chunk.id)?.count ?? 0;
     const ok = super.trySet(categoryName, chunk);
     if (ok) this.add(categoryName, chunk.count - before);
+    else for (const listener of this.refusalListeners) listener({ category: categoryName, requestedBytes: chunk.count - before, usedBytes: this.totalSize(), limitBytes: this.limitBytes() });
     return ok;
+  }
+
+  /**
+   * Calls `listener` synchronously each time the store refuses a write because of the limit — the
+   * moment azurite's MemoryExtentStore.appendExtent answers HTTP 409 `MemoryExtentStoreAtSizeLimit`.
+   * @returns a function that removes the listener.
+   */
+  onDidRefuse(listener: (refusal: StoreRefusal) => void): () => void {
+    this.refusalListeners.add(listener);
+    return () => this.refusalListeners.delete(listener);
   }
 
   override delete(categoryName: string, id: string): boolean {
@@ -100,6 +116,14 @@ export class MeteredChunkStore extends MemoryExtentChunkStore {
   private changed(): void {
     for (const listener of this.listeners) listener();
   }
+}
+
+/** A write the chunk store refused: `category` is "blob" or "queue"; sizes in bytes. */
+export interface StoreRefusal {
+  readonly category: string;
+  readonly requestedBytes: number;
+  readonly usedBytes: number;
+  readonly limitBytes: number;
 }
 
 /** Everything one service needs to start. Paths absolute; `port` 0 = any free port. */
@@ -146,6 +170,20 @@ export interface EngineService {
   stop(): Promise<void>;
   /** Deletes the service's data (disk files in `location`, or in-memory extents). Only while stopped. */
   clean(): Promise<void>;
+  /**
+   * Frees the extents no blob or message refers to any more, now, by running azurite's own
+   * mark-and-sweep (blob/gc/BlobGCManager.js, queue/gc/QueueGCManager.js) once. Azurite's timed GC
+   * spares extents written in the last 10 minutes so that a write in flight keeps its data; this
+   * run waits until no request is in flight and spares only extents written after it began.
+   * No-op for table, in disk mode, or while stopped.
+   */
+  reclaim(): Promise<void>;
+  /**
+   * An estimate, in bytes, of the metadata the service keeps in LokiJS (containers, blob
+   * properties, queue and message records, table entities): the length of LokiJS's serialized
+   * databases. Not counted against the extent limit. 0 while stopped.
+   */
+  metadataBytesEstimate(): number;
 }
 
 /** Azurite's file names inside the location folder (blob/queue/table `utils/constants.js`). */
@@ -233,6 +271,9 @@ async function closeAndWaitForPort(server: ServerBase): Promise<void> {
  */
 export function createService(options: EngineServiceOptions): EngineService {
   let server: ServerBase | undefined;
+  let inFlight = 0;
+  let idleWaiters: (() => void)[] = [];
+  const whenIdle = (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve)));
   return {
     async start(): Promise<Endpoint> {
       if (!options.inMemory) await fs.mkdir(options.location, { recursive: true });
@@ -245,6 +286,17 @@ export function createService(options: EngineServiceOptions): EngineService {
         throw err;
       }
       server = s;
+      // Requests in flight, so reclaim() can wait for a moment when every extent written is referenced.
+      s.httpServer.on('request', (_req, res) => {
+        inFlight++;
+        res.once('close', () => {
+          if (--inFlight === 0) {
+            const waiters = idleWaiters;
+            idleWaiters = [];
+            for (const w of waiters) w();
+          }
+        });
+      });
       const address = s.httpServer.address();
       const port = typeof address === 'object' && address !== null ? address.port : options.port;
       return { host: options.host, port, url: s.getHttpServerAddress() };
@@ -271,7 +323,76 @@ export function createService(options: EngineServiceOptions): EngineService {
       await s.afterClose();
       await s.clean();
     },
+    async reclaim(): Promise<void> {
+      const s = server as ServerInternals | undefined;
+      if (s === undefined || !options.inMemory || options.kind === 'table') return;
+      await whenIdle();
+      await sweepOnce(options.kind, s);
+    },
+    metadataBytesEstimate(): number {
+      const s = server as ServerInternals | undefined;
+      if (s === undefined) return 0;
+      return [s.metadataStore, s.extentMetadataStore].reduce((n, store) => n + (store?.db?.serialize().length ?? 0), 0);
+    },
   };
+}
+
+/** The fields of a running azurite server that reclaim and the estimate use (set in *Server.js constructors). */
+interface ServerInternals extends ServerBase {
+  readonly metadataStore?: { db?: { serialize(): string } };
+  readonly extentMetadataStore?: { db?: { serialize(): string } };
+  readonly extentStore?: unknown;
+}
+
+/**
+ * One mark-and-sweep by azurite's own GC manager, with an all-extents provider that spares only
+ * extents written after `now` (azurite's AllExtentsAsyncIterator, its query time moved so that its
+ * 10-minute protection ends now). The manager runs its first sweep on start(), then logs
+ * "Sleep for …" and sleeps; its logger tells us when that first sweep is done, then close() ends it.
+ */
+async function sweepOnce(kind: 'blob' | 'queue', s: ServerInternals): Promise<void> {
+  const now = Date.now();
+  const extentMetadata = s.extentMetadataStore as unknown as ConstructorParameters<typeof AllExtentsAsyncIterator>[0];
+  const allExtents = {
+    isInitialized: () => true,
+    init: async () => undefined,
+    iteratorExtents: () => {
+      const it = new AllExtentsAsyncIterator(extentMetadata);
+      it.time = new Date(now + DEFAULT_EXTENT_GC_PROTECT_TIME_IN_MS);
+      return it;
+    },
+  };
+  let swept!: () => void;
+  let failed!: (err: Error) => void;
+  const done = new Promise<void>((resolve, reject) => { swept = resolve; failed = reject; });
+  const quiet = (message: string): void => { if (/markSweepLoop\(\) Sleep for/.test(message)) swept(); };
+  const gcLogger = { error: quiet, warn: quiet, info: quiet, verbose: quiet, debug: quiet };
+  const Manager = kind === 'blob' ? BlobGCManager : QueueGCManager;
+  const gc = new Manager(s.metadataStore, allExtents, s.extentStore, (err: Error) => failed(err), gcLogger, 2 ** 30);
+  await gc.start();
+  try {
+    await done;
+  } finally {
+    await gc.close();
+  }
+}
+
+/**
+ * Bytes on disk of one service's data in `location` (its Loki files and extent folder); 0 when none.
+ */
+export async function diskUsageBytes(kind: ServiceKind, location: string): Promise<number> {
+  const sizeOf = async (p: string): Promise<number> => {
+    const st = await fs.stat(p).catch(() => undefined);
+    if (st === undefined) return 0;
+    if (!st.isDirectory()) return st.size;
+    const entries = await fs.readdir(p).catch(() => [] as string[]);
+    let total = 0;
+    for (const e of entries) total += await sizeOf(path.join(p, e));
+    return total;
+  };
+  let total = 0;
+  for (const name of dataFileNames(kind)) total += await sizeOf(path.join(location, name));
+  return total;
 }
 
 /**

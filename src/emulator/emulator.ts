@@ -10,7 +10,7 @@ import { formatBytes, type MemoryReport } from '../core/memory';
 import { EXTENT_SERVICE_KINDS, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import { errorsFor, type EmulatorOptions, type ParsedSettings } from '../core/settings';
 import { needsRestart } from '../core/configChange';
-import { createService, dataFileNames, DEFAULT_LIMIT_BYTES, MeteredChunkStore, setDebugLogSink, type EngineServiceOptions } from './azurite';
+import { createService, dataFileNames, DEFAULT_LIMIT_BYTES, diskUsageBytes, MeteredChunkStore, setDebugLogSink, type EngineServiceOptions } from './azurite';
 import { ServiceManager, type Outcome } from './serviceManager';
 
 /** Where the emulator's log lines go (an output channel in the extension, an array in tests). */
@@ -32,6 +32,29 @@ export interface ServiceStateChange {
 /** Minimum time between two memory events while content changes, in ms. */
 export const MEMORY_REFRESH_MS = 1000;
 
+/** Refusals closer together than this (ms) belong to one burst, reported once. */
+export const LIMIT_BURST_GAP_MS = 5000;
+
+/**
+ * The first write refused by the memory limit in a burst (HTTP 409 MemoryExtentStoreAtSizeLimit).
+ * Sizes in bytes.
+ */
+export interface LimitHit {
+  readonly kind: ServiceKind;
+  readonly requestedBytes: number;
+  readonly usedBytes: number;
+  readonly limitBytes: number;
+}
+
+/** Where memory goes beyond the extent store. Bytes; `metadataEstimateBytes` is an estimate. */
+export interface MemoryBreakdown {
+  readonly report: MemoryReport;
+  /** LokiJS metadata of running services: serialized JSON length (see EngineService.metadataBytesEstimate). */
+  readonly metadataEstimateBytes: number;
+  readonly heapUsedBytes: number;
+  readonly rssBytes: number;
+}
+
 /** Runs the three services. Dispose with {@link Emulator.dispose} (stops everything). */
 export class Emulator {
   /** One manager per service kind. */
@@ -43,6 +66,11 @@ export class Emulator {
   private memoryTimer: NodeJS.Timeout | undefined;
   private lastMemoryEventAt = 0;
   private readonly unsubscribeStore: () => void;
+  private readonly unsubscribeRefusals: () => void;
+  private readonly limitEmitter = new Emitter<LimitHit>();
+  private lastRefusalAt = 0;
+  /** The `extentMemoryLimitBytes` setting the store's limit came from (undefined = Azurite's default). */
+  private appliedLimitSetting: number | undefined;
   /** Whether each service was last started in memory mode (settings may have changed since). */
   private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
   /** The options each running service was started with. */
@@ -55,6 +83,11 @@ export class Emulator {
    * {@link MEMORY_REFRESH_MS}; never while nothing changes.
    */
   readonly onDidChangeMemory: Event<MemoryReport> = this.memoryEmitter.event;
+  /**
+   * Fires once per burst of writes refused by the memory limit: for the first refusal after
+   * {@link LIMIT_BURST_GAP_MS} without one.
+   */
+  readonly onDidHitLimit: Event<LimitHit> = this.limitEmitter.event;
 
   constructor(
     settings: ParsedSettings,
@@ -63,6 +96,13 @@ export class Emulator {
     this.settings = settings;
     this.store = new MeteredChunkStore(settings.options.extentMemoryLimitBytes);
     this.unsubscribeStore = this.store.onDidChange(() => this.scheduleMemoryEvent());
+    this.appliedLimitSetting = settings.options.extentMemoryLimitBytes;
+    this.unsubscribeRefusals = this.store.onDidRefuse((r) => {
+      const now = Date.now();
+      const first = now - this.lastRefusalAt > LIMIT_BURST_GAP_MS;
+      this.lastRefusalAt = now;
+      if (first) this.limitEmitter.fire({ kind: r.category === 'queue' ? 'queue' : 'blob', requestedBytes: r.requestedBytes, usedBytes: r.usedBytes, limitBytes: r.limitBytes });
+    });
     const services = {} as Record<ServiceKind, ServiceManager>;
     for (const kind of SERVICE_KINDS) {
       const manager = new ServiceManager(kind, createService);
@@ -200,7 +240,7 @@ export class Emulator {
       queueBytes,
       usedBytes: this.store.totalSize(),
       limitBytes: this.store.limitBytes(),
-      isDefaultLimit: this.settings.options.extentMemoryLimitBytes === undefined,
+      isDefaultLimit: this.appliedLimitSetting === undefined,
     };
   }
 
@@ -210,6 +250,33 @@ export class Emulator {
       const s = this.services[k].state;
       return s.status !== 'closed' && this.lastStartInMemory[k];
     });
+  }
+
+  /**
+   * Frees in-memory extents that no blob or message refers to any more (deleted data that azurite's
+   * timed GC would free within 1–10 minutes).
+   * @returns bytes freed (the drop in use; concurrent writes can make it smaller)
+   */
+  async reclaimMemory(): Promise<number> {
+    const before = this.store.totalSize();
+    await Promise.all(EXTENT_SERVICE_KINDS.map((k) => this.services[k].reclaim()));
+    return Math.max(0, before - this.store.totalSize());
+  }
+
+  /** The memory report plus what is not counted: LokiJS metadata (estimated) and the process's heap and RSS. */
+  memoryBreakdown(): MemoryBreakdown {
+    const usage = process.memoryUsage();
+    return {
+      report: this.memoryReport(),
+      metadataEstimateBytes: SERVICE_KINDS.reduce((n, k) => n + this.services[k].metadataBytesEstimate(), 0),
+      heapUsedBytes: usage.heapUsed,
+      rssBytes: usage.rss,
+    };
+  }
+
+  /** Bytes on disk of `kind`'s data in the data folder (disk mode). */
+  diskUsageBytes(kind: ServiceKind): Promise<number> {
+    return diskUsageBytes(kind, this.settings.options.location);
   }
 
   /** Stops every running service. Resolves when all ports are free and disk data is saved. */
@@ -222,6 +289,8 @@ export class Emulator {
     await this.stopAll();
     clearTimeout(this.memoryTimer);
     this.unsubscribeStore();
+    this.unsubscribeRefusals();
+    this.limitEmitter.dispose();
     for (const kind of SERVICE_KINDS) this.services[kind].dispose();
     this.stateEmitter.dispose();
     this.memoryEmitter.dispose();
@@ -250,12 +319,15 @@ export class Emulator {
   /** Applies the configured limit to the shared store before a blob/queue start in memory mode. */
   private checkMemoryLimit(options: EngineServiceOptions): string | undefined {
     if (!options.inMemory || options.kind === 'table') return undefined;
-    const limit = this.settings.options.extentMemoryLimitBytes ?? DEFAULT_LIMIT_BYTES;
-    if (limit === this.store.sizeLimit()) return undefined;
-    if (!this.store.setSizeLimit(limit)) {
-      return `azurite.extentMemoryLimit asks for ${formatBytes(limit)}, but ${formatBytes(this.store.totalSize())} of blob and queue data is already in memory. Raise the limit, or clean the blob or queue service first.`;
+    const setting = this.settings.options.extentMemoryLimitBytes;
+    const limit = setting ?? DEFAULT_LIMIT_BYTES;
+    if (limit !== this.store.sizeLimit() && !this.store.setSizeLimit(limit)) {
+      return `azurite.extentMemoryLimit asks for ${formatBytes(limit)}, but ${formatBytes(this.store.totalSize())} of blob and queue data is in memory, so the limit stays at ${formatBytes(this.store.limitBytes())}. Raise the limit above ${formatBytes(this.store.totalSize())}, or clean the blob or queue service (or reclaim memory) first.`;
     }
-    this.scheduleMemoryEvent();
+    if (this.appliedLimitSetting !== setting) {
+      this.appliedLimitSetting = setting;
+      this.scheduleMemoryEvent();
+    }
     return undefined;
   }
 

@@ -112,6 +112,16 @@ export class ServiceManager {
     }
   }
 
+  /** Frees unreferenced in-memory extents now (see EngineService.reclaim); no-op unless running. */
+  async reclaim(): Promise<void> {
+    await this.running?.reclaim();
+  }
+
+  /** Estimated bytes of LokiJS metadata held by the running service (0 when stopped). */
+  metadataBytesEstimate(): number {
+    return this.running?.metadataBytesEstimate() ?? 0;
+  }
+
   /** Removes every listener. Does not stop the service (use stop()). */
   dispose(): void {
     this.stateEmitter.dispose();

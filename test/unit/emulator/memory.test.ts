@@ -1,0 +1,127 @@
+/**
+ * The memory meter in depth, against the real engine with real SDK clients: limit refusals reported
+ * once per burst, live limit changes, reclaiming deleted data now, exactness under concurrency.
+ */
+import * as assert from 'node:assert/strict';
+import * as crypto from 'node:crypto';
+import { RestError } from '@azure/storage-blob';
+import { parseSettings } from '../../../src/core/settings';
+import type { Emulator, LimitHit } from '../../../src/emulator/emulator';
+import { clients, makeEmulator, startAll } from '../helpers/emulatorFixture';
+
+const MiB = 1024 * 1024;
+
+function withLimit(emulator: Emulator, mb: number | null): void {
+  emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: mb }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
+}
+function rawOf(emulator: Emulator): Record<string, unknown> {
+  const o = emulator.options;
+  return { inMemoryPersistence: o.inMemoryPersistence, blobPort: o.services.blob.port, queuePort: o.services.queue.port, tablePort: o.services.table.port };
+}
+
+describe('Memory meter in depth (real engine, real SDKs)', () => {
+  const running: Emulator[] = [];
+  afterEach(async () => { await Promise.all(running.splice(0).map((e) => e.dispose())); });
+  const make = (raw: Record<string, unknown>) => { const x = makeEmulator(raw); running.push(x.emulator); return x.emulator; };
+
+  it('reports a burst of refused writes once, keeps the service up and earlier blobs byte-identical', async () => {
+    const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    await startAll(emulator, ['blob']);
+    const hits: LimitHit[] = [];
+    emulator.onDidHitLimit((h) => hits.push(h));
+    const container = clients(emulator).blob().getContainerClient('burst');
+    await container.create();
+    const kept = [crypto.randomBytes(400 * 1024), crypto.randomBytes(400 * 1024)];
+    for (const [i, b] of kept.entries()) await container.getBlockBlobClient(`kept${i}`).uploadData(b);
+    const refused = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => container.getBlockBlobClient(`over${i}`).uploadData(Buffer.alloc(300 * 1024))));
+    for (const r of refused) {
+      assert.equal(r.status, 'rejected');
+      const err = (r as PromiseRejectedResult).reason as RestError;
+      assert.equal(err.statusCode, 409);
+      assert.equal(err.code, 'MemoryExtentStoreAtSizeLimit');
+    }
+    assert.equal(hits.length, 1);
+    assert.deepEqual(hits[0], { kind: 'blob', requestedBytes: 300 * 1024, usedBytes: 800 * 1024, limitBytes: MiB });
+    assert.equal(emulator.services.blob.state.status, 'running');
+    for (const [i, b] of kept.entries()) assert.deepEqual(await container.getBlockBlobClient(`kept${i}`).downloadToBuffer(), b);
+  });
+
+  it('applies a raised limit at once, and refuses a limit below current use with the data intact', async () => {
+    const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    await startAll(emulator, ['blob']);
+    const port = emulator.endpoint('blob')!.port;
+    const container = clients(emulator).blob().getContainerClient('live');
+    await container.create();
+    const first = crypto.randomBytes(900 * 1024);
+    await container.getBlockBlobClient('first').uploadData(first);
+    await assert.rejects(container.getBlockBlobClient('second').uploadData(Buffer.alloc(200 * 1024)), /size limit/i);
+
+    withLimit(emulator, 2);
+    assert.equal(emulator.memoryReport().limitBytes, 2 * MiB);
+    await container.getBlockBlobClient('second').uploadData(Buffer.alloc(200 * 1024));
+    assert.equal(emulator.endpoint('blob')!.port, port, 'no restart');
+
+    const problems = emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 0.5 }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!, /^azurite\.extentMemoryLimit asks for 512 KB, but 1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB\. Raise the limit above 1\.1 MB/);
+    assert.equal(emulator.memoryReport().limitBytes, 2 * MiB, 'the limit in force is shown, not the setting');
+    assert.deepEqual(await container.getBlockBlobClient('first').downloadToBuffer(), first);
+
+    withLimit(emulator, null);
+    const report = emulator.memoryReport();
+    assert.equal(report.isDefaultLimit, true);
+    assert.ok(report.limitBytes > 100 * MiB);
+  });
+
+  it('reclaims deleted blobs and queue messages now, through azurite\'s own GC', async () => {
+    const emulator = make({ inMemoryPersistence: true });
+    await startAll(emulator, ['blob', 'queue']);
+    const c = clients(emulator);
+    const container = c.blob().getContainerClient('reclaim');
+    await container.create();
+    for (let i = 0; i < 10; i++) await container.getBlockBlobClient(`b${i}`).uploadData(Buffer.alloc(MiB, i));
+    await container.getBlockBlobClient('keep').uploadData(Buffer.from('keep me'));
+    const queue = c.queue().getQueueClient('reclaim-queue');
+    await queue.create();
+    await queue.sendMessage('x'.repeat(1000));
+    assert.equal(emulator.memoryReport().usedBytes, 10 * MiB + 7 + 1000);
+
+    for (let i = 0; i < 10; i++) await container.getBlockBlobClient(`b${i}`).delete();
+    await queue.clearMessages();
+    assert.equal(emulator.memoryReport().usedBytes, 10 * MiB + 7 + 1000, 'deleted data stays until GC');
+    const freed = await emulator.reclaimMemory();
+    assert.equal(freed, 10 * MiB + 1000);
+    assert.equal(emulator.memoryReport().usedBytes, 7);
+    assert.equal((await container.getBlockBlobClient('keep').downloadToBuffer()).toString(), 'keep me');
+  });
+
+  it('is exact under concurrency: 16 clients upload 200 blobs of random sizes, the meter equals the bytes stored', async () => {
+    const emulator = make({ inMemoryPersistence: true });
+    await startAll(emulator, ['blob']);
+    const cs = clients(emulator);
+    const container = cs.blob().getContainerClient('concurrent');
+    await container.create();
+    const sizes = Array.from({ length: 200 }, () => crypto.randomInt(1, 256 * 1024));
+    const next = { i: 0 };
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      const client = cs.blob().getContainerClient('concurrent');
+      for (let i = next.i++; i < sizes.length; i = next.i++) await client.getBlockBlobClient(`blob${i}`).uploadData(crypto.randomBytes(sizes[i]!));
+    }));
+    const total = sizes.reduce((a, b) => a + b, 0);
+    assert.equal(emulator.memoryReport().usedBytes, total);
+    assert.equal(emulator.memoryReport().blobBytes, total);
+  });
+
+  it('estimates the LokiJS metadata that is not counted, and reports heap and RSS', async () => {
+    const emulator = make({ inMemoryPersistence: true });
+    await startAll(emulator, ['table']);
+    const before = emulator.memoryBreakdown().metadataEstimateBytes;
+    const table = clients(emulator).table('estimate');
+    await table.createTable();
+    for (let i = 0; i < 50; i++) await table.createEntity({ partitionKey: 'p', rowKey: `r${i}`, text: 'y'.repeat(1000) });
+    const after = emulator.memoryBreakdown();
+    assert.ok(after.metadataEstimateBytes - before > 50 * 1000, `${before} → ${after.metadataEstimateBytes}`);
+    assert.equal(after.report.usedBytes, 0, 'table entities are not counted against the limit');
+    assert.ok(after.heapUsedBytes > 0 && after.rssBytes >= after.heapUsedBytes);
+  });
+});
