@@ -8,11 +8,11 @@
  */
 import * as vscode from 'vscode';
 import { endpointUrl } from './core/connectionString';
-import { summarizeMemory, type MemoryReport } from './core/memory';
+import { formatBytes, formatUsage, type MemoryReport } from './core/memory';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
 import type { Emulator } from './emulator/emulator';
 import type { Outcome } from './emulator/serviceManager';
-import { CANCELLED, showOutcome, type NotifyDeps } from './ui/notify';
+import { CANCELLED, notify, showOutcome, type NotifyDeps } from './ui/notify';
 
 /** Options a caller may pass to `azurite.clean*`. */
 export interface CleanArgs {
@@ -28,6 +28,7 @@ export const COMMANDS = {
   copyConnectionString: 'azurite.copyConnectionString',
   copyEndpoints: 'azurite.copyEndpoints',
   showMemoryUsage: 'azurite.showMemoryUsage',
+  reclaimMemory: 'azurite.reclaimMemory',
 } as const;
 
 /** `azurite.start_blob`, `azurite.close_queue`, … */
@@ -36,7 +37,10 @@ export function serviceCommand(verb: 'start' | 'close' | 'clean', kind: ServiceK
 }
 
 /** What commands need from the rest of the extension. */
-export type CommandDeps = NotifyDeps;
+export interface CommandDeps extends NotifyDeps {
+  /** Opens the memory usage view. */
+  readonly showMemoryPanel: () => void;
+}
 
 /** Registers every command; disposables go into `context.subscriptions`. */
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
@@ -104,14 +108,17 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
 
   reg(COMMANDS.showMemoryUsage, (): MemoryReport => {
-    const report = emulator.memoryReport();
-    const message = emulator.options.inMemoryPersistence
-      ? summarizeMemory(report)
-      : `azurite.inMemoryPersistence is off: data is on disk in ${emulator.options.location}, and the memory limit does not apply.`;
-    void vscode.window.showInformationMessage(message, 'Open Settings').then((choice) => {
-      if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'azurite.extentMemoryLimit');
-    });
-    return report;
+    deps.showMemoryPanel();
+    return emulator.memoryReport();
+  });
+
+  reg(COMMANDS.reclaimMemory, async (): Promise<number> => {
+    const freed = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: 'Azurite: reclaiming memory' },
+      () => emulator.reclaimMemory(),
+    );
+    void notify('info', `Azurite reclaimed ${formatBytes(freed)} of deleted blob and queue data; in use now: ${formatUsage(emulator.memoryReport())}.`);
+    return freed;
   });
 }
 

@@ -94,6 +94,12 @@ export interface ExtensionSettings {
   readonly autoStart: unknown;
 }
 
+/** `azurite.memory.warningThreshold`: percent of the limit (1–100) from which the meter warns; 80 when unset or invalid. */
+export function warningThreshold(): number {
+  const v = vscode.workspace.getConfiguration('azurite').get<unknown>('memory.warningThreshold');
+  return typeof v === 'number' && v >= 1 && v <= 100 ? v : 80;
+}
+
 /** Reads {@link ExtensionSettings}. */
 export function readExtensionSettings(): ExtensionSettings {
   const config = vscode.workspace.getConfiguration('azurite');

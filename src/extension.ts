@@ -4,7 +4,10 @@
  */
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
-import { DATA_FOLDER_KEY, ensureDataFolderChosen, readExtensionSettings, readSettings } from './config';
+import { DATA_FOLDER_KEY, ensureDataFolderChosen, readExtensionSettings, readSettings, warningThreshold } from './config';
+import { MemoryAlerts } from './ui/memoryAlerts';
+import { MemoryPanel } from './ui/memoryPanel';
+import { recordedNotifications } from './ui/notify';
 import { Emulator } from './emulator/emulator';
 import { SettingsWatcher } from './settingsWatcher';
 import { autoStart } from './autoStart';
@@ -29,6 +32,10 @@ export interface ExtensionApi {
   statusItems(): Record<StatusItemKey, StatusItemSnapshot>;
   /** The folder chosen for data in a multi-root workspace (remembered per workspace), if any. */
   dataFolder(): string | undefined;
+  /** Notifications shown so far (newest last, at most 50). */
+  notifications(): string[];
+  /** True while the memory usage view is open. */
+  memoryPanelOpen(): boolean;
   /** The variables integrated terminals get now. */
   terminalVariables(): Record<string, string | undefined>;
   /** Resolves when settings-driven restarts and the autostart have finished. */
@@ -50,7 +57,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
 
   const settings = () => readSettings(context.globalStorageUri.fsPath, context.workspaceState.get<string>(DATA_FOLDER_KEY));
   const emulator = new Emulator(settings(), channelLog(channel));
-  const statusBar = new StatusBar(emulator);
+  const statusBar = new StatusBar(emulator, warningThreshold);
+  const memoryPanel = new MemoryPanel(emulator, warningThreshold);
+  const memoryAlerts = new MemoryAlerts(emulator, warningThreshold);
   const terminal = new TerminalEnvironment(context.environmentVariableCollection, emulator, () => readExtensionSettings().terminalEnvironment);
   const reload = (): string[] => {
     const problems = emulator.updateSettings(settings());
@@ -61,6 +70,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
   const deps = {
     emulator,
     reloadSettings: () => void reload(),
+    showMemoryPanel: () => memoryPanel.show(),
     prepareStart: async () => {
       const go = await ensureDataFolderChosen(context.workspaceState);
       if (go) reload();
@@ -69,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
   };
   registerCommands(context, deps);
   const watcher = new SettingsWatcher(emulator, reload, deps);
-  context.subscriptions.push(statusBar, terminal, watcher);
+  context.subscriptions.push(statusBar, terminal, watcher, memoryPanel, memoryAlerts);
   stopOnDeactivate = () => emulator.dispose();
 
   const autoStarted = autoStart(emulator, deps, (line) => channel.info(line));
@@ -80,6 +90,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
     emulator,
     statusItems: () => statusBar.snapshot(),
     terminalVariables: () => terminal.values(),
+    notifications: () => recordedNotifications(),
+    memoryPanelOpen: () => memoryPanel.isOpen,
     dataFolder: () => context.workspaceState.get<string>(DATA_FOLDER_KEY),
     settled: async () => { await autoStarted; await watcher.settled(); },
     activationMs,

@@ -3,7 +3,7 @@
  * (the pattern of VS Code's git extension `statusbar.ts`: the item holds state, this draws it).
  */
 import type { ServiceState } from './lifecycle';
-import { describeMemory, formatUsage, percentUsed, type MemoryReport } from './memory';
+import { describeMemory, formatBytes, formatUsage, percentUsed, type MemoryReport } from './memory';
 import { serviceName, type ServiceKind } from './services';
 
 /** How an item is coloured: `error` maps to `statusBarItem.errorBackground`, `warning` to the warning one. */
@@ -33,6 +33,8 @@ export interface ServiceViewInput {
   readonly accountUrl?: string;
   /** Setting errors that stop this service from starting. */
   readonly settingErrors?: readonly string[];
+  /** Bytes of this service's data on disk (disk mode), when known. */
+  readonly diskBytes?: number;
 }
 
 /** Escapes text for a Markdown tooltip. */
@@ -53,7 +55,7 @@ export function serviceView(input: ServiceViewInput): StatusView {
   const copy = 'azurite.copyConnectionString';
   const data = input.inMemory
     ? 'Data: in memory (gone when the service stops)'
-    : `Data: ${escapeMarkdown(input.location)}`;
+    : `Data: ${escapeMarkdown(input.location)}${input.diskBytes !== undefined ? ` (${formatBytes(input.diskBytes)} on disk)` : ''}`;
   const heading = `**Azurite ${name} service**`;
   const state = input.state;
   switch (state.status) {
@@ -105,14 +107,25 @@ export function serviceView(input: ServiceViewInput): StatusView {
   }
 }
 
-/** Renders the memory meter: "$(database) 0.9 MB / 1 MB" and the full report as a tooltip. */
-export function memoryView(report: MemoryReport): StatusView {
+/** Percent of the limit from which the meter turns to the error colour. */
+export const MEMORY_ERROR_PERCENT = 95;
+
+/**
+ * The meter's level: `error` from {@link MEMORY_ERROR_PERCENT}, `warning` from `warningThreshold`
+ * (percent, `azurite.memory.warningThreshold`), else normal.
+ */
+export function memoryLevel(report: MemoryReport, warningThreshold: number): Severity {
   const pct = percentUsed(report);
+  return pct >= MEMORY_ERROR_PERCENT ? 'error' : pct >= warningThreshold ? 'warning' : 'normal';
+}
+
+/** Renders the memory meter: "$(database) 0.9 MB / 1 MB" and the full report as a tooltip. */
+export function memoryView(report: MemoryReport, warningThreshold = 80): StatusView {
   return {
     text: `$(database) ${formatUsage(report)}`,
-    tooltip: ['**Azurite in-memory storage**', ...describeMemory(report).map(escapeMarkdown), `${link('Show memory usage', 'azurite.showMemoryUsage')}`].join('\n\n'),
+    tooltip: ['**Azurite in-memory storage**', ...describeMemory(report).map(escapeMarkdown), `${link('Show memory usage', 'azurite.showMemoryUsage')} · ${link('Reclaim memory', 'azurite.reclaimMemory')}`].join('\n\n'),
     command: 'azurite.showMemoryUsage',
-    severity: pct >= 95 ? 'error' : pct >= 80 ? 'warning' : 'normal',
-    linkCommands: ['azurite.showMemoryUsage'],
+    severity: memoryLevel(report, warningThreshold),
+    linkCommands: ['azurite.showMemoryUsage', 'azurite.reclaimMemory'],
   };
 }

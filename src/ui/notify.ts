@@ -16,6 +16,25 @@ export interface NotifyDeps {
   readonly prepareStart: () => Promise<boolean>;
 }
 
+/** The last notifications this extension showed (newest last, at most 50): what tests read back. */
+const recorded: string[] = [];
+
+/** Notifications shown so far (copies; for the extension API and tests). */
+export function recordedNotifications(): string[] {
+  return [...recorded];
+}
+
+/**
+ * Shows a notification and records it.
+ * @returns the action the user picked, or undefined when dismissed
+ */
+export function notify(level: 'info' | 'warning' | 'error', message: string, ...actions: string[]): Thenable<string | undefined> {
+  recorded.push(message);
+  if (recorded.length > 50) recorded.shift();
+  const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  return show(message, ...actions);
+}
+
 /** Shows a failed outcome (ok outcomes and cancellations show nothing). Does not wait for the user. */
 export function showOutcome(outcome: Outcome, deps: NotifyDeps): void {
   if (outcome.ok || outcome.message === CANCELLED) return;
@@ -23,7 +42,7 @@ export function showOutcome(outcome: Outcome, deps: NotifyDeps): void {
   const usePort = conflict?.freePort !== undefined ? `Use Port ${conflict.freePort}` : undefined;
   const setting = conflict !== undefined ? `azurite.${conflict.kind}Port` : /azurite\.[A-Za-z]+/.exec(outcome.message)?.[0];
   const actions = [...(usePort ? [usePort] : []), ...(setting ? ['Open Settings'] : [])];
-  void vscode.window.showErrorMessage(outcome.message, ...actions).then(async (choice) => {
+  void notify('error', outcome.message, ...actions).then(async (choice) => {
     if (choice === 'Open Settings') {
       await vscode.commands.executeCommand('workbench.action.openSettings', setting);
     } else if (choice !== undefined && choice === usePort && conflict?.freePort !== undefined) {

@@ -9,6 +9,9 @@ import { memoryView, serviceView } from '../core/statusView';
 import type { Emulator } from '../emulator/emulator';
 import { StatusItem, type StatusItemSnapshot } from './statusItem';
 
+/** How often the on-disk size of running disk-mode services is measured, in ms. */
+export const DISK_REFRESH_MS = 15_000;
+
 /** Item ids: `azurite.blob`, `azurite.queue`, `azurite.table`, `azurite.memory`. */
 export type StatusItemKey = ServiceKind | 'memory';
 
@@ -17,7 +20,12 @@ export class StatusBar implements vscode.Disposable {
   private readonly items: Record<StatusItemKey, StatusItem>;
   private readonly subscriptions: { dispose(): void }[] = [];
 
-  constructor(private readonly emulator: Emulator) {
+  /** Bytes on disk per service (disk mode), refreshed on state changes and every DISK_REFRESH_MS while running. */
+  private readonly diskBytes: Partial<Record<ServiceKind, number>> = {};
+  private diskTimer: NodeJS.Timeout | undefined;
+
+  /** @param warningThreshold percent for the meter's warning colour (`azurite.memory.warningThreshold`) */
+  constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number = () => 80) {
     const items = {} as Record<StatusItemKey, StatusItem>;
     SERVICE_KINDS.forEach((kind, i) => {
       items[kind] = new StatusItem(`azurite.${kind}`, `Azurite ${serviceName(kind)}`, 100 - i);
@@ -28,6 +36,7 @@ export class StatusBar implements vscode.Disposable {
       emulator.onDidChangeState(({ kind }) => {
         this.renderService(kind);
         this.renderMemory();
+        this.measureDisk();
       }),
       emulator.onDidChangeMemory(() => this.renderMemory()),
     );
@@ -48,6 +57,7 @@ export class StatusBar implements vscode.Disposable {
   }
 
   dispose(): void {
+    clearInterval(this.diskTimer);
     for (const s of this.subscriptions) s.dispose();
     for (const item of Object.values(this.items)) item.dispose();
   }
@@ -63,10 +73,31 @@ export class StatusBar implements vscode.Disposable {
       location: options.location,
       accountUrl: state.status === 'running' ? endpointUrl(this.emulator.clientAddress(kind)) : undefined,
       settingErrors: this.emulator.settingErrors(kind),
+      ...(this.diskBytes[kind] !== undefined && !options.inMemoryPersistence ? { diskBytes: this.diskBytes[kind] } : {}),
     }));
   }
 
   private renderMemory(): void {
-    this.items.memory.render(memoryView(this.emulator.memoryReport()), this.emulator.isMemoryInUse());
+    this.items.memory.render(memoryView(this.emulator.memoryReport(), this.warningThreshold()), this.emulator.isMemoryInUse());
+  }
+
+  /**
+   * Measures each running disk-mode service's data on disk for its tooltip; keeps a timer only while
+   * one runs (sizes change with writes, which send no events in disk mode).
+   */
+  private measureDisk(): void {
+    const kinds = SERVICE_KINDS.filter((k) => this.emulator.services[k].state.status === 'running' && !this.emulator.isRunningInMemory(k));
+    for (const kind of kinds) {
+      void this.emulator.diskUsageBytes(kind).then((bytes) => {
+        if (this.diskBytes[kind] === bytes) return;
+        this.diskBytes[kind] = bytes;
+        this.renderService(kind);
+      });
+    }
+    if (kinds.length > 0 && this.diskTimer === undefined) this.diskTimer = setInterval(() => this.measureDisk(), DISK_REFRESH_MS);
+    if (kinds.length === 0 && this.diskTimer !== undefined) {
+      clearInterval(this.diskTimer);
+      this.diskTimer = undefined;
+    }
   }
 }

@@ -64,5 +64,6 @@ export async function reset(): Promise<void> {
   await vscode.commands.executeCommand('azurite.close');
   await vscode.workspace.getConfiguration('azurite').update('location', undefined, vscode.ConfigurationTarget.Workspace);
   await configure({ blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: true, extentMemoryLimit: null, loose: false, restartOnConfigChange: false });
+  await vscode.commands.executeCommand('azurite.close');
   await (await api()).settled();
 }

@@ -1,0 +1,107 @@
+/**
+ * The memory usage page (a webview): figures and an SVG chart of use against the limit over the
+ * last minutes. Pure: state in, HTML out. Colours are VS Code theme variables
+ * (https://code.visualstudio.com/api/references/theme-color: --vscode-charts-*, --vscode-foreground …),
+ * so the page follows the user's theme.
+ */
+import { formatBytes, formatUsage, percentUsed, type MemoryReport } from './memory';
+import { HISTORY_WINDOW_MS, type MemorySample } from './memoryHistory';
+
+/** Everything the page shows. Sizes in bytes; `now` in ms since the epoch. */
+export interface MemoryPageInput {
+  readonly report: MemoryReport;
+  readonly inMemory: boolean;
+  readonly metadataEstimateBytes: number;
+  readonly heapUsedBytes: number;
+  readonly rssBytes: number;
+  readonly samples: readonly MemorySample[];
+  readonly now: number;
+  readonly warningThreshold: number;
+  /** The webview's CSP source (webview.cspSource). */
+  readonly cspSource: string;
+}
+
+const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * The chart: a step line of use (blue) and of the limit (red, dashed) from `now - HISTORY_WINDOW_MS`
+ * to `now`, y from 0 to the largest limit in the window. `id="usage-chart"`; the last value is in
+ * `data-used-bytes` for tests and screen readers.
+ */
+export function memoryChartSvg(samples: readonly MemorySample[], now: number, width = 640, height = 220): string {
+  const from = now - HISTORY_WINDOW_MS;
+  const top = Math.max(1, ...samples.map((s) => Math.max(s.limitBytes, s.usedBytes)));
+  const x = (t: number): number => Math.round(((Math.max(t, from) - from) / HISTORY_WINDOW_MS) * width * 10) / 10;
+  const y = (b: number): number => Math.round((height - (b / top) * height) * 10) / 10;
+  const steps = (pick: (s: MemorySample) => number): string => {
+    if (samples.length === 0) return '';
+    const pts: string[] = [];
+    samples.forEach((s, i) => {
+      if (i > 0) pts.push(`${x(s.t)},${y(pick(samples[i - 1]!))}`);
+      pts.push(`${x(s.t)},${y(pick(s))}`);
+    });
+    pts.push(`${width},${y(pick(samples[samples.length - 1]!))}`);
+    return pts.join(' ');
+  };
+  const last = samples[samples.length - 1];
+  return `<svg id="usage-chart" role="img" aria-label="Memory use over the last ${HISTORY_WINDOW_MS / 60000} minutes" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" data-used-bytes="${last?.usedBytes ?? 0}">
+  <rect x="0" y="0" width="${width}" height="${height}" class="frame"/>
+  <polyline class="limit" points="${steps((s) => s.limitBytes)}"/>
+  <polyline class="used" points="${steps((s) => s.usedBytes)}"/>
+  <text x="4" y="14" class="axis">${esc(formatBytes(top))}</text>
+  <text x="4" y="${height - 4}" class="axis">−${HISTORY_WINDOW_MS / 60000} min</text>
+  <text x="${width - 4}" y="${height - 4}" class="axis end">now</text>
+</svg>`;
+}
+
+/** The whole page. */
+export function memoryPageHtml(input: MemoryPageInput): string {
+  const r = input.report;
+  const pct = percentUsed(r);
+  const level = pct >= 95 ? 'error' : pct >= input.warningThreshold ? 'warning' : 'normal';
+  const row = (k: string, v: string, id: string): string => `<tr><th>${esc(k)}</th><td id="${id}">${esc(v)}</td></tr>`;
+  const bytes = (n: number): string => `${formatBytes(n)} (${n.toLocaleString('en-US')} bytes)`;
+  const limitNote = r.isDefaultLimit ? "Azurite's default: 50% of total memory (azurite.extentMemoryLimit is unset)" : 'from azurite.extentMemoryLimit';
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${input.cspSource} 'unsafe-inline';">
+<title>Azurite Memory Usage</title>
+<style>
+  body { color: var(--vscode-foreground); background: var(--vscode-editor-background); font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); padding: 0 16px; }
+  h1 { font-size: 1.3em; font-weight: 600; }
+  .level-warning { color: var(--vscode-editorWarning-foreground); }
+  .level-error { color: var(--vscode-editorError-foreground); }
+  table { border-collapse: collapse; margin: 8px 0 16px; }
+  th { text-align: left; font-weight: normal; color: var(--vscode-descriptionForeground); padding: 2px 16px 2px 0; }
+  td { padding: 2px 0; }
+  svg .frame { fill: none; stroke: var(--vscode-panel-border, var(--vscode-widget-border)); }
+  svg .used { fill: none; stroke: var(--vscode-charts-blue); stroke-width: 2; }
+  svg .limit { fill: none; stroke: var(--vscode-charts-red); stroke-width: 1.5; stroke-dasharray: 6 4; }
+  svg .axis { fill: var(--vscode-descriptionForeground); font-size: 11px; }
+  svg .end { text-anchor: end; }
+  .legend span { margin-right: 16px; }
+  .swatch-used { color: var(--vscode-charts-blue); } .swatch-limit { color: var(--vscode-charts-red); }
+  p.note { color: var(--vscode-descriptionForeground); max-width: 60em; }
+</style></head>
+<body>
+<h1 id="headline" class="level-${level}">In-memory extents: ${esc(formatUsage(r))} (${pct}%)</h1>
+${input.inMemory ? '' : '<p class="note">azurite.inMemoryPersistence is off: data is on disk and the memory limit does not apply.</p>'}
+<table>
+${row('Blob content', bytes(r.blobBytes), 'blob-bytes')}
+${row('Queue messages', bytes(r.queueBytes), 'queue-bytes')}
+${row('Limit', `${bytes(r.limitBytes)} — ${limitNote}`, 'limit-bytes')}
+${row('Warning threshold', `${input.warningThreshold}% (azurite.memory.warningThreshold)`, 'threshold')}
+${row('Not counted: table entities and metadata (estimate)', bytes(input.metadataEstimateBytes), 'metadata-bytes')}
+${row('Extension host heap used', bytes(input.heapUsedBytes), 'heap-bytes')}
+${row('Extension host resident memory (RSS)', bytes(input.rssBytes), 'rss-bytes')}
+</table>
+<div class="legend"><span class="swatch-used">━ used</span><span class="swatch-limit">╍ limit</span></div>
+${memoryChartSvg(input.samples, input.now)}
+<p class="note">Counted against the limit: blob content and queue message text, as Azurite counts them
+(MemoryExtentStore). Table entities and all metadata live in LokiJS outside the limit; their size is
+estimated as the length of LokiJS's serialized databases, which follows but does not equal their heap
+use. Heap and RSS are the whole extension host's, which the emulator shares with other extensions.
+Deleted blobs and messages leave memory when Azurite's GC runs (blob every 10 minutes, queue every
+minute) or at once with <em>Azurite: Reclaim Memory</em>.</p>
+</body></html>`;
+}

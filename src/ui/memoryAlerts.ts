@@ -1,0 +1,66 @@
+/**
+ * Tells the user when in-memory storage gets tight: once when use crosses
+ * `azurite.memory.warningThreshold` upward (not once per write; re-armed when it falls below), and
+ * once per burst of writes refused at the limit (HTTP 409 `MemoryExtentStoreAtSizeLimit`), naming
+ * the service, the bytes asked for and the limit. Both offer Raise Limit, Clean Blob, Clean Queue
+ * and Show Memory Usage.
+ */
+import * as vscode from 'vscode';
+import { settingsTarget } from '../config';
+import { BYTES_PER_MB, formatBytes, formatUsage, percentUsed } from '../core/memory';
+import { serviceName } from '../core/services';
+import type { Emulator } from '../emulator/emulator';
+import { notify } from './notify';
+
+const ACTIONS = ['Raise Limit', 'Clean Blob', 'Clean Queue', 'Show Memory Usage'] as const;
+
+/** Watches the emulator's memory and limit events. */
+export class MemoryAlerts implements vscode.Disposable {
+  private above = false;
+  private readonly subscriptions: { dispose(): void }[];
+
+  /** @param warningThreshold percent, read at each event (live setting) */
+  constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number) {
+    this.subscriptions = [
+      emulator.onDidChangeMemory((report) => {
+        const isAbove = percentUsed(report) >= this.warningThreshold();
+        if (isAbove && !this.above) {
+          this.offer('warning', `Azurite in-memory storage is at ${percentUsed(report)}% of its limit (${formatUsage(report)}; blob ${formatBytes(report.blobBytes)}, queue ${formatBytes(report.queueBytes)}). Writes past the limit will fail with HTTP 409.`);
+        }
+        this.above = isAbove;
+      }),
+      emulator.onDidHitLimit((hit) => {
+        const n = (b: number): string => b.toLocaleString('en-US');
+        this.offer('error', `${serviceName(hit.kind)} write of ${formatBytes(hit.requestedBytes)} refused: the in-memory limit of ${formatBytes(hit.limitBytes)} would be exceeded (${n(hit.usedBytes)} of ${n(hit.limitBytes)} bytes in use, ${n(hit.requestedBytes)} asked for). Clients get HTTP 409 MemoryExtentStoreAtSizeLimit until memory is freed or the limit raised; stored data is intact.`);
+      }),
+    ];
+  }
+
+  private offer(level: 'warning' | 'error', message: string): void {
+    void notify(level, message, ...ACTIONS).then(async (choice) => {
+      switch (choice) {
+        case 'Raise Limit': await raiseLimit(this.emulator); break;
+        case 'Clean Blob': await vscode.commands.executeCommand('azurite.clean_blob'); break;
+        case 'Clean Queue': await vscode.commands.executeCommand('azurite.clean_queue'); break;
+        case 'Show Memory Usage': await vscode.commands.executeCommand('azurite.showMemoryUsage'); break;
+      }
+    });
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+  }
+}
+
+/** Asks for a new `azurite.extentMemoryLimit` (MB), proposing twice the limit in force, and writes it. */
+export async function raiseLimit(emulator: Emulator): Promise<void> {
+  const current = emulator.memoryReport().limitBytes / BYTES_PER_MB;
+  const value = await vscode.window.showInputBox({
+    title: 'Azurite: in-memory limit (azurite.extentMemoryLimit)',
+    prompt: `Limit for blob and queue content, in MB (1 MB = 1,048,576 bytes). Now ${formatBytes(emulator.memoryReport().limitBytes)}.`,
+    value: String(Math.ceil(current * 2)),
+    validateInput: (v) => (Number.isFinite(Number(v)) && Number(v) > 0 ? undefined : 'Enter a number of MB greater than 0.'),
+  });
+  if (value === undefined) return;
+  await vscode.workspace.getConfiguration('azurite').update('extentMemoryLimit', Number(value), settingsTarget());
+}

@@ -1,0 +1,80 @@
+/**
+ * `Azurite: Show Memory Usage`: a webview with the figures and a chart of use against the limit over
+ * the last minutes, refreshed live while open (on memory events, at most once a second, and every
+ * {@link PANEL_TICK_MS} for the time axis and heap figures). One panel; showing it again reveals it.
+ */
+import * as vscode from 'vscode';
+import { MemoryHistory } from '../core/memoryHistory';
+import { memoryPageHtml } from '../core/memoryPage';
+import type { Emulator } from '../emulator/emulator';
+
+/** Refresh interval while the panel is open, in ms. */
+export const PANEL_TICK_MS = 2000;
+
+/** Keeps the history (always, from memory and state events) and the panel (while open). */
+export class MemoryPanel implements vscode.Disposable {
+  private readonly history = new MemoryHistory();
+  private panel: vscode.WebviewPanel | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly subscriptions: { dispose(): void }[];
+
+  /** @param warningThreshold percent (`azurite.memory.warningThreshold`), read at each render */
+  constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number) {
+    this.sample();
+    this.subscriptions = [
+      emulator.onDidChangeMemory(() => this.sample()),
+      emulator.onDidChangeState(() => this.sample()),
+    ];
+  }
+
+  /** Opens (or reveals) the panel. */
+  show(): void {
+    if (this.panel !== undefined) {
+      this.panel.reveal();
+      this.render();
+      return;
+    }
+    this.panel = vscode.window.createWebviewPanel('azurite.memoryUsage', 'Azurite Memory Usage', vscode.ViewColumn.Active, { enableScripts: false });
+    this.panel.onDidDispose(() => {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      this.panel = undefined;
+    });
+    this.timer = setInterval(() => this.render(), PANEL_TICK_MS);
+    this.render();
+  }
+
+  /** True while the panel is open. */
+  get isOpen(): boolean {
+    return this.panel !== undefined;
+  }
+
+  private sample(): void {
+    const r = this.emulator.memoryReport();
+    this.history.add({ t: Date.now(), usedBytes: r.usedBytes, limitBytes: r.limitBytes });
+    this.render();
+  }
+
+  private render(): void {
+    if (this.panel === undefined) return;
+    const b = this.emulator.memoryBreakdown();
+    const now = Date.now();
+    this.panel.webview.html = memoryPageHtml({
+      report: b.report,
+      inMemory: this.emulator.options.inMemoryPersistence,
+      metadataEstimateBytes: b.metadataEstimateBytes,
+      heapUsedBytes: b.heapUsedBytes,
+      rssBytes: b.rssBytes,
+      samples: this.history.window(now),
+      now,
+      warningThreshold: this.warningThreshold(),
+      cspSource: this.panel.webview.cspSource,
+    });
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+    clearInterval(this.timer);
+    this.panel?.dispose();
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The memory meter in depth, in a real VS Code: threshold and limit notifications, live limit
+ * changes, reclaim, the usage view, disk mode. Notifications are read back through the extension's
+ * record of what it showed (the VS Code API cannot list notifications).
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { BlobServiceClient, RestError } from '@azure/storage-blob';
+import { api, configure, reset, waitFor } from './helpers';
+
+const KiB = 1024;
+
+async function blobContainer(name: string) {
+  const a = await api();
+  const container = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient(name);
+  await container.create();
+  return container;
+}
+
+describe('Memory meter in depth', () => {
+  before(reset);
+  afterEach(reset);
+
+  it('crossing the warning threshold in a burst of 50 writes shows exactly one notification; the limit hit one more', async () => {
+    const a = await api();
+    await configure({ extentMemoryLimit: 1 });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const container = await blobContainer('threshold');
+    const before = a.notifications().length;
+    for (let i = 0; i < 50; i++) await container.getBlockBlobClient(`b${i}`).uploadData(Buffer.alloc(20 * KiB, i));
+    await waitFor('the meter to show 1,000 KiB in use', () => a.statusItems().memory.text === '$(database) 1 MB / 1 MB');
+    assert.equal(a.statusItems().memory.backgroundColor, 'statusBarItem.errorBackground', '97.7% ≥ 95%');
+    const threshold = a.notifications().slice(before).filter((m) => m.includes('of its limit'));
+    assert.equal(threshold.length, 1, threshold.join('\n'));
+    assert.match(threshold[0]!, /^Azurite in-memory storage is at \d+(\.\d)?% of its limit/);
+
+    // A burst of refused writes: one notification naming the service, the bytes asked for, the limit.
+    const refused = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => container.getBlockBlobClient(`over${i}`).uploadData(Buffer.alloc(100 * KiB))));
+    assert.ok(refused.every((r) => r.status === 'rejected' && (r.reason as RestError).statusCode === 409));
+    const hits = await waitFor('the limit notification', () => {
+      const h = a.notifications().slice(before).filter((m) => m.includes('refused'));
+      return h.length > 0 ? h : undefined;
+    });
+    assert.deepEqual(hits, ['Blob write of 100 KB refused: the in-memory limit of 1 MB would be exceeded (1,024,000 of 1,048,576 bytes in use, 102,400 asked for). Clients get HTTP 409 MemoryExtentStoreAtSizeLimit until memory is freed or the limit raised; stored data is intact.']);
+    assert.equal(a.emulator.services.blob.state.status, 'running');
+    assert.deepEqual(await container.getBlockBlobClient('b7').downloadToBuffer(), Buffer.alloc(20 * KiB, 7));
+  });
+
+  it('applies a raised limit live, refuses one below use with a message, and keeps the data', async () => {
+    const a = await api();
+    await configure({ extentMemoryLimit: 1 });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const port = a.emulator.endpoint('blob')!.port;
+    const container = await blobContainer('live-limit');
+    await container.getBlockBlobClient('big').uploadData(Buffer.alloc(900 * KiB, 1));
+    await assert.rejects(container.getBlockBlobClient('more').uploadData(Buffer.alloc(200 * KiB)));
+    await configure({ extentMemoryLimit: 2 });
+    await container.getBlockBlobClient('more').uploadData(Buffer.alloc(200 * KiB));
+    assert.equal(a.emulator.endpoint('blob')!.port, port, 'no restart');
+    await waitFor('the meter to show the 2 MB limit', () => a.statusItems().memory.text.endsWith('/ 2 MB'));
+
+    const before = a.notifications().length;
+    await vscode.workspace.getConfiguration('azurite').update('extentMemoryLimit', 0.5, vscode.ConfigurationTarget.Workspace);
+    const refusal = await waitFor('the refusal message', () => a.notifications().slice(before).find((m) => m.startsWith('azurite.extentMemoryLimit asks for 512 KB')));
+    assert.match(refusal, /1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB/);
+    assert.equal(vscode.workspace.getConfiguration('azurite').get('extentMemoryLimit'), 0.5, 'the setting stays as typed');
+    assert.ok(a.statusItems().memory.text.endsWith('/ 2 MB'), 'the item shows the limit in force');
+    assert.deepEqual(await container.getBlockBlobClient('big').downloadToBuffer(), Buffer.alloc(900 * KiB, 1));
+  });
+
+  it('reclaims 10 MiB of deleted blobs now; the meter drops within one refresh', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const container = await blobContainer('reclaim');
+    for (let i = 0; i < 10; i++) await container.getBlockBlobClient(`b${i}`).uploadData(Buffer.alloc(1024 * KiB, i));
+    for (let i = 0; i < 10; i++) await container.getBlockBlobClient(`b${i}`).delete();
+    await waitFor('the meter to show 10 MB', () => a.statusItems().memory.text.startsWith('$(database) 10 MB /'));
+    const freed = await vscode.commands.executeCommand<number>('azurite.reclaimMemory');
+    assert.equal(freed, 10 * 1024 * KiB);
+    await waitFor('the meter to drop to 0 B', () => a.statusItems().memory.text.startsWith('$(database) 0 B /'), 3000);
+  });
+
+  it('opens the memory usage view', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('azurite.start_queue');
+    const report = await vscode.commands.executeCommand<{ usedBytes: number }>('azurite.showMemoryUsage');
+    assert.equal(report.usedBytes, 0);
+    assert.equal(a.memoryPanelOpen(), true);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    await waitFor('the view to close', () => !a.memoryPanelOpen());
+  });
+
+  it('hides the meter in disk mode; the service tooltip says where the data is and its size on disk', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: false });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const container = await blobContainer('ondisk');
+    await container.getBlockBlobClient('x').uploadData(Buffer.alloc(64 * KiB));
+    await vscode.commands.executeCommand('azurite.close_blob');
+    await vscode.commands.executeCommand('azurite.start_blob');
+    assert.equal(a.statusItems().memory.visible, false);
+    // Measured at each start: after the restart it includes the 64 KiB extent and the Loki files.
+    await waitFor('an on-disk size of at least 64 KB in the tooltip', () => {
+      const m = /\((\d+(\.\d)?) KB on disk\)/.exec(a.statusItems().blob.tooltip);
+      return m !== null && Number(m[1]) >= 64;
+    });
+    await vscode.commands.executeCommand('azurite.clean_blob', { skipConfirmation: true });
+  });
+});

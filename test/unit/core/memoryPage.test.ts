@@ -1,0 +1,48 @@
+import * as assert from 'node:assert/strict';
+import { HISTORY_WINDOW_MS, MemoryHistory } from '../../../src/core/memoryHistory';
+import { memoryChartSvg, memoryPageHtml } from '../../../src/core/memoryPage';
+import { memoryLevel } from '../../../src/core/statusView';
+
+const MiB = 1024 * 1024;
+const report = (used: number, limit = MiB) => ({ blobBytes: used, queueBytes: 0, usedBytes: used, limitBytes: limit, isDefaultLimit: false });
+
+describe('core/memoryHistory', () => {
+  it('keeps changes only, within the window plus the value in force at its start', () => {
+    const h = new MemoryHistory();
+    h.add({ t: 0, usedBytes: 1, limitBytes: 10 });
+    h.add({ t: 1000, usedBytes: 1, limitBytes: 10 }); // same value: dropped
+    h.add({ t: 2000, usedBytes: 5, limitBytes: 10 });
+    h.add({ t: HISTORY_WINDOW_MS + 3000, usedBytes: 7, limitBytes: 10 });
+    assert.deepEqual(h.window(HISTORY_WINDOW_MS + 3000).map((s) => s.usedBytes), [5, 7]);
+  });
+});
+
+describe('core/memoryPage', () => {
+  it('draws use and limit as step lines scaled to the largest limit, the last value in data-used-bytes', () => {
+    const now = HISTORY_WINDOW_MS;
+    const svg = memoryChartSvg([{ t: 0, usedBytes: 0, limitBytes: 100 }, { t: now / 2, usedBytes: 50, limitBytes: 100 }], now, 100, 100);
+    assert.match(svg, /data-used-bytes="50"/);
+    assert.match(svg, /class="used" points="0,100 50,100 50,50 100,50"/);
+    assert.match(svg, /class="limit" points="0,0 50,0 50,0 100,0"/);
+  });
+
+  it('shows the figures, the limit source, the estimate and theme colours, and escapes nothing unsafe', () => {
+    const html = memoryPageHtml({
+      report: { ...report(943718), isDefaultLimit: true }, inMemory: true, metadataEstimateBytes: 2048, heapUsedBytes: 10 * MiB, rssBytes: 50 * MiB,
+      samples: [], now: 0, warningThreshold: 80, cspSource: 'vscode-resource:',
+    });
+    assert.match(html, /<h1 id="headline" class="level-warning">In-memory extents: 0\.9 MB \/ 1 MB \(90%\)<\/h1>/);
+    assert.match(html, /Azurite&#39;s default: 50% of total memory/);
+    assert.match(html, /id="metadata-bytes">2 KB \(2,048 bytes\)/);
+    assert.match(html, /var\(--vscode-charts-blue\)/);
+    assert.match(html, /Content-Security-Policy" content="default-src 'none'; style-src vscode-resource: 'unsafe-inline';"/);
+    assert.doesNotMatch(html, /<script/);
+  });
+
+  it('levels: warning from the threshold, error from 95%', () => {
+    assert.equal(memoryLevel(report(0.5 * MiB), 80), 'normal');
+    assert.equal(memoryLevel(report(0.5 * MiB), 50), 'warning');
+    assert.equal(memoryLevel(report(0.8 * MiB), 80), 'warning');
+    assert.equal(memoryLevel(report(0.95 * MiB), 80), 'error');
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * The engine as the extension bundles it (esbuild.mjs: applicationinsights stub + the CRC64 seam),
+ * built into out/engine-bundle.js by `node esbuild.mjs --engine-bundle` before these tests, and
+ * driven by the real Azure SDK: block, append and page uploads with and without Content-MD5 / a
+ * client CRC64 succeed, return azurite's own CRC64 values, and read back byte-identical.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { BlobServiceClient, RestError, type ContainerClient } from '@azure/storage-blob';
+import { parseSettings } from '../../../src/core/settings';
+import type * as EmulatorModule from '../../../src/emulator/emulator';
+import type * as AzuriteModule from '../../../src/emulator/azurite';
+import type * as SeamModule from '../../../src/engine/azuriteChecksums';
+import { MemoryLog } from '../helpers/emulatorFixture';
+
+type EngineBundle = typeof EmulatorModule & typeof AzuriteModule & {
+  seam: typeof SeamModule;
+  /** azurite's common/utils/utils.js as bundled (with the seam applied). */
+  azuriteCommonUtils: Record<string, unknown>;
+};
+
+const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
+const bundlePath = path.join(repoRoot, 'out', 'engine-bundle.js');
+/** azurite's own, unbundled CRC64 (node_modules): the reference for every value below. */
+const azuriteUtils = require('azurite/dist/src/common/utils/utils') as { getCRC64FromString(b: Uint8Array): Uint8Array };
+const b64 = (bytes: Uint8Array | undefined): string | undefined => bytes === undefined ? undefined : Buffer.from(bytes).toString('base64');
+const blockId = (n: number): string => Buffer.from(`block-${String(n).padStart(6, '0')}`).toString('base64');
+
+describe('Bundled engine (out/engine-bundle.js): the CRC64 seam under real SDK uploads', function () {
+  this.timeout(120_000);
+  let engine: EngineBundle;
+
+  before(function () {
+    execFileSync(process.execPath, [path.join(repoRoot, 'esbuild.mjs'), '--engine-bundle'], { cwd: repoRoot, stdio: 'pipe' });
+    engine = require(bundlePath) as EngineBundle;
+  });
+
+  it('replaces azurite\'s three CRC64 exports in the bundle with src/engine/azuriteChecksums.ts, and nothing else', () => {
+    const utils = engine.azuriteCommonUtils;
+    assert.equal(utils.computeTransactionalChecksums, engine.seam.computeTransactionalChecksums);
+    assert.equal(utils.getCRC64FromString, engine.seam.getCRC64FromString);
+    assert.equal(utils.getCRC64FromStream, engine.seam.getCRC64FromStream);
+    // Its other exports are azurite's own.
+    assert.equal(typeof utils.getMD5FromString, 'function');
+    assert.equal(typeof utils.newEtag, 'function');
+  });
+
+  for (const inMemory of [true, false]) {
+    describe(inMemory ? 'in memory' : 'on disk', () => {
+      let emulator: EmulatorModule.Emulator;
+      let container: ContainerClient;
+      let location: string;
+
+      before(async () => {
+        location = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-bundle-'));
+        const settings = parseSettings(
+          { blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: inMemory, location },
+          { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: location, rootHasAzuriteData: false },
+        );
+        emulator = new engine.Emulator(settings, new MemoryLog());
+        const outcome = await emulator.start('blob');
+        if (!outcome.ok) throw new Error(outcome.message);
+        container = BlobServiceClient.fromConnectionString(emulator.connectionString()).getContainerClient(`crc-${inMemory ? 'mem' : 'disk'}`);
+        await container.create();
+      });
+      after(async () => {
+        await emulator?.dispose();
+        fs.rmSync(location, { recursive: true, force: true });
+      });
+
+      it('stageBlock without Content-MD5 returns azurite\'s CRC64; with Content-MD5, none; both read back byte-identical', async () => {
+        const blob = container.getBlockBlobClient('blocks.bin');
+        const sizes = [4 * 1024 * 1024 + 13, 1, 1_048_575, 8 * 1024 * 1024];
+        const blocks = sizes.map((n) => crypto.randomBytes(n));
+        const ids: string[] = [];
+        for (const [i, data] of blocks.entries()) {
+          const withMd5 = i % 2 === 1;
+          const md5 = crypto.createHash('md5').update(data).digest();
+          const res = await blob.stageBlock(blockId(i), data, data.length, withMd5 ? { transactionalContentMD5: md5 } : {});
+          if (withMd5) {
+            assert.equal(res.xMsContentCrc64, undefined, `block ${i} (Content-MD5 sent): no CRC64 expected`);
+          } else {
+            assert.equal(b64(res.xMsContentCrc64), b64(azuriteUtils.getCRC64FromString(data)), `block ${i}: CRC64 as azurite computes it`);
+          }
+          ids.push(blockId(i));
+        }
+        await blob.commitBlockList(ids);
+        const back = await blob.downloadToBuffer();
+        assert.ok(back.equals(Buffer.concat(blocks)), 'downloaded bytes differ from the staged blocks');
+      });
+
+      it('accepts a client CRC64 that matches and refuses one that does not (400 Crc64Mismatch)', async () => {
+        const blob = container.getBlockBlobClient('client-crc.bin');
+        const data = crypto.randomBytes(3 * 1024 * 1024 + 7);
+        const crc = azuriteUtils.getCRC64FromString(data);
+        const ok = await blob.stageBlock(blockId(0), data, data.length, { transactionalContentCrc64: crc });
+        assert.equal(b64(ok.xMsContentCrc64), b64(crc));
+        const wrong = Uint8Array.from(crc);
+        wrong[0] = wrong[0]! ^ 1;
+        await assert.rejects(blob.stageBlock(blockId(1), data, data.length, { transactionalContentCrc64: wrong }),
+          (err: unknown) => err instanceof RestError && err.statusCode === 400 && (err.details as { errorCode?: string })?.errorCode === 'Crc64Mismatch');
+        await blob.commitBlockList([blockId(0)]);
+        assert.ok((await blob.downloadToBuffer()).equals(data));
+      });
+
+      it('uploadData in 4 MiB blocks (the SDK\'s stageBlock path) reads back byte-identical', async () => {
+        const blob = container.getBlockBlobClient('upload-data.bin');
+        const data = crypto.randomBytes(17 * 1024 * 1024 + 3);
+        await blob.uploadData(data, { blockSize: 4 * 1024 * 1024, concurrency: 4, maxSingleShotSize: 1024 * 1024 });
+        assert.ok((await blob.downloadToBuffer()).equals(data));
+      });
+
+      it('Append Block and Put Page (always CRC64) return azurite\'s CRC64 and read back byte-identical', async () => {
+        const append = container.getAppendBlobClient('append.bin');
+        await append.create();
+        const parts = [crypto.randomBytes(1_000_003), crypto.randomBytes(17)];
+        for (const part of parts) {
+          const res = await append.appendBlock(part, part.length);
+          assert.equal(b64(res.xMsContentCrc64), b64(azuriteUtils.getCRC64FromString(part)));
+        }
+        assert.ok((await append.downloadToBuffer()).equals(Buffer.concat(parts)));
+
+        const page = container.getPageBlobClient('page.bin');
+        const pageData = crypto.randomBytes(512 * 2049);
+        await page.create(pageData.length);
+        const res = await page.uploadPages(pageData, 0, pageData.length);
+        assert.equal(b64(res.xMsContentCrc64), b64(azuriteUtils.getCRC64FromString(pageData)));
+        assert.ok((await page.downloadToBuffer()).equals(pageData));
+      });
+    });
+  }
+});
