@@ -165,7 +165,7 @@ describe('core/statusView', () => {
       const v = memoryView(memReport(960000, 1048576));
       assert.equal(v.text, '$(database) 0.9 MB / 1 MB');
       assert.equal(v.command, 'azurite.showMemoryUsage');
-      assert.deepEqual(v.linkCommands, ['azurite.showMemoryUsage']);
+      assert.deepEqual(v.linkCommands, ['azurite.showMemoryUsage', 'azurite.reclaimMemory']);
     });
 
     it('has the escaped report and a Show memory usage link in the tooltip', () => {
@@ -179,7 +179,7 @@ describe('core/statusView', () => {
           'Queue messages: 512 B \\(512 bytes\\)',
           "Limit: 1 MB \\(1,048,576 bytes\\) — Azurite's default, 50% of total memory \\(set azurite\\.extentMemoryLimit to change it\\)",
           'Table entities and metadata are kept outside the extent store and are not counted against the limit\\.',
-          '[Show memory usage](command:azurite.showMemoryUsage)',
+          '[Show memory usage](command:azurite.showMemoryUsage) · [Reclaim memory](command:azurite.reclaimMemory)',
         ].join('\n\n'),
       );
     });
