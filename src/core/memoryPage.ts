@@ -23,15 +23,21 @@ export interface MemoryPageInput {
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** The shortest time span the chart shows, in ms. */
+export const MIN_CHART_SPAN_MS = 60 * 1000;
+
 /**
- * The chart: a step line of use (blue) and of the limit (red, dashed) from `now - HISTORY_WINDOW_MS`
- * to `now`, y from 0 to the largest limit in the window. `id="usage-chart"`; the last value is in
- * `data-used-bytes` for tests and screen readers.
+ * The chart: a step line of use (blue) and of the limit (red, dashed) up to `now`, over the time
+ * since the first sample (at least {@link MIN_CHART_SPAN_MS}, at most HISTORY_WINDOW_MS); y from 0
+ * to 110% of the largest value, so the limit line stays visible. `id="usage-chart"`; the last
+ * value is in `data-used-bytes` for tests and screen readers.
  */
 export function memoryChartSvg(samples: readonly MemorySample[], now: number, width = 640, height = 220): string {
-  const from = now - HISTORY_WINDOW_MS;
-  const top = Math.max(1, ...samples.map((s) => Math.max(s.limitBytes, s.usedBytes)));
-  const x = (t: number): number => Math.round(((Math.max(t, from) - from) / HISTORY_WINDOW_MS) * width * 10) / 10;
+  const first = samples[0]?.t ?? now;
+  const span = Math.min(HISTORY_WINDOW_MS, Math.max(MIN_CHART_SPAN_MS, now - first));
+  const from = now - span;
+  const top = Math.max(1, ...samples.map((s) => Math.max(s.limitBytes, s.usedBytes))) * 1.1;
+  const x = (t: number): number => Math.round(((Math.max(t, from) - from) / span) * width * 10) / 10;
   const y = (b: number): number => Math.round((height - (b / top) * height) * 10) / 10;
   const steps = (pick: (s: MemorySample) => number): string => {
     if (samples.length === 0) return '';
@@ -44,12 +50,13 @@ export function memoryChartSvg(samples: readonly MemorySample[], now: number, wi
     return pts.join(' ');
   };
   const last = samples[samples.length - 1];
-  return `<svg id="usage-chart" role="img" aria-label="Memory use over the last ${HISTORY_WINDOW_MS / 60000} minutes" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" data-used-bytes="${last?.usedBytes ?? 0}">
+  const spanLabel = span >= 60_000 ? `${Math.round(span / 6000) / 10} min` : `${Math.round(span / 1000)} s`;
+  return `<svg id="usage-chart" role="img" aria-label="Memory use over the last ${spanLabel}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" data-used-bytes="${last?.usedBytes ?? 0}">
   <rect x="0" y="0" width="${width}" height="${height}" class="frame"/>
   <polyline class="limit" points="${steps((s) => s.limitBytes)}"/>
   <polyline class="used" points="${steps((s) => s.usedBytes)}"/>
   <text x="4" y="14" class="axis">${esc(formatBytes(top))}</text>
-  <text x="4" y="${height - 4}" class="axis">−${HISTORY_WINDOW_MS / 60000} min</text>
+  <text x="4" y="${height - 4}" class="axis">−${spanLabel}</text>
   <text x="${width - 4}" y="${height - 4}" class="axis end">now</text>
 </svg>`;
 }
@@ -99,8 +106,8 @@ ${row('Extension host resident memory (RSS)', bytes(input.rssBytes), 'rss-bytes'
 ${memoryChartSvg(input.samples, input.now)}
 <p class="note">Counted against the limit: blob content and queue message text, as Azurite counts them
 (MemoryExtentStore). Table entities and all metadata live in LokiJS outside the limit; their size is
-estimated as the length of LokiJS's serialized databases, which follows but does not equal their heap
-use. Heap and RSS are the whole extension host's, which the emulator shares with other extensions.
+estimated as the JSON length of LokiJS's documents (without content buffers, which are extent data),
+which follows but does not equal their heap use. Heap and RSS are the whole extension host's, which the emulator shares with other extensions.
 Deleted blobs and messages leave memory when Azurite's GC runs (blob every 10 minutes, queue every
 minute) or at once with <em>Azurite: Reclaim Memory</em>.</p>
 </body></html>`;

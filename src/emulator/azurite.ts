@@ -180,8 +180,9 @@ export interface EngineService {
   reclaim(): Promise<void>;
   /**
    * An estimate, in bytes, of the metadata the service keeps in LokiJS (containers, blob
-   * properties, queue and message records, table entities): the length of LokiJS's serialized
-   * databases. Not counted against the extent limit. 0 while stopped.
+   * properties, queue and message records, table entities): the JSON length of its collections'
+   * documents, without the content buffers some records point to (extent data, counted already).
+   * Not counted against the extent limit. 0 while stopped.
    */
   metadataBytesEstimate(): number;
 }
@@ -332,15 +333,27 @@ export function createService(options: EngineServiceOptions): EngineService {
     metadataBytesEstimate(): number {
       const s = server as ServerInternals | undefined;
       if (s === undefined) return 0;
-      return [s.metadataStore, s.extentMetadataStore].reduce((n, store) => n + (store?.db?.serialize().length ?? 0), 0);
+      // In memory mode a blob's record points at its extent chunk, content buffers included
+      // (`persistency.chunks`): that is extent data, counted already, so it is left out.
+      const withoutContent = (key: string, value: unknown): unknown => (key === 'chunks' ? undefined : value);
+      let bytes = 0;
+      for (const store of [s.metadataStore, s.extentMetadataStore]) {
+        for (const c of store?.db?.collections ?? []) bytes += JSON.stringify(c.data, withoutContent).length;
+      }
+      return bytes;
     },
   };
 }
 
+/** The part of a LokiJS database the estimate reads: its collections' documents. */
+interface LokiLike {
+  readonly collections: readonly { readonly data: unknown[] }[];
+}
+
 /** The fields of a running azurite server that reclaim and the estimate use (set in *Server.js constructors). */
 interface ServerInternals extends ServerBase {
-  readonly metadataStore?: { db?: { serialize(): string } };
-  readonly extentMetadataStore?: { db?: { serialize(): string } };
+  readonly metadataStore?: { db?: LokiLike };
+  readonly extentMetadataStore?: { db?: LokiLike };
   readonly extentStore?: unknown;
 }
 

@@ -20,10 +20,15 @@ describe('core/memoryHistory', () => {
 describe('core/memoryPage', () => {
   it('draws use and limit as step lines scaled to the largest limit, the last value in data-used-bytes', () => {
     const now = HISTORY_WINDOW_MS;
-    const svg = memoryChartSvg([{ t: 0, usedBytes: 0, limitBytes: 100 }, { t: now / 2, usedBytes: 50, limitBytes: 100 }], now, 100, 100);
-    assert.match(svg, /data-used-bytes="50"/);
-    assert.match(svg, /class="used" points="0,100 50,100 50,50 100,50"/);
-    assert.match(svg, /class="limit" points="0,0 50,0 50,0 100,0"/);
+    const svg = memoryChartSvg([{ t: 0, usedBytes: 0, limitBytes: 100 }, { t: now / 2, usedBytes: 55, limitBytes: 100 }], now, 100, 110);
+    assert.match(svg, /data-used-bytes="55"/);
+    // y is scaled to 110% of the largest value: the limit (100) sits at 10 of 110.
+    assert.match(svg, /class="used" points="0,110 50,110 50,55 100,55"/);
+    assert.match(svg, /class="limit" points="0,10 50,10 50,10 100,10"/);
+    assert.match(svg, />−10 min</);
+    // The span follows the data: 2 minutes of samples, 2 minutes of chart (at least 1 minute).
+    assert.match(memoryChartSvg([{ t: 0, usedBytes: 1, limitBytes: 2 }], 120_000), />−2 min</);
+    assert.match(memoryChartSvg([{ t: 0, usedBytes: 1, limitBytes: 2 }], 5_000), />−1 min</);
   });
 
   it('shows the figures, the limit source, the estimate and theme colours, and escapes nothing unsafe', () => {
