@@ -33,6 +33,7 @@ import QueueGCManager from 'azurite/dist/src/queue/gc/QueueGCManager';
 import NoLoggerStrategy from 'azurite/dist/src/common/NoLoggerStrategy';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
+import { DATA_FILES } from '../core/dataFiles';
 import type { HttpsOptions } from '../core/settings';
 
 /** Azurite's default extent memory limit in bytes: `Math.trunc(os.totalmem() * 0.5)`. */
@@ -187,17 +188,6 @@ export interface EngineService {
   metadataBytesEstimate(): number;
 }
 
-/** Azurite's file names inside the location folder (blob/queue/table `utils/constants.js`). */
-const FILES = {
-  blob: { db: '__azurite_db_blob__.json', extentDb: '__azurite_db_blob_extent__.json', extents: '__blobstorage__' },
-  queue: { db: '__azurite_db_queue__.json', extentDb: '__azurite_db_queue_extent__.json', extents: '__queuestorage__' },
-  table: { db: '__azurite_db_table__.json' },
-} as const;
-
-/** Names of the files and folders a service keeps in its location folder (for "what will be deleted"). */
-export function dataFileNames(kind: ServiceKind): string[] {
-  return Object.values(FILES[kind]);
-}
 
 /** After this long, connections still open at stop are cut so the port is freed. */
 const FORCE_CLOSE_AFTER_MS = 2000;
@@ -231,7 +221,7 @@ function makeServer(o: EngineServiceOptions): ServerBase {
   }
   switch (o.kind) {
     case 'blob': {
-      const f = FILES.blob;
+      const f = DATA_FILES.blob;
       return new BlobServer(new BlobConfiguration(
         o.host, o.port, o.keepAliveSec, at(f.db), at(f.extentDb),
         [{ locationId: 'Default', locationPath: at(f.extents), maxConcurrency: 1 }],
@@ -239,7 +229,7 @@ function makeServer(o: EngineServiceOptions): ServerBase {
         cert, key, pwd, o.oauth, o.disableProductStyleUrl, o.inMemory, o.memoryStore));
     }
     case 'queue': {
-      const f = FILES.queue;
+      const f = DATA_FILES.queue;
       return new QueueServer(new QueueConfiguration(
         o.host, o.port, o.keepAliveSec, at(f.db), at(f.extentDb),
         [{ locationId: 'Default', locationPath: at(f.extents), maxConcurrency: 1 }],
@@ -248,7 +238,7 @@ function makeServer(o: EngineServiceOptions): ServerBase {
     }
     case 'table':
       return new TableServer(new TableConfiguration(
-        o.host, o.port, o.keepAliveSec, at(FILES.table.db), false, accessLog, stream, undefined,
+        o.host, o.port, o.keepAliveSec, at(DATA_FILES.table.db), false, accessLog, stream, undefined,
         o.loose, o.skipApiVersionCheck, cert, key, pwd, o.oauth, o.disableProductStyleUrl, o.inMemory));
   }
 }
@@ -390,23 +380,6 @@ async function sweepOnce(kind: 'blob' | 'queue', s: ServerInternals): Promise<vo
   }
 }
 
-/**
- * Bytes on disk of one service's data in `location` (its Loki files and extent folder); 0 when none.
- */
-export async function diskUsageBytes(kind: ServiceKind, location: string): Promise<number> {
-  const sizeOf = async (p: string): Promise<number> => {
-    const st = await fs.stat(p).catch(() => undefined);
-    if (st === undefined) return 0;
-    if (!st.isDirectory()) return st.size;
-    const entries = await fs.readdir(p).catch(() => [] as string[]);
-    let total = 0;
-    for (const e of entries) total += await sizeOf(path.join(p, e));
-    return total;
-  };
-  let total = 0;
-  for (const name of dataFileNames(kind)) total += await sizeOf(path.join(location, name));
-  return total;
-}
 
 /**
  * Routes azurite's process-wide debug log (common/Logger.js, a singleton whose `strategy` may be

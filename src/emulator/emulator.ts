@@ -10,8 +10,15 @@ import { formatBytes, type MemoryReport } from '../core/memory';
 import { EXTENT_SERVICE_KINDS, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import { errorsFor, type EmulatorOptions, type ParsedSettings } from '../core/settings';
 import { needsRestart } from '../core/configChange';
-import { createService, dataFileNames, DEFAULT_LIMIT_BYTES, diskUsageBytes, MeteredChunkStore, setDebugLogSink, type EngineServiceOptions } from './azurite';
+import * as os from 'node:os';
+import { dataFileNames } from '../core/dataFiles';
+import { defaultLimitBytes } from '../core/memory';
+import type { EngineServiceOptions, MeteredChunkStore } from './azurite';
+import { diskUsageBytes } from './diskUsage';
 import { ServiceManager, type Outcome } from './serviceManager';
+
+/** The engine module's shape (src/emulator/azurite.ts): loaded lazily, so only its type is imported here. */
+export type Engine = typeof import('./azurite');
 
 /** Where the emulator's log lines go (an output channel in the extension, an array in tests). */
 export interface EmulatorLog {
@@ -60,13 +67,17 @@ export class Emulator {
   /** One manager per service kind. */
   readonly services: Readonly<Record<ServiceKind, ServiceManager>>;
   private settings: ParsedSettings;
-  private readonly store: MeteredChunkStore;
+  /** The engine module, loaded on the first start or clean (src/emulator/azurite.ts; dist/engine.js when bundled). */
+  private engine: Engine | undefined;
+  private engineLoading: Promise<Engine> | undefined;
+  /** The emulator's chunk store, made when the engine loads. */
+  private store: MeteredChunkStore | undefined;
   private readonly stateEmitter = new Emitter<ServiceStateChange>();
   private readonly memoryEmitter = new Emitter<MemoryReport>();
   private memoryTimer: NodeJS.Timeout | undefined;
   private lastMemoryEventAt = 0;
-  private readonly unsubscribeStore: () => void;
-  private readonly unsubscribeRefusals: () => void;
+  private unsubscribeStore: () => void = () => undefined;
+  private unsubscribeRefusals: () => void = () => undefined;
   private readonly limitEmitter = new Emitter<LimitHit>();
   private lastRefusalAt = 0;
   /** The `extentMemoryLimitBytes` setting the store's limit came from (undefined = Azurite's default). */
@@ -89,23 +100,20 @@ export class Emulator {
    */
   readonly onDidHitLimit: Event<LimitHit> = this.limitEmitter.event;
 
+  /**
+   * @param loadEngine loads the engine module; called once, on the first start or clean, so that
+   *   activation does not pay for azurite (the extension passes a require of dist/engine.js).
+   */
   constructor(
     settings: ParsedSettings,
     private readonly log: EmulatorLog,
+    private readonly loadEngine: () => Engine | Promise<Engine> = () => require('./azurite') as Engine,
   ) {
     this.settings = settings;
-    this.store = new MeteredChunkStore(settings.options.extentMemoryLimitBytes);
-    this.unsubscribeStore = this.store.onDidChange(() => this.scheduleMemoryEvent());
     this.appliedLimitSetting = settings.options.extentMemoryLimitBytes;
-    this.unsubscribeRefusals = this.store.onDidRefuse((r) => {
-      const now = Date.now();
-      const first = now - this.lastRefusalAt > LIMIT_BURST_GAP_MS;
-      this.lastRefusalAt = now;
-      if (first) this.limitEmitter.fire({ kind: r.category === 'queue' ? 'queue' : 'blob', requestedBytes: r.requestedBytes, usedBytes: r.usedBytes, limitBytes: r.limitBytes });
-    });
     const services = {} as Record<ServiceKind, ServiceManager>;
     for (const kind of SERVICE_KINDS) {
-      const manager = new ServiceManager(kind, createService);
+      const manager = new ServiceManager(kind, (o) => this.engine!.createService(o));
       manager.onDidChangeState((state) => this.stateEmitter.fire({ kind, state }));
       services[kind] = manager;
     }
@@ -163,8 +171,37 @@ export class Emulator {
     return errorsFor(this.settings.errors, kind).map((e) => e.message);
   }
 
+  /** Loads the engine once; later calls return the loaded module. Logs the load time. */
+  async engineModule(): Promise<Engine> {
+    if (this.engine !== undefined) return this.engine;
+    this.engineLoading ??= (async () => {
+      const started = performance.now();
+      const engine = await this.loadEngine();
+      this.log.info(`Engine loaded in ${Math.round(performance.now() - started)} ms`);
+      const store = new engine.MeteredChunkStore(this.settings.options.extentMemoryLimitBytes);
+      this.unsubscribeStore = store.onDidChange(() => this.scheduleMemoryEvent());
+      this.unsubscribeRefusals = store.onDidRefuse((r) => {
+        const now = Date.now();
+        const first = now - this.lastRefusalAt > LIMIT_BURST_GAP_MS;
+        this.lastRefusalAt = now;
+        if (first) this.limitEmitter.fire({ kind: r.category === 'queue' ? 'queue' : 'blob', requestedBytes: r.requestedBytes, usedBytes: r.usedBytes, limitBytes: r.limitBytes });
+      });
+      this.store = store;
+      this.engine = engine;
+      return engine;
+    })();
+    return this.engineLoading;
+  }
+
   /** Starts one service. Resolves with the outcome; never rejects. */
   async start(kind: ServiceKind): Promise<Outcome> {
+    try {
+      await this.engineModule();
+    } catch (err) {
+      const message = `${serviceName(kind)} service could not start: the emulator engine did not load (${(err as Error).message}).`;
+      this.log.error(message);
+      return { ok: false, message };
+    }
     const options = this.serviceOptions(kind);
     this.applyDebugLog();
     this.lastStartInMemory[kind] = options.inMemory;
@@ -192,6 +229,7 @@ export class Emulator {
       const stopped = await this.stop(kind);
       if (!stopped.ok) return stopped;
     }
+    await this.engineModule();
     const outcome = await this.services[kind].clean(this.serviceOptions(kind));
     this.report(kind, outcome, 'data cleaned');
     if (outcome.ok && wasRunning) return this.start(kind);
@@ -233,13 +271,18 @@ export class Emulator {
 
   /** The in-memory extent store now. Exact: sums of bytes held, read from the store. */
   memoryReport(): MemoryReport {
-    const blobBytes = this.store.categoryBytes('blob');
-    const queueBytes = this.store.categoryBytes('queue');
+    const store = this.store;
+    if (store === undefined) {
+      const limit = this.settings.options.extentMemoryLimitBytes;
+      return { blobBytes: 0, queueBytes: 0, usedBytes: 0, limitBytes: limit ?? defaultLimitBytes(os.totalmem()), isDefaultLimit: limit === undefined };
+    }
+    const blobBytes = store.categoryBytes('blob');
+    const queueBytes = store.categoryBytes('queue');
     return {
       blobBytes,
       queueBytes,
-      usedBytes: this.store.totalSize(),
-      limitBytes: this.store.limitBytes(),
+      usedBytes: store.totalSize(),
+      limitBytes: store.limitBytes(),
       isDefaultLimit: this.appliedLimitSetting === undefined,
     };
   }
@@ -258,9 +301,11 @@ export class Emulator {
    * @returns bytes freed (the drop in use; concurrent writes can make it smaller)
    */
   async reclaimMemory(): Promise<number> {
-    const before = this.store.totalSize();
+    const store = this.store;
+    if (store === undefined) return 0;
+    const before = store.totalSize();
     await Promise.all(EXTENT_SERVICE_KINDS.map((k) => this.services[k].reclaim()));
-    return Math.max(0, before - this.store.totalSize());
+    return Math.max(0, before - store.totalSize());
   }
 
   /** The memory report plus what is not counted: LokiJS metadata (estimated) and the process's heap and RSS. */
@@ -320,9 +365,10 @@ export class Emulator {
   private checkMemoryLimit(options: EngineServiceOptions): string | undefined {
     if (!options.inMemory || options.kind === 'table') return undefined;
     const setting = this.settings.options.extentMemoryLimitBytes;
-    const limit = setting ?? DEFAULT_LIMIT_BYTES;
-    if (limit !== this.store.sizeLimit() && !this.store.setSizeLimit(limit)) {
-      return `azurite.extentMemoryLimit asks for ${formatBytes(limit)}, but ${formatBytes(this.store.totalSize())} of blob and queue data is in memory, so the limit stays at ${formatBytes(this.store.limitBytes())}. Raise the limit above ${formatBytes(this.store.totalSize())}, or clean the blob or queue service (or reclaim memory) first.`;
+    const store = this.store!;
+    const limit = setting ?? this.engine!.DEFAULT_LIMIT_BYTES;
+    if (limit !== store.sizeLimit() && !store.setSizeLimit(limit)) {
+      return `azurite.extentMemoryLimit asks for ${formatBytes(limit)}, but ${formatBytes(store.totalSize())} of blob and queue data is in memory, so the limit stays at ${formatBytes(store.limitBytes())}. Raise the limit above ${formatBytes(store.totalSize())}, or clean the blob or queue service (or reclaim memory) first.`;
     }
     if (this.appliedLimitSetting !== setting) {
       this.appliedLimitSetting = setting;
@@ -333,7 +379,7 @@ export class Emulator {
 
   /** azurite's debug log is process-wide: route it while `azurite.debug` is on. */
   private applyDebugLog(): void {
-    setDebugLogSink(this.settings.options.debug ? (line) => this.log.debug(line) : undefined);
+    this.engine?.setDebugLogSink(this.settings.options.debug ? (line) => this.log.debug(line) : undefined);
   }
 
   private scheduleMemoryEvent(): void {
