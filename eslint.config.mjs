@@ -45,6 +45,6 @@ export default tseslint.config(
   },
   {
     files: ['**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', AbortSignal: 'readonly', Buffer: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', performance: 'readonly', document: 'readonly', window: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', AbortSignal: 'readonly', Buffer: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', performance: 'readonly', document: 'readonly', window: 'readonly', getComputedStyle: 'readonly' } },
   },
 );

@@ -107,6 +107,9 @@ export class Emulator {
   constructor(
     settings: ParsedSettings,
     private readonly log: EmulatorLog,
+    // A require, not an import, so that loading waits for the first start; the bundle maps it to
+    // dist/engine.js (esbuild.mjs).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     private readonly loadEngine: () => Engine | Promise<Engine> = () => require('./azurite') as Engine,
   ) {
     this.settings = settings;
