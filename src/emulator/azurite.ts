@@ -220,21 +220,17 @@ function makeServer(o: EngineServiceOptions): ServerBase {
     throw new Error(`the ${o.kind} service needs a memory store in memory mode`);
   }
   switch (o.kind) {
-    case 'blob': {
-      const f = DATA_FILES.blob;
-      return new BlobServer(new BlobConfiguration(
-        o.host, o.port, o.keepAliveSec, at(f.db), at(f.extentDb),
-        [{ locationId: 'Default', locationPath: at(f.extents), maxConcurrency: 1 }],
-        accessLog, stream, false, undefined, o.loose, o.skipApiVersionCheck,
-        cert, key, pwd, o.oauth, o.disableProductStyleUrl, o.inMemory, o.memoryStore));
-    }
+    case 'blob':
     case 'queue': {
-      const f = DATA_FILES.queue;
-      return new QueueServer(new QueueConfiguration(
+      // Same positional arguments for both (blob/BlobConfiguration.js, queue/QueueConfiguration.js).
+      const f = DATA_FILES[o.kind];
+      const args: ConstructorParameters<typeof BlobConfiguration> = [
         o.host, o.port, o.keepAliveSec, at(f.db), at(f.extentDb),
         [{ locationId: 'Default', locationPath: at(f.extents), maxConcurrency: 1 }],
         accessLog, stream, false, undefined, o.loose, o.skipApiVersionCheck,
-        cert, key, pwd, o.oauth, o.disableProductStyleUrl, o.inMemory, o.memoryStore));
+        cert, key, pwd, o.oauth, o.disableProductStyleUrl, o.inMemory, o.memoryStore,
+      ];
+      return o.kind === 'blob' ? new BlobServer(new BlobConfiguration(...args)) : new QueueServer(new QueueConfiguration(...args));
     }
     case 'table':
       return new TableServer(new TableConfiguration(

@@ -6,8 +6,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { RestError } from '@azure/storage-blob';
-import { clients, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
-import type { Emulator } from '../../../src/emulator/emulator';
+import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { isPortFree } from '../../../src/emulator/ports';
 
 /** Resolves when something can listen on host:port again (the port is free), rejects if not. */
@@ -20,14 +19,7 @@ function canListen(port: number, host = '127.0.0.1'): Promise<boolean> {
 }
 
 describe('Emulator (real azurite engine, real SDK clients)', () => {
-  const running: Emulator[] = [];
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((e) => e.dispose()));
-  });
-  function track<T extends { emulator: Emulator }>(x: T): T {
-    running.push(x.emulator);
-    return x;
-  }
+  const track = disposeAfterEach();
 
   it('runs blob, queue and table in memory on free ports and serves the SDKs', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));

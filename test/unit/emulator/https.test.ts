@@ -22,7 +22,7 @@ import { TableClient } from '@azure/data-tables';
 import { endpointUrl } from '../../../src/core/connectionString';
 import { certificateProblem } from '../../../src/emulator/certificates';
 import type { Emulator } from '../../../src/emulator/emulator';
-import { clients, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
+import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 
 const PFX_PASSWORD = 'pfx-pass word';
 
@@ -123,7 +123,6 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
   let other: { cert: string; key: string; pfx: string };
   let ca: string;
   let dir: string;
-  const running: Emulator[] = [];
 
   before(() => {
     dir = tempDir('emu-https-');
@@ -132,13 +131,7 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     ca = fs.readFileSync(certs.cert, 'utf8');
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((e) => e.dispose()));
-  });
-  function track<T extends { emulator: Emulator }>(x: T): T {
-    running.push(x.emulator);
-    return x;
-  }
+  const track = disposeAfterEach();
 
   it('serves blob, queue and table over HTTPS with a PEM certificate and key; the connection string says https', async () => {
     const { emulator, log } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.cert, key: certs.key }));

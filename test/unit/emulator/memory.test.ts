@@ -7,7 +7,7 @@ import * as crypto from 'node:crypto';
 import { RestError } from '@azure/storage-blob';
 import { parseSettings } from '../../../src/core/settings';
 import type { Emulator, LimitHit } from '../../../src/emulator/emulator';
-import { clients, makeEmulator, startAll } from '../helpers/emulatorFixture';
+import { clients, disposeAfterEach, makeEmulator, startAll } from '../helpers/emulatorFixture';
 
 const MiB = 1024 * 1024;
 
@@ -20,9 +20,8 @@ function rawOf(emulator: Emulator): Record<string, unknown> {
 }
 
 describe('Memory meter in depth (real engine, real SDKs)', () => {
-  const running: Emulator[] = [];
-  afterEach(async () => { await Promise.all(running.splice(0).map((e) => e.dispose())); });
-  const make = (raw: Record<string, unknown>) => { const x = makeEmulator(raw); running.push(x.emulator); return x.emulator; };
+  const track = disposeAfterEach();
+  const make = (raw: Record<string, unknown>) => track(makeEmulator(raw)).emulator;
 
   it('reports a burst of refused writes once, keeps the service up and earlier blobs byte-identical', async () => {
     const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });

@@ -52,3 +52,18 @@ export async function startAll(emulator: Emulator, kinds: readonly ServiceKind[]
     if (!outcome.ok) throw new Error(outcome.message);
   }
 }
+
+/**
+ * Registers an afterEach (in the calling describe) that disposes every emulator passed through the
+ * returned function: `const track = disposeAfterEach(); const { emulator } = track(makeEmulator(…))`.
+ */
+export function disposeAfterEach(): <T extends { emulator: Emulator }>(made: T) => T {
+  const running: Emulator[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((e) => e.dispose()));
+  });
+  return (made) => {
+    running.push(made.emulator);
+    return made;
+  };
+}
