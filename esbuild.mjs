@@ -1,14 +1,105 @@
 // Bundles the extension into dist/extension.js (cjs, node, vscode external).
 // `--production` minifies; `--watch` rebuilds on change.
+// `--engine-bundle` instead writes out/engine-bundle.js: src/emulator (Emulator, createService …)
+// with the same aliases and plugins, not minified, for the unit tests and the benchmark (bench/).
+// `--report` prints the 10 largest inputs of the bundle (npm run bundle:report).
 // applicationinsights is aliased to a stub: azurite's Telemetry.js always requires it, but
 // in-process telemetry never starts (see ../shared/notes/azurite-engine.md, "Bundling").
 import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+const engineBundle = process.argv.includes('--engine-bundle');
+const report = process.argv.includes('--report');
+// For measuring the seam's effect only: `--skip-patch=crc64,uriTemplates` leaves those patches out,
+// `--outfile=PATH` writes the engine bundle elsewhere (see bench/README.md).
+const argValue = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const skippedPatches = new Set((argValue('skip-patch') ?? '').split(',').filter(Boolean));
+
+/**
+ * The engine seam (issue 5): a few lines appended, at bundle time only, to named files of azurite
+ * 3.37, each handing one of its hot spots to our own code in src/engine. node_modules stays as
+ * installed and no azurite source is kept in this repository. Each patch names text the file must
+ * contain (so an azurite upgrade that changes it fails the build instead of silently losing or
+ * breaking the patch), and the build fails if azurite is bundled without every patch applied.
+ * - crc64: common/utils/utils.js computes CRC-64/NVME (stageBlock without Content-MD5, Append
+ *   Block, Put Page) one byte per step (~90 MiB/s here). Its three CRC64 exports
+ *   (getCRC64FromString, getCRC64FromStream, computeTransactionalChecksums) are replaced by the
+ *   slice-by-16 versions in src/engine/azuriteChecksums.ts (same bytes, 10–15× faster). Callers read
+ *   them from the exports object at call time (`(0, utils_1.computeTransactionalChecksums)(…)`), so
+ *   overwriting the exports reaches every caller.
+ * - uriTemplates: blob|queue|table/generated/utils/utils.js parse the URI template of every
+ *   operation again for every request to dispatch it (72 for blob); src/engine/uriTemplateCache.ts
+ *   parses each template text once and remembers each (url, template) answer of azurite's own
+ *   isURITemplateMatch (same answers; small requests 15–25% faster).
+ * Verified by test/unit/engine/*.test.ts: crc64 (bit-identical to azurite's function, 0 B–8 MiB,
+ * whole and chunked), uriTemplateCache (same dispatch results) and bundledEngine (real SDK uploads
+ * through out/engine-bundle.js, which is built with this plugin).
+ */
+const engineSeam = path.join(root, 'src/engine');
+const azuritePatches = [
+  {
+    name: 'crc64',
+    files: ['common/utils/utils.js'],
+    expect: ['class CRC64Hash', 'exports.getCRC64FromString = getCRC64FromString;',
+      'exports.getCRC64FromStream = getCRC64FromStream;', 'exports.computeTransactionalChecksums = computeTransactionalChecksums;'],
+    footer: [
+      `const __storageEmulatorsChecksums = require(${JSON.stringify(path.join(engineSeam, 'azuriteChecksums.ts'))});`,
+      ...['getCRC64FromString', 'getCRC64FromStream', 'computeTransactionalChecksums']
+        .map((name) => `exports.${name} = __storageEmulatorsChecksums.${name};`),
+    ],
+  },
+  {
+    name: 'uriTemplates',
+    files: ['blob', 'queue', 'table'].map((service) => `${service}/generated/utils/utils.js`),
+    expect: ['const uri_templates_1 = tslib_1.__importDefault(require("uri-templates"));', '(0, uri_templates_1.default)(template)',
+      'exports.isURITemplateMatch = isURITemplateMatch;'],
+    footer: [
+      `const __storageEmulatorsDispatch = require(${JSON.stringify(path.join(engineSeam, 'uriTemplateCache.ts'))});`,
+      'uri_templates_1.default = __storageEmulatorsDispatch.memoizeUriTemplate(uri_templates_1.default);',
+      'exports.isURITemplateMatch = __storageEmulatorsDispatch.memoizeTemplateMatch(exports.isURITemplateMatch);',
+    ],
+  },
+];
+
+const azuriteSeamPlugin = {
+  name: 'azurite-seam',
+  setup(build) {
+    const patches = azuritePatches.filter((p) => !skippedPatches.has(p.name));
+    const azuriteSrc = path.dirname(fs.realpathSync(createRequire(import.meta.url).resolve('azurite/dist/src/azurite.js')));
+    const byFile = new Map();
+    for (const patch of patches) for (const f of patch.files) byFile.set(path.join(azuriteSrc, f), patch);
+    const escape = (p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const applied = new Set();
+    build.onStart(() => { applied.clear(); });
+    build.onLoad({ filter: new RegExp(`^(${[...byFile.keys()].map(escape).join('|')})$`) }, async (args) => {
+      const patch = byFile.get(args.path);
+      const source = await fs.promises.readFile(args.path, 'utf8');
+      const missing = patch.expect.filter((text) => !source.includes(text));
+      if (missing.length > 0) {
+        return { errors: [{ text: `azurite-seam ${patch.name}: ${args.path} changed (no ${missing.join(', ')}); re-verify the patch in esbuild.mjs against this azurite version` }] };
+      }
+      applied.add(args.path);
+      const footer = ['', `// --- storage-emulators engine seam "${patch.name}" (esbuild.mjs) ---`, ...patch.footer, ''].join('\n');
+      return { contents: source + footer, loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+    build.onEnd((result) => {
+      const inputs = Object.keys(result.metafile?.inputs ?? {});
+      if (result.errors.length > 0 || !inputs.some((p) => p.includes('node_modules/azurite/'))) return;
+      // Patch every file that is bundled; a patch none of whose files is bundled is lost (renamed?).
+      for (const patch of patches) {
+        if (!patch.files.some((f) => applied.has(path.join(azuriteSrc, f)))) {
+          result.errors.push({ text: `azurite-seam ${patch.name}: azurite is bundled but none of ${patch.files.join(', ')} is; re-verify the patch in esbuild.mjs` });
+        }
+      }
+    });
+  },
+};
 
 /** @type {import('esbuild').BuildOptions} */
 const options = {
@@ -20,11 +111,62 @@ const options = {
   target: 'node20',
   external: ['vscode'],
   alias: { applicationinsights: path.join(root, 'src/emulator/stubs/applicationinsights.js') },
+  plugins: [azuriteSeamPlugin],
   minify: production,
   sourcemap: !production,
   metafile: true,
   logLevel: 'warning',
 };
+
+if (engineBundle) {
+  // The engine alone, as the extension bundles it; `seam` and `azurite*Utils` let tests check the seam.
+  delete options.entryPoints;
+  Object.assign(options, {
+    stdin: {
+      contents: [
+        "export * from './src/emulator/emulator';",
+        "export * from './src/emulator/azurite';",
+        "export { parseSettings } from './src/core/settings';",
+        "export * as seam from './src/engine/azuriteChecksums';",
+        "export * as azuriteCommonUtils from 'azurite/dist/src/common/utils/utils';",
+        "export * as azuriteBlobGeneratedUtils from 'azurite/dist/src/blob/generated/utils/utils';",
+        "export * as azuriteQueueGeneratedUtils from 'azurite/dist/src/queue/generated/utils/utils';",
+        "export * as azuriteTableGeneratedUtils from 'azurite/dist/src/table/generated/utils/utils';",
+      ].join('\n'),
+      resolveDir: root,
+      sourcefile: 'engine-bundle.ts',
+      loader: 'ts',
+    },
+    outfile: path.resolve(root, argValue('outfile') ?? 'out/engine-bundle.js'),
+    sourcemap: true,
+  });
+}
+
+/** Prints the total and the 10 largest inputs (bytes each contributes to the output). */
+function printReport(metafile) {
+  const mib = (n) => `${(n / 1024 / 1024).toFixed(2)} MiB`;
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    if (file.endsWith('.map')) continue;
+    const inputs = Object.entries(output.inputs).sort((a, b) => b[1].bytesInOutput - a[1].bytesInOutput);
+    const fromInputs = inputs.reduce((n, [, i]) => n + i.bytesInOutput, 0);
+    console.log(`${file}: ${mib(output.bytes)} (${inputs.length} inputs)`);
+    console.log('   bytes in output  share  input');
+    for (const [name, i] of inputs.slice(0, 10)) {
+      console.log(`${String(i.bytesInOutput).padStart(17)}  ${(100 * i.bytesInOutput / fromInputs).toFixed(1).padStart(4)}%  ${name}`);
+    }
+    // Grouped by package, as that is what an alias or an external would remove.
+    const byPackage = new Map();
+    for (const [name, i] of inputs) {
+      const m = /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(name); // the innermost package
+      const key = m ? m[1] : '(our code)';
+      byPackage.set(key, (byPackage.get(key) ?? 0) + i.bytesInOutput);
+    }
+    console.log('   by package (top 10):');
+    for (const [name, bytes] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 10)) {
+      console.log(`${String(bytes).padStart(17)}  ${(100 * bytes / fromInputs).toFixed(1).padStart(4)}%  ${name}`);
+    }
+  }
+}
 
 if (watch) {
   const ctx = await esbuild.context(options);
@@ -32,6 +174,7 @@ if (watch) {
   console.log('[esbuild] watching');
 } else {
   const result = await esbuild.build(options);
-  const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
-  console.log(`[esbuild] dist/extension.js ${(bytes / 1024 / 1024).toFixed(2)} MiB${production ? ' (minified)' : ''}`);
+  const bytes = Object.entries(result.metafile.outputs).filter(([f]) => !f.endsWith('.map')).reduce((n, [, o]) => n + o.bytes, 0);
+  console.log(`[esbuild] ${path.relative(root, options.outfile)} ${(bytes / 1024 / 1024).toFixed(2)} MiB${production ? ' (minified)' : ''}`);
+  if (report) printReport(result.metafile);
 }

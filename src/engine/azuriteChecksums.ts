@@ -4,10 +4,11 @@
  * azurite's one-byte-per-step `CRC64Hash` (which that file does not export, so the functions that
  * use it are replaced instead).
  *
- * The seam: esbuild.mjs's `azuriteCrc64Plugin` redirects every `require()` of that file from inside
- * azurite to a small generated module, `{ ...azurite's own exports, ...these }`. Only the bundle
- * (dist/extension.js, out/engine-bundle.js) sees the swap; node_modules is untouched, nothing of
- * azurite is copied here, and this file does not import azurite.
+ * The seam: the `crc64` patch of esbuild.mjs's azurite seam plugin appends, at bundle time, three
+ * lines to that file that overwrite those exports with these functions (azurite's callers read them
+ * from the exports object at call time). Only the bundle (dist/extension.js, out/engine-bundle.js)
+ * sees the swap; node_modules is untouched, nothing of azurite is copied here, and this file does
+ * not import azurite.
  *
  * Callers in azurite 3.37: blob/utils/utils.js `computeAndValidateTransactionalChecksums` (Put Blob,
  * Put Block, Put Block From URL, Append Block, Put Page) calls `computeTransactionalChecksums`;

@@ -1,0 +1,352 @@
+// npm run bench: the issue 5 benchmark, in one process run.
+//
+// Targets, each with real SDK clients (@azure/storage-blob, -queue, @azure/data-tables):
+//   ours  our emulator in this process, from out/engine-bundle.js: the engine exactly as the
+//         extension bundles it (applicationinsights stub, CRC64 seam), through Emulator as the
+//         extension drives it, azurite.silent on (as the CLI's --silent)
+//   cli   the azurite CLI as a child process (--silent --disableTelemetry)
+//   floor a no-work HTTP server in this process (./floor.mjs)
+// ours and cli in memory and on disk. Rounds are interleaved: every round runs a batch of each op
+// on each target, in an order that rotates per round, so drift and noise hit every target alike.
+// Medians are quoted; ratios are ratios of medians. Then: the memory meter on vs off (issue 3),
+// the .vsix size, and activation and click → serving in a real VS Code (code-server + Chromium).
+//
+// Flags: --quick (fewer rounds), --no-vscode, --vscode-runs=N, --json=PATH.
+// Needs: dist/storage-emulators.vsix and dist/extension.js (npm run package), out/engine-bundle.js
+// (node esbuild.mjs --engine-bundle); `npm run bench` builds all three first.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BlobServiceClient } from '@azure/storage-blob';
+import { QueueServiceClient } from '@azure/storage-queue';
+import { TableClient } from '@azure/data-tables';
+import { startFloor } from './floor.mjs';
+import { repoRoot, startCli, startOurs } from './targets.mjs';
+
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(`--${name}`);
+const option = (name, fallback) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const QUICK = flag('quick');
+const VSCODE = !flag('no-vscode');
+const VSCODE_RUNS = Number(option('vscode-runs', QUICK ? 1 : 5));
+const JSON_PATH = path.resolve(repoRoot, option('json', 'bench/results/latest.json'));
+
+const KIB = 1024;
+const MIB = 1024 * 1024;
+const log = (line) => process.stderr.write(`${line}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const n = s.length;
+  if (n === 0) return NaN;
+  return n % 2 === 1 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+function quantile(values, q) {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))))];
+}
+
+// ---------------------------------------------------------------------------------------------
+// A cell: one target in one mode, with its SDK clients and what the ops need.
+
+const PAYLOAD_1K = Buffer.alloc(KIB, 0x61);
+const PAYLOAD_64K = Buffer.alloc(64 * KIB, 0x62);
+const PAYLOAD_64M = Buffer.alloc(64 * MIB);
+for (let i = 0; i < PAYLOAD_64M.length; i += 4096) PAYLOAD_64M[i] = i & 0xff; // not all zero
+const MESSAGE = 'hello queue '.repeat(8);
+const UPLOAD_NAMES = 256; // upload targets cycle over this many blob names
+
+async function makeCell(name, target) {
+  const blobService = BlobServiceClient.fromConnectionString(target.connectionString);
+  const container = blobService.getContainerClient('bench');
+  await container.create();
+  const queueService = QueueServiceClient.fromConnectionString(target.connectionString);
+  const enqueueQueue = queueService.getQueueClient('bench-enqueue');
+  const roundTripQueue = queueService.getQueueClient('bench-roundtrip');
+  await enqueueQueue.create();
+  await roundTripQueue.create();
+  const table = TableClient.fromConnectionString(target.connectionString, 'bench', { allowInsecureConnection: true });
+  await table.createTable();
+  const download = container.getBlockBlobClient('download-1k');
+  await download.upload(PAYLOAD_1K, PAYLOAD_1K.length);
+  return {
+    name,
+    target,
+    container,
+    download,
+    enqueueQueue,
+    roundTripQueue,
+    table,
+    small: Array.from({ length: UPLOAD_NAMES }, (_, i) => container.getBlockBlobClient(`small-${i}`)),
+    medium: Array.from({ length: UPLOAD_NAMES }, (_, i) => container.getBlockBlobClient(`medium-${i}`)),
+    large: container.getBlockBlobClient('large-64m'),
+    seq: 0,
+  };
+}
+
+async function drain(stream) {
+  if (!stream) return 0;
+  let n = 0;
+  for await (const chunk of stream) n += chunk.length;
+  return n;
+}
+
+/** The ops of the issue's list. `run(cell)` does one op; `per` = samples per batch. */
+const OPS = [
+  { id: 'upload1k', label: 'upload 1 KiB', unit: 'µs', per: 40, run: (c) => c.small[c.seq++ % UPLOAD_NAMES].upload(PAYLOAD_1K, PAYLOAD_1K.length) },
+  {
+    id: 'download1k', label: 'download 1 KiB', unit: 'µs', per: 40, run: async (c) => {
+      const res = await c.download.download();
+      if ((await drain(res.readableStreamBody)) !== KIB) throw new Error('download: wrong length');
+    },
+  },
+  { id: 'enqueue', label: 'enqueue', unit: 'µs', per: 40, run: (c) => c.enqueueQueue.sendMessage(MESSAGE) },
+  {
+    id: 'enqueueReceiveDelete', label: 'enqueue + receive + delete', unit: 'µs', per: 20, run: async (c) => {
+      await c.roundTripQueue.sendMessage(MESSAGE);
+      const got = await c.roundTripQueue.receiveMessages({ numberOfMessages: 1 });
+      const m = got.receivedMessageItems[0];
+      if (!m) throw new Error('receive: no message');
+      await c.roundTripQueue.deleteMessage(m.messageId, m.popReceipt);
+    },
+  },
+  { id: 'tableInsert', label: 'table insert', unit: 'µs', per: 40, run: (c) => c.table.createEntity({ partitionKey: 'p', rowKey: `r${c.seq++}`, n: 42, text: 'hello table' }) },
+  {
+    id: 'parallel16x64k', label: '16 parallel 64 KiB uploads', unit: 'ms', per: 5,
+    run: (c) => Promise.all(Array.from({ length: 16 }, () => c.medium[c.seq++ % UPLOAD_NAMES].upload(PAYLOAD_64K, PAYLOAD_64K.length))),
+  },
+  {
+    id: 'upload64m', label: '64 MiB in 4 MiB blocks', unit: 'MiB/s', per: 1,
+    // Over maxSingleShotSize the SDK stages 4 MiB blocks (stageBlock, no Content-MD5) and commits.
+    run: (c) => c.large.uploadData(PAYLOAD_64M, { blockSize: 4 * MIB, maxSingleShotSize: 4 * MIB }),
+  },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Phases
+
+/** Interleaved rounds of every op on every cell. @returns samples[op][cell] in ms per op */
+async function runInterleaved(cells, rounds) {
+  const samples = Object.fromEntries(OPS.map((op) => [op.id, Object.fromEntries(cells.map((c) => [c.name, []]))]));
+  // Warm-up: a few of each op on each cell (JIT, connections, first-use allocations), not recorded.
+  for (const op of OPS) for (const c of cells) for (let i = 0; i < Math.min(op.per, 5); i++) await op.run(c);
+  for (let r = 0; r < rounds; r++) {
+    const started = Date.now();
+    for (let o = 0; o < OPS.length; o++) {
+      const op = OPS[(o + r) % OPS.length];
+      // The 64 MiB op is slow: fewer rounds of it (every other round after the first).
+      if (op.id === 'upload64m' && r % 2 === 1) continue;
+      for (let k = 0; k < cells.length; k++) {
+        const c = cells[(k + r) % cells.length];
+        const out = samples[op.id][c.name];
+        for (let i = 0; i < op.per; i++) {
+          const t0 = performance.now();
+          await op.run(c);
+          out.push(performance.now() - t0);
+        }
+      }
+    }
+    log(`  round ${r + 1}/${rounds} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  return samples;
+}
+
+/**
+ * Issue 3: in-memory 1 KiB uploads with the memory meter subscribed (`emulator.onDidChangeMemory`)
+ * vs not, on the same emulator, alternating in blocks so both see the same conditions.
+ */
+async function runMeter(cell, emulator, blocks) {
+  const off = [];
+  const on = [];
+  let reports = 0;
+  for (let b = 0; b < blocks; b++) {
+    const subscribed = b % 4 === 1 || b % 4 === 2; // off, on, on, off: cancels linear drift
+    const subscription = subscribed ? emulator.onDidChangeMemory((report) => { if (report.usedBytes >= 0) reports++; }) : undefined;
+    const out = subscribed ? on : off;
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now();
+      await cell.small[cell.seq++ % UPLOAD_NAMES].upload(PAYLOAD_1K, PAYLOAD_1K.length);
+      out.push(performance.now() - t0);
+    }
+    subscription?.dispose();
+  }
+  return { off, on, reports };
+}
+
+/**
+ * CRC-64/NVME throughput, single thread: azurite's own function (node_modules, one byte per step)
+ * vs the seam's (src/engine/crc64.ts, as bundled in out/engine-bundle.js), on the same 16 MiB.
+ */
+async function runCrc64() {
+  const { createRequire } = await import('node:module');
+  const require = createRequire(import.meta.url);
+  const azurite = require('azurite/dist/src/common/utils/utils');
+  const { seam } = (await import('./targets.mjs')).loadEngine();
+  const data = PAYLOAD_64M.subarray(0, 16 * MIB);
+  const rate = (fn, reps) => {
+    fn(); // warm-up
+    const times = [];
+    for (let i = 0; i < reps; i++) {
+      const t = performance.now();
+      fn();
+      times.push(performance.now() - t);
+    }
+    return 16 / (median(times) / 1000);
+  };
+  const same = Buffer.from(azurite.getCRC64FromString(data)).equals(Buffer.from(seam.getCRC64FromString(data)));
+  return {
+    azuriteMiBs: rate(() => azurite.getCRC64FromString(data), QUICK ? 2 : 3),
+    oursMiBs: rate(() => seam.getCRC64FromString(data), QUICK ? 5 : 15),
+    md5MiBs: rate(() => { const { createHash } = require('node:crypto'); createHash('md5').update(data).digest(); }, QUICK ? 5 : 15),
+    same,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function fmt(value, unit) {
+  if (value === undefined || Number.isNaN(value)) return 'n/a';
+  if (unit === 'µs') return `${Math.round(value).toLocaleString('en-US')} µs`;
+  if (unit === 'ms') return `${value.toFixed(value < 10 ? 1 : 0)} ms`;
+  if (unit === 'MiB/s') return `${value.toFixed(0)} MiB/s`;
+  if (unit === 'MiB') return `${value.toFixed(2)} MiB`;
+  if (unit === '×') return `${value.toFixed(2)}×`;
+  return String(value);
+}
+
+function table(header, rows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+async function main() {
+  const t0 = Date.now();
+  const rounds = QUICK ? 3 : 12;
+  const result = {
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, totalMemMiB: Math.round(os.totalmem() / MIB) },
+    rounds,
+    ops: {},
+    targets: [],
+  };
+
+  log('bench: starting targets');
+  const ours = { memory: await startOurs({ inMemory: true }), disk: await startOurs({ inMemory: false }) };
+  const cli = { memory: await startCli({ inMemory: true }), disk: await startCli({ inMemory: false }) };
+  const floor = await startFloor();
+  const cells = [
+    await makeCell('ours-memory', ours.memory),
+    await makeCell('ours-disk', ours.disk),
+    await makeCell('cli-memory', cli.memory),
+    await makeCell('cli-disk', cli.disk),
+    await makeCell('floor', floor),
+  ];
+  result.targets = cells.map((c) => c.name);
+
+  let samples;
+  let meter;
+  try {
+    log(`bench: ${rounds} interleaved rounds (${OPS.length} ops × ${cells.length} targets)`);
+    samples = await runInterleaved(cells, rounds);
+    log('bench: memory meter on/off (issue 3)');
+    meter = await runMeter(cells[0], ours.memory.emulator, QUICK ? 40 : 240);
+  } finally {
+    await Promise.all([ours.memory.close(), ours.disk.close(), cli.memory.close(), cli.disk.close(), floor.close()]);
+  }
+
+  // Medians per op and cell, in the op's unit.
+  const medians = {};
+  for (const op of OPS) {
+    medians[op.id] = {};
+    for (const c of cells) {
+      const ms = samples[op.id][c.name];
+      const m = median(ms);
+      const value = op.unit === 'µs' ? m * 1000 : op.unit === 'MiB/s' ? 64 / (m / 1000) : m;
+      medians[op.id][c.name] = value;
+      result.ops[op.id] ??= { label: op.label, unit: op.unit, cells: {} };
+      result.ops[op.id].cells[c.name] = { median: value, samples: ms.length, p10Ms: quantile(ms, 0.1), p90Ms: quantile(ms, 0.9) };
+    }
+  }
+
+  log('bench: CRC-64 throughput');
+  const crc = await runCrc64();
+
+  // .vsix size
+  const vsix = path.join(repoRoot, 'dist', 'storage-emulators.vsix');
+  const vsixMiB = fs.existsSync(vsix) ? fs.statSync(vsix).size / MIB : undefined;
+
+  // VS Code
+  let vscode;
+  if (VSCODE) {
+    log(`bench: VS Code (code-server + Chromium), ${VSCODE_RUNS} fresh window(s)`);
+    const { measureVsCode } = await import('./vscode.mjs');
+    const runs = await measureVsCode(VSCODE_RUNS, log);
+    const pick = (k) => { const v = runs.map((r) => r[k]).filter((x) => typeof x === 'number'); return v.length ? median(v) : undefined; };
+    vscode = { runs, activationMs: pick('activationMs'), vscodeActivationMs: pick('vscodeActivationMs'), clickToServingMs: pick('clickToServingMs'), engineLoadMs: pick('engineLoadMs') };
+  }
+
+  // The medians table
+  const cellNames = cells.map((c) => c.name);
+  const opRows = OPS.map((op) => [op.label, ...cellNames.map((n) => fmt(medians[op.id][n], op.unit)),
+    fmt(medians[op.id]['ours-memory'] / medians[op.id]['cli-memory'], '×'),
+    fmt(medians[op.id]['ours-memory'] / medians[op.id].floor, '×')]);
+  console.log(`\nMedians (${rounds} interleaved rounds; 64 MiB: MiB/s, higher is better; others: time per op)\n`);
+  console.log(table(['op', ...cellNames, 'ours/cli (memory)', 'ours/floor (memory)'], opRows));
+
+  // The issue's targets
+  const up = medians.upload1k;
+  const meterRatio = median(meter.on) / median(meter.off);
+  const rows = [
+    {
+      metric: '`activate()` wall time (Azurite output: "Activated in N ms")',
+      value: vscode?.activationMs, unit: 'ms', target: '≤ 20 ms', pass: (v) => v <= 20,
+      note: vscode?.vscodeActivationMs !== undefined ? `VS Code's Running Extensions view (incl. loading dist/extension.js): ${vscode.vscodeActivationMs} ms` : '',
+    },
+    {
+      metric: 'status-bar click → port answering (fresh window)', value: vscode?.clickToServingMs, unit: 'ms', target: '≤ 400 ms', pass: (v) => v <= 400,
+      note: vscode === undefined ? '' : vscode.engineLoadMs !== undefined ? `of which "engine loaded in N ms": ${vscode.engineLoadMs} ms` : 'no "engine loaded in N ms" line in the log',
+    },
+    { metric: '.vsix size', value: vsixMiB, unit: 'MiB', target: '≤ 3 MiB', pass: (v) => v <= 3, note: 'dist/storage-emulators.vsix' },
+    {
+      metric: 'in-memory 1 KiB upload vs the azurite CLI (in memory)', value: up['ours-memory'] / up['cli-memory'], unit: '×', target: '≤ 0.85', pass: (v) => v <= 0.85,
+      note: `${fmt(up['ours-memory'], 'µs')} vs ${fmt(up['cli-memory'], 'µs')}`,
+    },
+    {
+      metric: 'in-memory 1 KiB upload vs the no-work HTTP floor', value: up['ours-memory'] / up.floor, unit: '×', target: '≤ 2.5×', pass: (v) => v <= 2.5,
+      note: `${fmt(up['ours-memory'], 'µs')} vs ${fmt(up.floor, 'µs')}`,
+    },
+    {
+      metric: '64 MiB upload in 4 MiB blocks (no Content-MD5), in memory', value: medians.upload64m['ours-memory'], unit: 'MiB/s', target: '≥ 150 MiB/s', pass: (v) => v >= 150,
+      note: `CLI ${fmt(medians.upload64m['cli-memory'], 'MiB/s')}, floor ${fmt(medians.upload64m.floor, 'MiB/s')}`,
+    },
+    {
+      metric: 'issue 3: in-memory 1 KiB upload, memory meter subscribed vs not', value: meterRatio, unit: '×', target: '≤ 1.01 (≤ 1% slower)', pass: (v) => v <= 1.01,
+      note: `${fmt(median(meter.on) * 1000, 'µs')} vs ${fmt(median(meter.off) * 1000, 'µs')}, ${meter.on.length} + ${meter.off.length} samples, ${meter.reports} reports`,
+    },
+  ].map((r) => ({ ...r, result: r.value === undefined || Number.isNaN(r.value) ? 'SKIP' : r.pass(r.value) ? 'PASS' : 'FAIL' }));
+  console.log(`\nCRC-64/NVME, 16 MiB, one thread: azurite's ${fmt(crc.azuriteMiBs, 'MiB/s')}, the seam's ${fmt(crc.oursMiBs, 'MiB/s')} ` +
+    `(${(crc.oursMiBs / crc.azuriteMiBs).toFixed(1)}×; MD5 for scale: ${fmt(crc.md5MiBs, 'MiB/s')}); same digest: ${crc.same ? 'yes' : 'NO'}`);
+  console.log('\nTargets (issue 5, and issue 3\'s meter)\n');
+  console.log(table(['metric', 'measured', 'target', 'result', 'detail'], rows.map((r) => [r.metric, fmt(r.value, r.unit), r.target, r.result, r.note])));
+  const passed = rows.filter((r) => r.result === 'PASS').length;
+  const failed = rows.filter((r) => r.result === 'FAIL').length;
+  console.log(`\nbench: ${passed} of ${rows.length} targets met, ${failed} missed${rows.length - passed - failed ? `, ${rows.length - passed - failed} not measured` : ''}; ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+
+  result.medians = medians;
+  result.meter = { onMedianUs: median(meter.on) * 1000, offMedianUs: median(meter.off) * 1000, ratio: meterRatio, samples: meter.on.length + meter.off.length, reports: meter.reports };
+  result.crc64 = crc;
+  result.vsixMiB = vsixMiB;
+  result.vscode = vscode;
+  result.targetsMet = rows.map((r) => ({ metric: r.metric, value: r.value, unit: r.unit, target: r.target, result: r.result, detail: r.note }));
+  result.seconds = (Date.now() - t0) / 1000;
+  fs.mkdirSync(path.dirname(JSON_PATH), { recursive: true });
+  fs.writeFileSync(JSON_PATH, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`bench: results in ${path.relative(repoRoot, JSON_PATH)}`);
+}
+
+await main();
