@@ -1,4 +1,5 @@
-// Bundles the extension into dist/extension.js (cjs, node, vscode external).
+// Bundles the extension into dist/extension.js and the engine it loads on first start into
+// dist/engine.js (cjs, node, vscode external).
 // `--production` minifies; `--watch` rebuilds on change.
 // `--engine-bundle` instead writes out/engine-bundle.js: src/emulator (Emulator, createService …)
 // with the same aliases and plugins, not minified, for the unit tests and the benchmark (bench/).
@@ -101,6 +102,24 @@ const azuriteSeamPlugin = {
   },
 };
 
+/**
+ * Lazy engine (issue 5): dist/extension.js holds the VS Code layer only; the adapter and azurite are
+ * dist/engine.js, which the Emulator requires on the first start (`require('./azurite')` in
+ * src/emulator/emulator.ts is rewritten here to `require('./engine.js')`). Activation parses
+ * ~50 KB instead of ~2.8 MB. The build fails if azurite ever ends up in extension.js.
+ */
+const engineOutside = {
+  name: 'engine-outside',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/azurite$/ }, (args) =>
+      args.importer === path.join(root, 'src/emulator/emulator.ts') ? { path: './engine.js', external: true } : undefined);
+    build.onEnd((result) => {
+      const leaked = Object.keys(result.metafile?.inputs ?? {}).filter((p) => p.includes('node_modules/azurite/'));
+      if (leaked.length > 0) result.errors.push({ text: `azurite is bundled into dist/extension.js (${leaked[0]} …): it must load lazily from dist/engine.js` });
+    });
+  },
+};
+
 /** @type {import('esbuild').BuildOptions} */
 const options = {
   entryPoints: [path.join(root, 'src/extension.ts')],
@@ -168,13 +187,23 @@ function printReport(metafile) {
   }
 }
 
+// The extension and the engine it loads on the first start; the engine bundle for tests and the
+// bench is one file of both.
+const builds = engineBundle
+  ? [options]
+  : [
+    { ...options, plugins: [engineOutside] },
+    { ...options, entryPoints: [path.join(root, 'src/emulator/azurite.ts')], outfile: path.join(root, 'dist/engine.js') },
+  ];
+
 if (watch) {
-  const ctx = await esbuild.context(options);
-  await ctx.watch();
+  for (const b of builds) await (await esbuild.context(b)).watch();
   console.log('[esbuild] watching');
 } else {
-  const result = await esbuild.build(options);
-  const bytes = Object.entries(result.metafile.outputs).filter(([f]) => !f.endsWith('.map')).reduce((n, [, o]) => n + o.bytes, 0);
-  console.log(`[esbuild] ${path.relative(root, options.outfile)} ${(bytes / 1024 / 1024).toFixed(2)} MiB${production ? ' (minified)' : ''}`);
-  if (report) printReport(result.metafile);
+  for (const b of builds) {
+    const result = await esbuild.build(b);
+    const bytes = Object.entries(result.metafile.outputs).filter(([f]) => !f.endsWith('.map')).reduce((n, [, o]) => n + o.bytes, 0);
+    console.log(`[esbuild] ${path.relative(root, b.outfile)} ${(bytes / 1024 / 1024).toFixed(2)} MiB${production ? ' (minified)' : ''}`);
+    if (report) printReport(result.metafile);
+  }
 }
