@@ -198,6 +198,7 @@ export class Emulator {
 
   /** Starts one service. Resolves with the outcome; never rejects. */
   async start(kind: ServiceKind): Promise<Outcome> {
+    const began = performance.now();
     try {
       await this.engineModule();
     } catch (err) {
@@ -211,7 +212,7 @@ export class Emulator {
     const startedWith = this.settings.options;
     const outcome = await this.services[kind].start(options, this.settingErrors(kind), (o) => this.checkMemoryLimit(o));
     if (outcome.ok) this.startedWith[kind] = startedWith;
-    this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}`);
+    this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
     return outcome;
   }
 
