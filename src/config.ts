@@ -8,6 +8,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parseSettings, type ParsedSettings, type RawSettings } from './core/settings';
 
+/** The settings section: the Azurite extension's, so existing settings.json files keep working. */
+export const SECTION = 'azurite';
+
+/** The `azurite.*` settings now in force (as vscode.workspace.getConfiguration(SECTION)). */
+export function azuriteConfig(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration(SECTION);
+}
+
 /** The setting keys this extension reads, without the `azurite.` prefix (same keys as the Azurite extension). */
 export const SETTING_KEYS = [
   'blobHost', 'blobPort', 'queueHost', 'queuePort', 'tableHost', 'tablePort',
@@ -44,7 +52,7 @@ export const DATA_FOLDER_KEY = 'azurite.dataFolder';
  */
 export async function ensureDataFolderChosen(state: vscode.Memento): Promise<boolean> {
   const folders = diskWorkspaceFolders();
-  const config = vscode.workspace.getConfiguration('azurite');
+  const config = azuriteConfig();
   if (folders.length < 2 || config.get<boolean>('inMemoryPersistence') === true) return true;
   const location = config.get<string>('location');
   if (typeof location === 'string' && location.trim() !== '') return true;
@@ -65,7 +73,7 @@ export async function ensureDataFolderChosen(state: vscode.Memento): Promise<boo
  * @param chosenFolder the folder chosen for data in a multi-root workspace (see ensureDataFolderChosen)
  */
 export function readSettings(globalStoragePath: string, chosenFolder?: string): ParsedSettings {
-  const config = vscode.workspace.getConfiguration('azurite');
+  const config = azuriteConfig();
   const raw: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) raw[key] = config.get(key);
   const workspaceFolder = workspaceFolderPath(chosenFolder);
@@ -81,7 +89,7 @@ export function readSettings(globalStoragePath: string, chosenFolder?: string): 
 
 /** True when a configuration change touches any `azurite.*` setting. */
 export function affectsEmulator(event: vscode.ConfigurationChangeEvent): boolean {
-  return event.affectsConfiguration('azurite');
+  return event.affectsConfiguration(SECTION);
 }
 
 /** Settings of this extension that are not emulator options (read where they are used). */
@@ -96,13 +104,13 @@ export interface ExtensionSettings {
 
 /** `azurite.memory.warningThreshold`: percent of the limit (1–100) from which the meter warns; 80 when unset or invalid. */
 export function warningThreshold(): number {
-  const v = vscode.workspace.getConfiguration('azurite').get<unknown>('memory.warningThreshold');
+  const v = azuriteConfig().get<unknown>('memory.warningThreshold');
   return typeof v === 'number' && v >= 1 && v <= 100 ? v : 80;
 }
 
 /** Reads {@link ExtensionSettings}. */
 export function readExtensionSettings(): ExtensionSettings {
-  const config = vscode.workspace.getConfiguration('azurite');
+  const config = azuriteConfig();
   return {
     restartOnConfigChange: config.get<boolean>('restartOnConfigChange') === true,
     terminalEnvironment: config.get<boolean>('terminalEnvironment') !== false,

@@ -6,7 +6,7 @@
  * and Show Memory Usage.
  */
 import * as vscode from 'vscode';
-import { settingsTarget } from '../config';
+import { azuriteConfig, settingsTarget } from '../config';
 import { BYTES_PER_MB, formatBytes, formatUsage, percentUsed } from '../core/memory';
 import { serviceName } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
@@ -62,5 +62,5 @@ export async function raiseLimit(emulator: Emulator): Promise<void> {
     validateInput: (v) => (Number.isFinite(Number(v)) && Number(v) > 0 ? undefined : 'Enter a number of MB greater than 0.'),
   });
   if (value === undefined) return;
-  await vscode.workspace.getConfiguration('azurite').update('extentMemoryLimit', Number(value), settingsTarget());
+  await azuriteConfig().update('extentMemoryLimit', Number(value), settingsTarget());
 }

@@ -4,7 +4,7 @@
  * a message that names a setting.
  */
 import * as vscode from 'vscode';
-import { settingsTarget } from '../config';
+import { azuriteConfig, settingsTarget } from '../config';
 import type { Emulator } from '../emulator/emulator';
 import type { Outcome } from '../emulator/serviceManager';
 
@@ -46,7 +46,7 @@ export function showOutcome(outcome: Outcome, deps: NotifyDeps): void {
     if (choice === 'Open Settings') {
       await vscode.commands.executeCommand('workbench.action.openSettings', setting);
     } else if (choice !== undefined && choice === usePort && conflict?.freePort !== undefined) {
-      await vscode.workspace.getConfiguration('azurite').update(`${conflict.kind}Port`, conflict.freePort, settingsTarget());
+      await azuriteConfig().update(`${conflict.kind}Port`, conflict.freePort, settingsTarget());
       deps.reloadSettings();
       showOutcome(await deps.emulator.start(conflict.kind), deps);
     }

@@ -12,7 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
-import { launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
+import { freePort, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
 
 const STATUSBAR = '#workbench\\.parts\\.statusbar';
 const BLOB_ITEM = `${STATUSBAR} .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]`;
@@ -21,18 +21,6 @@ const HOVER = '.workbench-hover, .monaco-hover';
 const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 const BLOB_BYTES = 300 * 1024; // 307,200 bytes of a 1 MB (1,048,576-byte) limit
 const EXPECTED_MEMORY_TEXT = '0.3 MB / 1 MB'; // src/core/memory.ts formatUsage: the use in the limit's unit when >= 0.1 of it
-
-/** A TCP port free on 127.0.0.1 right now (bind to 0, read it, close). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** 'open' if a TCP connection to 127.0.0.1:port succeeds, 'refused' on ECONNREFUSED; other errors throw. */
 function tcpProbe(port) {

@@ -79,7 +79,8 @@ export function locateTools() {
   return toolsPromise;
 }
 
-function freePort() {
+/** A TCP port free on 127.0.0.1 right now (bind to 0, read it, close). */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
