@@ -200,7 +200,7 @@ describe('Blob status bar item (code-server + Chromium)', { timeout: 240_000 }, 
       : path.join(makeTempDir('storage-emulators-e2e-shot-').dir, 'screenshot-statusbar.png');
     fs.mkdirSync(path.dirname(shot), { recursive: true });
     await page.screenshot({ path: shot });
-    process.stderr.write(`e2e: screenshot ${shot}\n`);
+    process.stderr.write(`e2e: screenshot ${shot}${process.env.E2E_SCREENSHOT === '1' ? '' : ' (temp, removed at exit; E2E_SCREENSHOT=1 keeps it in media/)'}\n`);
   });
 
   step('a second click stops it and frees the port', async () => {

@@ -1,0 +1,102 @@
+// UI tier: the buttons of the extension's notifications, clicked in a real VS Code (code-server +
+// Chromium): "Use Port N" after a port conflict, and "Restart Now" after a settings change that
+// would drop in-memory data.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { freePort, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
+
+const BLOB_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]';
+const CENTER_ITEM = '.notifications-center .notification-list-item';
+
+/** The HTTP status of GET url on a fresh connection, or 'refused'. */
+function probe(url) {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent: false, timeout: 2000 }, (res) => { res.resume(); resolve(res.statusCode); });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve('refused'));
+  });
+}
+
+/**
+ * The notification whose message matches `pattern`, in the notification center (opened with the
+ * command palette; a headless window gets no toasts, the notifications still land in the center).
+ */
+async function notification(page, pattern) {
+  return waitFor(`a notification matching ${pattern}`, async () => {
+    if (!(await page.locator('.notifications-center.visible').count())) {
+      await page.keyboard.press('F1');
+      await page.keyboard.type('Notifications: Show Notifications');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show Notifications' }).first().waitFor({ timeout: 10_000 });
+      await page.keyboard.press('Enter');
+    }
+    const item = page.locator(CENTER_ITEM).filter({ hasText: pattern }).first();
+    return (await item.count()) > 0 ? item : undefined;
+  }, { timeoutMs: 30_000, intervalMs: 250 });
+}
+
+/** Clicks the button `label` of the notification matching `pattern`. */
+async function clickNotificationButton(page, pattern, label) {
+  const item = await notification(page, pattern);
+  await item.hover();
+  await item.locator('.monaco-button', { hasText: label }).first().click();
+}
+
+describe('notification actions (code-server + Chromium)', { timeout: 240_000 }, () => {
+  let server;
+  let browser;
+  let page;
+  let workspace;
+  let holder;
+  let heldPort;
+  before(async () => {
+    holder = http.createServer((_req, res) => res.end('not azurite'));
+    heldPort = await freePort();
+    await new Promise((r) => holder.listen(heldPort, '127.0.0.1', r));
+    workspace = makeTempDir('storage-emulators-e2e-notify-');
+    server = await startCodeServer({
+      workspaceFolder: workspace.dir,
+      extensionDevelopmentPath: repoRoot,
+      userSettings: { 'azurite.blobPort': heldPort, 'azurite.queuePort': 0, 'azurite.tablePort': 0, 'azurite.inMemoryPersistence': true },
+    });
+    browser = await launchBrowser({ origin: server.origin });
+    page = await browser.context.newPage();
+    await page.goto(server.url);
+  });
+  after(async () => {
+    holder?.close();
+    try { await browser?.close(); } finally { try { await server?.stop(); } finally { workspace?.remove(); } }
+  });
+
+  it('"Use Port N" writes azurite.blobPort to the workspace settings and starts the service there', async () => {
+    const item = page.locator(BLOB_ITEM);
+    await item.waitFor({ timeout: 60_000 });
+    await item.locator('a.statusbar-item-label').click();
+    const message = `port ${heldPort} on 127.0.0.1 is already in use by another program`;
+    const found = await notification(page, message);
+    await found.hover();
+    const label = await found.locator('.monaco-button', { hasText: /^Use Port \d+$/ }).first().innerText();
+    const port = Number(/\d+/.exec(label)[0]);
+    await clickNotificationButton(page, message, label);
+    await waitFor(`the blob item to show :${port}`, async () => (await item.innerText()).trim() === `Blob :${port}`, { timeoutMs: 30_000 });
+    assert.equal(typeof (await probe(`http://127.0.0.1:${port}/devstoreaccount1?comp=list`)), 'number');
+    const settings = JSON.parse(fs.readFileSync(path.join(workspace.dir, '.vscode', 'settings.json'), 'utf8'));
+    assert.equal(settings['azurite.blobPort'], port);
+  });
+
+  it('"Restart Now" restarts an in-memory service after a settings change, and only then', async () => {
+    const item = page.locator(BLOB_ITEM);
+    const before = Number(/:(\d+)$/.exec((await item.innerText()).trim())[1]);
+    const next = await freePort();
+    // A change the way a person makes it: the workspace settings file.
+    const file = path.join(workspace.dir, '.vscode', 'settings.json');
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), 'azurite.blobPort': next }, null, 2));
+    await notification(page, 'Restarting drops the in-memory data of Blob');
+    assert.equal((await item.innerText()).trim(), `Blob :${before}`, 'nothing restarts before the answer');
+    await clickNotificationButton(page, 'Restarting drops the in-memory data of Blob', 'Restart Now');
+    await waitFor(`the blob item to show :${next}`, async () => (await item.innerText()).trim() === `Blob :${next}`, { timeoutMs: 30_000 });
+    assert.equal(await probe(`http://127.0.0.1:${before}/`), 'refused');
+  });
+});
