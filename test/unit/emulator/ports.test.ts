@@ -1,0 +1,60 @@
+/** Port probing against real servers on loopback: an Azurite, a plain HTTP server, nothing. */
+import * as assert from 'node:assert/strict';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import { findFreePort, isPortFree, probePortHolder } from '../../../src/emulator/ports';
+import { disposeAfterEach, makeEmulator, startAll } from '../helpers/emulatorFixture';
+
+async function listen(handler: http.RequestListener): Promise<http.Server> {
+  const server = http.createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return server;
+}
+const portOf = (s: net.Server) => (s.address() as net.AddressInfo).port;
+
+describe('emulator/ports', () => {
+  const track = disposeAfterEach();
+
+  it('tells a real Azurite by its Server header, another HTTP server, and a closed port', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await startAll(emulator, ['table']);
+    const azurite = await probePortHolder('127.0.0.1', emulator.endpoint('table')!.port);
+    assert.equal(azurite.kind, 'azurite');
+    assert.match(azurite.server!, /^Azurite-Table\/3\./);
+
+    const plain = await listen((_req, res) => { res.setHeader('Server', 'nginx'); res.end(); });
+    const port = portOf(plain);
+    try {
+      assert.deepEqual(await probePortHolder('127.0.0.1', port), { kind: 'other', server: 'nginx' });
+    } finally {
+      await new Promise((r) => plain.close(r));
+    }
+    // 0.0.0.0 is probed on loopback.
+    assert.deepEqual(await probePortHolder('0.0.0.0', port), { kind: 'none' });
+  });
+
+  it('calls a listener that never answers "other" after the timeout', async () => {
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      assert.deepEqual(await probePortHolder('127.0.0.1', portOf(silent), 200), { kind: 'other' });
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('finds the next free port, skipping taken and excluded ones', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    try {
+      const port = portOf(taken);
+      assert.equal(await isPortFree('127.0.0.1', port), false);
+      const free = await findFreePort('127.0.0.1', port, 50, new Set([port + 1]));
+      assert.ok(free !== undefined && free > port + 1, String(free));
+      assert.equal(await isPortFree('127.0.0.1', free!), true);
+      assert.equal(await findFreePort('127.0.0.1', port, 1), undefined);
+    } finally {
+      taken.close();
+    }
+  });
+});
