@@ -1,7 +1,8 @@
 /**
  * Which running services a settings change needs restarted. Pure.
  *
- * Applied live, without a restart: `debug`, `silent` (the log sinks read the settings in force)
+ * Applied without a restart: `debug` (the log sink reads the settings in force), `silent` (on: at
+ * once; off: from each service's next start, since the engine's access log is off while silent)
  * and `extentMemoryLimitBytes` (the chunk store's limit can change under a running service).
  * Everything else is read by azurite's constructors, so a change restarts the services it touches:
  * a service's own `services[kind]` entry, or any shared option (a data location only matters in

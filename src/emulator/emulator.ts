@@ -136,7 +136,12 @@ export class Emulator {
    * @returns messages about settings that could not be applied live
    */
   updateSettings(settings: ParsedSettings): string[] {
+    const wasSilent = this.settings.options.silent;
     this.settings = settings;
+    if (wasSilent && !settings.options.silent) {
+      const quiet = SERVICE_KINDS.filter((k) => this.services[k].state.status === 'running' && this.startedWith[k]?.silent === true);
+      if (quiet.length > 0) this.log.info(`Access log: ${quiet.map(serviceName).join(', ')} started with azurite.silent on and log requests from their next start.`);
+    }
     if (SERVICE_KINDS.some((k) => this.services[k].state.status === 'running')) this.applyDebugLog();
     const problems: string[] = [];
     const memoryKind = EXTENT_SERVICE_KINDS.find((k) => this.services[k].state.status === 'running' && this.lastStartInMemory[k]);
@@ -355,8 +360,10 @@ export class Emulator {
       location: o.location,
       loose: o.loose,
       skipApiVersionCheck: o.skipApiVersionCheck,
-      // Always on in the engine; `azurite.silent` is read per line so it applies without a restart.
-      accessLog: (line) => { if (!this.settings.options.silent) this.log.access(`${serviceName(kind)} ${line}`); },
+      // Off in the engine when silent (azurite's access log costs ~12% of a small request). When on,
+      // `azurite.silent` is also read per line, so turning it on applies at once; turning it off
+      // applies from the service's next start (updateSettings says so).
+      accessLog: o.silent ? undefined : (line) => { if (!this.settings.options.silent) this.log.access(`${serviceName(kind)} ${line}`); },
       memoryStore: this.store,
       keepAliveSec: o.services[kind].keepAliveSec,
       https: o.https,

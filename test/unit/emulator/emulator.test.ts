@@ -8,6 +8,8 @@ import * as path from 'node:path';
 import { RestError } from '@azure/storage-blob';
 import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { isPortFree } from '../../../src/emulator/ports';
+import type { Emulator } from '../../../src/emulator/emulator';
+import { parseSettings } from '../../../src/core/settings';
 
 /** Resolves when something can listen on host:port again (the port is free), rejects if not. */
 function canListen(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -17,6 +19,9 @@ function canListen(port: number, host = '127.0.0.1'): Promise<boolean> {
     s.listen(port, host, () => s.close(() => resolve(true)));
   });
 }
+
+const LOCATION = { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false };
+const portsOf = (e: Emulator) => ({ blobPort: e.options.services.blob.port, queuePort: e.options.services.queue.port, tablePort: e.options.services.table.port });
 
 describe('Emulator (real azurite engine, real SDK clients)', () => {
   const track = disposeAfterEach();
@@ -235,5 +240,12 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     await startAll(quiet.emulator, ['table']);
     await clients(quiet.emulator).table('quiet').createTable();
     assert.deepEqual(quiet.log.of('access'), []);
+
+    // Turned off while running: said, and applied from the next start.
+    quiet.emulator.updateSettings(parseSettings({ ...portsOf(quiet.emulator), inMemoryPersistence: true, silent: false }, LOCATION));
+    assert.ok(quiet.log.of('info').includes('Access log: Table started with azurite.silent on and log requests from their next start.'));
+    await quiet.emulator.restart('table');
+    await clients(quiet.emulator).table('loudnow').createTable();
+    assert.ok(quiet.log.of('access').length > 0);
   });
 });
