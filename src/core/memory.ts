@@ -100,13 +100,3 @@ export function describeMemory(report: MemoryReport): string[] {
     'Table entities and metadata are kept outside the extent store and are not counted against the limit.',
   ];
 }
-
-/**
- * The report in one line, for a notification:
- * "Azurite memory: 0.9 MB / 1 MB (90%) — blob 0.9 MB, queue 0 B. Limit: azurite.extentMemoryLimit. Table entities and
- * metadata are not counted against it."
- */
-export function summarizeMemory(report: MemoryReport): string {
-  const limit = report.isDefaultLimit ? "Azurite's default, 50% of total memory" : 'azurite.extentMemoryLimit';
-  return `Azurite memory: ${formatUsage(report)} (${percentUsed(report)}%) — blob ${formatBytes(report.blobBytes)}, queue ${formatBytes(report.queueBytes)}. Limit: ${limit}. Table entities and metadata are not counted against it.`;
-}

@@ -6,6 +6,7 @@
  */
 import { formatBytes, formatUsage, percentUsed, type MemoryReport } from './memory';
 import { HISTORY_WINDOW_MS, type MemorySample } from './memoryHistory';
+import { memoryLevel } from './statusView';
 
 /** Everything the page shows. Sizes in bytes; `now` in ms since the epoch. */
 export interface MemoryPageInput {
@@ -65,7 +66,7 @@ export function memoryChartSvg(samples: readonly MemorySample[], now: number, wi
 export function memoryPageHtml(input: MemoryPageInput): string {
   const r = input.report;
   const pct = percentUsed(r);
-  const level = pct >= 95 ? 'error' : pct >= input.warningThreshold ? 'warning' : 'normal';
+  const level = memoryLevel(r, input.warningThreshold);
   const row = (k: string, v: string, id: string): string => `<tr><th>${esc(k)}</th><td id="${id}">${esc(v)}</td></tr>`;
   const bytes = (n: number): string => `${formatBytes(n)} (${n.toLocaleString('en-US')} bytes)`;
   const limitNote = r.isDefaultLimit ? "Azurite's default: 50% of total memory (azurite.extentMemoryLimit is unset)" : 'from azurite.extentMemoryLimit';

@@ -65,15 +65,17 @@ export class StatusBar implements vscode.Disposable {
   private renderService(kind: ServiceKind): void {
     const state = this.emulator.services[kind].state;
     const options = this.emulator.options;
+    // A running service keeps the mode it started in until it restarts.
+    const inMemory = state.status === 'running' ? this.emulator.isRunningInMemory(kind) : options.inMemoryPersistence;
     this.items[kind].render(serviceView({
       kind,
       state,
       configuredPort: options.services[kind].port,
-      inMemory: options.inMemoryPersistence,
+      inMemory,
       location: options.location,
       accountUrl: state.status === 'running' ? endpointUrl(this.emulator.clientAddress(kind)) : undefined,
       settingErrors: this.emulator.settingErrors(kind),
-      ...(this.diskBytes[kind] !== undefined && !options.inMemoryPersistence ? { diskBytes: this.diskBytes[kind] } : {}),
+      ...(this.diskBytes[kind] !== undefined && !inMemory ? { diskBytes: this.diskBytes[kind] } : {}),
     }));
   }
 
