@@ -2,13 +2,15 @@
  * Composition root: builds the emulator, the status bar, the commands, the terminal environment and
  * the settings watcher, and pushes every disposable into `context.subscriptions`. No logic here.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { DATA_FOLDER_KEY, ensureDataFolderChosen, readExtensionSettings, readSettings, warningThreshold } from './config';
 import { MemoryAlerts } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
 import { recordedNotifications } from './ui/notify';
-import { Emulator } from './emulator/emulator';
+import { CodeCachedModule, type CodeCacheState } from './emulator/codeCache';
+import { Emulator, type Engine } from './emulator/emulator';
 import { SettingsWatcher } from './settingsWatcher';
 import { autoStart } from './autoStart';
 import { channelLog } from './ui/log';
@@ -40,6 +42,8 @@ export interface ExtensionApi {
   terminalVariables(): Record<string, string | undefined>;
   /** Resolves when settings-driven restarts and the autostart have finished. */
   settled(): Promise<void>;
+  /** The engine's V8 code cache: what happened to it on load (undefined before) and its file. */
+  engineCodeCache(): { state: CodeCacheState | undefined; file: string };
   /** Wall time of activate(), in ms. */
   readonly activationMs: number;
 }
@@ -56,7 +60,13 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
   }
 
   const settings = () => readSettings(context.globalStorageUri.fsPath, context.workspaceState.get<string>(DATA_FOLDER_KEY));
-  const emulator = new Emulator(settings(), channelLog(channel));
+  const log = channelLog(channel);
+  // dist/engine.js through a V8 code cache in global storage: later windows skip compiling azurite.
+  const engine = new CodeCachedModule<Engine>(context.asAbsolutePath('dist/engine.js'), path.join(context.globalStorageUri.fsPath, 'code-cache'), log);
+  const emulator = new Emulator(settings(), log, () => engine.load());
+  context.subscriptions.push(emulator.onDidChangeState(({ state }) => {
+    if (state.status === 'running') void engine.save();
+  }));
   const statusBar = new StatusBar(emulator, warningThreshold);
   const memoryPanel = new MemoryPanel(emulator, warningThreshold);
   const memoryAlerts = new MemoryAlerts(emulator, warningThreshold);
@@ -93,6 +103,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
     notifications: () => recordedNotifications(),
     memoryPanelOpen: () => memoryPanel.isOpen,
     dataFolder: () => context.workspaceState.get<string>(DATA_FOLDER_KEY),
+    engineCodeCache: () => ({ state: engine.state, file: engine.cacheFile() }),
     settled: async () => { await autoStarted; await watcher.settled(); },
     activationMs,
   };

@@ -102,7 +102,8 @@ export class Emulator {
 
   /**
    * @param loadEngine loads the engine module; called once, on the first start or clean, so that
-   *   activation does not pay for azurite (the extension passes a require of dist/engine.js).
+   *   activation does not pay for azurite (the extension passes a loader of dist/engine.js through a
+   *   V8 code cache, src/emulator/codeCache.ts; the default requires the engine directly).
    */
   constructor(
     settings: ParsedSettings,

@@ -49,6 +49,16 @@ describe('Storage Emulators in a real VS Code', function () {
     assert.equal(items.memory.visible, false);
   });
 
+  it('loads the engine through a V8 code cache in global storage, written after a start', async () => {
+    const a = await api();
+    const outcome = await vscode.commands.executeCommand<Outcome[]>('azurite.start_queue');
+    assert.deepEqual(outcome, [{ ok: true }]);
+    const cache = a.engineCodeCache();
+    assert.ok(cache.state === 'missing' || cache.state === 'used', `state ${cache.state}`);
+    assert.match(cache.file, /storage-emulators\.storage-emulators[/\\]code-cache[/\\]engine-[0-9a-f]{16}\.cache$/);
+    await waitFor('the code cache file', () => fs.existsSync(cache.file) && fs.statSync(cache.file).size > 1_000_000);
+  });
+
   it('registers every contributed command', async () => {
     const all = new Set(await vscode.commands.getCommands(true));
     const contributed = packageJson.contributes.commands.map((c) => c.command);

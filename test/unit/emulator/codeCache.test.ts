@@ -1,0 +1,133 @@
+/**
+ * CodeCachedModule: a CommonJS file loaded through a V8 code cache behaves as if required, and the
+ * cache is written, used by the next process, refused when corrupt and replaced when the file
+ * changes. "Used" is only checked in a fresh process: V8 keeps compiled scripts in the process.
+ * The last test loads the real engine bundle (out/engine-bundle.js) this way and serves SDK uploads.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CodeCachedModule } from '../../../src/emulator/codeCache';
+import { tempDir } from '../helpers/emulatorFixture';
+
+const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
+const compiledModule = path.join(repoRoot, 'out', 'src', 'emulator', 'codeCache.js');
+
+interface ChildResult { state: string; value: unknown; lines: string[]; files: string[] }
+
+/** Loads `file` with a CodeCachedModule in a new Node process, calls `expr` on its exports, saves. */
+function loadInChild(file: string, cacheDir: string, expr = 'm.answer()'): ChildResult {
+  const script = `
+    const { CodeCachedModule } = require(${JSON.stringify(compiledModule)});
+    const lines = [];
+    const c = new CodeCachedModule(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}, { info: (l) => lines.push(l) });
+    const m = c.load();
+    Promise.resolve(${expr}).then(async (value) => {
+      await c.save();
+      const fs = require('node:fs');
+      const files = fs.existsSync(${JSON.stringify(cacheDir)}) ? fs.readdirSync(${JSON.stringify(cacheDir)}).sort() : [];
+      process.stdout.write(JSON.stringify({ state: c.state, value, lines, files }));
+      process.exit(0);
+    }, (err) => { console.error(err); process.exit(1); });`;
+  return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000 })) as ChildResult;
+}
+
+describe('CodeCachedModule (V8 code cache for the engine bundle)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let file: string;
+  let cacheDir: string;
+
+  beforeEach(() => {
+    dir = tempDir('code-cache-');
+    cacheDir = path.join(dir, 'cache');
+    fs.writeFileSync(path.join(dir, 'helper.js'), 'module.exports = (x) => x * 2;\n');
+    file = path.join(dir, 'bundle.js');
+    fs.writeFileSync(file, [
+      "const path = require('node:path');",
+      "const double = require('./helper.js');",
+      'exports.answer = () => ({ doubled: double(21), dir: __dirname, base: path.basename(__filename), self: this === exports });',
+      '',
+    ].join('\n'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('runs the file as CommonJS: relative and builtin requires, __dirname, __filename, this === exports', () => {
+    const cached = new CodeCachedModule<{ answer(): unknown }>(file, cacheDir);
+    const exports = cached.load();
+    assert.deepEqual(exports.answer(), { doubled: 42, dir, base: 'bundle.js', self: true });
+    assert.equal(cached.load(), exports, 'a second load returns the same exports');
+    assert.equal(cached.state, 'missing');
+  });
+
+  it('saves after the first load, and the next process uses the cache', () => {
+    const first = loadInChild(file, cacheDir);
+    assert.equal(first.state, 'missing');
+    assert.equal(first.files.length, 1);
+    assert.match(first.files[0], /^bundle-[0-9a-f]{16}\.cache$/);
+    assert.ok(first.lines.some((l) => l.startsWith('Engine code cache saved')), first.lines.join('\n'));
+    const second = loadInChild(file, cacheDir);
+    assert.equal(second.state, 'used');
+    assert.deepEqual(second.value, first.value);
+    assert.deepEqual(second.files, first.files, 'nothing is written when the cache was used');
+    assert.ok(!second.lines.some((l) => l.startsWith('Engine code cache saved')));
+  });
+
+  it('a corrupt cache is refused, the file still loads, and the cache is written again', () => {
+    loadInChild(file, cacheDir);
+    const cacheFile = path.join(cacheDir, fs.readdirSync(cacheDir)[0]);
+    fs.writeFileSync(cacheFile, Buffer.alloc(4096, 7));
+    const refused = loadInChild(file, cacheDir);
+    assert.equal(refused.state, 'rejected');
+    assert.deepEqual((refused.value as { doubled: number }).doubled, 42);
+    assert.equal(loadInChild(file, cacheDir).state, 'used');
+  });
+
+  it('a changed file gets a new cache and the old one is deleted', () => {
+    const before = loadInChild(file, cacheDir).files;
+    fs.appendFileSync(file, 'exports.extra = 1;\n');
+    const after = loadInChild(file, cacheDir);
+    assert.equal(after.state, 'missing');
+    assert.equal(after.files.length, 1);
+    assert.notDeepEqual(after.files, before);
+  });
+
+  it('a cache folder that cannot be made is logged, not thrown', async () => {
+    fs.writeFileSync(path.join(dir, 'not-a-folder'), '');
+    const lines: string[] = [];
+    const cached = new CodeCachedModule<{ answer(): unknown }>(file, path.join(dir, 'not-a-folder', 'cache'), { info: (l) => lines.push(l) });
+    cached.load();
+    await cached.save();
+    assert.ok(lines.some((l) => l.startsWith('Engine code cache not saved:')), lines.join('\n'));
+  });
+
+  it('loads the real engine bundle through the cache, twice, and serves SDK uploads both times', function () {
+    execFileSync(process.execPath, [path.join(repoRoot, 'esbuild.mjs'), '--engine-bundle'], { cwd: repoRoot, stdio: 'pipe' });
+    const bundle = path.join(repoRoot, 'out', 'engine-bundle.js');
+    const upload = `(async () => {
+      const { BlobServiceClient } = require('@azure/storage-blob');
+      const service = m.createService({ kind: 'blob', host: '127.0.0.1', port: 0, inMemory: true, location: '/nonexistent',
+        loose: false, skipApiVersionCheck: false, accessLog: undefined, memoryStore: new m.MeteredChunkStore(undefined),
+        keepAliveSec: 5, https: undefined, oauth: undefined, disableProductStyleUrl: false });
+      const endpoint = await service.start();
+      const base = endpoint.url + '/devstoreaccount1';
+      const key = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+      const container = BlobServiceClient.fromConnectionString('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=' + key + ';BlobEndpoint=' + base + ';').getContainerClient('cached');
+      await container.create();
+      const blob = container.getBlockBlobClient('b');
+      await blob.upload(Buffer.from('code cache'), 10);
+      const text = (await blob.downloadToBuffer()).toString();
+      await service.stop();
+      return text;
+    })()`;
+    const first = loadInChild(bundle, cacheDir, upload);
+    assert.equal(first.state, 'missing');
+    assert.equal(first.value, 'code cache');
+    assert.equal(first.files.length, 1);
+    assert.ok(fs.statSync(path.join(cacheDir, first.files[0])).size > 1_000_000, 'the cache holds the compiled engine');
+    const second = loadInChild(bundle, cacheDir, upload);
+    assert.equal(second.state, 'used');
+    assert.equal(second.value, 'code cache');
+  });
+});
