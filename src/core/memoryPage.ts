@@ -4,7 +4,7 @@
  * (https://code.visualstudio.com/api/references/theme-color: --vscode-charts-*, --vscode-foreground …),
  * so the page follows the user's theme.
  */
-import { formatBytes, formatUsage, percentUsed, type MemoryReport } from './memory';
+import { formatBytes, formatUsage, groupDigits, percentUsed, type MemoryReport } from './memory';
 import { HISTORY_WINDOW_MS, type MemorySample } from './memoryHistory';
 import { memoryLevel } from './statusView';
 
@@ -68,7 +68,7 @@ export function memoryPageHtml(input: MemoryPageInput): string {
   const pct = percentUsed(r);
   const level = memoryLevel(r, input.warningThreshold);
   const row = (k: string, v: string, id: string): string => `<tr><th>${esc(k)}</th><td id="${id}">${esc(v)}</td></tr>`;
-  const bytes = (n: number): string => `${formatBytes(n)} (${n.toLocaleString('en-US')} bytes)`;
+  const bytes = (n: number): string => `${formatBytes(n)} (${groupDigits(n)} bytes)`;
   const limitNote = r.isDefaultLimit ? "Azurite's default: 50% of total memory (azurite.extentMemoryLimit is unset)" : 'from azurite.extentMemoryLimit';
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { azuriteConfig, settingsTarget } from '../config';
-import { BYTES_PER_MB, formatBytes, formatUsage, percentUsed } from '../core/memory';
+import { BYTES_PER_MB, formatBytes, formatUsage, groupDigits, percentUsed } from '../core/memory';
 import { serviceName } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import { notify } from './notify';
@@ -30,7 +30,7 @@ export class MemoryAlerts implements vscode.Disposable {
         this.above = isAbove;
       }),
       emulator.onDidHitLimit((hit) => {
-        const n = (b: number): string => b.toLocaleString('en-US');
+        const n = groupDigits;
         this.offer('error', `${serviceName(hit.kind)} write of ${formatBytes(hit.requestedBytes)} refused: the in-memory limit of ${formatBytes(hit.limitBytes)} would be exceeded (${n(hit.usedBytes)} of ${n(hit.limitBytes)} bytes in use, ${n(hit.requestedBytes)} asked for). Clients get HTTP 409 MemoryExtentStoreAtSizeLimit until memory is freed or the limit raised; stored data is intact.`);
       }),
     ];

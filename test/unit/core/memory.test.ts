@@ -8,6 +8,7 @@ import {
   describeMemory,
   formatBytes,
   formatUsage,
+  groupDigits,
   mbToBytes,
   percentUsed,
   type MemoryReport,
@@ -18,6 +19,19 @@ function report(usedBytes: number, limitBytes: number, isDefaultLimit = false, b
 }
 
 describe('core/memory', () => {
+  describe('groupDigits', () => {
+    it("groups like toLocaleString('en-US') for integers from 0 to 2^53 - 1", () => {
+      const samples = [0, 1, 12, 999, 1000, 1024, 65536, 999999, 1000000, 1048576, 123456789, 1073741824, 10 ** 15, Number.MAX_SAFE_INTEGER];
+      for (let i = 0; i < 200; i++) samples.push(Math.floor(Math.random() * 10 ** (i % 16)));
+      for (const n of samples) assert.equal(groupDigits(n), n.toLocaleString('en-US'), String(n));
+    });
+    it('leaves non-integers and negatives as String(n)', () => {
+      assert.equal(groupDigits(1.5), '1.5');
+      assert.equal(groupDigits(-1000), '-1000');
+      assert.equal(groupDigits(Number.NaN), 'NaN');
+    });
+  });
+
   describe('formatBytes', () => {
     const cases: Array<[number, string]> = [
       [0, '0 B'],
