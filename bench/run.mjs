@@ -28,7 +28,7 @@ const flag = (name) => args.includes(`--${name}`);
 const option = (name, fallback) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const QUICK = flag('quick');
 const VSCODE = !flag('no-vscode');
-const VSCODE_RUNS = Number(option('vscode-runs', QUICK ? 1 : 5));
+const VSCODE_RUNS = Number(option('vscode-runs', QUICK ? 2 : 6));
 const JSON_PATH = path.resolve(repoRoot, option('json', 'bench/results/latest.json'));
 
 const KIB = 1024;
@@ -287,7 +287,14 @@ async function main() {
     const { measureVsCode } = await import('./vscode.mjs');
     const runs = await measureVsCode(VSCODE_RUNS, log);
     const pick = (k) => { const v = runs.map((r) => r[k]).filter((x) => typeof x === 'number'); return v.length ? median(v) : undefined; };
-    vscode = { runs, activationMs: pick('activationMs'), vscodeActivationMs: pick('vscodeActivationMs'), clickToServingMs: pick('clickToServingMs'), engineLoadMs: pick('engineLoadMs') };
+    const pickOf = (subset, k) => { const v = subset.map((r) => r[k]).filter((x) => typeof x === 'number'); return v.length ? median(v) : undefined; };
+    const warm = runs.filter((r) => r.codeCache === 'used');
+    const cold = runs.filter((r) => r.codeCache !== 'used');
+    vscode = {
+      runs, activationMs: pick('activationMs'), vscodeActivationMs: pick('vscodeActivationMs'),
+      clickToServingMs: pickOf(warm, 'clickToServingMs'), engineLoadMs: pickOf(warm, 'engineLoadMs'), warmRuns: warm.length,
+      coldClickToServingMs: pickOf(cold, 'clickToServingMs'), coldEngineLoadMs: pickOf(cold, 'engineLoadMs'), coldRuns: cold.length,
+    };
   }
 
   // The medians table
@@ -308,8 +315,12 @@ async function main() {
       note: vscode?.vscodeActivationMs !== undefined ? `VS Code's Running Extensions view (incl. loading dist/extension.js): ${vscode.vscodeActivationMs} ms` : '',
     },
     {
-      metric: 'status-bar click → port answering (fresh window)', value: vscode?.clickToServingMs, unit: 'ms', target: '≤ 400 ms', pass: (v) => v <= 400,
-      note: vscode === undefined ? '' : vscode.engineLoadMs !== undefined ? `of which "engine loaded in N ms": ${vscode.engineLoadMs} ms` : 'no "engine loaded in N ms" line in the log',
+      metric: 'status-bar click → port answering (fresh window, engine code cache from an earlier window)', value: vscode?.clickToServingMs, unit: 'ms', target: '≤ 400 ms', pass: (v) => v <= 400,
+      note: vscode === undefined ? '' : `${vscode.warmRuns} window(s); "engine loaded in N ms": ${vscode.engineLoadMs ?? '?'} ms`,
+    },
+    {
+      metric: 'status-bar click → port answering (fresh window, first start ever: no code cache)', value: vscode?.coldClickToServingMs, unit: 'ms', target: '≤ 400 ms', pass: (v) => v <= 400,
+      note: vscode === undefined ? '' : `${vscode.coldRuns} window(s); "engine loaded in N ms": ${vscode.coldEngineLoadMs ?? '?'} ms`,
     },
     { metric: '.vsix size', value: vsixMiB, unit: 'MiB', target: '≤ 3 MiB', pass: (v) => v <= 3, note: 'dist/storage-emulators.vsix' },
     {

@@ -2,13 +2,18 @@
 // by headless Chromium through test/harness: activate() wall time as the extension logs it
 // ("Activated in N ms" in the Azurite output channel, the `activationMs` of its API), VS Code's own
 // timings of the activation from the Running Extensions view when it can be read, and click →
-// serving: a click on the Blob status bar item until the blob port answers HTTP (fresh window, so
-// the engine has not been used yet). Needs dist/extension.js.
+// serving: from the click on the Blob status bar item (the page's own mousedown time, so Playwright's
+// checks before clicking are not counted) until the blob port answers HTTP, in a fresh window, so
+// the engine has not been loaded yet. Windows alternate between a cold engine code cache (a new
+// user-data folder: the first start ever) and a warm one (the code-cache folder of the previous
+// window copied into the new user-data folder before the window opens: every later window).
+// Needs dist/extension.js.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { freePort, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../test/harness/codeServer.mjs';
 
+const EXTENSION_ID = 'storage-emulators.storage-emulators';
 const BLOB_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]';
 
 function httpStatus(url) {
@@ -44,6 +49,15 @@ function findInLogs(dir, re) {
   return undefined;
 }
 
+/** The first text captured by `re` in any log file under `dir`, or undefined. */
+function findInLogsText(dir, re) {
+  for (const f of logFiles(dir)) {
+    const m = re.exec(fs.readFileSync(f, 'utf8'));
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
 /**
  * VS Code's own activation time of the extension (loading dist/extension.js + activate()), as the
  * "Developer: Show Running Extensions" view shows it ("Activation: 193ms").
@@ -60,8 +74,15 @@ async function runningExtensionsActivation(page) {
   }, { timeoutMs: 15_000, intervalMs: 200 });
 }
 
-/** One fresh window: activation, then one click on Blob. */
-async function oneRun(log) {
+/** The extension's code-cache folder under a code-server user-data folder. */
+const codeCacheDir = (userDataDir) => path.join(userDataDir, 'User', 'globalStorage', EXTENSION_ID, 'code-cache');
+
+/**
+ * One fresh window: activation, then one click on Blob. `seedCache`: a folder whose files are
+ * copied into the window's code-cache folder before it opens; `keepCache`: a folder the window's
+ * code-cache is copied to before the server stops.
+ */
+async function oneRun(log, { seedCache, keepCache } = {}) {
   const port = await freePort();
   const workspace = makeTempDir('bench-vscode-ws-');
   let server;
@@ -73,6 +94,7 @@ async function oneRun(log) {
       userSettings: { 'azurite.blobPort': port, 'azurite.queuePort': 0, 'azurite.tablePort': 0, 'azurite.inMemoryPersistence': true },
     });
     const serverDir = path.dirname(server.userDataDir);
+    if (seedCache !== undefined) fs.cpSync(seedCache, codeCacheDir(server.userDataDir), { recursive: true });
     browser = await launchBrowser({ origin: server.origin });
     const page = await browser.context.newPage();
     await page.goto(server.url);
@@ -81,18 +103,25 @@ async function oneRun(log) {
     const item = page.locator(BLOB_ITEM);
     await waitFor('the Blob status bar item', async () => (await item.isVisible()) && (await item.innerText()).trim() === 'Blob',
       { timeoutMs: 60_000, intervalMs: 50 });
-    const clicked = performance.now();
+    await page.evaluate(() => document.addEventListener('mousedown', () => { window.benchMouseDownAt = Date.now(); }, { capture: true, once: true }));
     await item.locator('a.statusbar-item-label').click();
     await waitFor(`HTTP from the blob port ${port}`, () => httpStatus(`http://127.0.0.1:${port}/devstoreaccount1?comp=list`),
       { timeoutMs: 30_000, intervalMs: 5 });
-    const clickToServingMs = performance.now() - clicked;
+    const servedAt = Date.now();
+    const clickToServingMs = servedAt - await page.evaluate(() => window.benchMouseDownAt);
     const engineLoadMs = await waitFor('engine load line', () => findInLogs(serverDir, /[Ee]ngine loaded in ([\d.]+) ms/), { timeoutMs: 2_000, intervalMs: 100 })
       .catch(() => undefined);
     const vscodeActivationMs = await runningExtensionsActivation(page).catch((err) => {
       log(`  (could not read the Running Extensions view: ${err.message})`);
       return undefined;
     });
-    const result = { activationMs, vscodeActivationMs, clickToServingMs: Math.round(clickToServingMs), engineLoadMs };
+    const codeCache = findInLogsText(serverDir, /Engine code cache: ([a-z]+)/);
+    if (keepCache !== undefined) {
+      await waitFor('the engine code cache file', () => fs.existsSync(codeCacheDir(server.userDataDir)) && fs.readdirSync(codeCacheDir(server.userDataDir)).some((f) => f.endsWith('.cache')),
+        { timeoutMs: 10_000, intervalMs: 50 });
+      fs.cpSync(codeCacheDir(server.userDataDir), keepCache, { recursive: true });
+    }
+    const result = { activationMs, vscodeActivationMs, clickToServingMs, engineLoadMs, codeCache };
     log(`  vscode run: ${JSON.stringify(result)}`);
     return result;
   } finally {
@@ -102,9 +131,22 @@ async function oneRun(log) {
   }
 }
 
-/** `runs` fresh windows, one after the other. */
+/**
+ * `runs` fresh windows, one after the other, alternating a cold code cache (even runs) and a warm
+ * one seeded from the run before (odd runs). Each result has `codeCache`: what the extension logged
+ * ("used", "none", "out", "could").
+ */
 export async function measureVsCode(runs, log = () => {}) {
   const results = [];
-  for (let i = 0; i < runs; i++) results.push(await oneRun(log));
+  const kept = makeTempDir('bench-code-cache-');
+  try {
+    for (let i = 0; i < runs; i++) {
+      const cold = i % 2 === 0;
+      if (cold) fs.rmSync(kept.dir, { recursive: true, force: true });
+      results.push(await oneRun(log, cold ? { keepCache: kept.dir } : { seedCache: kept.dir }));
+    }
+  } finally {
+    kept.remove();
+  }
   return results;
 }
