@@ -202,6 +202,11 @@ if (watch) {
 } else {
   for (const b of builds) {
     const result = await esbuild.build(b);
+    // dist/engine.js runs through vm.Script (src/emulator/codeCache.ts), which has no loader for
+    // import(): a dynamic import in the engine would fail only when reached.
+    if (b.outfile.endsWith(`${path.sep}engine.js`) && /\bimport\(/.test(fs.readFileSync(b.outfile, 'utf8'))) {
+      throw new Error(`${path.relative(root, b.outfile)} contains import(): src/emulator/codeCache.ts cannot run it; give vm.Script an importModuleDynamically first`);
+    }
     const bytes = Object.entries(result.metafile.outputs).filter(([f]) => !f.endsWith('.map')).reduce((n, [, o]) => n + o.bytes, 0);
     console.log(`[esbuild] ${path.relative(root, b.outfile)} ${(bytes / 1024 / 1024).toFixed(2)} MiB${production ? ' (minified)' : ''}`);
     if (report) printReport(result.metafile);

@@ -11,7 +11,8 @@
  * wraps a CommonJS module and run with a `require` from `module.createRequire(file)`, so it behaves
  * as if required. The cache is written once, after a service has started (so it holds the functions
  * the start compiled, not only the top level), and only when there was none or V8 refused it (another
- * V8 version, another build). Process-wide hooks (`module.enableCompileCache`, the
+ * V8 version, another build). The bundle must not contain `import()`: a vm.Script has no module
+ * loader for it (esbuild.mjs fails the build if it does). Process-wide hooks (`module.enableCompileCache`, the
  * `v8-compile-cache` package) are not used: the extension host is shared with other extensions.
  */
 import { createHash } from 'node:crypto';
@@ -127,7 +128,8 @@ export class CodeCachedModule<T> {
         await fs.promises.rename(temp, target);
         const prefix = `${path.basename(this.file, '.js')}-`;
         for (const name of await fs.promises.readdir(this.cacheDir)) {
-          if (name.startsWith(prefix) && path.join(this.cacheDir, name) !== target) {
+          // Only finished caches: a .tmp may be another window's save in progress.
+          if (name.startsWith(prefix) && name.endsWith('.cache') && path.join(this.cacheDir, name) !== target) {
             await fs.promises.rm(path.join(this.cacheDir, name), { force: true });
           }
         }

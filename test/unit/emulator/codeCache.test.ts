@@ -84,13 +84,17 @@ describe('CodeCachedModule (V8 code cache for the engine bundle)', function () {
     assert.equal(loadInChild(file, cacheDir).state, 'used');
   });
 
-  it('a changed file gets a new cache and the old one is deleted', () => {
+  it("a changed file gets a new cache; the old one is deleted, another window's save in progress is not", () => {
     const before = loadInChild(file, cacheDir).files;
+    const inProgress = 'bundle-0123456789abcdef.cache.4242.tmp';
+    fs.writeFileSync(path.join(cacheDir, inProgress), 'partial');
     fs.appendFileSync(file, 'exports.extra = 1;\n');
     const after = loadInChild(file, cacheDir);
     assert.equal(after.state, 'missing');
-    assert.equal(after.files.length, 1);
-    assert.notDeepEqual(after.files, before);
+    const caches = after.files.filter((f) => f.endsWith('.cache'));
+    assert.equal(caches.length, 1);
+    assert.notDeepEqual(caches, before);
+    assert.ok(after.files.includes(inProgress), after.files.join(', '));
   });
 
   it('a cache folder that cannot be made is logged, not thrown', async () => {
