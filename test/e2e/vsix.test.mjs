@@ -1,18 +1,33 @@
 // The packaged .vsix (built by `npm run package`) installs with code-server's
-// `--install-extension`, the same CLI as `code --install-extension`, and holds only what runs.
+// `--install-extension`, the same CLI as `code --install-extension`, holds only what runs, and the
+// installed copy (not the repository's dist/) starts a service from its status bar item and loads
+// its engine through the code cache.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
-import { locateTools, makeTempDir, repoRoot } from '../harness/codeServer.mjs';
+import { freePort, launchBrowser, locateTools, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
 
 const vsix = path.join(repoRoot, 'dist', 'storage-emulators.vsix');
+const BLOB_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]';
 
-test('the .vsix installs with --install-extension and contains the bundle, not node_modules', async () => {
+/** The HTTP status of GET url on a fresh connection; rejects on a connection error. */
+function httpStatus(url) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false, timeout: 2_000 }, (res) => { res.resume(); resolve(res.statusCode); });
+    req.once('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
+    req.once('error', reject);
+  });
+}
+
+test('the .vsix installs with --install-extension, contains the bundle, not node_modules, and the installed copy serves blobs', { timeout: 240_000 }, async () => {
   assert.ok(fs.existsSync(vsix), `${vsix} is missing: run npm run package first`);
   const tools = await locateTools();
   const temp = makeTempDir('vsix-install-');
+  let server;
+  let browser;
   try {
     const extensionsDir = path.join(temp.dir, 'extensions');
     const home = path.join(temp.dir, 'home');
@@ -28,7 +43,31 @@ test('the .vsix installs with --install-extension and contains the bundle, not n
     assert.ok(!fs.existsSync(path.join(installed, 'node_modules')), 'node_modules must not be packaged');
     const sizeMiB = fs.statSync(vsix).size / 1024 / 1024;
     console.log(`vsix: ${sizeMiB.toFixed(2)} MiB`);
+
+    // The installed copy, in a window without extensionDevelopmentPath.
+    const port = await freePort();
+    const workspace = path.join(temp.dir, 'workspace');
+    fs.mkdirSync(workspace);
+    server = await startCodeServer({
+      extensionsDir,
+      workspaceFolder: workspace,
+      userSettings: { 'azurite.blobPort': port, 'azurite.queuePort': 0, 'azurite.tablePort': 0, 'azurite.inMemoryPersistence': true },
+    });
+    browser = await launchBrowser({ origin: server.origin });
+    const page = await browser.context.newPage();
+    await page.goto(server.workbenchUrl());
+    const item = page.locator(BLOB_ITEM);
+    await waitFor('the Blob status bar item of the installed extension', async () => (await item.isVisible()) && (await item.innerText()).trim() === 'Blob',
+      { timeoutMs: 90_000, intervalMs: 100 });
+    await item.locator('a.statusbar-item-label').click();
+    assert.equal(await waitFor(`HTTP from the blob port ${port}`, () => httpStatus(`http://127.0.0.1:${port}/devstoreaccount1?comp=list`).catch(() => undefined),
+      { timeoutMs: 30_000, intervalMs: 20 }), 403, 'azurite answers an unsigned list with 403');
+    const cacheDir = path.join(server.userDataDir, 'User', 'globalStorage', `${pkg.publisher}.${pkg.name}`, 'code-cache');
+    await waitFor(`the engine code cache in ${cacheDir}`, () => fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((f) => /^engine-[0-9a-f]{16}\.cache$/.test(f)),
+      { timeoutMs: 15_000, intervalMs: 100 });
   } finally {
+    await browser?.close().catch(() => {});
+    await server?.stop().catch(() => {});
     temp.remove();
   }
 });
