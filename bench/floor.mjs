@@ -2,8 +2,13 @@
 // (blob, queue and table, path-style URLs) with the smallest response each SDK accepts, after
 // reading the whole body. No storage, no auth, no parsing beyond the URL: what is left of a request
 // is the SDK client, Node's HTTP stack and the loopback, which no emulator can beat.
+// startFloor() runs it in the calling process; startFloorProcess() in a child process of its own
+// (`node bench/floor.mjs --serve` prints the connection string and serves until stdin closes).
 import http from 'node:http';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 const DATE = new Date(0).toUTCString();
 const KIB = Buffer.alloc(1024, 0x61);
@@ -77,4 +82,39 @@ const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I
 export function connectionStringFor(blob, queue, table) {
   return `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};` +
     `BlobEndpoint=${blob};QueueEndpoint=${queue};TableEndpoint=${table};`;
+}
+
+/**
+ * The floor in a child process of its own. @returns {{ pid, connectionString, close() }}
+ * Rejects if the child does not print its connection string within 30 s.
+ */
+export async function startFloorProcess() {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = once(child, 'exit');
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
+  const lines = createInterface({ input: child.stdout });
+  const connectionString = await Promise.race([
+    once(lines, 'line').then(([line]) => line),
+    exited.then(([code]) => { throw new Error(`the floor process exited (${code}) before it served`); }),
+    new Promise((_, reject) => setTimeout(() => reject(new Error('the floor process did not start in 30 s')), 30_000).unref()),
+  ]);
+  return {
+    pid: child.pid,
+    connectionString,
+    close: async () => {
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--serve')) {
+  const floor = await startFloor();
+  process.stdout.write(`${floor.connectionString}\n`);
+  process.stdin.resume();
+  process.stdin.once('end', () => void floor.close().then(() => process.exit(0)));
 }

@@ -14,14 +14,16 @@ import { connectionStringFor } from './floor.mjs';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 
-let engine;
-/** The bundled engine (built by `node esbuild.mjs --engine-bundle`). */
-export function loadEngine() {
-  // BENCH_ENGINE_BUNDLE: another build of it (e.g. `node esbuild.mjs --engine-bundle --skip-patch=… --outfile=…`).
-  const bundle = path.resolve(repoRoot, process.env.BENCH_ENGINE_BUNDLE ?? 'out/engine-bundle.js');
-  if (!fs.existsSync(bundle)) throw new Error(`${bundle} is missing: run \`node esbuild.mjs --engine-bundle\` first (npm run bench does)`);
-  engine ??= require(bundle);
-  return engine;
+const engines = new Map();
+/**
+ * The bundled engine (built by `node esbuild.mjs --engine-bundle`), or another build of it at
+ * `bundle` (relative to the repository). BENCH_ENGINE_BUNDLE overrides the default.
+ */
+export function loadEngine(bundle = process.env.BENCH_ENGINE_BUNDLE ?? 'out/engine-bundle.js') {
+  const file = path.resolve(repoRoot, bundle);
+  if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`node esbuild.mjs --engine-bundle\` first (npm run bench does)`);
+  if (!engines.has(file)) engines.set(file, require(file));
+  return engines.get(file);
 }
 
 function tempDir(prefix) {
@@ -32,10 +34,11 @@ const dropLog = { info() {}, error() {}, access() {}, debug() {} };
 
 /**
  * Our emulator, in this process, blob + queue + table on free ports.
- * @param {{ inMemory: boolean, silent?: boolean, log?: object }} o silent defaults to true, as the CLI's --silent
+ * @param {{ inMemory: boolean, silent?: boolean, log?: object, bundle?: string }} o silent defaults
+ *   to true, as the CLI's --silent; bundle: another engine build (see loadEngine)
  */
-export async function startOurs({ inMemory, silent = true, log = dropLog }) {
-  const { Emulator, parseSettings } = loadEngine();
+export async function startOurs({ inMemory, silent = true, log = dropLog, bundle }) {
+  const { Emulator, parseSettings } = loadEngine(bundle);
   const location = tempDir('bench-ours-');
   const settings = parseSettings(
     { blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: inMemory, location, silent },
