@@ -21,6 +21,9 @@ import * as path from 'node:path';
 import { createRequire } from 'node:module';
 import * as vm from 'node:vm';
 
+/** A temporary cache file older than this (ms) is a save that never finished; a save takes well under a second. */
+export const STALE_TEMP_MS = 10 * 60_000;
+
 /** What happened to the cache on the last load. */
 export type CodeCacheState =
   /** V8 accepted the cache: nothing of the bundle's loaded code was compiled again. */
@@ -111,7 +114,8 @@ export class CodeCachedModule<T> {
   /**
    * Writes the cache if the last load had none or V8 refused it; otherwise does nothing. Call it
    * after the loaded code has run what should be cached (a service start). Writes to a temporary
-   * file and renames it, then deletes other caches of the same file. Resolves when done; never
+   * file and renames it, then deletes other caches of the same file (and temporary files older than
+   * {@link STALE_TEMP_MS}). Resolves when done; never
    * rejects (a failure is logged).
    */
   save(): Promise<void> {
@@ -128,10 +132,13 @@ export class CodeCachedModule<T> {
         await fs.promises.rename(temp, target);
         const prefix = `${path.basename(this.file, '.js')}-`;
         for (const name of await fs.promises.readdir(this.cacheDir)) {
-          // Only finished caches: a .tmp may be another window's save in progress.
-          if (name.startsWith(prefix) && name.endsWith('.cache') && path.join(this.cacheDir, name) !== target) {
-            await fs.promises.rm(path.join(this.cacheDir, name), { force: true });
-          }
+          const other = path.join(this.cacheDir, name);
+          if (!name.startsWith(prefix) || other === target) continue;
+          // A .tmp may be another window's save in progress: only one left behind (by a window
+          // closed mid-save) and older than STALE_TEMP_MS is removed.
+          const temp = name.endsWith('.tmp') ? await fs.promises.stat(other).catch(() => undefined) : undefined; // gone: renamed meanwhile
+          const stale = temp !== undefined && Date.now() - temp.mtimeMs > STALE_TEMP_MS;
+          if (name.endsWith('.cache') || stale) await fs.promises.rm(other, { force: true });
         }
         this.log.info(`Engine code cache saved (${(data.length / 1048576).toFixed(1)} MiB, ${target}): the next window starts faster.`);
       } catch (err) {

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CodeCachedModule } from '../../../src/emulator/codeCache';
+import { CodeCachedModule, STALE_TEMP_MS } from '../../../src/emulator/codeCache';
 import { tempDir } from '../helpers/emulatorFixture';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
@@ -84,10 +84,14 @@ describe('CodeCachedModule (V8 code cache for the engine bundle)', function () {
     assert.equal(loadInChild(file, cacheDir).state, 'used');
   });
 
-  it("a changed file gets a new cache; the old one is deleted, another window's save in progress is not", () => {
+  it("a changed file gets a new cache; the old one and an abandoned .tmp are deleted, another window's save in progress is not", () => {
     const before = loadInChild(file, cacheDir).files;
     const inProgress = 'bundle-0123456789abcdef.cache.4242.tmp';
     fs.writeFileSync(path.join(cacheDir, inProgress), 'partial');
+    const abandoned = 'bundle-0123456789abcdef.cache.4343.tmp';
+    fs.writeFileSync(path.join(cacheDir, abandoned), 'partial');
+    const old = (Date.now() - STALE_TEMP_MS - 60_000) / 1000;
+    fs.utimesSync(path.join(cacheDir, abandoned), old, old);
     fs.appendFileSync(file, 'exports.extra = 1;\n');
     const after = loadInChild(file, cacheDir);
     assert.equal(after.state, 'missing');
@@ -95,6 +99,7 @@ describe('CodeCachedModule (V8 code cache for the engine bundle)', function () {
     assert.equal(caches.length, 1);
     assert.notDeepEqual(caches, before);
     assert.ok(after.files.includes(inProgress), after.files.join(', '));
+    assert.ok(!after.files.includes(abandoned), `a .tmp older than STALE_TEMP_MS is removed: ${after.files.join(', ')}`);
   });
 
   it('a cache folder that cannot be made is logged, not thrown', async () => {
