@@ -136,8 +136,8 @@ export class CodeCachedModule<T> {
           if (!name.startsWith(prefix) || other === target) continue;
           // A .tmp may be another window's save in progress: only one left behind (by a window
           // closed mid-save) and older than STALE_TEMP_MS is removed.
-          const temp = name.endsWith('.tmp') ? await fs.promises.stat(other).catch(() => undefined) : undefined; // gone: renamed meanwhile
-          const stale = temp !== undefined && Date.now() - temp.mtimeMs > STALE_TEMP_MS;
+          const tempStat = name.endsWith('.tmp') ? await fs.promises.stat(other).catch(() => undefined) : undefined; // gone: renamed meanwhile
+          const stale = tempStat !== undefined && Date.now() - tempStat.mtimeMs > STALE_TEMP_MS;
           if (name.endsWith('.cache') || stale) await fs.promises.rm(other, { force: true });
         }
         this.log.info(`Engine code cache saved (${(data.length / 1048576).toFixed(1)} MiB, ${target}): the next window starts faster.`);
