@@ -9,20 +9,11 @@
 // window copied into the new user-data folder before the window opens: every later window).
 // Needs dist/extension.js.
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import { freePort, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../test/harness/codeServer.mjs';
+import { freePort, httpStatus, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../test/harness/codeServer.mjs';
 
 const EXTENSION_ID = 'storage-emulators.storage-emulators';
 const BLOB_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]';
-
-function httpStatus(url) {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent: false, timeout: 2_000 }, (res) => { res.resume(); resolve(res.statusCode); });
-    req.once('timeout', () => req.destroy(new Error('timeout')));
-    req.once('error', reject);
-  });
-}
 
 /** Every *.log file under `dir`. */
 function logFiles(dir) {
@@ -40,15 +31,6 @@ function logFiles(dir) {
   return out;
 }
 
-/** The first number captured by `re` in any log file under `dir`, or undefined. */
-function findInLogs(dir, re) {
-  for (const f of logFiles(dir)) {
-    const m = re.exec(fs.readFileSync(f, 'utf8'));
-    if (m) return Number(m[1]);
-  }
-  return undefined;
-}
-
 /** The first text captured by `re` in any log file under `dir`, or undefined. */
 function findInLogsText(dir, re) {
   for (const f of logFiles(dir)) {
@@ -56,6 +38,12 @@ function findInLogsText(dir, re) {
     if (m) return m[1];
   }
   return undefined;
+}
+
+/** The first number captured by `re` in any log file under `dir`, or undefined. */
+function findInLogs(dir, re) {
+  const text = findInLogsText(dir, re);
+  return text === undefined ? undefined : Number(text);
 }
 
 /**

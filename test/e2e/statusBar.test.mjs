@@ -7,12 +7,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
-import { freePort, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
+import { freePort, httpStatus, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
 
 const STATUSBAR = '#workbench\\.parts\\.statusbar';
 const BLOB_ITEM = `${STATUSBAR} .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]`;
@@ -30,18 +29,6 @@ function tcpProbe(port) {
     socket.once('connect', () => { socket.destroy(); resolve('open'); });
     socket.once('timeout', () => { socket.destroy(); reject(new Error(`connect to 127.0.0.1:${port} timed out`)); });
     socket.once('error', (err) => (err.code === 'ECONNREFUSED' ? resolve('refused') : reject(err)));
-  });
-}
-
-/** The HTTP status of GET url on a fresh connection (no keep-alive pool); rejects on a connection error. */
-function httpStatus(url) {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent: false, timeout: 2_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode);
-    });
-    req.once('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
-    req.once('error', reject);
   });
 }
 

@@ -6,21 +6,11 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
-import { freePort, launchBrowser, locateTools, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
+import { freePort, httpStatus, launchBrowser, locateTools, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
 
 const vsix = path.join(repoRoot, 'dist', 'storage-emulators.vsix');
 const BLOB_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]';
-
-/** The HTTP status of GET url on a fresh connection; rejects on a connection error. */
-function httpStatus(url) {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent: false, timeout: 2_000 }, (res) => { res.resume(); resolve(res.statusCode); });
-    req.once('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
-    req.once('error', reject);
-  });
-}
 
 test('the .vsix installs with --install-extension, contains the bundle, not node_modules, and the installed copy serves blobs', { timeout: 240_000 }, async () => {
   assert.ok(fs.existsSync(vsix), `${vsix} is missing: run npm run package first`);

@@ -2,6 +2,7 @@
 // integration and e2e tiers. Facts behind every step: test/harness/README.md.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,6 +78,18 @@ export function locateTools() {
     return { toolsDir, node24, codeServerEntry, playwright };
   })();
   return toolsPromise;
+}
+
+/** The HTTP status of GET url on a fresh connection (no keep-alive pool); rejects on a connection error or after 2 s. */
+export function httpStatus(url) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false, timeout: 2_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.once('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
+    req.once('error', reject);
+  });
 }
 
 /** A TCP port free on 127.0.0.1 right now (bind to 0, read it, close). */
