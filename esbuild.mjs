@@ -38,6 +38,11 @@ const skippedPatches = new Set((argValue('skip-patch') ?? '').split(',').filter(
  *   operation again for every request to dispatch it (72 for blob); src/engine/uriTemplateCache.ts
  *   parses each template text once and remembers each (url, template) answer of azurite's own
  *   isURITemplateMatch (same answers; small requests 15–25% faster).
+ * - apiVersions: each service's storage-context middleware (blob/middlewares/blobStorageContext,
+ *   queue/middlewares/queueStorageContext, table/middleware/tableStorageContext) refuses an
+ *   `x-ms-version` missing from its ValidAPIVersions with HTTP 400 unless `skipApiVersionCheck`.
+ *   Its default export, the middleware factory, is wrapped by src/engine/apiVersionPolicy.ts so that
+ *   `azurite.apiVersionCheck` (acceptNewer, strict, off) decides per request and applies live.
  * Verified by test/unit/engine/*.test.ts: crc64 (bit-identical to azurite's function, 0 B–8 MiB,
  * whole and chunked), uriTemplateCache (same dispatch results) and bundledEngine (real SDK uploads
  * through out/engine-bundle.js, which is built with this plugin).
@@ -64,6 +69,16 @@ const azuritePatches = [
       `const __storageEmulatorsDispatch = require(${JSON.stringify(path.join(engineSeam, 'uriTemplateCache.ts'))});`,
       'uri_templates_1.default = __storageEmulatorsDispatch.memoizeUriTemplate(uri_templates_1.default);',
       'exports.isURITemplateMatch = __storageEmulatorsDispatch.memoizeTemplateMatch(exports.isURITemplateMatch);',
+    ],
+  },
+  {
+    name: 'apiVersions',
+    files: ['blob/middlewares/blobStorageContext.middleware.js', 'queue/middlewares/queueStorageContext.middleware.js',
+      'table/middleware/tableStorageContext.middleware.js'],
+    expect: ['exports.default = create', 'if (!skipApiVersionCheck) {', 'constants_3.ValidAPIVersions', 'const constants_3 = require("../utils/constants");'],
+    footer: [
+      `const __storageEmulatorsApiVersions = require(${JSON.stringify(path.join(engineSeam, 'apiVersionPolicy.ts'))});`,
+      'exports.default = __storageEmulatorsApiVersions.withApiVersionPolicy(exports.default, constants_3.ValidAPIVersions);',
     ],
   },
 ];
@@ -120,6 +135,16 @@ const engineOutside = {
   },
 };
 
+/**
+ * The newest x-ms-version each service of the installed azurite knows (its ValidAPIVersions), written
+ * into both bundles as `__ENGINE_API_VERSIONS__` for the status bar tooltips (src/emulator/engineFacts.ts).
+ */
+const azuriteRequire = createRequire(import.meta.url);
+const engineApiVersions = Object.fromEntries(['blob', 'queue', 'table'].map((kind) => {
+  const known = azuriteRequire(`azurite/dist/src/${kind}/utils/constants.js`).ValidAPIVersions;
+  return [kind, known.reduce((a, b) => (b > a ? b : a))];
+}));
+
 /** @type {import('esbuild').BuildOptions} */
 const options = {
   entryPoints: [path.join(root, 'src/extension.ts')],
@@ -130,6 +155,7 @@ const options = {
   target: 'node20',
   external: ['vscode'],
   alias: { applicationinsights: path.join(root, 'src/emulator/stubs/applicationinsights.js') },
+  define: { __ENGINE_API_VERSIONS__: JSON.stringify(engineApiVersions) },
   plugins: [azuriteSeamPlugin],
   minify: production,
   sourcemap: !production,
@@ -147,6 +173,7 @@ if (engineBundle) {
         "export * from './src/emulator/azurite';",
         "export { parseSettings } from './src/core/settings';",
         "export * as seam from './src/engine/azuriteChecksums';",
+        "export { createApiVersionPolicy } from './src/engine/apiVersionPolicy';",
         "export * as azuriteCommonUtils from 'azurite/dist/src/common/utils/utils';",
         "export * as azuriteBlobGeneratedUtils from 'azurite/dist/src/blob/generated/utils/utils';",
         "export * as azuriteQueueGeneratedUtils from 'azurite/dist/src/queue/generated/utils/utils';",

@@ -4,13 +4,15 @@
  * extensions that call them keep working; new commands are camelCase.
  *
  * Every command resolves (never rejects) so callers such as `vscode.commands.executeCommand` and
- * status bar clicks get a result: lifecycle commands resolve to the {@link Outcome}s they produced.
+ * status bar clicks get a result: lifecycle commands resolve to the {@link Outcome}s they produced,
+ * one per service. Start and close are idempotent, as the Azure Functions extension asks of
+ * `azurite.start_blob` (Azurite issue 2395): on a service already in that state they resolve
+ * `{ ok: true }` and show nothing; during a start, another start shares its outcome.
  */
 import * as vscode from 'vscode';
 import { endpointUrl } from './core/connectionString';
 import { formatBytes, formatUsage, type MemoryReport } from './core/memory';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
-import type { Emulator } from './emulator/emulator';
 import type { Outcome } from './emulator/serviceManager';
 import { CANCELLED, notify, showOutcome, type NotifyDeps } from './ui/notify';
 
@@ -77,8 +79,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     return outcomes;
   };
 
-  reg(COMMANDS.start, () => run('start', startableKinds(emulator)));
-  reg(COMMANDS.close, () => run('close', SERVICE_KINDS.filter((k) => emulator.services[k].state.status === 'running')));
+  // Idempotent (Emulator.start/stop): a running service's start, and a stopped service's close,
+  // resolve `{ ok: true }` and show nothing.
+  reg(COMMANDS.start, () => run('start', SERVICE_KINDS));
+  reg(COMMANDS.close, () => run('close', SERVICE_KINDS));
   reg(COMMANDS.clean, (args) => clean(SERVICE_KINDS, args));
   for (const kind of SERVICE_KINDS) {
     reg(serviceCommand('start', kind), () => run('start', [kind]));
@@ -120,9 +124,4 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     void notify('info', `Azurite reclaimed ${formatBytes(freed)} of deleted blob and queue data; in use now: ${formatUsage(emulator.memoryReport())}.`);
     return freed;
   });
-}
-
-/** Services not yet running (start all skips those already up). */
-function startableKinds(emulator: Emulator): ServiceKind[] {
-  return SERVICE_KINDS.filter((k) => emulator.services[k].state.status === 'closed');
 }

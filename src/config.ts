@@ -19,7 +19,7 @@ export function azuriteConfig(): vscode.WorkspaceConfiguration {
 /** The setting keys this extension reads, without the `azurite.` prefix (same keys as the Azurite extension). */
 export const SETTING_KEYS = [
   'blobHost', 'blobPort', 'queueHost', 'queuePort', 'tableHost', 'tablePort',
-  'location', 'inMemoryPersistence', 'extentMemoryLimit', 'loose', 'skipApiVersionCheck', 'debug', 'silent',
+  'location', 'inMemoryPersistence', 'extentMemoryLimit', 'loose', 'skipApiVersionCheck', 'apiVersionCheck', 'debug', 'silent',
   'blobKeepAliveTimeout', 'queueKeepAliveTimeout', 'tableKeepAliveTimeout', 'cert', 'key', 'pwd', 'oauth',
   'disableProductStyleUrl',
 ] as const;

@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORTS, SERVICE_KINDS, type ServiceKind } from './services';
 import { mbToBytes } from './memory';
+import { API_VERSION_CHECKS, DEFAULT_API_VERSION_CHECK, type ApiVersionCheck } from './apiVersions';
 
 /** Where one service listens, as configured (port 0 = any free port). */
 export interface ServiceOptions {
@@ -41,7 +42,11 @@ export interface EmulatorOptions {
   /** Limit for blob + queue extents in bytes; undefined = Azurite's default (50% of total memory). */
   readonly extentMemoryLimitBytes: number | undefined;
   readonly loose: boolean;
-  readonly skipApiVersionCheck: boolean;
+  /**
+   * The API-version policy in force (./apiVersions.ts): `azurite.apiVersionCheck`, except that
+   * `azurite.skipApiVersionCheck: true` means `off` and wins (other extensions write that key).
+   */
+  readonly apiVersionCheck: ApiVersionCheck;
   /** Debug log lines to the output channel. */
   readonly debug: boolean;
   /** No access log lines. */
@@ -176,13 +181,22 @@ export function parseSettings(raw: RawSettings, location: LocationContext): Pars
 
   const { https, oauth } = parseHttps(raw, location, fail);
 
+  const loose = bool('loose', ALL);
+  let apiVersionCheck: ApiVersionCheck = DEFAULT_API_VERSION_CHECK;
+  const rawCheck = raw['apiVersionCheck'];
+  if (rawCheck !== undefined && rawCheck !== null) {
+    if ((API_VERSION_CHECKS as readonly unknown[]).includes(rawCheck)) apiVersionCheck = rawCheck as ApiVersionCheck;
+    else fail('apiVersionCheck', rawCheck, `use ${API_VERSION_CHECKS.map((c) => `"${c}"`).join(', ')} ("${DEFAULT_API_VERSION_CHECK}" is the default and is in force until then).`, []);
+  }
+  if (bool('skipApiVersionCheck', ALL)) apiVersionCheck = 'off';
+
   const options: EmulatorOptions = {
     services,
     location: resolvedLocation,
     inMemoryPersistence,
     extentMemoryLimitBytes,
-    loose: bool('loose', ALL),
-    skipApiVersionCheck: bool('skipApiVersionCheck', ALL),
+    loose,
+    apiVersionCheck,
     debug: bool('debug', []),
     silent: bool('silent', []),
     https,

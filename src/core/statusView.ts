@@ -2,6 +2,7 @@
  * Pure rendering of the status bar items: state in, text/tooltip/command/severity out
  * (the pattern of VS Code's git extension `statusbar.ts`: the item holds state, this draws it).
  */
+import type { ApiVersionCheck } from './apiVersions';
 import type { ServiceState } from './lifecycle';
 import { describeMemory, formatBytes, formatUsage, percentUsed, type MemoryReport } from './memory';
 import { serviceName, type ServiceKind } from './services';
@@ -35,6 +36,19 @@ export interface ServiceViewInput {
   readonly settingErrors?: readonly string[];
   /** Bytes of this service's data on disk (disk mode), when known. */
   readonly diskBytes?: number;
+  /** The newest `x-ms-version` the engine's service knows, when known, and the policy in force. */
+  readonly apiVersion?: { readonly newest: string; readonly check: ApiVersionCheck };
+}
+
+/** The tooltip line on API versions: the newest the engine knows, and what happens to newer ones. */
+export function apiVersionLine(apiVersion: { readonly newest: string; readonly check: ApiVersionCheck }): string {
+  const newest = apiVersion.newest;
+  const text = {
+    acceptNewer: `API versions: up to ${newest}; newer ones are served as ${newest}`,
+    strict: `API versions: up to ${newest}; newer ones get HTTP 400 (azurite.apiVersionCheck: strict)`,
+    off: `API versions: any (check off); the engine knows up to ${newest}`,
+  }[apiVersion.check];
+  return escapeMarkdown(text);
 }
 
 /** Escapes text for a Markdown tooltip. */
@@ -57,6 +71,7 @@ export function serviceView(input: ServiceViewInput): StatusView {
     ? 'Data: in memory (gone when the service stops)'
     : `Data: ${escapeMarkdown(input.location)}${input.diskBytes !== undefined ? ` (${formatBytes(input.diskBytes)} on disk)` : ''}`;
   const heading = `**Azurite ${name} service**`;
+  const versions = input.apiVersion !== undefined ? [apiVersionLine(input.apiVersion)] : [];
   const state = input.state;
   switch (state.status) {
     case 'running': {
@@ -66,6 +81,7 @@ export function serviceView(input: ServiceViewInput): StatusView {
         tooltip: [
           `${heading} — running on ${escapeMarkdown(url)}`,
           data,
+          ...versions,
           `${link('Stop', close)} · ${link('Clean', clean)} · ${link('Copy connection string', copy)}`,
           '_Click to stop._',
         ].join('\n\n'),
@@ -93,6 +109,7 @@ export function serviceView(input: ServiceViewInput): StatusView {
         `${heading} — ${failed ? 'not running' : 'stopped'} (port ${input.configuredPort})`,
         ...problems.map((p) => `$(error) ${escapeMarkdown(p)}`),
         data,
+        ...versions,
         `${link('Start', start)} · ${link('Clean', clean)}${failed ? ` · ${link('Open Settings', 'workbench.action.openSettings?%5B%22azurite%22%5D')}` : ''}`,
         '_Click to start._',
       ];

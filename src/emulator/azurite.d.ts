@@ -27,7 +27,7 @@ declare module 'azurite/dist/src/blob/BlobConfiguration' {
     constructor(
       host?: string, port?: number, keepAliveTimeout?: number, metadataDBPath?: string, extentDBPath?: string,
       persistencePathArray?: PersistenceLocation[], enableAccessLog?: boolean, accessLogWriteStream?: Writable,
-      enableDebugLog?: boolean, debugLogFilePath?: string, loose?: boolean, skipApiVersionCheck?: boolean,
+      enableDebugLog?: boolean, debugLogFilePath?: string, loose?: boolean, skipApiVersionCheck?: boolean | object,
       cert?: string, key?: string, pwd?: string, oauth?: string, disableProductStyleUrl?: boolean,
       isMemoryPersistence?: boolean, memoryStore?: unknown);
   }
@@ -39,7 +39,7 @@ declare module 'azurite/dist/src/queue/QueueConfiguration' {
     constructor(
       host?: string, port?: number, keepAliveTimeout?: number, metadataDBPath?: string, extentDBPath?: string,
       persistencePathArray?: PersistenceLocation[], enableAccessLog?: boolean, accessLogWriteStream?: Writable,
-      enableDebugLog?: boolean, debugLogFilePath?: string, loose?: boolean, skipApiVersionCheck?: boolean,
+      enableDebugLog?: boolean, debugLogFilePath?: string, loose?: boolean, skipApiVersionCheck?: boolean | object,
       cert?: string, key?: string, pwd?: string, oauth?: string, disableProductStyleUrl?: boolean,
       isMemoryPersistence?: boolean, memoryStore?: unknown);
   }
@@ -51,7 +51,7 @@ declare module 'azurite/dist/src/table/TableConfiguration' {
     constructor(
       host?: string, port?: number, keepAliveTimeout?: number, dbPath?: string, enableDebugLog?: boolean,
       enableAccessLog?: boolean, accessLogWriteStream?: Writable, debugLogFilePath?: string, loose?: boolean,
-      skipApiVersionCheck?: boolean, cert?: string, key?: string, pwd?: string, oauth?: string,
+      skipApiVersionCheck?: boolean | object, cert?: string, key?: string, pwd?: string, oauth?: string,
       disableProductStyleUrl?: boolean, isMemoryPersistence?: boolean);
   }
 }
@@ -123,4 +123,22 @@ declare module 'azurite/dist/src/queue/gc/QueueGCManager' {
     start(): Promise<void>;
     close(): Promise<void>;
   }
+}
+
+/**
+ * A service's storage-context middleware module (blob/middlewares/blobStorageContext.middleware.js,
+ * queue/middlewares/queueStorageContext.middleware.js, table/middleware/tableStorageContext.middleware.js):
+ * its default export is the middleware factory that the API-version seam wraps (esbuild.mjs).
+ */
+declare module 'azurite/dist/src/blob/middlewares/blobStorageContext.middleware' {
+  const createMiddleware: (skipApiVersionCheck: unknown, ...rest: unknown[]) => unknown;
+  export default createMiddleware;
+}
+declare module 'azurite/dist/src/queue/middlewares/queueStorageContext.middleware' {
+  const createMiddleware: (skipApiVersionCheck: unknown, ...rest: unknown[]) => unknown;
+  export default createMiddleware;
+}
+declare module 'azurite/dist/src/table/middleware/tableStorageContext.middleware' {
+  const createMiddleware: (skipApiVersionCheck: unknown, ...rest: unknown[]) => unknown;
+  export default createMiddleware;
 }

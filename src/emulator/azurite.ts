@@ -28,6 +28,7 @@ import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
 import { DATA_FILES } from '../core/dataFiles';
 import type { HttpsOptions } from '../core/settings';
+import { seamNewestVersion, type ApiVersionPolicy } from '../engine/apiVersionPolicy';
 
 /*
  * Each service's server, configuration and GC manager are required when that service is first
@@ -39,15 +40,18 @@ const blobModules = () => ({
   Configuration: (require('azurite/dist/src/blob/BlobConfiguration') as typeof import('azurite/dist/src/blob/BlobConfiguration')).default,
   Server: (require('azurite/dist/src/blob/BlobServer') as typeof import('azurite/dist/src/blob/BlobServer')).default,
   GCManager: (require('azurite/dist/src/blob/gc/BlobGCManager') as typeof import('azurite/dist/src/blob/gc/BlobGCManager')).default,
+  ContextMiddleware: (require('azurite/dist/src/blob/middlewares/blobStorageContext.middleware') as typeof import('azurite/dist/src/blob/middlewares/blobStorageContext.middleware')).default,
 });
 const queueModules = () => ({
   Configuration: (require('azurite/dist/src/queue/QueueConfiguration') as typeof import('azurite/dist/src/queue/QueueConfiguration')).default,
   Server: (require('azurite/dist/src/queue/QueueServer') as typeof import('azurite/dist/src/queue/QueueServer')).default,
   GCManager: (require('azurite/dist/src/queue/gc/QueueGCManager') as typeof import('azurite/dist/src/queue/gc/QueueGCManager')).default,
+  ContextMiddleware: (require('azurite/dist/src/queue/middlewares/queueStorageContext.middleware') as typeof import('azurite/dist/src/queue/middlewares/queueStorageContext.middleware')).default,
 });
 const tableModules = () => ({
   Configuration: (require('azurite/dist/src/table/TableConfiguration') as typeof import('azurite/dist/src/table/TableConfiguration')).default,
   Server: (require('azurite/dist/src/table/TableServer') as typeof import('azurite/dist/src/table/TableServer')).default,
+  ContextMiddleware: (require('azurite/dist/src/table/middleware/tableStorageContext.middleware') as typeof import('azurite/dist/src/table/middleware/tableStorageContext.middleware')).default,
 });
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -151,7 +155,12 @@ export interface EngineServiceOptions {
   /** Data folder for disk mode (created if missing). Ignored in memory mode. */
   readonly location: string;
   readonly loose: boolean;
-  readonly skipApiVersionCheck: boolean;
+  /**
+   * The service's API-version policy (src/engine/apiVersionPolicy.ts), read on every request: changing
+   * its `mode` applies to the running server at once. Without the engine seam (an unbundled engine)
+   * only `off` is honoured and every other mode is azurite's strict check.
+   */
+  readonly apiVersionPolicy: ApiVersionPolicy;
   /** Receives one access-log line per request (no trailing newline); undefined = no access log. */
   readonly accessLog: ((line: string) => void) | undefined;
   /** The emulator's chunk store; required for blob and queue in memory mode. */
@@ -234,6 +243,11 @@ function makeServer(o: EngineServiceOptions): ServerBase {
   if (o.inMemory && o.kind !== 'table' && o.memoryStore === undefined) {
     throw new Error(`the ${o.kind} service needs a memory store in memory mode`);
   }
+  const modules = o.kind === 'blob' ? blobModules() : o.kind === 'queue' ? queueModules() : tableModules();
+  // azurite hands its configuration's `skipApiVersionCheck` to the storage-context middleware
+  // factory, which the seam wraps (src/engine/apiVersionPolicy.ts): given the policy object, it
+  // decides per request. Unwrapped, an object would turn the check off, so pass azurite a boolean.
+  const versionCheck = seamNewestVersion(modules.ContextMiddleware) !== undefined ? o.apiVersionPolicy : o.apiVersionPolicy.mode === 'off';
   switch (o.kind) {
     case 'blob':
     case 'queue': {
@@ -242,7 +256,7 @@ function makeServer(o: EngineServiceOptions): ServerBase {
       const args: ConstructorParameters<typeof BlobConfiguration> = [
         o.host, o.port, o.keepAliveSec, at(f.db), at(f.extentDb),
         [{ locationId: 'Default', locationPath: at(f.extents), maxConcurrency: 1 }],
-        accessLog, stream, false, undefined, o.loose, o.skipApiVersionCheck,
+        accessLog, stream, false, undefined, o.loose, versionCheck,
         cert, key, pwd, o.oauth, o.disableProductStyleUrl, o.inMemory, o.memoryStore,
       ];
       if (o.kind === 'blob') {
@@ -256,7 +270,7 @@ function makeServer(o: EngineServiceOptions): ServerBase {
       const { Server, Configuration } = tableModules();
       return new Server(new Configuration(
         o.host, o.port, o.keepAliveSec, at(DATA_FILES.table.db), false, accessLog, stream, undefined,
-        o.loose, o.skipApiVersionCheck, cert, key, pwd, o.oauth, o.disableProductStyleUrl, o.inMemory));
+        o.loose, versionCheck, cert, key, pwd, o.oauth, o.disableProductStyleUrl, o.inMemory));
     }
   }
 }

@@ -15,6 +15,8 @@ import { dataFileNames } from '../core/dataFiles';
 import { defaultLimitBytes } from '../core/memory';
 import type { EngineServiceOptions, MeteredChunkStore } from './azurite';
 import { diskUsageBytes } from './diskUsage';
+import { createApiVersionPolicy, type ApiVersionPolicy } from '../engine/apiVersionPolicy';
+import { ENGINE_API_VERSIONS } from './engineFacts';
 import { ServiceManager, type Outcome } from './serviceManager';
 
 /** The engine module's shape (src/emulator/azurite.ts): loaded lazily, so only its type is imported here. */
@@ -62,6 +64,11 @@ export interface MemoryBreakdown {
   readonly rssBytes: number;
 }
 
+/** Lifecycle operations that {@link Emulator} runs one at a time per service. */
+type LifecycleVerb = 'start' | 'stop' | 'clean' | 'restart';
+
+const OK: Outcome = { ok: true };
+
 /** Runs the three services. Dispose with {@link Emulator.dispose} (stops everything). */
 export class Emulator {
   /** One manager per service kind. */
@@ -86,6 +93,13 @@ export class Emulator {
   private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
   /** The options each running service was started with. */
   private readonly startedWith: Partial<Record<ServiceKind, EmulatorOptions>> = {};
+  /**
+   * Each service's API-version policy, handed to its servers and read by the engine on every request
+   * (src/engine/apiVersionPolicy.ts), so `updateSettings` changes it under a running server.
+   */
+  private readonly apiVersionPolicies: Readonly<Record<ServiceKind, ApiVersionPolicy>>;
+  /** The lifecycle operation under way per service, if any (see {@link serialize}). */
+  private readonly inFlight: Partial<Record<ServiceKind, { readonly verb: LifecycleVerb; readonly done: Promise<Outcome> }>> = {};
 
   /** Fires after any service changes state. */
   readonly onDidChangeState: Event<ServiceStateChange> = this.stateEmitter.event;
@@ -122,6 +136,12 @@ export class Emulator {
       services[kind] = manager;
     }
     this.services = services;
+    const policies = {} as Record<ServiceKind, ApiVersionPolicy>;
+    for (const kind of SERVICE_KINDS) {
+      policies[kind] = createApiVersionPolicy(settings.options.apiVersionCheck, (asked, servedAs) =>
+        this.log.info(`${serviceName(kind)}: a client asked for API version ${asked}, newer than the newest this engine knows; serving it as ${servedAs} (azurite.apiVersionCheck: acceptNewer).`));
+    }
+    this.apiVersionPolicies = policies;
   }
 
   /** The options in force for the next start. */
@@ -139,6 +159,7 @@ export class Emulator {
   updateSettings(settings: ParsedSettings): string[] {
     const wasSilent = this.settings.options.silent;
     this.settings = settings;
+    for (const kind of SERVICE_KINDS) this.apiVersionPolicies[kind].mode = settings.options.apiVersionCheck;
     if (wasSilent && !settings.options.silent) {
       const quiet = SERVICE_KINDS.filter((k) => this.services[k].state.status === 'running' && this.startedWith[k]?.silent === true);
       if (quiet.length > 0) this.log.info(`Access log: ${quiet.map(serviceName).join(', ')} started with azurite.silent on and log requests from their next start.`);
@@ -166,13 +187,15 @@ export class Emulator {
     return this.services[kind].state.status === 'running' && this.lastStartInMemory[kind];
   }
 
-  /** Stops and starts `kind` with the settings now in force. */
-  async restart(kind: ServiceKind): Promise<Outcome> {
-    if (this.services[kind].state.status === 'running') {
-      const stopped = await this.stop(kind);
-      if (!stopped.ok) return stopped;
-    }
-    return this.start(kind);
+  /** Stops and starts `kind` with the settings now in force (after any operation under way on it). */
+  restart(kind: ServiceKind): Promise<Outcome> {
+    return this.serialize(kind, 'restart', async () => {
+      if (this.services[kind].state.status === 'running') {
+        const stopped = await this.stopNow(kind);
+        if (!stopped.ok) return stopped;
+      }
+      return this.startNow(kind);
+    });
   }
 
   /** Setting error messages that stop `kind` from starting. */
@@ -202,8 +225,40 @@ export class Emulator {
     return this.engineLoading;
   }
 
-  /** Starts one service. Resolves with the outcome; never rejects. */
-  async start(kind: ServiceKind): Promise<Outcome> {
+  /**
+   * Starts one service. Idempotent: on a running service it resolves `{ ok: true }` and does
+   * nothing; while a start of it is under way it resolves with that start's outcome; after a stop,
+   * clean or restart under way it waits for that, then starts. Never rejects.
+   */
+  start(kind: ServiceKind): Promise<Outcome> {
+    return this.serialize(kind, 'start', () => (this.services[kind].state.status === 'running' ? Promise.resolve(OK) : this.startNow(kind)));
+  }
+
+  /**
+   * Stops one service; resolves when its port is free. Idempotent like {@link start}: a stopped
+   * service resolves `{ ok: true }`, a stop under way is shared, a start under way is waited for.
+   */
+  stop(kind: ServiceKind): Promise<Outcome> {
+    return this.serialize(kind, 'stop', () => (this.services[kind].state.status === 'running' ? this.stopNow(kind) : Promise.resolve(OK)));
+  }
+
+  /**
+   * Runs lifecycle operations of one service one after another. A call with the same verb as the
+   * operation under way (the latest one asked for) shares its outcome instead of running again, so
+   * two clicks, or a command from another extension during a click, never start a second server.
+   */
+  private serialize(kind: ServiceKind, verb: LifecycleVerb, operation: () => Promise<Outcome>): Promise<Outcome> {
+    const current = this.inFlight[kind];
+    if (current !== undefined && current.verb === verb) return current.done;
+    const done: Promise<Outcome> = (current?.done ?? Promise.resolve(OK))
+      .then(operation)
+      .catch((err: unknown) => ({ ok: false, message: `${serviceName(kind)} service: ${(err as Error).message}` }) as Outcome)
+      .finally(() => { if (this.inFlight[kind]?.done === done) delete this.inFlight[kind]; });
+    this.inFlight[kind] = { verb, done };
+    return done;
+  }
+
+  private async startNow(kind: ServiceKind): Promise<Outcome> {
     const began = performance.now();
     try {
       await this.engineModule();
@@ -222,8 +277,7 @@ export class Emulator {
     return outcome;
   }
 
-  /** Stops one service; resolves when its port is free. */
-  async stop(kind: ServiceKind): Promise<Outcome> {
+  private async stopNow(kind: ServiceKind): Promise<Outcome> {
     const outcome = await this.services[kind].stop();
     this.report(kind, outcome, 'stopped');
     return outcome;
@@ -233,17 +287,27 @@ export class Emulator {
    * Deletes one service's data. A running service is stopped, cleaned and started again, so the
    * user ends with an empty service in the state it had.
    */
-  async clean(kind: ServiceKind): Promise<Outcome> {
-    const wasRunning = this.services[kind].state.status === 'running';
-    if (wasRunning) {
-      const stopped = await this.stop(kind);
-      if (!stopped.ok) return stopped;
-    }
-    await this.engineModule();
-    const outcome = await this.services[kind].clean(this.serviceOptions(kind));
-    this.report(kind, outcome, 'data cleaned');
-    if (outcome.ok && wasRunning) return this.start(kind);
-    return outcome;
+  clean(kind: ServiceKind): Promise<Outcome> {
+    return this.serialize(kind, 'clean', async () => {
+      const wasRunning = this.services[kind].state.status === 'running';
+      if (wasRunning) {
+        const stopped = await this.stopNow(kind);
+        if (!stopped.ok) return stopped;
+      }
+      await this.engineModule();
+      const outcome = await this.services[kind].clean(this.serviceOptions(kind));
+      this.report(kind, outcome, 'data cleaned');
+      if (outcome.ok && wasRunning) return this.startNow(kind);
+      return outcome;
+    });
+  }
+
+  /**
+   * The newest `x-ms-version` the engine's `kind` service knows (azurite's ValidAPIVersions, read
+   * when the engine was bundled), or undefined when running unbundled.
+   */
+  newestApiVersion(kind: ServiceKind): string | undefined {
+    return ENGINE_API_VERSIONS?.[kind];
   }
 
   /** What clean would delete, for a confirmation: a folder and file names, or "in-memory data". */
@@ -334,9 +398,12 @@ export class Emulator {
     return diskUsageBytes(kind, this.settings.options.location);
   }
 
-  /** Stops every running service. Resolves when all ports are free and disk data is saved. */
+  /**
+   * Stops every service, including one whose start is under way (stop waits for it). Resolves when
+   * all ports are free and disk data is saved; one per service, in SERVICE_KINDS order.
+   */
   async stopAll(): Promise<Outcome[]> {
-    return Promise.all(SERVICE_KINDS.filter((k) => this.services[k].state.status === 'running').map((k) => this.stop(k)));
+    return Promise.all(SERVICE_KINDS.map((k) => this.stop(k)));
   }
 
   /** Stops everything and releases listeners and timers. */
@@ -360,7 +427,7 @@ export class Emulator {
       inMemory: o.inMemoryPersistence,
       location: o.location,
       loose: o.loose,
-      skipApiVersionCheck: o.skipApiVersionCheck,
+      apiVersionPolicy: this.apiVersionPolicies[kind],
       // Off in the engine when silent (azurite's access log costs ~12% of a small request). When on,
       // `azurite.silent` is also read per line, so turning it on applies at once; turning it off
       // applies from the service's next start (updateSettings says so).

@@ -67,6 +67,7 @@ export class StatusBar implements vscode.Disposable {
     const options = this.emulator.options;
     // A running service keeps the mode it started in until it restarts.
     const inMemory = state.status === 'running' ? this.emulator.isRunningInMemory(kind) : options.inMemoryPersistence;
+    const newest = this.emulator.newestApiVersion(kind);
     this.items[kind].render(serviceView({
       kind,
       state,
@@ -76,6 +77,7 @@ export class StatusBar implements vscode.Disposable {
       accountUrl: state.status === 'running' ? endpointUrl(this.emulator.clientAddress(kind)) : undefined,
       settingErrors: this.emulator.settingErrors(kind),
       ...(this.diskBytes[kind] !== undefined && !inMemory ? { diskBytes: this.diskBytes[kind] } : {}),
+      ...(newest !== undefined ? { apiVersion: { newest, check: options.apiVersionCheck } } : {}),
     }));
   }
 

@@ -18,7 +18,6 @@ describe('core/configChange needsRestart', () => {
     for (const [a, b] of [
       [{}, { inMemoryPersistence: true }],
       [{}, { loose: true }],
-      [{}, { skipApiVersionCheck: true }],
       [{ location: 'a' }, { location: 'b' }],
     ] as RawSettings[][]) {
       for (const kind of ['blob', 'queue', 'table'] as const) assert.equal(needsRestart(kind, opts(a!), opts(b!)), true, JSON.stringify([a, b, kind]));
@@ -30,5 +29,12 @@ describe('core/configChange needsRestart', () => {
     assert.equal(needsRestart('blob', opts({ inMemoryPersistence: true }), opts({ inMemoryPersistence: true, extentMemoryLimit: 5 })), false);
     assert.equal(needsRestart('blob', opts({ inMemoryPersistence: true, location: 'a' }), opts({ inMemoryPersistence: true, location: 'b' })), false);
     assert.equal(needsRestart('blob', opts({ blobPort: 1 }), opts({ blobPort: 1 })), false);
+  });
+
+  it('applies the API-version policy live: azurite.apiVersionCheck and azurite.skipApiVersionCheck', () => {
+    for (const kind of ['blob', 'queue', 'table'] as const) {
+      assert.equal(needsRestart(kind, opts({}), opts({ skipApiVersionCheck: true })), false);
+      assert.equal(needsRestart(kind, opts({}), opts({ apiVersionCheck: 'strict' })), false);
+    }
   });
 });

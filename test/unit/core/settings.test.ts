@@ -50,7 +50,7 @@ describe('core/settings', () => {
         inMemoryPersistence: false,
         extentMemoryLimitBytes: undefined,
         loose: false,
-        skipApiVersionCheck: false,
+        apiVersionCheck: 'acceptNewer',
         debug: false,
         silent: false,
         https: undefined,
@@ -93,7 +93,7 @@ describe('core/settings', () => {
         inMemoryPersistence: true,
         extentMemoryLimitBytes: 1048576,
         loose: true,
-        skipApiVersionCheck: true,
+        apiVersionCheck: 'off',
         debug: true,
         silent: true,
         https: { cert: '/home/dev/project/certs/localhost.pem', key: '/home/dev/keys/localhost-key.pem' },
@@ -232,7 +232,7 @@ describe('core/settings', () => {
     it('rejects loose and skipApiVersionCheck as strings or numbers, blocking every service', () => {
       const { options, errors } = parseSettings({ loose: 'false', skipApiVersionCheck: 1 }, withFolder);
       assert.equal(options.loose, false);
-      assert.equal(options.skipApiVersionCheck, false);
+      assert.equal(options.apiVersionCheck, 'acceptNewer');
       assert.deepEqual(
         errors.map((e) => [e.key, e.message, e.services]),
         [
@@ -240,6 +240,27 @@ describe('core/settings', () => {
           ['azurite.skipApiVersionCheck', `azurite.skipApiVersionCheck is 1; ${BOOL_FIX}`, ['blob', 'queue', 'table']],
         ],
       );
+    });
+
+    it('reads azurite.apiVersionCheck: acceptNewer by default, strict and off as given', () => {
+      assert.equal(parseSettings({}, withFolder).options.apiVersionCheck, 'acceptNewer');
+      assert.equal(parseSettings({ apiVersionCheck: 'strict' }, withFolder).options.apiVersionCheck, 'strict');
+      assert.equal(parseSettings({ apiVersionCheck: 'off' }, withFolder).options.apiVersionCheck, 'off');
+      assert.equal(parseSettings({ apiVersionCheck: 'acceptNewer', skipApiVersionCheck: false }, withFolder).options.apiVersionCheck, 'acceptNewer');
+    });
+
+    it('lets azurite.skipApiVersionCheck: true win over azurite.apiVersionCheck (other extensions write it)', () => {
+      const { options, errors } = parseSettings({ apiVersionCheck: 'strict', skipApiVersionCheck: true }, withFolder);
+      assert.equal(options.apiVersionCheck, 'off');
+      assert.deepEqual(errors, []);
+    });
+
+    it('refuses an unknown azurite.apiVersionCheck, keeps the default in force and blocks no service', () => {
+      const { options, errors } = parseSettings({ apiVersionCheck: 'lenient' }, withFolder);
+      assert.equal(options.apiVersionCheck, 'acceptNewer');
+      assert.deepEqual(errors.map((e) => [e.key, e.message, e.services]), [
+        ['azurite.apiVersionCheck', 'azurite.apiVersionCheck is "lenient"; use "acceptNewer", "strict", "off" ("acceptNewer" is the default and is in force until then).', []],
+      ]);
     });
 
     it('rejects debug and silent as strings without blocking any service', () => {

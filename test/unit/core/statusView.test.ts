@@ -141,6 +141,23 @@ describe('core/statusView', () => {
     });
   });
 
+  describe('serviceView: API versions', () => {
+    it('names the newest API version the engine knows, running and stopped, and what happens to newer ones', () => {
+      const apiVersion = { newest: '2026-06-06', check: 'acceptNewer' } as const;
+      for (const state of [running, { status: 'closed' } as ServiceState]) {
+        const v = serviceView(input(state, { apiVersion }));
+        assert.ok(v.tooltip.includes(`\n\nData: ${LOCATION_MD}\n\nAPI versions: up to 2026\\-06\\-06; newer ones are served as 2026\\-06\\-06\n\n`), v.tooltip);
+      }
+      const line = (check: 'strict' | 'off') => serviceView(input(running, { apiVersion: { newest: '2026-06-06', check } })).tooltip.split('\n\n')[2];
+      assert.equal(line('strict'), escapeMarkdown('API versions: up to 2026-06-06; newer ones get HTTP 400 (azurite.apiVersionCheck: strict)'));
+      assert.equal(line('off'), escapeMarkdown('API versions: any (check off); the engine knows up to 2026-06-06'));
+    });
+
+    it('leaves the line out when the engine\'s versions are not known', () => {
+      assert.ok(!serviceView(input(running)).tooltip.includes('API versions'));
+    });
+  });
+
   describe('serviceView while busy', () => {
     const cases: Array<[ServiceState, string]> = [
       [{ status: 'starting' }, 'starting…'],

@@ -117,7 +117,7 @@ describe('CodeCachedModule (V8 code cache for the engine bundle)', function () {
     const upload = `(async () => {
       const { BlobServiceClient } = require('@azure/storage-blob');
       const service = m.createService({ kind: 'blob', host: '127.0.0.1', port: 0, inMemory: true, location: '/nonexistent',
-        loose: false, skipApiVersionCheck: false, accessLog: undefined, memoryStore: new m.MeteredChunkStore(undefined),
+        loose: false, apiVersionPolicy: m.createApiVersionPolicy('acceptNewer', () => undefined), accessLog: undefined, memoryStore: new m.MeteredChunkStore(undefined),
         keepAliveSec: 5, https: undefined, oauth: undefined, disableProductStyleUrl: false });
       const endpoint = await service.start();
       const base = endpoint.url + '/devstoreaccount1';

@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
-import { Emulator, type EmulatorLog } from '../../../src/emulator/emulator';
+import { execFileSync } from 'node:child_process';
+import { Emulator, type Engine, type EmulatorLog } from '../../../src/emulator/emulator';
 import { parseSettings, type RawSettings } from '../../../src/core/settings';
 import type { ServiceKind } from '../../../src/core/services';
 
@@ -24,14 +25,33 @@ export function tempDir(prefix = 'emu-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** An Emulator with every port 0 (free ports) unless `raw` says otherwise. */
+const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
+let engineBundle: Engine | undefined;
+
+/**
+ * The engine as the extension ships it: out/engine-bundle.js, built by `node esbuild.mjs
+ * --engine-bundle` once per test process, with the engine seams applied (the API-version policy among
+ * them, which the newest SDKs need). src/emulator/azurite.ts compiled by tsc alone has no seams.
+ */
+export function bundledEngine(): Engine {
+  if (engineBundle === undefined) {
+    execFileSync(process.execPath, [path.join(repoRoot, 'esbuild.mjs'), '--engine-bundle'], { cwd: repoRoot, stdio: 'pipe' });
+    engineBundle = require(path.join(repoRoot, 'out', 'engine-bundle.js')) as Engine;
+  }
+  return engineBundle;
+}
+
+/**
+ * An Emulator with every port 0 (free ports) unless `raw` says otherwise, running the bundled engine
+ * ({@link bundledEngine}).
+ */
 export function makeEmulator(raw: RawSettings, workspaceFolder?: string): { emulator: Emulator; log: MemoryLog } {
   const log = new MemoryLog();
   const parsed = parseSettings(
     { blobPort: 0, queuePort: 0, tablePort: 0, ...raw },
     { workspaceFolder, homeDir: os.homedir(), globalStoragePath: path.join(os.tmpdir(), 'emu-global'), rootHasAzuriteData: false },
   );
-  return { emulator: new Emulator(parsed, log), log };
+  return { emulator: new Emulator(parsed, log, bundledEngine), log };
 }
 
 /** Real SDK clients for a running emulator's connection string. */
