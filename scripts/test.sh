@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test tier on a fresh machine (Debian, Node 20, root): installs what is missing, builds,
-# then unit (plain Node, real engine + SDKs), integration (inside a real VS Code extension host:
-# code-server), UI/e2e (a real browser clicks the status bar) and packaging (the .vsix installs).
+# then unit (plain Node, real engine + SDKs), python-sdks (the newest Azure SDKs for Python, from
+# PyPI, against the engine bundle: test/python/README.md), integration (inside a real VS Code
+# extension host: code-server), UI/e2e (a real browser clicks the status bar) and packaging (the
+# .vsix installs).
 # Prints one closing line "tests: N passed, N failed" and exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +23,7 @@ npm run --silent lint || die "eslint failed"
 step "build: bundle, tests, .vsix"
 npm run --silent package || die "packaging failed"
 npm run --silent compile-tests || die "compiling the tests failed"
+node esbuild.mjs --engine-bundle >/dev/null || die "building out/engine-bundle.js failed"
 
 passed=0; failed=0; broken=()
 count_mocha() { # $1 = log file, $2 = tier
@@ -34,6 +37,14 @@ count_node() { # node --test TAP summary
   p=$(grep -Eo '^# pass [0-9]+' "$1" | tail -1 | grep -Eo '[0-9]+' || true)
   f=$(grep -Eo '^# fail [0-9]+' "$1" | tail -1 | grep -Eo '[0-9]+' || true)
   record "$2" "${p:-0}" "${f:-0}"
+}
+count_pytest() { # pytest's closing line: "3 passed, 1 failed in 2.1s", "1 passed, 2 errors in 1s", "no tests ran in 0.01s"
+  local line p f e
+  line=$(grep -E '^=*[ ]*(no tests ran|[0-9]+ [a-z]+)(, [0-9]+ [a-z]+)* in [0-9.]+s' "$1" | tail -1 || true)
+  p=$(grep -Eo '[0-9]+ passed' <<<"$line" | grep -Eo '[0-9]+' || true)
+  f=$(grep -Eo '[0-9]+ failed' <<<"$line" | grep -Eo '[0-9]+' || true)
+  e=$(grep -Eo '[0-9]+ errors?' <<<"$line" | grep -Eo '[0-9]+' || true)
+  record "$2" "${p:-0}" "$(( ${f:-0} + ${e:-0} ))"
 }
 record() {
   echo "--- $1: $2 passed, $3 failed"
@@ -51,12 +62,13 @@ run_tier() { # $1 = name, $2 = counter, rest = command
   if [ "$rc" -ne 0 ]; then
     broken+=("$name (exit $rc)")
     # A tier that died before reporting any failure still counts as one failure.
-    if ! grep -Eq '^ *[1-9][0-9]* failing|^# fail [1-9]' "$log"; then failed=$((failed + 1)); fi
+    if ! grep -Eq '^ *[1-9][0-9]* failing|^# fail [1-9]|^=*[ ]*([0-9]+ [a-z]+, )*[1-9][0-9]* (failed|errors?)(,| in )' "$log"; then failed=$((failed + 1)); fi
   fi
   rm -f "$log"
 }
 
 run_tier unit count_mocha npx mocha --config test/unit/.mocharc.json
+run_tier python-sdks count_pytest node test/python/run.mjs
 run_tier integration count_mocha node test/harness/runIntegration.mjs
 run_tier integration-autostart count_mocha node test/harness/runIntegration.mjs --suite autostart \
   --user-settings '{"azurite.autoStart":"all","azurite.blobPort":0,"azurite.queuePort":0,"azurite.inMemoryPersistence":true}' \
