@@ -55,6 +55,7 @@ function settingsApplied(options: ExtensionApi['emulator']['options'], values: R
     if (key === 'extentMemoryLimit' && options.extentMemoryLimitBytes !== (value === null ? undefined : Math.trunc((value as number) * 1024 * 1024))) return false;
     if (key === 'silent' && options.silent !== value) return false;
     if (key === 'loose' && options.loose !== value) return false;
+    if (key === 'apiVersionCheck' && options.apiVersionCheck !== (value ?? 'acceptNewer')) return false;
   }
   return true;
 }
