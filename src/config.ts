@@ -98,6 +98,8 @@ export interface ExtensionSettings {
   readonly restartOnConfigChange: boolean;
   /** Put the connection string into integrated terminals' environment. */
   readonly terminalEnvironment: boolean;
+  /** Put the connection string into debug sessions' environment, and start storage for Functions projects before debugging. */
+  readonly debugEnvironment: boolean;
   /** The raw `azurite.autoStart` value (parse with parseAutoStart). */
   readonly autoStart: unknown;
 }
@@ -114,6 +116,7 @@ export function readExtensionSettings(): ExtensionSettings {
   return {
     restartOnConfigChange: config.get<boolean>('restartOnConfigChange') === true,
     terminalEnvironment: config.get<boolean>('terminalEnvironment') !== false,
+    debugEnvironment: config.get<boolean>('debugEnvironment') !== false,
     autoStart: config.get('autoStart'),
   };
 }

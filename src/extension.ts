@@ -1,6 +1,7 @@
 /**
- * Composition root: builds the emulator, the status bar, the commands, the terminal environment and
- * the settings watcher, and pushes every disposable into `context.subscriptions`. No logic here.
+ * Composition root: builds the emulator, the status bar, the commands, the terminal and debug
+ * environments, the Functions storage hooks, the `azurite` task provider and the settings watcher,
+ * and pushes every disposable into `context.subscriptions`. No logic here.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -17,6 +18,10 @@ import { channelLog } from './ui/log';
 import { StatusBar, type StatusItemKey } from './ui/statusBar';
 import type { StatusItemSnapshot } from './ui/statusItem';
 import { TerminalEnvironment } from './ui/terminalEnvironment';
+import { ConnectionEnvironment } from './ui/connectionEnvironment';
+import { DebugEnvironment } from './ui/debugEnvironment';
+import { FunctionsStorage } from './ui/functionsStorage';
+import { AzuriteTaskProvider } from './ui/azuriteTask';
 
 /** The Azurite extension, whose command ids and default ports this extension shares. */
 export const AZURITE_EXTENSION_ID = 'Azurite.azurite';
@@ -40,6 +45,10 @@ export interface ExtensionApi {
   memoryPanelOpen(): boolean;
   /** The variables integrated terminals get now. */
   terminalVariables(): Record<string, string | undefined>;
+  /** What the terminals' environment description says now (what was injected and why). */
+  terminalDescription(): string | undefined;
+  /** Reads the workspace's local.settings.json files again (as a file watcher event does); resolves when read. */
+  rescanLocalSettings(): Promise<void>;
   /** Resolves when settings-driven restarts and the autostart have finished. */
   settled(): Promise<void>;
   /** The engine's V8 code cache: what happened to it on load (undefined before) and its file. */
@@ -50,7 +59,12 @@ export interface ExtensionApi {
 
 let stopOnDeactivate: (() => Promise<void>) | undefined;
 
-/** Activation (`onStartupFinished`). */
+/**
+ * Activation: `onStartupFinished`; earlier on `onDebug` and `onTaskType:azurite` (an F5 or an
+ * `azurite` preLaunchTask in a window that has just opened) and in workspaces holding a Functions
+ * project's local.settings.json (so the debug hooks are registered as early as the Azure Functions
+ * extension's).
+ */
 export function activate(context: vscode.ExtensionContext): ExtensionApi | { passive: true } {
   const started = performance.now();
   const channel = vscode.window.createOutputChannel('Azurite', { log: true });
@@ -70,7 +84,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
   const statusBar = new StatusBar(emulator, warningThreshold);
   const memoryPanel = new MemoryPanel(emulator, warningThreshold);
   const memoryAlerts = new MemoryAlerts(emulator, warningThreshold);
-  const terminal = new TerminalEnvironment(context.environmentVariableCollection, emulator, () => readExtensionSettings().terminalEnvironment);
+  const connectionEnv = new ConnectionEnvironment(emulator, log);
+  const terminal = new TerminalEnvironment(context.environmentVariableCollection, emulator, connectionEnv, () => readExtensionSettings().terminalEnvironment);
   const reload = (): string[] => {
     const problems = emulator.updateSettings(settings());
     statusBar.refresh();
@@ -89,10 +104,16 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
   };
   registerCommands(context, deps);
   const watcher = new SettingsWatcher(emulator, reload, deps);
-  context.subscriptions.push(statusBar, terminal, watcher, memoryPanel, memoryAlerts);
+  const debugEnabled = () => readExtensionSettings().debugEnvironment;
+  context.subscriptions.push(
+    statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts,
+    DebugEnvironment.register(connectionEnv, debugEnabled, log),
+    FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log)),
+    AzuriteTaskProvider.register(emulator, deps),
+  );
   stopOnDeactivate = () => emulator.dispose();
 
-  const autoStarted = autoStart(emulator, deps, (line) => channel.info(line));
+  const autoStarted = autoStart(emulator, deps, (line) => log.info(line));
   const activationMs = Math.round((performance.now() - started) * 10) / 10;
   channel.info(`Activated in ${activationMs} ms`);
   return {
@@ -100,6 +121,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
     emulator,
     statusItems: () => statusBar.snapshot(),
     terminalVariables: () => terminal.values(),
+    terminalDescription: () => terminal.description(),
+    rescanLocalSettings: () => connectionEnv.rescan(),
     notifications: () => recordedNotifications(),
     memoryPanelOpen: () => memoryPanel.isOpen,
     dataFolder: () => context.workspaceState.get<string>(DATA_FOLDER_KEY),

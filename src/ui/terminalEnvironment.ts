@@ -2,39 +2,46 @@
  * Integrated terminals get the running emulator's connection string as
  * `AZURE_STORAGE_CONNECTION_STRING` (read by the Azure SDKs and the az CLI) and `AzureWebJobsStorage`
  * (read by Azure Functions), through VS Code's environmentVariableCollection — new terminals see
- * the values, and VS Code offers to relaunch open ones when they change. Off with
+ * the values, and VS Code offers to relaunch open ones when they change. `AzureWebJobsStorage` is
+ * left out while a local.settings.json in the workspace sets its own (see connectionEnvironment.ts);
+ * the collection's description says what was set and why. Off with
  * `azurite.terminalEnvironment: false`; cleared while no service runs.
  */
 import * as vscode from 'vscode';
-import { SERVICE_KINDS } from '../core/services';
+import { CONNECTION_VARIABLES } from '../core/localSettings';
 import type { Emulator } from '../emulator/emulator';
+import type { ConnectionEnvironment } from './connectionEnvironment';
 
 /** The variables set, in this order. */
-export const TERMINAL_VARIABLES = ['AZURE_STORAGE_CONNECTION_STRING', 'AzureWebJobsStorage'] as const;
+export const TERMINAL_VARIABLES = CONNECTION_VARIABLES;
 
-/** Keeps the extension's environment variable collection in step with the emulator. */
+/** Keeps the extension's environment variable collection in step with the emulator and the local.settings.json files. */
 export class TerminalEnvironment implements vscode.Disposable {
-  private readonly subscription: { dispose(): void };
+  private readonly subscriptions: { dispose(): void }[];
 
   constructor(
     private readonly collection: vscode.GlobalEnvironmentVariableCollection,
-    private readonly emulator: Emulator,
+    emulator: Emulator,
+    private readonly environment: ConnectionEnvironment,
     private readonly enabled: () => boolean,
   ) {
-    collection.description = 'Connection string of the running Azurite emulator (Storage Emulators)';
-    this.subscription = emulator.onDidChangeState(() => this.refresh());
+    this.subscriptions = [emulator.onDidChangeState(() => this.refresh()), environment.onDidChange(() => this.refresh())];
     this.refresh();
   }
 
-  /** Sets or clears the variables from the current state and settings. */
+  /** Sets or clears the variables from the current state, settings and local.settings.json files. */
   refresh(): void {
-    const running = SERVICE_KINDS.some((k) => this.emulator.endpoint(k) !== undefined);
-    if (!this.enabled() || !running) {
+    const current = this.enabled() ? this.environment.current() : undefined;
+    if (current === undefined) {
       this.collection.clear();
       return;
     }
-    const value = this.emulator.connectionString();
-    for (const name of TERMINAL_VARIABLES) this.collection.replace(name, value);
+    this.collection.description = `${current.description} (Storage Emulators)`;
+    for (const name of TERMINAL_VARIABLES) {
+      const value = current.variables[name];
+      if (value === undefined) this.collection.delete(name);
+      else if (this.collection.get(name)?.value !== value) this.collection.replace(name, value);
+    }
   }
 
   /** The values now set (undefined when not set). */
@@ -42,7 +49,13 @@ export class TerminalEnvironment implements vscode.Disposable {
     return Object.fromEntries(TERMINAL_VARIABLES.map((n) => [n, this.collection.get(n)?.value]));
   }
 
+  /** What the collection's description says now (what was injected and why). */
+  description(): string | undefined {
+    const d = this.collection.description;
+    return typeof d === 'string' ? d : d?.value;
+  }
+
   dispose(): void {
-    this.subscription.dispose();
+    for (const s of this.subscriptions) s.dispose();
   }
 }

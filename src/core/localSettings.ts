@@ -1,0 +1,170 @@
+/**
+ * Which connection-string variables to hand to the user's processes (terminals, debug sessions),
+ * and why — decided from the workspace's Azure Functions `local.settings.json` files.
+ *
+ * Azure Functions Core Tools read `Values.AzureWebJobsStorage` from local.settings.json, but an
+ * environment variable of the same name wins over it (Core Tools and the Azure Functions extension's
+ * `getLocalSettingsConnectionString` both look at the environment first). So injecting our
+ * `AzureWebJobsStorage` into a process whose project points at a cloud account (or another
+ * emulator) would silently redirect it: we inject it only when every local.settings.json found
+ * leaves it unset or points at the development storage (`UseDevelopmentStorage=true`, or our own
+ * endpoints). A file we cannot read counts as "sets its own": never inject over what we can't see.
+ *
+ * Pure: no vscode, no file system.
+ */
+
+/** The variable read by the Azure SDKs and the az CLI. */
+export const STORAGE_VARIABLE = 'AZURE_STORAGE_CONNECTION_STRING';
+/** The variable read by Azure Functions (Core Tools, the host). */
+export const WEBJOBS_VARIABLE = 'AzureWebJobsStorage';
+/** Every variable we may set, in this order. */
+export const CONNECTION_VARIABLES = [STORAGE_VARIABLE, WEBJOBS_VARIABLE] as const;
+/** One of {@link CONNECTION_VARIABLES}. */
+export type ConnectionVariable = (typeof CONNECTION_VARIABLES)[number];
+
+/** What one local.settings.json says about `Values.AzureWebJobsStorage`. */
+export type WebJobsStorageUse =
+  /** No such value (or an empty string): Core Tools would take it from the environment. */
+  | { readonly kind: 'absent' }
+  /** `UseDevelopmentStorage=true` or a connection string naming one of our endpoints. */
+  | { readonly kind: 'development' }
+  /** Anything else: a cloud account, another emulator. Theirs wins. */
+  | { readonly kind: 'own' }
+  /** Not readable as JSON, encrypted (`IsEncrypted: true`), or not an object. */
+  | { readonly kind: 'unknown'; readonly reason: string };
+
+/** host:port a client reaches one of our services at (host as written in URLs: `127.0.0.1`, `[::1]`). */
+export interface OwnEndpoint {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * Parses a connection string into its `key=value` pairs (keys lower-cased; values as written).
+ * Empty segments are skipped; a segment without `=` gets the value `''`.
+ */
+export function connectionStringPairs(value: string): Map<string, string> {
+  const pairs = new Map<string, string>();
+  for (const segment of value.split(';')) {
+    const trimmed = segment.trim();
+    if (trimmed === '') continue;
+    const eq = trimmed.indexOf('=');
+    const key = (eq < 0 ? trimmed : trimmed.slice(0, eq)).trim().toLowerCase();
+    pairs.set(key, eq < 0 ? '' : trimmed.slice(eq + 1).trim());
+  }
+  return pairs;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+function sameHost(a: string, b: string): boolean {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x === y || (LOOPBACK.has(x) && LOOPBACK.has(y));
+}
+
+/**
+ * True when a connection string points at the development storage: `UseDevelopmentStorage=true`
+ * (with or without `DevelopmentStorageProxyUri`), or a Blob/Queue/Table endpoint whose host and port
+ * are one of `own` (loopback names count as one host).
+ */
+export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[]): boolean {
+  const pairs = connectionStringPairs(value);
+  if (pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true') return true;
+  for (const key of ['blobendpoint', 'queueendpoint', 'tableendpoint']) {
+    const endpoint = pairs.get(key);
+    if (endpoint === undefined) continue;
+    let url: URL;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      continue;
+    }
+    const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    if (own.some((o) => o.port === port && sameHost(o.host, url.hostname))) return true;
+  }
+  return false;
+}
+
+/**
+ * Reads one local.settings.json's `Values.AzureWebJobsStorage`.
+ * Plain JSON as Core Tools reads it; a leading BOM is tolerated. Never throws: what cannot be read
+ * is `unknown` with the parser's message.
+ * @param text the file's content
+ * @param own our services' endpoints (see {@link isDevelopmentStorage})
+ */
+export function classifyLocalSettings(text: string, own: readonly OwnEndpoint[]): WebJobsStorageUse {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (err) {
+    return { kind: 'unknown', reason: (err as Error).message };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { kind: 'unknown', reason: 'not a JSON object' };
+  }
+  const root = parsed as { IsEncrypted?: unknown; Values?: unknown };
+  const values = root.Values;
+  if (values === undefined || values === null) return { kind: 'absent' };
+  if (typeof values !== 'object' || Array.isArray(values)) return { kind: 'unknown', reason: '"Values" is not an object' };
+  const value = (values as Record<string, unknown>)[WEBJOBS_VARIABLE];
+  if (value === undefined || value === null || value === '') return { kind: 'absent' };
+  if (root.IsEncrypted === true) return { kind: 'unknown', reason: 'its values are encrypted (IsEncrypted: true)' };
+  if (typeof value !== 'string') return { kind: 'unknown', reason: `${WEBJOBS_VARIABLE} is not a string` };
+  return isDevelopmentStorage(value, own) ? { kind: 'development' } : { kind: 'own' };
+}
+
+/** A local.settings.json found in the workspace. */
+export interface LocalSettingsFile {
+  /** How to name it to a person: workspace-relative (`functions/local.settings.json`). */
+  readonly label: string;
+  readonly use: WebJobsStorageUse;
+}
+
+/** What to inject, and the sentence that says what and why (for the terminal's environment description). */
+export interface ConnectionVariables {
+  /** Variable name → value; only the ones to set. */
+  readonly variables: Partial<Record<ConnectionVariable, string>>;
+  /** e.g. "AZURE_STORAGE_CONNECTION_STRING for the running Azurite Blob, Queue; AzureWebJobsStorage not set: functions/local.settings.json sets its own". */
+  readonly description: string;
+}
+
+/**
+ * Decides which variables to set for the running services.
+ * @param connectionString the running services' connection string
+ * @param running human names of the running services, in order (`['Blob', 'Queue']`); at least one
+ * @param files every local.settings.json found (empty when none)
+ */
+export function decideVariables(connectionString: string, running: readonly string[], files: readonly LocalSettingsFile[]): ConnectionVariables {
+  const blocking = files.filter((f) => f.use.kind === 'own' || f.use.kind === 'unknown');
+  const services = `the running Azurite ${running.join(', ')}`;
+  if (blocking.length === 0) {
+    return {
+      variables: { [STORAGE_VARIABLE]: connectionString, [WEBJOBS_VARIABLE]: connectionString },
+      description: `${STORAGE_VARIABLE} and ${WEBJOBS_VARIABLE} for ${services}`,
+    };
+  }
+  const reasons = blocking.map((f) => (f.use.kind === 'unknown' ? `${f.label} could not be read (${f.use.reason})` : `${f.label} sets its own`));
+  return {
+    variables: { [STORAGE_VARIABLE]: connectionString },
+    description: `${STORAGE_VARIABLE} for ${services}; ${WEBJOBS_VARIABLE} not set: ${reasons.join('; ')}`,
+  };
+}
+
+/** True when any file points `AzureWebJobsStorage` at the development storage (a Functions project that needs the emulator). */
+export function needsDevelopmentStorage(files: readonly LocalSettingsFile[]): boolean {
+  return files.some((f) => f.use.kind === 'development');
+}
+
+/**
+ * The variable names a dotenv-style file (a launch configuration's `envFile`) defines:
+ * `KEY=value` lines, optionally prefixed with `export `; `#` comments and blank lines skipped.
+ */
+export function dotenvKeys(text: string): Set<string> {
+  const keys = new Set<string>();
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=/.exec(line);
+    if (m) keys.add(m[1]);
+  }
+  return keys;
+}

@@ -1,0 +1,167 @@
+/**
+ * The `azurite` task type: `{ "type": "azurite", "services": ["blob", "queue"] }` starts those
+ * services (all three when `services` is left out) and completes once each one's port accepts a
+ * TCP connection — usable as a launch configuration's `preLaunchTask` and in a test task's
+ * `dependsOn`. `action` is `"start"` (the only one for now; room for `"reset"` later).
+ *
+ * A TaskProvider (provideTasks offers `azurite: start` and one per service; resolveTask runs the
+ * ones users write in tasks.json) with a CustomExecution: a Pseudoterminal that prints one line per
+ * step and closes with exit code 0, or 1 with the error message when a start fails, 2 when the task
+ * definition is invalid. The extension activates on `onTaskType:azurite`, so the task works in a
+ * window that has just opened.
+ */
+import * as net from 'node:net';
+import * as vscode from 'vscode';
+import { connectableHost, endpointUrl } from '../core/connectionString';
+import { isServiceKind, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
+import type { Emulator } from '../emulator/emulator';
+import type { NotifyDeps } from './notify';
+
+/** The task type (package.json `taskDefinitions`). */
+export const AZURITE_TASK_TYPE = 'azurite';
+/** Actions the task knows. */
+export const TASK_ACTIONS = ['start'] as const;
+
+/** An `azurite` task's definition, as written in tasks.json. */
+export interface AzuriteTaskDefinition extends vscode.TaskDefinition {
+  readonly type: typeof AZURITE_TASK_TYPE;
+  /** Services to start; all three when absent. */
+  readonly services?: unknown;
+  /** What to do; `"start"` when absent. */
+  readonly action?: unknown;
+}
+
+/** How long a started service's port may take to accept a connection (ms). */
+export const PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * Validates a definition.
+ * @returns the services in status-bar order, or `{ error }` naming the field, the value and the fix
+ */
+export function parseTaskDefinition(d: AzuriteTaskDefinition): { kinds: ServiceKind[] } | { error: string } {
+  if (d.action !== undefined && !(TASK_ACTIONS as readonly unknown[]).includes(d.action)) {
+    return { error: `"action" is ${JSON.stringify(d.action)}; use ${TASK_ACTIONS.map((a) => `"${a}"`).join(' or ')} (or leave it out).` };
+  }
+  if (d.services === undefined) return { kinds: [...SERVICE_KINDS] };
+  if (!Array.isArray(d.services) || d.services.length === 0 || !d.services.every(isServiceKind)) {
+    return { error: `"services" is ${JSON.stringify(d.services)}; use a list of "blob", "queue", "table" (or leave it out for all three).` };
+  }
+  const services = d.services as ServiceKind[];
+  return { kinds: SERVICE_KINDS.filter((k) => services.includes(k)) };
+}
+
+/**
+ * Resolves when host:port accepts a TCP connection; retries every 50 ms.
+ * @throws Error naming host:port after `timeoutMs`
+ */
+export async function waitForPort(host: string, port: number, timeoutMs = PROBE_TIMEOUT_MS): Promise<void> {
+  const target = connectableHost(host).replace(/^\[|\]$/g, '');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host: target, port });
+      socket.setTimeout(1000);
+      socket.once('connect', () => { socket.destroy(); resolve(true); });
+      socket.once('timeout', () => { socket.destroy(); resolve(false); });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`nothing answers on ${target}:${port} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Provides and runs `azurite` tasks. */
+export class AzuriteTaskProvider implements vscode.TaskProvider {
+  constructor(private readonly emulator: Emulator, private readonly deps: NotifyDeps) {}
+
+  /** Registers the provider; the disposable unregisters. */
+  static register(emulator: Emulator, deps: NotifyDeps): vscode.Disposable {
+    return vscode.tasks.registerTaskProvider(AZURITE_TASK_TYPE, new AzuriteTaskProvider(emulator, deps));
+  }
+
+  provideTasks(): vscode.Task[] {
+    const all = this.task({ type: AZURITE_TASK_TYPE }, vscode.TaskScope.Workspace, 'start');
+    return [all, ...SERVICE_KINDS.map((k) => this.task({ type: AZURITE_TASK_TYPE, services: [k] }, vscode.TaskScope.Workspace, `start ${k}`))];
+  }
+
+  resolveTask(task: vscode.Task): vscode.Task | undefined {
+    if (task.definition.type !== AZURITE_TASK_TYPE) return undefined;
+    return this.task(task.definition as AzuriteTaskDefinition, task.scope ?? vscode.TaskScope.Workspace, task.name);
+  }
+
+  private task(definition: AzuriteTaskDefinition, scope: vscode.WorkspaceFolder | vscode.TaskScope, name: string): vscode.Task {
+    const task = new vscode.Task(definition, scope, name, AZURITE_TASK_TYPE,
+      new vscode.CustomExecution(async () => new StartTerminal(this.emulator, this.deps, definition)));
+    task.detail = 'Start the storage emulator and wait until its ports answer';
+    task.isBackground = false;
+    task.presentationOptions = { reveal: vscode.TaskRevealKind.Silent };
+    return task;
+  }
+}
+
+/** The task's terminal: starts, probes, reports, closes with the exit code. */
+class StartTerminal implements vscode.Pseudoterminal {
+  private readonly writer = new vscode.EventEmitter<string>();
+  private readonly closer = new vscode.EventEmitter<number>();
+  readonly onDidWrite = this.writer.event;
+  readonly onDidClose = this.closer.event;
+  private closed = false;
+
+  constructor(private readonly emulator: Emulator, private readonly deps: NotifyDeps, private readonly definition: AzuriteTaskDefinition) {}
+
+  open(): void {
+    void this.run().then((code) => this.finish(code));
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  private line(text: string): void {
+    if (!this.closed) this.writer.fire(`${text}\r\n`);
+  }
+
+  private finish(code: number): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closer.fire(code);
+    this.writer.dispose();
+    this.closer.dispose();
+  }
+
+  private async run(): Promise<number> {
+    const parsed = parseTaskDefinition(this.definition);
+    if ('error' in parsed) {
+      this.line(`azurite task: ${parsed.error}`);
+      return 2;
+    }
+    const names = parsed.kinds.map(serviceName).join(', ');
+    this.line(`Starting ${names} …`);
+    if (!(await this.deps.prepareStart())) {
+      this.line('Cancelled: no folder was chosen for the emulator data.');
+      return 1;
+    }
+    let failed = false;
+    await Promise.all(parsed.kinds.map(async (kind) => {
+      const outcome = await this.emulator.start(kind);
+      if (this.closed) return;
+      if (!outcome.ok) {
+        failed = true;
+        this.line(`${serviceName(kind)}: ${outcome.message}`);
+        return;
+      }
+      const address = this.emulator.clientAddress(kind);
+      try {
+        await waitForPort(address.host, address.port);
+        this.line(`${serviceName(kind)}: answering at ${endpointUrl(address)}`);
+      } catch (err) {
+        failed = true;
+        this.line(`${serviceName(kind)}: started, but ${(err as Error).message}`);
+      }
+    }));
+    if (this.closed) return 1;
+    this.line(failed ? `Azurite: not every service started (${names}).` : `Azurite: ${names} ready.`);
+    return failed ? 1 : 0;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * "Which variables to inject, and why": the running emulator's connection string, and whether
+ * `AzureWebJobsStorage` may be set given the workspace's Azure Functions `local.settings.json`
+ * files (rule and reasons in src/core/localSettings.ts). Shared by terminals (terminalEnvironment.ts)
+ * and debug sessions (debugEnvironment.ts), so both always agree.
+ *
+ * The files are found with `workspace.findFiles('**\/local.settings.json')` (Functions projects may
+ * sit in a subfolder) and watched with a FileSystemWatcher; a change re-reads them and fires
+ * {@link ConnectionEnvironment.onDidChange}.
+ */
+import * as vscode from 'vscode';
+import { connectableHost } from '../core/connectionString';
+import {
+  classifyLocalSettings, decideVariables, needsDevelopmentStorage,
+  type ConnectionVariables, type LocalSettingsFile, type OwnEndpoint,
+} from '../core/localSettings';
+import { DEFAULT_PORTS, SERVICE_KINDS, serviceName } from '../core/services';
+import type { Emulator, EmulatorLog } from '../emulator/emulator';
+
+/** The glob of the files read. */
+export const LOCAL_SETTINGS_GLOB = '**/local.settings.json';
+/** Most files read (a workspace with more Functions projects than this is not looked at further). */
+export const MAX_LOCAL_SETTINGS_FILES = 20;
+
+interface FoundFile {
+  readonly uri: vscode.Uri;
+  readonly label: string;
+  /** The content, or the read error's message. */
+  readonly text: string | { readonly error: string };
+}
+
+/** Keeps the workspace's local.settings.json files read, and decides the variables from them. */
+export class ConnectionEnvironment implements vscode.Disposable {
+  private files: FoundFile[] = [];
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private scanning: Promise<void> = Promise.resolve();
+  private generation = 0;
+  /** Fires after the local.settings.json files were read again (created, changed, deleted). */
+  readonly onDidChange: vscode.Event<void> = this.changed.event;
+
+  constructor(private readonly emulator: Emulator, private readonly log: EmulatorLog) {
+    const watcher = vscode.workspace.createFileSystemWatcher(LOCAL_SETTINGS_GLOB);
+    const rescan = (): void => void this.rescan();
+    this.disposables.push(
+      watcher, this.changed,
+      watcher.onDidCreate(rescan), watcher.onDidChange(rescan), watcher.onDidDelete(rescan),
+      vscode.workspace.onDidChangeWorkspaceFolders(rescan),
+    );
+    void this.rescan();
+  }
+
+  /** Resolves once the files have been read (the latest scan started so far). */
+  ready(): Promise<void> {
+    return this.scanning;
+  }
+
+  /** Reads every local.settings.json again; resolves when done and onDidChange has fired. */
+  rescan(): Promise<void> {
+    const generation = ++this.generation;
+    this.scanning = (async () => {
+      let found: FoundFile[] = [];
+      try {
+        const uris = await vscode.workspace.findFiles(LOCAL_SETTINGS_GLOB, '**/node_modules/**', MAX_LOCAL_SETTINGS_FILES);
+        uris.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+        found = await Promise.all(uris.map(async (uri): Promise<FoundFile> => {
+          const label = vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
+          try {
+            return { uri, label, text: new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)) };
+          } catch (err) {
+            return { uri, label, text: { error: (err as Error).message } };
+          }
+        }));
+      } catch (err) {
+        this.log.error(`Could not look for local.settings.json files: ${(err as Error).message}`);
+      }
+      if (generation !== this.generation) return; // a newer scan owns the result
+      this.files = found;
+      for (const f of this.classified()) {
+        if (f.use.kind === 'unknown') this.log.error(`${f.label}: could not read Values.AzureWebJobsStorage (${f.use.reason}); AzureWebJobsStorage is not injected over it.`);
+      }
+      this.changed.fire();
+    })();
+    return this.scanning;
+  }
+
+  /** Our services' endpoints: running ones where they listen, the others at their configured (or default) port. */
+  private ownEndpoints(): OwnEndpoint[] {
+    const own: OwnEndpoint[] = [];
+    for (const kind of SERVICE_KINDS) {
+      const a = this.emulator.clientAddress(kind);
+      own.push({ host: connectableHost(a.host), port: a.port });
+      own.push({ host: '127.0.0.1', port: DEFAULT_PORTS[kind] });
+    }
+    return own;
+  }
+
+  /** The files found, classified against our endpoints now. */
+  classified(folder?: vscode.WorkspaceFolder): LocalSettingsFile[] {
+    const own = this.ownEndpoints();
+    return this.files
+      .filter((f) => folder === undefined || vscode.workspace.getWorkspaceFolder(f.uri)?.uri.toString() === folder.uri.toString())
+      .map((f) => ({ label: f.label, use: typeof f.text === 'string' ? classifyLocalSettings(f.text, own) : { kind: 'unknown', reason: f.text.error } }));
+  }
+
+  /** True when a local.settings.json (in `folder`, or anywhere) points AzureWebJobsStorage at the development storage. */
+  needsDevelopmentStorage(folder?: vscode.WorkspaceFolder): boolean {
+    return needsDevelopmentStorage(this.classified(folder));
+  }
+
+  /** The variables to set now and why; undefined while no service runs. */
+  current(): ConnectionVariables | undefined {
+    const running = SERVICE_KINDS.filter((k) => this.emulator.endpoint(k) !== undefined);
+    if (running.length === 0) return undefined;
+    return decideVariables(this.emulator.connectionString(), running.map(serviceName), this.classified());
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Debug sessions of any debugger (node, python/debugpy, coreclr, java, go …) get the same
+ * connection variables as terminals (see connectionEnvironment.ts) while a service runs — unless
+ * the launch configuration sets the variable itself, in its `env` object or in the file named by
+ * its `envFile`: theirs is kept. Off with `azurite.debugEnvironment: false`.
+ *
+ * Registered for every debug type (`'*'`) through `resolveDebugConfigurationWithSubstitutedVariables`,
+ * which VS Code calls after the `preLaunchTask` has run (VS Code 1.139 debugService: resolve →
+ * substitute variables → preLaunchTask → resolve with substituted variables → launch), so ports of
+ * services an `azurite` preLaunchTask just started are the ones injected.
+ */
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { dotenvKeys } from '../core/localSettings';
+import type { EmulatorLog } from '../emulator/emulator';
+import type { ConnectionEnvironment } from './connectionEnvironment';
+
+/**
+ * Adds the connection variables to a launch configuration's `env`.
+ * @param config the resolved configuration (changed in place and returned)
+ * @param variables name → value to add
+ * @param ownKeys names the configuration sets itself outside `env` (its envFile); they are not added
+ * @returns the names added
+ */
+export function addEnvironment(config: vscode.DebugConfiguration, variables: Partial<Record<string, string>>, ownKeys: ReadonlySet<string> = new Set()): string[] {
+  const env: Record<string, unknown> = typeof config.env === 'object' && config.env !== null ? config.env : {};
+  const added: string[] = [];
+  for (const [name, value] of Object.entries(variables)) {
+    if (value === undefined || Object.prototype.hasOwnProperty.call(env, name) || ownKeys.has(name)) continue;
+    env[name] = value;
+    added.push(name);
+  }
+  if (added.length > 0) config.env = env;
+  return added;
+}
+
+/** The `'*'` debug configuration provider that injects the variables. */
+export class DebugEnvironment implements vscode.DebugConfigurationProvider {
+  constructor(
+    private readonly environment: ConnectionEnvironment,
+    private readonly enabled: () => boolean,
+    private readonly log: EmulatorLog,
+  ) {}
+
+  /** Registers for every debug type; the disposable unregisters. */
+  static register(environment: ConnectionEnvironment, enabled: () => boolean, log: EmulatorLog): vscode.Disposable {
+    return vscode.debug.registerDebugConfigurationProvider('*', new DebugEnvironment(environment, enabled, log));
+  }
+
+  async resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration> {
+    if (!this.enabled()) return config;
+    await this.environment.ready();
+    const current = this.environment.current();
+    if (current === undefined) return config;
+    const added = addEnvironment(config, current.variables, await this.envFileKeys(folder, config));
+    if (added.length > 0) this.log.info(`Debug session "${String(config.name)}": set ${added.join(', ')} (${current.description}).`);
+    return config;
+  }
+
+  /** Variable names the configuration's `envFile` defines (none when it has none or it can't be read). */
+  private async envFileKeys(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<Set<string>> {
+    if (typeof config.envFile !== 'string' || config.envFile === '') return new Set();
+    const file = path.isAbsolute(config.envFile) || folder === undefined ? config.envFile : path.join(folder.uri.fsPath, config.envFile);
+    try {
+      return dotenvKeys(await fs.readFile(file, 'utf8'));
+    } catch {
+      return new Set();
+    }
+  }
+}

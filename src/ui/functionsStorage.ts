@@ -1,0 +1,86 @@
+/**
+ * Azure Functions projects whose local.settings.json points `AzureWebJobsStorage` at the
+ * development storage get Blob, Queue and Table started before their debug session or their
+ * `func: host start` task — so the Functions host finds storage, and the Azure Functions
+ * extension's pre-debug check (it pings the Blob endpoint built from `azurite.blobHost`/`blobPort`
+ * and otherwise offers to install the Azurite extension) finds it running.
+ *
+ * Hooks, earliest first:
+ * - `resolveDebugConfiguration` for the debug types the Azure Functions extension checks
+ *   (node, python, debugpy, java, ballerina, PowerShell …). VS Code calls providers of one type in
+ *   registration order, so this runs before the Functions check only when this extension activated
+ *   first (hence the `workspaceContains:…local.settings.json` activation events).
+ * - `resolveDebugConfiguration` for every type (`'*'`): VS Code calls `'*'` providers after the
+ *   type's own, but before the preLaunchTask — so the func host always finds storage.
+ * - `tasks.onDidStartTask` of a `func: host start` task run on its own (no debugger).
+ * Starting is idempotent (a running service resolves `{ ok: true }`), so the hooks may overlap.
+ * Off with `azurite.debugEnvironment: false`.
+ */
+import * as vscode from 'vscode';
+import { SERVICE_KINDS } from '../core/services';
+import type { Emulator, EmulatorLog } from '../emulator/emulator';
+import type { Outcome } from '../emulator/serviceManager';
+import type { ConnectionEnvironment } from './connectionEnvironment';
+import { showOutcome, type NotifyDeps } from './notify';
+
+/** Debug types the Azure Functions extension registers its pre-debug check for (vscode-azurefunctions src/extension.ts), plus coreclr and go. */
+export const FUNCTIONS_DEBUG_TYPES = ['node', 'python', 'debugpy', 'java', 'ballerina', 'PowerShell', 'coreclr', 'go'] as const;
+
+/** The Azure Functions extension's host task: `func: host start` (its hostStartTaskNameRegExp). */
+export const FUNC_HOST_TASK = /func:\s*host start/i;
+
+/** True for the Functions host task (by name, or a `func` task whose command is `host start`). */
+export function isFuncHostTask(task: vscode.Task): boolean {
+  const d = task.definition as { type?: unknown; command?: unknown };
+  return FUNC_HOST_TASK.test(task.name) || (d.type === 'func' && typeof d.command === 'string' && /^host start\b/.test(d.command));
+}
+
+/** Starts the storage services for Functions projects that use the development storage. */
+export class FunctionsStorage implements vscode.DebugConfigurationProvider {
+  constructor(
+    private readonly emulator: Emulator,
+    private readonly environment: ConnectionEnvironment,
+    private readonly enabled: () => boolean,
+    private readonly deps: NotifyDeps,
+    private readonly log: EmulatorLog,
+  ) {}
+
+  /** Registers the debug providers and the task listener; one disposable for all. */
+  static register(storage: FunctionsStorage): vscode.Disposable {
+    const types: readonly string[] = [...FUNCTIONS_DEBUG_TYPES, '*'];
+    return vscode.Disposable.from(
+      ...types.map((t) => vscode.debug.registerDebugConfigurationProvider(t, storage)),
+      vscode.tasks.onDidStartTask((e) => {
+        if (isFuncHostTask(e.execution.task)) void storage.ensure(folderOf(e.execution.task), `task "${e.execution.task.name}"`);
+      }),
+    );
+  }
+
+  async resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration> {
+    await this.ensure(folder, `debug session "${String(config.name)}"`);
+    return config; // never blocks debugging
+  }
+
+  /**
+   * Starts Blob, Queue and Table when a local.settings.json (in `folder`, or anywhere when none)
+   * points AzureWebJobsStorage at the development storage. Resolves when they run or failed
+   * (failures are shown and logged); never rejects.
+   * @returns the outcomes, or [] when nothing needed starting
+   */
+  async ensure(folder: vscode.WorkspaceFolder | undefined, why: string): Promise<Outcome[]> {
+    if (!this.enabled()) return [];
+    await this.environment.ready();
+    if (!this.environment.needsDevelopmentStorage(folder)) return [];
+    const kinds = SERVICE_KINDS.filter((k) => this.emulator.services[k].state.status !== 'running');
+    if (kinds.length === 0) return [];
+    if (!(await this.deps.prepareStart())) return [];
+    this.log.info(`Starting ${kinds.join(', ')} for ${why}: local.settings.json uses the development storage.`);
+    const outcomes = await Promise.all(kinds.map((k) => this.emulator.start(k)));
+    outcomes.forEach((o) => showOutcome(o, this.deps));
+    return outcomes;
+  }
+}
+
+function folderOf(task: vscode.Task): vscode.WorkspaceFolder | undefined {
+  return typeof task.scope === 'object' ? task.scope : undefined;
+}

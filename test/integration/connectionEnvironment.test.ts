@@ -1,0 +1,182 @@
+/**
+ * The connection string where the user's code runs: debug sessions (a real js-debug session of a
+ * small Node program), the `azurite` task, and terminals next to an Azure Functions
+ * local.settings.json that sets its own AzureWebJobsStorage. Real extension host, real engine.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { api, reset, waitFor } from './helpers';
+
+const workspace = (): string => {
+  const ws = process.env.TEST_WORKSPACE ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  if (!ws) throw new Error('no TEST_WORKSPACE');
+  return ws;
+};
+
+const CLOUD = 'DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=cHJvZA==;EndpointSuffix=core.windows.net';
+
+/** Writes a local.settings.json under `dir` (relative to the workspace); returns its path. */
+function writeLocalSettings(dir: string, azureWebJobsStorage: string): string {
+  const file = path.join(workspace(), dir, 'local.settings.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ IsEncrypted: false, Values: { FUNCTIONS_WORKER_RUNTIME: 'node', AzureWebJobsStorage: azureWebJobsStorage } }, null, 2));
+  return file;
+}
+
+/** Runs `program` under the node debugger with `config` merged in; resolves to the environment it saw. */
+async function debugAndReadEnv(name: string, config: Partial<vscode.DebugConfiguration> = {}): Promise<Record<string, string>> {
+  const dir = fs.mkdtempSync(path.join(workspace(), '.debug-'));
+  const program = path.join(dir, 'dump-env.js');
+  const out = path.join(dir, 'env.json');
+  fs.writeFileSync(program, `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.env));\n`);
+  try {
+    const terminated = new Promise<void>((resolve) => {
+      const sub = vscode.debug.onDidTerminateDebugSession((s) => {
+        if (s.name === name) { sub.dispose(); resolve(); }
+      });
+    });
+    const started = await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], {
+      type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole', ...config,
+    });
+    assert.equal(started, true, 'the node debugger (js-debug) did not start the session');
+    await terminated;
+    const text = await waitFor('the debugged program to write its environment', () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : ''), 30_000);
+    return JSON.parse(text) as Record<string, string>;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Executes a task; resolves to its exit code. */
+async function runTask(task: vscode.Task): Promise<number | undefined> {
+  const ended = new Promise<number | undefined>((resolve) => {
+    const sub = vscode.tasks.onDidEndTaskProcess((e) => {
+      if (e.execution.task.name === task.name && e.execution.task.definition.type === task.definition.type) { sub.dispose(); resolve(e.exitCode); }
+    });
+  });
+  await vscode.tasks.executeTask(task);
+  return ended;
+}
+
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+  });
+}
+
+describe('Connection string in debug sessions, tasks and terminals', () => {
+  const fixtures: string[] = [];
+  before(async () => {
+    await reset();
+  });
+  afterEach(async () => {
+    for (const f of fixtures.splice(0)) fs.rmSync(f, { recursive: true, force: true });
+    await vscode.workspace.getConfiguration('azurite').update('debugEnvironment', undefined, vscode.ConfigurationTarget.Workspace);
+    await reset();
+    await (await api()).rescanLocalSettings();
+  });
+
+  it('gives a node debug session the variables while a service runs, keeping one its launch configuration sets', async () => {
+    const a = await api();
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    const cs = a.emulator.connectionString();
+    const env = await debugAndReadEnv('azurite env probe', { env: { AzureWebJobsStorage: 'mine' } });
+    assert.equal(env.AZURE_STORAGE_CONNECTION_STRING, cs);
+    assert.equal(env.AzureWebJobsStorage, 'mine');
+
+    const both = await debugAndReadEnv('azurite env probe 2');
+    assert.equal(both.AZURE_STORAGE_CONNECTION_STRING, cs);
+    assert.equal(both.AzureWebJobsStorage, cs);
+
+    await vscode.workspace.getConfiguration('azurite').update('debugEnvironment', false, vscode.ConfigurationTarget.Workspace);
+    await waitFor('azurite.debugEnvironment to read false', () => vscode.workspace.getConfiguration('azurite').get('debugEnvironment') === false);
+    const off = await debugAndReadEnv('azurite env probe off');
+    assert.equal(off.AZURE_STORAGE_CONNECTION_STRING, undefined);
+    assert.equal(off.AzureWebJobsStorage, undefined);
+  });
+
+  it('runs an azurite task that ends once the port answers (exit code 0), runs tasks.json ones, and fails a bad definition with exit code 2', async () => {
+    const a = await api();
+    const tasks = await vscode.tasks.fetchTasks({ type: 'azurite' });
+    assert.deepEqual(tasks.map((t) => t.name).sort(), ['start', 'start blob', 'start queue', 'start table']);
+    assert.equal(await runTask(tasks.find((t) => t.name === 'start queue')!), 0);
+    const port = a.emulator.endpoint('queue')?.port;
+    assert.ok(port !== undefined && port > 0, 'the queue service runs');
+    assert.equal(await answers(port), true);
+    assert.equal(a.emulator.endpoint('blob'), undefined, 'only the services named start');
+
+    // Tasks written in tasks.json go through resolveTask.
+    const tasksConfig = vscode.workspace.getConfiguration('tasks');
+    await tasksConfig.update('version', '2.0.0', vscode.ConfigurationTarget.Workspace);
+    await tasksConfig.update('tasks', [
+      { label: 'table from tasks.json', type: 'azurite', services: ['table'] },
+      { label: 'bad services', type: 'azurite', services: ['file'] },
+    ], vscode.ConfigurationTarget.Workspace);
+    try {
+      const user = await waitFor('the tasks.json tasks to be listed', async () => {
+        const all = await vscode.tasks.fetchTasks({ type: 'azurite' });
+        const table = all.find((t) => t.name === 'table from tasks.json');
+        const bad = all.find((t) => t.name === 'bad services');
+        return table && bad ? { table, bad } : undefined;
+      });
+      assert.equal(await runTask(user.table), 0);
+      assert.ok(a.emulator.endpoint('table') !== undefined, 'the table service runs');
+      assert.equal(await answers(a.emulator.endpoint('table')!.port), true);
+      assert.equal(await runTask(user.bad), 2);
+    } finally {
+      await tasksConfig.update('tasks', undefined, vscode.ConfigurationTarget.Workspace);
+      await tasksConfig.update('version', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('works as a preLaunchTask: the session sees the service the task started, on its port', async () => {
+    const a = await api();
+    assert.equal(a.emulator.endpoint('queue'), undefined);
+    const env = await debugAndReadEnv('azurite prelaunch probe', { preLaunchTask: 'azurite: start queue' });
+    const port = a.emulator.endpoint('queue')?.port;
+    assert.ok(port !== undefined, 'the preLaunchTask started the queue service');
+    assert.equal(env.AZURE_STORAGE_CONNECTION_STRING, a.emulator.connectionString());
+    assert.match(env.AZURE_STORAGE_CONNECTION_STRING, new RegExp(`QueueEndpoint=http://127\\.0\\.0\\.1:${port}/devstoreaccount1`));
+  });
+
+  it('keeps AzureWebJobsStorage out of terminals while a local.settings.json sets its own; removing it brings ours back', async () => {
+    const a = await api();
+    fixtures.push(path.join(workspace(), 'functions'));
+    const file = writeLocalSettings('functions', CLOUD);
+    await a.rescanLocalSettings();
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    const cs = a.emulator.connectionString();
+    await waitFor('AzureWebJobsStorage to be left out of terminals', () => {
+      const v = a.terminalVariables();
+      return v.AZURE_STORAGE_CONNECTION_STRING === cs && v.AzureWebJobsStorage === undefined;
+    });
+    assert.match(a.terminalDescription() ?? '', /^AZURE_STORAGE_CONNECTION_STRING for the running Azurite Blob; AzureWebJobsStorage not set: functions\/local\.settings\.json sets its own/);
+
+    // A debug session follows the same rule.
+    const env = await debugAndReadEnv('azurite env probe cloud');
+    assert.equal(env.AZURE_STORAGE_CONNECTION_STRING, cs);
+    assert.equal(env.AzureWebJobsStorage, undefined);
+
+    fs.rmSync(file);
+    await waitFor('AzureWebJobsStorage to come back once local.settings.json is gone', () => a.terminalVariables().AzureWebJobsStorage === cs, 20_000);
+    assert.match(a.terminalDescription() ?? '', /^AZURE_STORAGE_CONNECTION_STRING and AzureWebJobsStorage for the running Azurite Blob/);
+  });
+
+  it('starts Blob, Queue and Table before a debug session when local.settings.json uses the development storage', async () => {
+    const a = await api();
+    fixtures.push(path.join(workspace(), 'fnapp'));
+    writeLocalSettings('fnapp', 'UseDevelopmentStorage=true');
+    await a.rescanLocalSettings();
+    assert.equal(a.emulator.endpoint('blob'), undefined);
+    const env = await debugAndReadEnv('azurite functions probe');
+    for (const kind of ['blob', 'queue', 'table'] as const) assert.ok(a.emulator.endpoint(kind) !== undefined, `${kind} runs`);
+    const cs = a.emulator.connectionString();
+    assert.equal(env.AZURE_STORAGE_CONNECTION_STRING, cs, 'the session saw the services it started');
+    assert.equal(env.AzureWebJobsStorage, cs, 'UseDevelopmentStorage=true is ours to override');
+  });
+});

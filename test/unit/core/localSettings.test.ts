@@ -1,0 +1,79 @@
+import * as assert from 'node:assert/strict';
+import {
+  classifyLocalSettings, connectionStringPairs, decideVariables, dotenvKeys, isDevelopmentStorage, needsDevelopmentStorage,
+  type LocalSettingsFile,
+} from '../../../src/core/localSettings';
+
+const own = [{ host: '127.0.0.1', port: 10000 }, { host: '127.0.0.1', port: 41234 }];
+const settings = (value: unknown, extra: Record<string, unknown> = {}) => JSON.stringify({ IsEncrypted: false, ...extra, Values: { FUNCTIONS_WORKER_RUNTIME: 'node', AzureWebJobsStorage: value } });
+const CLOUD = 'DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=abc==;EndpointSuffix=core.windows.net';
+
+describe('core/localSettings', () => {
+  it('splits a connection string into lower-cased keys, keeping values (with = inside) as written', () => {
+    const pairs = connectionStringPairs('AccountName=a;AccountKey=k==; ;BlobEndpoint=http://h:1/a;');
+    assert.equal(pairs.get('accountname'), 'a');
+    assert.equal(pairs.get('accountkey'), 'k==');
+    assert.equal(pairs.get('blobendpoint'), 'http://h:1/a');
+    assert.equal(pairs.size, 3);
+  });
+
+  it('counts UseDevelopmentStorage=true (any case, with a proxy URI) and our endpoints as development storage', () => {
+    assert.equal(isDevelopmentStorage('UseDevelopmentStorage=true', own), true);
+    assert.equal(isDevelopmentStorage('usedevelopmentstorage=TRUE;', own), true);
+    assert.equal(isDevelopmentStorage('UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://host.docker.internal', own), true);
+    assert.equal(isDevelopmentStorage('UseDevelopmentStorage=false', own), false);
+    assert.equal(isDevelopmentStorage('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=k;BlobEndpoint=http://localhost:41234/devstoreaccount1;', own), true);
+    assert.equal(isDevelopmentStorage('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=k;QueueEndpoint=http://127.0.0.1:10000/devstoreaccount1', own), true);
+    assert.equal(isDevelopmentStorage('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=k;BlobEndpoint=http://127.0.0.1:20000/devstoreaccount1', own), false);
+    assert.equal(isDevelopmentStorage('BlobEndpoint=http://otherhost:10000/devstoreaccount1', own), false);
+    assert.equal(isDevelopmentStorage('BlobEndpoint=not a url', own), false);
+    assert.equal(isDevelopmentStorage(CLOUD, own), false);
+  });
+
+  it('classifies local.settings.json: absent, development, own, unknown (never throws)', () => {
+    assert.deepEqual(classifyLocalSettings(settings('UseDevelopmentStorage=true'), own), { kind: 'development' });
+    assert.deepEqual(classifyLocalSettings('\uFEFF' + settings('UseDevelopmentStorage=true'), own), { kind: 'development' });
+    assert.deepEqual(classifyLocalSettings(settings(CLOUD), own), { kind: 'own' });
+    assert.deepEqual(classifyLocalSettings(settings(''), own), { kind: 'absent' });
+    assert.deepEqual(classifyLocalSettings(JSON.stringify({ IsEncrypted: false, Values: {} }), own), { kind: 'absent' });
+    assert.deepEqual(classifyLocalSettings(JSON.stringify({ IsEncrypted: false }), own), { kind: 'absent' });
+    assert.deepEqual(classifyLocalSettings('{}', own), { kind: 'absent' });
+    const broken = classifyLocalSettings('{ "Values": { "AzureWebJobsStorage": "x", } ', own);
+    assert.equal(broken.kind, 'unknown');
+    assert.ok(broken.kind === 'unknown' && broken.reason.length > 0);
+    assert.deepEqual(classifyLocalSettings(settings('c2VjcmV0', { IsEncrypted: true }), own), { kind: 'unknown', reason: 'its values are encrypted (IsEncrypted: true)' });
+    assert.equal(classifyLocalSettings('[]', own).kind, 'unknown');
+    assert.equal(classifyLocalSettings(JSON.stringify({ Values: 'x' }), own).kind, 'unknown');
+    assert.equal(classifyLocalSettings(settings(42), own).kind, 'unknown');
+  });
+
+  it('injects AzureWebJobsStorage only when no file sets its own, and says why not', () => {
+    const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;';
+    const none = decideVariables(cs, ['Blob', 'Queue'], []);
+    assert.deepEqual(none.variables, { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs });
+    assert.equal(none.description, 'AZURE_STORAGE_CONNECTION_STRING and AzureWebJobsStorage for the running Azurite Blob, Queue');
+
+    const dev: LocalSettingsFile[] = [{ label: 'local.settings.json', use: { kind: 'development' } }, { label: 'b/local.settings.json', use: { kind: 'absent' } }];
+    assert.deepEqual(decideVariables(cs, ['Blob'], dev).variables, { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs });
+
+    const mixed: LocalSettingsFile[] = [...dev, { label: 'functions/local.settings.json', use: { kind: 'own' } }];
+    const decided = decideVariables(cs, ['Blob', 'Queue'], mixed);
+    assert.deepEqual(decided.variables, { AZURE_STORAGE_CONNECTION_STRING: cs });
+    assert.equal(decided.description, 'AZURE_STORAGE_CONNECTION_STRING for the running Azurite Blob, Queue; AzureWebJobsStorage not set: functions/local.settings.json sets its own');
+
+    const unreadable = decideVariables(cs, ['Table'], [{ label: 'local.settings.json', use: { kind: 'unknown', reason: 'Unexpected token' } }]);
+    assert.deepEqual(unreadable.variables, { AZURE_STORAGE_CONNECTION_STRING: cs });
+    assert.match(unreadable.description, /AzureWebJobsStorage not set: local\.settings\.json could not be read \(Unexpected token\)$/);
+  });
+
+  it('needs the development storage when any file points at it', () => {
+    assert.equal(needsDevelopmentStorage([]), false);
+    assert.equal(needsDevelopmentStorage([{ label: 'a', use: { kind: 'own' } }, { label: 'b', use: { kind: 'absent' } }]), false);
+    assert.equal(needsDevelopmentStorage([{ label: 'a', use: { kind: 'own' } }, { label: 'b', use: { kind: 'development' } }]), true);
+  });
+
+  it('reads the keys of an envFile: KEY=value, export KEY=value; comments and blanks skipped', () => {
+    assert.deepEqual([...dotenvKeys('# c\nAzureWebJobsStorage=x\r\n\nexport AZURE_STORAGE_CONNECTION_STRING="y"\n  SPACED = 1\nnot a line\n')],
+      ['AzureWebJobsStorage', 'AZURE_STORAGE_CONNECTION_STRING', 'SPACED']);
+  });
+});
