@@ -9,7 +9,8 @@ import { registerCommands } from './commands';
 import { DATA_FOLDER_KEY, ensureDataFolderChosen, readExtensionSettings, readSettings, warningThreshold } from './config';
 import { MemoryAlerts } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
-import { recordedNotifications } from './ui/notify';
+import { notify, recordedNotifications } from './ui/notify';
+import { unfinishedSaveMessage } from './emulator/shutdownMarker';
 import { CodeCachedModule, type CodeCacheState } from './emulator/codeCache';
 import { Emulator, type Engine } from './emulator/emulator';
 import { SettingsWatcher } from './settingsWatcher';
@@ -58,6 +59,8 @@ export interface ExtensionApi {
 }
 
 let stopOnDeactivate: (() => Promise<void>) | undefined;
+/** The stop deactivate() started: the output channel is disposed only after it (see activate). */
+let shutdown: Promise<void> | undefined;
 
 /**
  * Activation: `onStartupFinished`; earlier on `onDebug` and `onTaskType:azurite` (an F5 or an
@@ -68,7 +71,9 @@ let stopOnDeactivate: (() => Promise<void>) | undefined;
 export function activate(context: vscode.ExtensionContext): ExtensionApi | { passive: true } {
   const started = performance.now();
   const channel = vscode.window.createOutputChannel('Azurite', { log: true });
-  context.subscriptions.push(channel);
+  // VS Code calls deactivate() and then, without awaiting it, disposes context.subscriptions in array
+  // order (extHostExtensionService `_deactivate`): keep the channel open until the stop has logged.
+  context.subscriptions.push({ dispose: () => void (shutdown ?? Promise.resolve()).finally(() => channel.dispose()) });
   if (vscode.extensions.getExtension(AZURITE_EXTENSION_ID) !== undefined) {
     return stayPassive(channel);
   }
@@ -112,6 +117,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
     AzuriteTaskProvider.register(emulator, deps),
   );
   stopOnDeactivate = () => emulator.dispose();
+  context.subscriptions.push(emulator.onDidFindUnfinishedSave((u) => void notify('warning', unfinishedSaveMessage(u))));
 
   const autoStarted = autoStart(emulator, deps, (line) => log.info(line));
   const activationMs = Math.round((performance.now() - started) * 10) / 10;
@@ -142,9 +148,16 @@ function stayPassive(channel: vscode.LogOutputChannel): { passive: true } {
   return { passive: true };
 }
 
-/** Stops every service; resolves when ports are free and disk data is saved. */
+/**
+ * Stops every service; resolves when ports are free and every service's metadata is on disk
+ * (Emulator.dispose). Never rejects. VS Code waits for it at most 5 s (extHostExtensionService
+ * `terminate`: `Promise.race([timeout(5000), deactivateAll])`); a save cut short is reported at the
+ * next start (src/emulator/shutdownMarker.ts).
+ */
 export function deactivate(): Promise<void> | undefined {
   const stop = stopOnDeactivate;
   stopOnDeactivate = undefined;
-  return stop?.();
+  if (stop === undefined) return undefined;
+  shutdown = stop().catch((err: unknown) => console.error('[Azurite] shutdown failed:', err));
+  return shutdown;
 }

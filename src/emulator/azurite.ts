@@ -27,6 +27,7 @@ import NoLoggerStrategy from 'azurite/dist/src/common/NoLoggerStrategy';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
 import { DATA_FILES } from '../core/dataFiles';
+import { beginSave, endSave } from './shutdownMarker';
 import type { HttpsOptions } from '../core/settings';
 import { seamNewestVersion, type ApiVersionPolicy } from '../engine/apiVersionPolicy';
 
@@ -191,7 +192,13 @@ export interface EngineService {
    * OpenSSL error of a certificate that does not load (thrown before anything is opened).
    */
   start(): Promise<Endpoint>;
-  /** Stops; resolves only when the port is free and disk data is saved. In memory mode also drops the data. */
+  /**
+   * Stops; resolves only when the port is free and, in disk mode, every LokiJS database of the
+   * service (blob: metadata + extent metadata, queue: the same, table: metadata) is on disk — see
+   * {@link saveLokiDatabases}. In memory mode also drops the data. In disk mode a marker file
+   * (./shutdownMarker.ts) is in the data folder from the start of the stop until the save is done.
+   * @throws the close or save error (the marker then stays, so the next start reports it).
+   */
   stop(): Promise<void>;
   /** Deletes the service's data (disk files in `location`, or in-memory extents). Only while stopped. */
   clean(): Promise<void>;
@@ -327,10 +334,24 @@ export function createService(options: EngineServiceOptions): EngineService {
     async stop(): Promise<void> {
       const s = server;
       if (s === undefined) return;
-      await closeAndWaitForPort(s);
+      if (!options.inMemory) beginSave(options.location, options.kind);
+      let closeError: unknown;
+      try {
+        await closeAndWaitForPort(s);
+      } catch (err) {
+        closeError = err;
+      }
       server = undefined;
-      // In memory mode a stop without clean() leaves the extents in the chunk store.
-      if (options.inMemory) await s.clean();
+      if (options.inMemory) {
+        // In memory mode a stop without clean() leaves the extents in the chunk store.
+        await s.clean();
+      } else {
+        // Even after a failed close what can be saved is saved; a failed close may have cleared Loki's
+        // dirty flags without writing (see saveLokiDatabases), so then every database is written again.
+        await saveLokiDatabases(s as ServerInternals, closeError !== undefined);
+        await endSave(options.location, options.kind);
+      }
+      if (closeError !== undefined) throw closeError;
     },
     async clean(): Promise<void> {
       if (server !== undefined) throw new Error(`cannot clean the ${options.kind} service while it runs`);
@@ -345,6 +366,8 @@ export function createService(options: EngineServiceOptions): EngineService {
       const s = makeServer({ ...options, https: undefined, oauth: undefined });
       await s.afterClose();
       await s.clean();
+      // The data is gone: a marker of an unfinished save of it is moot (./shutdownMarker.ts).
+      await endSave(options.location, options.kind);
     },
     async reclaim(): Promise<void> {
       const s = server as ServerInternals | undefined;
@@ -367,9 +390,47 @@ export function createService(options: EngineServiceOptions): EngineService {
   };
 }
 
-/** The part of a LokiJS database the estimate reads: its collections' documents. */
+/** The part of a LokiJS database (lokijs 1.5 `Loki`) the estimate and the final save use. */
 interface LokiLike {
   readonly collections: readonly { readonly data: unknown[] }[];
+  /** True while a save (autosave or explicit) is being written (`throttledSaves`, on by default). */
+  readonly throttledSavePending?: boolean;
+  /** True when a collection changed since the last save started. */
+  autosaveDirty(): boolean;
+  /** Saves now, or — while a save is being written — right after it; the callback runs when written. */
+  saveDatabase(callback: (err?: Error | null) => void): void;
+}
+
+/**
+ * Makes sure a stopped disk-mode server's LokiJS databases are on disk; resolves when they are.
+ * Call after the http server has closed (no request left to change them).
+ *
+ * Why azurite's close is not enough (azurite 3.37, lokijs 1.5.12): each Loki store's close()
+ * (blob/persistence/LokiBlobMetadataStore.js, queue/persistence/LokiQueueMetadataStore.js,
+ * table/persistence/LokiTableMetadataStore.js, common/persistence/LokiExtentMetadataStore.js), called
+ * from the servers' afterClose() (ServerBase.close), is `db.close(cb)`. Loki's close saves only if a
+ * collection is dirty, but its fs save clears the dirty flags when the write *begins*
+ * (`saveDatabaseInternal` → `autosaveClearFlags`, then LokiFsAdapter writes `file~` and renames it).
+ * So a close that lands while a 5 s autosave is still writing sees nothing dirty and resolves at
+ * once, before the file is renamed into place: if the process exits then, the last autosave is lost.
+ * Also, ServerBase.close() runs afterClose() without waiting for requests in flight
+ * (stoppable's `stop()` is not awaited): a request that finishes after the store closed changes a
+ * database whose autosave is off. Here each database that is dirty or still writing is saved once
+ * more; `saveDatabase` queues behind a write in progress, so the callback means "this state is on disk".
+ * Cost: one JSON serialisation and write of the database (see bench/save.mjs), usually skipped
+ * because close() already saved.
+ * @param all save every database, dirty or not (after a failed close: Loki clears the dirty flags
+ *   when a write begins, and does not restore them when it fails).
+ * @throws the first write error (ENOSPC, EACCES, EISDIR …) after every database was tried.
+ */
+async function saveLokiDatabases(s: ServerInternals, all = false): Promise<void> {
+  const dbs = [s.metadataStore?.db, s.extentMetadataStore?.db].filter((db): db is LokiLike => db !== undefined && typeof db.saveDatabase === 'function');
+  const results = await Promise.allSettled(dbs.map((db) => {
+    if (!all && !db.autosaveDirty() && db.throttledSavePending !== true) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => db.saveDatabase((err) => (err ? reject(err) : resolve())));
+  }));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
 }
 
 /** The fields of a running azurite server that reclaim and the estimate use (set in *Server.js constructors). */

@@ -18,6 +18,7 @@ import { diskUsageBytes } from './diskUsage';
 import { createApiVersionPolicy, type ApiVersionPolicy } from '../engine/apiVersionPolicy';
 import { ENGINE_API_VERSIONS } from './engineFacts';
 import { ServiceManager, type Outcome } from './serviceManager';
+import { takeUnfinishedSave, unfinishedSaveMessage, type UnfinishedSave } from './shutdownMarker';
 
 /** The engine module's shape (src/emulator/azurite.ts): loaded lazily, so only its type is imported here. */
 export type Engine = typeof import('./azurite');
@@ -113,6 +114,13 @@ export class Emulator {
    * {@link LIMIT_BURST_GAP_MS} without one.
    */
   readonly onDidHitLimit: Event<LimitHit> = this.limitEmitter.event;
+  private readonly unfinishedSaveEmitter = new Emitter<UnfinishedSave>();
+  /**
+   * Fires when a disk-mode service starts on a folder where its last stop began saving and never
+   * finished (./shutdownMarker.ts): data written just before that stop may be missing. Once per
+   * marker; the log says so too (error level).
+   */
+  readonly onDidFindUnfinishedSave: Event<UnfinishedSave> = this.unfinishedSaveEmitter.event;
 
   /**
    * @param loadEngine loads the engine module; called once, on the first start or clean, so that
@@ -127,12 +135,18 @@ export class Emulator {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     private readonly loadEngine: () => Engine | Promise<Engine> = () => require('./azurite') as Engine,
   ) {
+    // Logging must never throw: on shutdown the output channel may already be disposed, and a throw
+    // there would end the stop before the data is saved.
+    this.log = neverThrows(log);
     this.settings = settings;
     this.appliedLimitSetting = settings.options.extentMemoryLimitBytes;
     const services = {} as Record<ServiceKind, ServiceManager>;
     for (const kind of SERVICE_KINDS) {
       const manager = new ServiceManager(kind, (o) => this.engine!.createService(o));
-      manager.onDidChangeState((state) => this.stateEmitter.fire({ kind, state }));
+      manager.onDidChangeState((state) => {
+        this.stateEmitter.fire({ kind, state });
+        if (state.status === 'running' && !this.lastStartInMemory[kind]) void this.reportUnfinishedSave(kind, this.settings.options.location);
+      });
       services[kind] = manager;
     }
     this.services = services;
@@ -403,19 +417,41 @@ export class Emulator {
    * all ports are free and disk data is saved; one per service, in SERVICE_KINDS order.
    */
   async stopAll(): Promise<Outcome[]> {
-    return Promise.all(SERVICE_KINDS.map((k) => this.stop(k)));
+    // allSettled: one service's failure (even a throw) never cuts short another's save.
+    const settled = await Promise.allSettled(SERVICE_KINDS.map((k) => this.stop(k)));
+    return settled.map((r, i) => {
+      if (r.status === 'fulfilled') return r.value;
+      const message = `${serviceName(SERVICE_KINDS[i]!)} service did not stop cleanly: ${(r.reason as Error)?.message ?? String(r.reason)}`;
+      this.log.error(message);
+      return { ok: false, message };
+    });
   }
 
-  /** Stops everything and releases listeners and timers. */
+  /**
+   * Stops everything (see {@link stopAll}: resolves when every service's metadata is on disk) and
+   * releases listeners and timers. Never rejects.
+   */
   async dispose(): Promise<void> {
-    await this.stopAll();
-    clearTimeout(this.memoryTimer);
-    this.unsubscribeStore();
-    this.unsubscribeRefusals();
-    this.limitEmitter.dispose();
-    for (const kind of SERVICE_KINDS) this.services[kind].dispose();
-    this.stateEmitter.dispose();
-    this.memoryEmitter.dispose();
+    try {
+      await this.stopAll();
+    } finally {
+      clearTimeout(this.memoryTimer);
+      this.unsubscribeStore();
+      this.unsubscribeRefusals();
+      this.limitEmitter.dispose();
+      for (const kind of SERVICE_KINDS) this.services[kind].dispose();
+      this.stateEmitter.dispose();
+      this.memoryEmitter.dispose();
+      this.unfinishedSaveEmitter.dispose();
+    }
+  }
+
+  /** Reports (log + event) a save of `kind` in `location` that began and never finished, if its marker is there. */
+  private async reportUnfinishedSave(kind: ServiceKind, location: string): Promise<void> {
+    const unfinished = await takeUnfinishedSave(location, kind);
+    if (unfinished === undefined) return;
+    this.log.error(unfinishedSaveMessage(unfinished));
+    this.unfinishedSaveEmitter.fire(unfinished);
   }
 
   private serviceOptions(kind: ServiceKind): EngineServiceOptions {
@@ -475,4 +511,17 @@ export class Emulator {
     if (outcome.ok) this.log.info(`${serviceName(kind)}: ${success}`);
     else this.log.error(outcome.message);
   }
+}
+
+/** `log` with every method wrapped: a throw (a disposed output channel) drops the line instead. */
+function neverThrows(log: EmulatorLog): EmulatorLog {
+  const guard = (write: (line: string) => void) => (line: string): void => {
+    try { write(line); } catch { /* the line is lost, the caller goes on */ }
+  };
+  return {
+    info: guard((l) => log.info(l)),
+    error: guard((l) => log.error(l)),
+    access: guard((l) => log.access(l)),
+    debug: guard((l) => log.debug(l)),
+  };
 }

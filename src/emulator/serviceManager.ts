@@ -30,6 +30,8 @@ export type StartCheck = (options: EngineServiceOptions) => string | undefined;
 export class ServiceManager {
   private current: ServiceState = INITIAL_STATE;
   private running: EngineService | undefined;
+  /** The stop under way (state `closing`), if any. */
+  private stopping: Promise<Outcome> | undefined;
   private readonly stateEmitter = new Emitter<ServiceState>();
 
   /** Fires after every state change with the new state. */
@@ -83,20 +85,31 @@ export class ServiceManager {
     }
   }
 
-  /** Stops the service; resolves when its port is free (and, in disk mode, its data saved). */
+  /**
+   * Stops the service; resolves when its port is free and, in disk mode, its metadata is on disk
+   * (EngineService.stop). A stop called while one is under way (state `closing`) resolves with that
+   * stop's outcome, so a shutdown can wait for a restart's stop to finish saving. Never rejects.
+   */
   async stop(): Promise<Outcome> {
+    if (this.current.status === 'closing' && this.stopping !== undefined) return this.stopping;
     if (this.current.status !== 'running') return this.illegal('close');
     const service = this.running!;
     this.apply({ type: 'close' });
-    try {
-      await service.stop();
-      this.running = undefined;
-      this.apply({ type: 'closed' });
-      return { ok: true };
-    } catch (err) {
-      this.running = undefined;
-      return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`);
-    }
+    const stopping = (async (): Promise<Outcome> => {
+      try {
+        await service.stop();
+        this.running = undefined;
+        this.apply({ type: 'closed' });
+        return { ok: true };
+      } catch (err) {
+        this.running = undefined;
+        return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`);
+      } finally {
+        this.stopping = undefined;
+      }
+    })();
+    this.stopping = stopping;
+    return stopping;
   }
 
   /** Deletes the service's data. Only while closed. */

@@ -1,0 +1,187 @@
+/**
+ * Nothing lost on stop (issue 12 item 1): disk mode, the real engine (out/engine-bundle.js), real SDK
+ * clients, no mocks. A stop saves every service's LokiJS metadata before it resolves, even when the
+ * log throws (a disposed output channel) or another service's save fails; an unfinished save is
+ * reported at the next start.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { bundledEngine, clients, startAll, tempDir } from '../helpers/emulatorFixture';
+import { Emulator, type EmulatorLog } from '../../../src/emulator/emulator';
+import { parseSettings } from '../../../src/core/settings';
+import { markerFileName, type UnfinishedSave } from '../../../src/emulator/shutdownMarker';
+import { DATA_FILES } from '../../../src/core/dataFiles';
+
+const BLOBS = 300;
+const MESSAGES = 100;
+const ENTITIES = 300;
+
+/** A log like a VS Code output channel that gets disposed: every call after the first throws. */
+class ClosingLog implements EmulatorLog {
+  calls = 0;
+  readonly lines: string[] = [];
+  private write(line: string): void {
+    if (this.calls++ > 0) throw new Error('Channel has been closed');
+    this.lines.push(line);
+  }
+  info(line: string): void { this.write(line); }
+  error(line: string): void { this.write(line); }
+  access(line: string): void { this.write(line); }
+  debug(line: string): void { this.write(line); }
+}
+
+/** A log that keeps every line. */
+class KeepLog implements EmulatorLog {
+  readonly lines: string[] = [];
+  info(line: string): void { this.lines.push(line); }
+  error(line: string): void { this.lines.push(`error: ${line}`); }
+  access(): void { /* not needed */ }
+  debug(): void { /* not needed */ }
+}
+
+function diskEmulator(location: string, log: EmulatorLog): Emulator {
+  const parsed = parseSettings(
+    { blobPort: 0, queuePort: 0, tablePort: 0, location, silent: true },
+    { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: path.join(os.tmpdir(), 'emu-global'), rootHasAzuriteData: false },
+  );
+  return new Emulator(parsed, log, bundledEngine);
+}
+
+/** Runs `fn` on 0..n-1, `width` at a time. */
+async function inParallel(n: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < n) await fn(next++);
+  }));
+}
+
+/** Writes BLOBS blobs, MESSAGES messages and ENTITIES entities with the SDKs. */
+async function writeAll(emulator: Emulator): Promise<void> {
+  const c = clients(emulator);
+  const container = c.blob().getContainerClient('kept');
+  await container.create();
+  const queue = c.queue().getQueueClient('kept');
+  await queue.create();
+  const table = c.table('kept');
+  await table.createTable();
+  await Promise.all([
+    inParallel(BLOBS, 8, (i) => container.getBlockBlobClient(`b${i}`).uploadData(Buffer.from(`blob ${i}`))),
+    inParallel(MESSAGES, 8, (i) => queue.sendMessage(`message ${i}`)),
+    inParallel(ENTITIES, 8, (i) => table.createEntity({ partitionKey: 'p', rowKey: `r${i}`, n: i })),
+  ]);
+}
+
+/** Counts what a running emulator serves; a missing container/queue/table counts 0. */
+async function countAll(emulator: Emulator): Promise<{ blobs: number; messages: number; entities: number }> {
+  const c = clients(emulator);
+  const zeroIfMissing = (err: { statusCode?: number }): number => {
+    if (err.statusCode === 404) return 0;
+    throw err;
+  };
+  const blobs = await (async () => {
+    let n = 0;
+    for await (const item of c.blob().getContainerClient('kept').listBlobsFlat()) if (item) n++;
+    return n;
+  })().catch(zeroIfMissing);
+  const messages = await c.queue().getQueueClient('kept').getProperties().then((p) => p.approximateMessagesCount ?? 0, zeroIfMissing);
+  const entities = await (async () => {
+    let n = 0;
+    for await (const item of c.table('kept').listEntities()) if (item) n++;
+    return n;
+  })().catch(zeroIfMissing);
+  return { blobs, messages, entities };
+}
+
+describe('Shutdown saves everything (disk mode, real engine, real SDK clients)', function () {
+  this.timeout(120_000);
+  const made: Emulator[] = [];
+  const folders: string[] = [];
+  afterEach(async () => {
+    await Promise.all(made.splice(0).map((e) => e.dispose()));
+    for (const f of folders.splice(0)) fs.rmSync(f, { recursive: true, force: true });
+  });
+  const emulatorOn = (location: string, log: EmulatorLog): Emulator => {
+    const e = diskEmulator(location, log);
+    made.push(e);
+    return e;
+  };
+  const folder = (): string => {
+    const f = tempDir('emu-shutdown-');
+    folders.push(f);
+    return f;
+  };
+
+  it('dispose() saves blobs, messages and entities although the log throws from its second line on', async () => {
+    const location = folder();
+    const log = new ClosingLog();
+    const first = emulatorOn(location, log);
+    await startAll(first);
+    await writeAll(first);
+    assert.ok(log.calls > 1, 'the log has been "closed" (it threw) before the shutdown');
+    // Right after the writes: well inside azurite's 5 s autosave interval.
+    await first.dispose();
+    // What is on disk the moment dispose() resolves (a VS Code extension host exits then): copied
+    // synchronously, before any save still running in the background could finish.
+    const snapshot = folder();
+    fs.cpSync(location, snapshot, { recursive: true });
+    for (const kind of ['blob', 'queue', 'table'] as const) {
+      assert.ok(!fs.existsSync(path.join(snapshot, markerFileName(kind))), `no unfinished-save marker for ${kind}`);
+    }
+
+    const keep = new KeepLog();
+    const second = emulatorOn(snapshot, keep);
+    await startAll(second);
+    assert.deepEqual(await countAll(second), { blobs: BLOBS, messages: MESSAGES, entities: ENTITIES });
+    assert.ok(!keep.lines.some((l) => l.includes('did not finish saving')), keep.lines.join('\n'));
+  });
+
+  it("one service's failing save does not stop the others saving; the next start reports it", async () => {
+    const location = folder();
+    const first = emulatorOn(location, new ClosingLog());
+    await startAll(first);
+    await writeAll(first);
+    // LokiJS writes `<db>~` and renames it over `<db>`: a folder in the way makes the blob save fail
+    // (EISDIR), as a full or read-only disk would.
+    const blocked = path.join(location, `${DATA_FILES.blob.db}~`);
+    fs.mkdirSync(blocked);
+    const outcomes = await first.stopAll();
+    assert.equal(outcomes.length, 3);
+    const [blob, queue, table] = outcomes;
+    assert.equal(blob!.ok, false, 'the blob stop reports its failed save');
+    assert.match((blob as { message: string }).message, /Blob service did not stop cleanly: .*EISDIR/);
+    assert.deepEqual([queue!.ok, table!.ok], [true, true]);
+    assert.ok(fs.existsSync(path.join(location, markerFileName('blob'))), 'the blob marker stays');
+    assert.ok(!fs.existsSync(path.join(location, markerFileName('queue'))));
+    assert.ok(!fs.existsSync(path.join(location, markerFileName('table'))));
+    fs.rmdirSync(blocked);
+
+    const keep = new KeepLog();
+    const second = emulatorOn(location, keep);
+    const found: UnfinishedSave[] = [];
+    second.onDidFindUnfinishedSave((u) => found.push(u));
+    await startAll(second);
+    const counts = await countAll(second);
+    assert.equal(counts.messages, MESSAGES);
+    assert.equal(counts.entities, ENTITIES);
+    // The report is made asynchronously after the start: poll, with a timeout.
+    const deadline = Date.now() + 5_000;
+    while (found.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(found.map((u) => [u.kind, u.location]), [['blob', location]]);
+    assert.ok(keep.lines.some((l) => /^error: The last shutdown did not finish saving Blob metadata at .*; data written in the last seconds before it may be missing\.$/.test(l)), keep.lines.join('\n'));
+    assert.ok(!fs.existsSync(path.join(location, markerFileName('blob'))), 'reported once: the marker is removed');
+  });
+
+  it('a restart (stop, then start on the same folder) keeps everything', async () => {
+    const location = folder();
+    const e = emulatorOn(location, new KeepLog());
+    await startAll(e);
+    await writeAll(e);
+    for (const kind of ['blob', 'queue', 'table'] as const) {
+      const outcome = await e.restart(kind);
+      assert.ok(outcome.ok, JSON.stringify(outcome));
+    }
+    assert.deepEqual(await countAll(e), { blobs: BLOBS, messages: MESSAGES, entities: ENTITIES });
+  });
+});
