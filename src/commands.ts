@@ -10,6 +10,7 @@
  * `{ ok: true }` and show nothing; during a start, another start shares its outcome.
  */
 import * as vscode from 'vscode';
+import { COMMANDS, serviceCommand } from './core/commandIds';
 import { endpointUrl } from './core/connectionString';
 import { formatBytes, formatUsage, type MemoryReport } from './core/memory';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
@@ -22,21 +23,7 @@ export interface CleanArgs {
   readonly skipConfirmation?: boolean;
 }
 
-/** The Azurite-compatible command ids. */
-export const COMMANDS = {
-  start: 'azurite.start',
-  close: 'azurite.close',
-  clean: 'azurite.clean',
-  copyConnectionString: 'azurite.copyConnectionString',
-  copyEndpoints: 'azurite.copyEndpoints',
-  showMemoryUsage: 'azurite.showMemoryUsage',
-  reclaimMemory: 'azurite.reclaimMemory',
-} as const;
-
-/** `azurite.start_blob`, `azurite.close_queue`, … */
-export function serviceCommand(verb: 'start' | 'close' | 'clean', kind: ServiceKind): string {
-  return `azurite.${verb}_${kind}`;
-}
+export { COMMANDS, serviceCommand } from './core/commandIds';
 
 /** What commands need from the rest of the extension. */
 export interface CommandDeps extends NotifyDeps {

@@ -3,6 +3,7 @@
  * (the pattern of VS Code's git extension `statusbar.ts`: the item holds state, this draws it).
  */
 import type { ApiVersionCheck } from './apiVersions';
+import { COMMANDS, OPEN_SETTINGS, serviceCommand } from './commandIds';
 import type { ServiceState } from './lifecycle';
 import { describeMemory, formatBytes, formatUsage, percentUsed, type MemoryReport } from './memory';
 import { serviceName, type ServiceKind } from './services';
@@ -63,10 +64,10 @@ function link(title: string, command: string): string {
 /** Renders one service's status item. */
 export function serviceView(input: ServiceViewInput): StatusView {
   const name = serviceName(input.kind);
-  const start = `azurite.start_${input.kind}`;
-  const close = `azurite.close_${input.kind}`;
-  const clean = `azurite.clean_${input.kind}`;
-  const copy = 'azurite.copyConnectionString';
+  const start = serviceCommand('start', input.kind);
+  const close = serviceCommand('close', input.kind);
+  const clean = serviceCommand('clean', input.kind);
+  const copy = COMMANDS.copyConnectionString;
   const data = input.inMemory
     ? 'Data: in memory (gone when the service stops)'
     : `Data: ${escapeMarkdown(input.location)}${input.diskBytes !== undefined ? ` (${formatBytes(input.diskBytes)} on disk)` : ''}`;
@@ -110,7 +111,7 @@ export function serviceView(input: ServiceViewInput): StatusView {
         ...problems.map((p) => `$(error) ${escapeMarkdown(p)}`),
         data,
         ...versions,
-        `${link('Start', start)} · ${link('Clean', clean)}${failed ? ` · ${link('Open Settings', 'workbench.action.openSettings?%5B%22azurite%22%5D')}` : ''}`,
+        `${link('Start', start)} · ${link('Clean', clean)}${failed ? ` · ${link('Open Settings', `${OPEN_SETTINGS}?%5B%22azurite%22%5D`)}` : ''}`,
         '_Click to start._',
       ];
       return {
@@ -118,7 +119,7 @@ export function serviceView(input: ServiceViewInput): StatusView {
         tooltip: lines.join('\n\n'),
         command: start,
         severity: failed ? 'error' : 'normal',
-        linkCommands: failed ? [start, clean, 'workbench.action.openSettings'] : [start, clean],
+        linkCommands: failed ? [start, clean, OPEN_SETTINGS] : [start, clean],
       };
     }
   }
@@ -140,9 +141,9 @@ export function memoryLevel(report: MemoryReport, warningThreshold: number): Sev
 export function memoryView(report: MemoryReport, warningThreshold = 80): StatusView {
   return {
     text: `$(database) ${formatUsage(report)}`,
-    tooltip: ['**Azurite in-memory storage**', ...describeMemory(report).map(escapeMarkdown), `${link('Show memory usage', 'azurite.showMemoryUsage')} · ${link('Reclaim memory', 'azurite.reclaimMemory')}`].join('\n\n'),
-    command: 'azurite.showMemoryUsage',
+    tooltip: ['**Azurite in-memory storage**', ...describeMemory(report).map(escapeMarkdown), `${link('Show memory usage', COMMANDS.showMemoryUsage)} · ${link('Reclaim memory', COMMANDS.reclaimMemory)}`].join('\n\n'),
+    command: COMMANDS.showMemoryUsage,
     severity: memoryLevel(report, warningThreshold),
-    linkCommands: ['azurite.showMemoryUsage', 'azurite.reclaimMemory'],
+    linkCommands: [COMMANDS.showMemoryUsage, COMMANDS.reclaimMemory],
   };
 }

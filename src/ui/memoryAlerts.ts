@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import { azuriteConfig, settingsTarget } from '../config';
 import { BYTES_PER_MB, formatBytes, formatUsage, groupDigits, percentUsed } from '../core/memory';
+import { COMMANDS, serviceCommand } from '../core/commandIds';
 import { serviceName } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import { notify } from './notify';
@@ -40,9 +41,9 @@ export class MemoryAlerts implements vscode.Disposable {
     void notify(level, message, ...ACTIONS).then(async (choice) => {
       switch (choice) {
         case 'Raise Limit': await raiseLimit(this.emulator); break;
-        case 'Clean Blob': await vscode.commands.executeCommand('azurite.clean_blob'); break;
-        case 'Clean Queue': await vscode.commands.executeCommand('azurite.clean_queue'); break;
-        case 'Show Memory Usage': await vscode.commands.executeCommand('azurite.showMemoryUsage'); break;
+        case 'Clean Blob': await vscode.commands.executeCommand(serviceCommand('clean', 'blob')); break;
+        case 'Clean Queue': await vscode.commands.executeCommand(serviceCommand('clean', 'queue')); break;
+        case 'Show Memory Usage': await vscode.commands.executeCommand(COMMANDS.showMemoryUsage); break;
       }
     });
   }

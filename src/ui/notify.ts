@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { azuriteConfig, settingsTarget } from '../config';
+import { OPEN_SETTINGS } from '../core/commandIds';
 import type { Emulator } from '../emulator/emulator';
 import type { Outcome } from '../emulator/serviceManager';
 
@@ -44,7 +45,7 @@ export function showOutcome(outcome: Outcome, deps: NotifyDeps): void {
   const actions = [...(usePort ? [usePort] : []), ...(setting ? ['Open Settings'] : [])];
   void notify('error', outcome.message, ...actions).then(async (choice) => {
     if (choice === 'Open Settings') {
-      await vscode.commands.executeCommand('workbench.action.openSettings', setting);
+      await vscode.commands.executeCommand(OPEN_SETTINGS, setting);
     } else if (choice !== undefined && choice === usePort && conflict?.freePort !== undefined) {
       await azuriteConfig().update(`${conflict.kind}Port`, conflict.freePort, settingsTarget());
       deps.reloadSettings();
