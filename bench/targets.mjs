@@ -19,6 +19,14 @@ const engines = new Map();
  * The bundled engine (built by `node esbuild.mjs --engine-bundle`), or another build of it at
  * `bundle` (relative to the repository). BENCH_ENGINE_BUNDLE overrides the default.
  */
+/**
+ * Where an Emulator finds the engine: the engine host's worker (out/engine-worker.js, built with the
+ * engine bundle) and the engine build it loads.
+ */
+export function engineFiles(bundle = process.env.BENCH_ENGINE_BUNDLE ?? 'out/engine-bundle.js') {
+  return { workerPath: path.join(repoRoot, 'out', 'engine-worker.js'), enginePath: path.resolve(repoRoot, bundle) };
+}
+
 export function loadEngine(bundle = process.env.BENCH_ENGINE_BUNDLE ?? 'out/engine-bundle.js') {
   const file = path.resolve(repoRoot, bundle);
   if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`node esbuild.mjs --engine-bundle\` first (npm run bench does)`);
@@ -44,7 +52,7 @@ export async function startOurs({ inMemory, silent = true, log = dropLog, bundle
     { blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: inMemory, location, silent },
     { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: location, rootHasAzuriteData: false },
   );
-  const emulator = new Emulator(settings, log);
+  const emulator = new Emulator(settings, log, engineFiles(bundle));
   for (const kind of ['blob', 'queue', 'table']) {
     const outcome = await emulator.start(kind);
     if (!outcome.ok) throw new Error(`our ${kind} service did not start: ${outcome.message}`);

@@ -21,7 +21,7 @@ export const SETTING_KEYS = [
   'blobHost', 'blobPort', 'queueHost', 'queuePort', 'tableHost', 'tablePort',
   'location', 'inMemoryPersistence', 'extentMemoryLimit', 'loose', 'skipApiVersionCheck', 'apiVersionCheck', 'debug', 'silent',
   'blobKeepAliveTimeout', 'queueKeepAliveTimeout', 'tableKeepAliveTimeout', 'cert', 'key', 'pwd', 'oauth',
-  'disableProductStyleUrl',
+  'disableProductStyleUrl', 'engine.heapLimit',
 ] as const;
 
 /** Azurite's database files; any of them in the workspace root means Azurite data already lives there. */
@@ -102,6 +102,8 @@ export interface ExtensionSettings {
   readonly debugEnvironment: boolean;
   /** The raw `azurite.autoStart` value (parse with parseAutoStart). */
   readonly autoStart: unknown;
+  /** `azurite.engine.warmUp`: load the engine in the background after activation. */
+  readonly engineWarmUp: boolean;
 }
 
 /** `azurite.memory.warningThreshold`: percent of the limit (1–100) from which the meter warns; 80 when unset or invalid. */
@@ -118,6 +120,7 @@ export function readExtensionSettings(): ExtensionSettings {
     terminalEnvironment: config.get<boolean>('terminalEnvironment') !== false,
     debugEnvironment: config.get<boolean>('debugEnvironment') !== false,
     autoStart: config.get('autoStart'),
+    engineWarmUp: config.get<boolean>('engine.warmUp') !== false,
   };
 }
 

@@ -12,7 +12,7 @@ import { MemoryPanel } from './ui/memoryPanel';
 import { notify, recordedNotifications } from './ui/notify';
 import { unfinishedSaveMessage } from './emulator/shutdownMarker';
 import { CodeCachedModule, type CodeCacheState } from './emulator/codeCache';
-import { Emulator, type Engine } from './emulator/emulator';
+import { Emulator } from './emulator/emulator';
 import { SettingsWatcher } from './settingsWatcher';
 import { autoStart } from './autoStart';
 import { channelLog } from './ui/log';
@@ -24,17 +24,26 @@ import { DebugEnvironment } from './ui/debugEnvironment';
 import { FunctionsStorage } from './ui/functionsStorage';
 import { AzuriteTaskProvider } from './ui/azuriteTask';
 
+/** How long after activation the engine's warm-up begins, in ms (activation itself stays cheap). */
+const WARM_UP_DELAY_MS = 250;
+
 /** The Azurite extension, whose command ids and default ports this extension shares. */
 export const AZURITE_EXTENSION_ID = 'Azurite.azurite';
 
 /**
- * What `activate()` returns (`vscode.extensions.getExtension(id).exports`): for other extensions
- * and for the integration tests, which cannot otherwise read status bar items. `undefined` fields
- * when passive (the Azurite extension is enabled).
+ * What `activate()` returns to other extensions (`vscode.extensions.getExtension(id).exports`).
+ * They drive the emulator through the Azurite command ids (README, "Using it from other tools").
  */
 export interface ExtensionApi {
   /** True when the extension stays passive because the Azurite extension is enabled. */
   readonly passive: boolean;
+}
+
+/**
+ * What the integration tests read, which they cannot otherwise see (status bar items,
+ * notifications): returned only when VS Code runs the extension in `ExtensionMode.Test`.
+ */
+export interface TestingApi extends ExtensionApi {
   readonly emulator: Emulator;
   /** What each status bar item shows now. */
   statusItems(): Record<StatusItemKey, StatusItemSnapshot>;
@@ -68,7 +77,7 @@ let shutdown: Promise<void> | undefined;
  * project's local.settings.json (so the debug hooks are registered as early as the Azure Functions
  * extension's).
  */
-export function activate(context: vscode.ExtensionContext): ExtensionApi | { passive: true } {
+export function activate(context: vscode.ExtensionContext): ExtensionApi | TestingApi {
   const started = performance.now();
   const channel = vscode.window.createOutputChannel('Azurite', { log: true });
   // VS Code calls deactivate() and then, without awaiting it, disposes context.subscriptions in array
@@ -80,22 +89,24 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
 
   const settings = () => readSettings(context.globalStorageUri.fsPath, context.workspaceState.get<string>(DATA_FOLDER_KEY));
   const log = channelLog(channel);
-  // dist/engine.js through a V8 code cache in global storage: later windows skip compiling azurite.
-  const engine = new CodeCachedModule<Engine>(context.asAbsolutePath('dist/engine.js'), path.join(context.globalStorageUri.fsPath, 'code-cache'), log);
-  const emulator = new Emulator(settings(), log, () => engine.load());
-  context.subscriptions.push(emulator.onDidChangeState(({ state }) => {
-    if (state.status === 'running') void engine.save();
-  }));
+  // The engine runs in a worker thread, which loads dist/engine.js through a V8 code cache in global
+  // storage (later windows skip compiling azurite).
+  const engineFiles = {
+    workerPath: context.asAbsolutePath('dist/engineWorker.js'),
+    enginePath: context.asAbsolutePath('dist/engine.js'),
+    codeCacheDir: path.join(context.globalStorageUri.fsPath, 'code-cache'),
+  };
+  const emulator = new Emulator(settings(), log, engineFiles);
   const statusBar = new StatusBar(emulator, warningThreshold);
   const memoryPanel = new MemoryPanel(emulator, warningThreshold);
   const memoryAlerts = new MemoryAlerts(emulator, warningThreshold);
   const connectionEnv = new ConnectionEnvironment(emulator, log);
   const terminal = new TerminalEnvironment(context.environmentVariableCollection, emulator, connectionEnv, () => readExtensionSettings().terminalEnvironment);
-  const reload = (): string[] => {
-    const problems = emulator.updateSettings(settings());
+  const reload = async (): Promise<string[]> => {
+    const applied = emulator.updateSettings(settings());
     statusBar.refresh();
     terminal.refresh();
-    return problems;
+    return applied;
   };
   const deps = {
     emulator,
@@ -103,7 +114,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
     showMemoryPanel: () => memoryPanel.show(),
     prepareStart: async () => {
       const go = await ensureDataFolderChosen(context.workspaceState);
-      if (go) reload();
+      if (go) await reload();
       return go;
     },
   };
@@ -117,13 +128,24 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
     AzuriteTaskProvider.register(emulator, deps),
   );
   stopOnDeactivate = () => emulator.dispose();
-  context.subscriptions.push(emulator.onDidFindUnfinishedSave((u) => void notify('warning', unfinishedSaveMessage(u))));
+  context.subscriptions.push(
+    emulator.onDidFindUnfinishedSave((u) => void notify('warning', unfinishedSaveMessage(u))),
+    emulator.onDidLoseEngine((loss) => void notify('error', loss.message)),
+  );
+  // Warm before the click: once activation is done, the engine loads in its worker thread (nothing
+  // is shown, no port is bound), so a first click only builds and starts the server.
+  if (readExtensionSettings().engineWarmUp) {
+    const warm = setTimeout(() => void emulator.warmUp().catch((err: Error) => log.error(`Engine warm-up failed (a start will try again): ${err.message}`)), WARM_UP_DELAY_MS);
+    context.subscriptions.push({ dispose: () => clearTimeout(warm) });
+  }
 
   const autoStarted = autoStart(emulator, deps, (line) => log.info(line));
   const activationMs = Math.round((performance.now() - started) * 10) / 10;
   channel.info(`Activated in ${activationMs} ms`);
+  const api: ExtensionApi = { passive: false };
+  if (context.extensionMode !== vscode.ExtensionMode.Test) return api;
   return {
-    passive: false,
+    ...api,
     emulator,
     statusItems: () => statusBar.snapshot(),
     terminalVariables: () => terminal.values(),
@@ -132,7 +154,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | { pas
     notifications: () => recordedNotifications(),
     memoryPanelOpen: () => memoryPanel.isOpen,
     dataFolder: () => context.workspaceState.get<string>(DATA_FOLDER_KEY),
-    engineCodeCache: () => ({ state: engine.state, file: engine.cacheFile() }),
+    engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: new CodeCachedModule(engineFiles.enginePath, engineFiles.codeCacheDir).cacheFile() }),
     settled: async () => { await autoStarted; await watcher.settled(); },
     activationMs,
   };

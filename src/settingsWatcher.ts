@@ -13,14 +13,16 @@ import { showOutcome, type NotifyDeps } from './ui/notify';
 /** Restarts run one batch at a time, in the order the changes came. */
 export class SettingsWatcher implements vscode.Disposable {
   private restarts: Promise<void> = Promise.resolve();
+  /** The last settings reload's live part (what the engine applies), until done. */
+  private applying: Promise<void> = Promise.resolve();
   private readonly subscriptions: vscode.Disposable[];
 
   /**
-   * @param reload re-reads the settings into the emulator and redraws; returns live-apply problems
+   * @param reload re-reads the settings into the emulator and redraws; resolves to live-apply problems
    */
   constructor(
     private readonly emulator: Emulator,
-    private readonly reload: () => string[],
+    private readonly reload: () => Promise<string[]>,
     private readonly deps: NotifyDeps,
   ) {
     this.subscriptions = [
@@ -30,12 +32,15 @@ export class SettingsWatcher implements vscode.Disposable {
   }
 
   /** Resolves when every restart asked for so far has finished (for tests and deactivate). */
-  settled(): Promise<void> {
-    return this.restarts;
+  async settled(): Promise<void> {
+    await this.applying;
+    await this.restarts;
   }
 
   private changed(): void {
-    for (const message of this.reload()) showOutcome({ ok: false, message }, this.deps);
+    // The settings are in force for the next start at once; what the engine applies live
+    // (API-version policy, memory limit) reports its problems when done.
+    this.applying = this.reload().then((problems) => { for (const message of problems) showOutcome({ ok: false, message }, this.deps); });
     const kinds = this.emulator.servicesNeedingRestart();
     if (kinds.length === 0) return;
     const lossy = kinds.filter((k) => this.emulator.isRunningInMemory(k));

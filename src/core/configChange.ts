@@ -4,7 +4,8 @@
  * Applied without a restart: `debug` (the log sink reads the settings in force), `silent` (on: at
  * once; off: from each service's next start, since the engine's access log is off while silent),
  * `extentMemoryLimitBytes` (the chunk store's limit can change under a running service) and
- * `apiVersionCheck` (the engine seam reads the policy on every request).
+ * `apiVersionCheck` (the engine seam reads the policy on every request) and `engineHeapLimitMb`
+ * (it applies when the engine next starts, and no service restart would start it again).
  * Everything else is read by azurite's constructors, so a change restarts the services it touches:
  * a service's own `services[kind]` entry, or any shared option (a data location only matters in
  * disk mode).
@@ -13,7 +14,7 @@ import type { ServiceKind } from './services';
 import type { EmulatorOptions } from './settings';
 
 /** Option keys that take effect without restarting a service. */
-export const LIVE_OPTION_KEYS: ReadonlySet<string> = new Set(['debug', 'silent', 'extentMemoryLimitBytes', 'apiVersionCheck']);
+export const LIVE_OPTION_KEYS: ReadonlySet<string> = new Set(['debug', 'silent', 'extentMemoryLimitBytes', 'apiVersionCheck', 'engineHeapLimitMb']);
 
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);

@@ -57,7 +57,12 @@ export interface EmulatorOptions {
   readonly oauth: 'basic' | undefined;
   /** Take the account name only from the first path segment, never from the request's host name. */
   readonly disableProductStyleUrl: boolean;
+  /** The engine worker's heap limit in MB (`azurite.engine.heapLimit`); applies from the engine's next start. */
+  readonly engineHeapLimitMb: number;
 }
+
+/** `azurite.engine.heapLimit`'s default, in MB (package.json says why). */
+export const DEFAULT_ENGINE_HEAP_LIMIT_MB = 2048;
 
 /** A setting whose value cannot be used. `services` are the services it stops from starting. */
 export interface SettingError {
@@ -190,6 +195,13 @@ export function parseSettings(raw: RawSettings, location: LocationContext): Pars
   }
   if (bool('skipApiVersionCheck', ALL)) apiVersionCheck = 'off';
 
+  let engineHeapLimitMb = DEFAULT_ENGINE_HEAP_LIMIT_MB;
+  const rawHeap = raw['engine.heapLimit'];
+  if (rawHeap !== undefined && rawHeap !== null) {
+    if (typeof rawHeap === 'number' && Number.isInteger(rawHeap) && rawHeap >= 128 && rawHeap <= 65536) engineHeapLimitMb = rawHeap;
+    else fail('engine.heapLimit', rawHeap, `use a whole number of MB from 128 to 65536 (the default, ${DEFAULT_ENGINE_HEAP_LIMIT_MB}, is in force until then).`, []);
+  }
+
   const options: EmulatorOptions = {
     services,
     location: resolvedLocation,
@@ -202,6 +214,7 @@ export function parseSettings(raw: RawSettings, location: LocationContext): Pars
     https,
     oauth,
     disableProductStyleUrl: bool('disableProductStyleUrl', ALL),
+    engineHeapLimitMb,
   };
   return { options, errors };
 }

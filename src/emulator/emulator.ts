@@ -1,27 +1,48 @@
 /**
- * The emulator: three {@link ServiceManager}s (blob, queue, table) and one in-memory chunk store
- * shared by blob and queue, driven by validated settings. Knows nothing of VS Code; the extension
- * feeds it settings and draws its events.
+ * The emulator facade: three {@link ServiceManager}s (blob, queue, table) driven by validated
+ * settings, over the engine host (./engineHost.ts: azurite runs in a worker thread) and its
+ * {@link MemoryMeter} (one extent store shared by blob and queue, as in Azurite). Knows nothing of
+ * VS Code; the extension feeds it settings and draws its events.
  */
 import { connectionString, type ClientAddress } from '../core/connectionString';
-import { Emitter, type Event } from '../core/events';
+import { Emitter, type Disposable, type Event } from '../core/events';
 import type { Endpoint, ServiceState } from '../core/lifecycle';
-import { formatBytes, type MemoryReport } from '../core/memory';
+import type { MemoryReport } from '../core/memory';
 import { EXTENT_SERVICE_KINDS, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import { errorsFor, type EmulatorOptions, type ParsedSettings } from '../core/settings';
 import { needsRestart } from '../core/configChange';
-import * as os from 'node:os';
 import { dataFileNames } from '../core/dataFiles';
-import { defaultLimitBytes } from '../core/memory';
-import type { EngineServiceOptions, MeteredChunkStore } from './azurite';
 import { diskUsageBytes } from './diskUsage';
-import { createApiVersionPolicy, type ApiVersionPolicy } from '../engine/apiVersionPolicy';
 import { ENGINE_API_VERSIONS } from './engineFacts';
+import { EngineHost, type EngineExit, type HostServiceOptions } from './engineHost';
+import type { LoadResult } from './engineProtocol';
+import type { LimitHit } from './memoryMeter';
+import { MemoryMeter } from './memoryMeter';
 import { ServiceManager, type Outcome } from './serviceManager';
 import { takeUnfinishedSave, unfinishedSaveMessage, type UnfinishedSave } from './shutdownMarker';
 
-/** The engine module's shape (src/emulator/azurite.ts): loaded lazily, so only its type is imported here. */
+/** The engine module's shape (src/emulator/azurite.ts, dist/engine.js): it runs in the engine host's worker. */
 export type Engine = typeof import('./azurite');
+
+export { LIMIT_BURST_GAP_MS, MEMORY_REFRESH_MS, type LimitHit } from './memoryMeter';
+
+/** Where the engine is: the worker's entry and the engine module it loads. Paths absolute. */
+export interface EngineFiles {
+  /** dist/engineWorker.js (out/engine-worker.js in tests). */
+  readonly workerPath: string;
+  /** dist/engine.js (out/engine-bundle.js in tests). */
+  readonly enginePath: string;
+  /** Folder of the engine's V8 code cache (the extension's global storage); undefined: none. */
+  readonly codeCacheDir?: string;
+}
+
+/** The engine ended under the services: why, and what was lost, for a person to read. */
+export interface EngineLoss {
+  readonly reason: string;
+  /** The whole message: what happened, which services stopped, what data is gone. */
+  readonly message: string;
+  readonly stopped: readonly ServiceKind[];
+}
 
 /** Where the emulator's log lines go (an output channel in the extension, an array in tests). */
 export interface EmulatorLog {
@@ -39,29 +60,15 @@ export interface ServiceStateChange {
   readonly state: ServiceState;
 }
 
-/** Minimum time between two memory events while content changes, in ms. */
-export const MEMORY_REFRESH_MS = 1000;
-
-/** Refusals closer together than this (ms) belong to one burst, reported once. */
-export const LIMIT_BURST_GAP_MS = 5000;
-
-/**
- * The first write refused by the memory limit in a burst (HTTP 409 MemoryExtentStoreAtSizeLimit).
- * Sizes in bytes.
- */
-export interface LimitHit {
-  readonly kind: ServiceKind;
-  readonly requestedBytes: number;
-  readonly usedBytes: number;
-  readonly limitBytes: number;
-}
 
 /** Where memory goes beyond the extent store. Bytes; `metadataEstimateBytes` is an estimate. */
 export interface MemoryBreakdown {
   readonly report: MemoryReport;
   /** LokiJS metadata of running services: serialized JSON length (see EngineService.metadataBytesEstimate). */
   readonly metadataEstimateBytes: number;
+  /** The engine worker's JavaScript heap in use (0 while no engine runs). */
   readonly heapUsedBytes: number;
+  /** The extension host process's resident set (the worker is a thread of it). */
   readonly rssBytes: number;
 }
 
@@ -75,30 +82,18 @@ export class Emulator {
   /** One manager per service kind. */
   readonly services: Readonly<Record<ServiceKind, ServiceManager>>;
   private settings: ParsedSettings;
-  /** The engine module, loaded on the first start or clean (src/emulator/azurite.ts; dist/engine.js when bundled). */
-  private engine: Engine | undefined;
-  private engineLoading: Promise<Engine> | undefined;
-  /** The emulator's chunk store, made when the engine loads. */
-  private store: MeteredChunkStore | undefined;
+  /** Runs the engine in a worker thread; made at construction, the worker only on the first use. */
+  private readonly host: EngineHost;
+  private readonly meter: MemoryMeter;
   private readonly stateEmitter = new Emitter<ServiceStateChange>();
-  private readonly memoryEmitter = new Emitter<MemoryReport>();
-  private memoryTimer: NodeJS.Timeout | undefined;
-  private lastMemoryEventAt = 0;
-  private unsubscribeStore: () => void = () => undefined;
-  private unsubscribeRefusals: () => void = () => undefined;
-  private readonly limitEmitter = new Emitter<LimitHit>();
-  private lastRefusalAt = 0;
-  /** The `extentMemoryLimitBytes` setting the store's limit came from (undefined = Azurite's default). */
-  private appliedLimitSetting: number | undefined;
+  private readonly lossEmitter = new Emitter<EngineLoss>();
+  private readonly subscriptions: Disposable[] = [];
+  /** The warm-up of the engine now running (cleared when the engine ends). */
+  private warming: Promise<void> | undefined;
   /** Whether each service was last started in memory mode (settings may have changed since). */
   private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
   /** The options each running service was started with. */
   private readonly startedWith: Partial<Record<ServiceKind, EmulatorOptions>> = {};
-  /**
-   * Each service's API-version policy, handed to its servers and read by the engine on every request
-   * (src/engine/apiVersionPolicy.ts), so `updateSettings` changes it under a running server.
-   */
-  private readonly apiVersionPolicies: Readonly<Record<ServiceKind, ApiVersionPolicy>>;
   /** The lifecycle operation under way per service, if any (see {@link serialize}). */
   private readonly inFlight: Partial<Record<ServiceKind, { readonly verb: LifecycleVerb; readonly done: Promise<Outcome> }>> = {};
 
@@ -106,14 +101,17 @@ export class Emulator {
   readonly onDidChangeState: Event<ServiceStateChange> = this.stateEmitter.event;
   /**
    * Fires with a fresh report after in-memory content changes, at most once per
-   * {@link MEMORY_REFRESH_MS}; never while nothing changes.
+   * MEMORY_REFRESH_MS; never while nothing changes.
    */
-  readonly onDidChangeMemory: Event<MemoryReport> = this.memoryEmitter.event;
+  readonly onDidChangeMemory: Event<MemoryReport>;
+  /** Fires once per burst of writes refused by the memory limit (see MemoryMeter.onDidHitLimit). */
+  readonly onDidHitLimit: Event<LimitHit>;
   /**
-   * Fires once per burst of writes refused by the memory limit: for the first refusal after
-   * {@link LIMIT_BURST_GAP_MS} without one.
+   * Fires when the engine ends under the services (crash, out of memory, an uncaught exception):
+   * every service it ran is closed with the reason as its error. The next start brings a new
+   * engine up.
    */
-  readonly onDidHitLimit: Event<LimitHit> = this.limitEmitter.event;
+  readonly onDidLoseEngine: Event<EngineLoss> = this.lossEmitter.event;
   private readonly unfinishedSaveEmitter = new Emitter<UnfinishedSave>();
   /**
    * Fires when a disk-mode service starts on a folder where its last stop began saving and never
@@ -123,26 +121,33 @@ export class Emulator {
   readonly onDidFindUnfinishedSave: Event<UnfinishedSave> = this.unfinishedSaveEmitter.event;
 
   /**
-   * @param loadEngine loads the engine module; called once, on the first start or clean, so that
-   *   activation does not pay for azurite (the extension passes a loader of dist/engine.js through a
-   *   V8 code cache, src/emulator/codeCache.ts; the default requires the engine directly).
+   * @param engine where the engine host's worker and the engine module are; nothing is loaded or
+   *   started until the first {@link warmUp} or start
    */
   constructor(
     settings: ParsedSettings,
     private readonly log: EmulatorLog,
-    // A require, not an import, so that loading waits for the first start; the bundle maps it to
-    // dist/engine.js (esbuild.mjs).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    private readonly loadEngine: () => Engine | Promise<Engine> = () => require('./azurite') as Engine,
+    engine: EngineFiles,
   ) {
     // Logging must never throw: on shutdown the output channel may already be disposed, and a throw
     // there would end the stop before the data is saved.
     this.log = neverThrows(log);
+    this.host = new EngineHost(
+      { ...engine, codeCacheDir: engine.codeCacheDir, heapLimitMb: () => this.settings.options.engineHeapLimitMb, log: this.log },
+      { extentLimitBytes: settings.options.extentMemoryLimitBytes, apiVersionCheck: settings.options.apiVersionCheck },
+    );
+    this.meter = new MemoryMeter(this.host, settings.options.extentMemoryLimitBytes);
+    this.onDidChangeMemory = this.meter.onDidChange;
+    this.onDidHitLimit = this.meter.onDidHitLimit;
+    this.subscriptions.push(
+      this.host.onDidServeNewer(({ kind, asked, servedAs }) =>
+        this.log.info(`${serviceName(kind)}: a client asked for API version ${asked}, newer than the newest this engine knows; serving it as ${servedAs} (azurite.apiVersionCheck: acceptNewer).`)),
+      this.host.onDidExit((exit) => this.engineLost(exit)),
+    );
     this.settings = settings;
-    this.appliedLimitSetting = settings.options.extentMemoryLimitBytes;
     const services = {} as Record<ServiceKind, ServiceManager>;
     for (const kind of SERVICE_KINDS) {
-      const manager = new ServiceManager(kind, (o) => this.engine!.createService(o));
+      const manager = new ServiceManager(kind, (o) => this.host.createService(o));
       manager.onDidChangeState((state) => {
         this.stateEmitter.fire({ kind, state });
         if (state.status === 'running' && !this.lastStartInMemory[kind]) void this.reportUnfinishedSave(kind, this.settings.options.location);
@@ -150,12 +155,6 @@ export class Emulator {
       services[kind] = manager;
     }
     this.services = services;
-    const policies = {} as Record<ServiceKind, ApiVersionPolicy>;
-    for (const kind of SERVICE_KINDS) {
-      policies[kind] = createApiVersionPolicy(settings.options.apiVersionCheck, (asked, servedAs) =>
-        this.log.info(`${serviceName(kind)}: a client asked for API version ${asked}, newer than the newest this engine knows; serving it as ${servedAs} (azurite.apiVersionCheck: acceptNewer).`));
-    }
-    this.apiVersionPolicies = policies;
   }
 
   /** The options in force for the next start. */
@@ -164,25 +163,26 @@ export class Emulator {
   }
 
   /**
-   * Replaces the settings. Applied at once: the debug and access logs, and the memory limit when a
-   * blob or queue service runs in memory (a limit below current use is refused: the message is
-   * returned and the old limit stays). Everything else applies from the next start: see
+   * Replaces the settings. Applied at once: the API-version policy, the debug and access logs, and
+   * the memory limit when a blob or queue service runs in memory (a limit below current use is
+   * refused: the message is returned and the old limit stays). `azurite.engine.heapLimit` applies
+   * from the engine's next start. Everything else applies from the next start of each service: see
    * {@link servicesNeedingRestart}.
-   * @returns messages about settings that could not be applied live
+   * @returns (when the engine has them in force) messages about settings that could not be applied live
    */
-  updateSettings(settings: ParsedSettings): string[] {
+  async updateSettings(settings: ParsedSettings): Promise<string[]> {
     const wasSilent = this.settings.options.silent;
     this.settings = settings;
-    for (const kind of SERVICE_KINDS) this.apiVersionPolicies[kind].mode = settings.options.apiVersionCheck;
     if (wasSilent && !settings.options.silent) {
       const quiet = SERVICE_KINDS.filter((k) => this.services[k].state.status === 'running' && this.startedWith[k]?.silent === true);
       if (quiet.length > 0) this.log.info(`Access log: ${quiet.map(serviceName).join(', ')} started with azurite.silent on and log requests from their next start.`);
     }
-    if (SERVICE_KINDS.some((k) => this.services[k].state.status === 'running')) this.applyDebugLog();
+    this.applyDebugLog();
     const problems: string[] = [];
+    await this.host.setApiVersionCheck(settings.options.apiVersionCheck).catch((err: Error) => problems.push(`azurite.apiVersionCheck could not be applied: ${err.message}`));
     const memoryKind = EXTENT_SERVICE_KINDS.find((k) => this.services[k].state.status === 'running' && this.lastStartInMemory[k]);
     if (memoryKind !== undefined) {
-      const refused = this.checkMemoryLimit(this.serviceOptions(memoryKind));
+      const refused = await this.meter.applyLimit(settings.options.extentMemoryLimitBytes).catch((err: Error) => err.message);
       if (refused !== undefined) problems.push(refused);
     }
     return problems;
@@ -217,26 +217,38 @@ export class Emulator {
     return errorsFor(this.settings.errors, kind).map((e) => e.message);
   }
 
-  /** Loads the engine once; later calls return the loaded module. Logs the load time. */
-  async engineModule(): Promise<Engine> {
-    if (this.engine !== undefined) return this.engine;
-    this.engineLoading ??= (async () => {
+  /**
+   * Brings the engine up in its worker and loads everything a start needs, listening on nothing
+   * (the warm-up after activation, and the first step of every start). Logs the load time once per
+   * engine. Later calls resolve at once.
+   * @throws Error when the engine does not load
+   */
+  warmUp(): Promise<void> {
+    this.warming ??= (async () => {
       const started = performance.now();
-      const engine = await this.loadEngine();
-      this.log.info(`Engine loaded in ${Math.round(performance.now() - started)} ms`);
-      const store = new engine.MeteredChunkStore(this.settings.options.extentMemoryLimitBytes);
-      this.unsubscribeStore = store.onDidChange(() => this.scheduleMemoryEvent());
-      this.unsubscribeRefusals = store.onDidRefuse((r) => {
-        const now = Date.now();
-        const first = now - this.lastRefusalAt > LIMIT_BURST_GAP_MS;
-        this.lastRefusalAt = now;
-        if (first) this.limitEmitter.fire({ kind: r.category === 'queue' ? 'queue' : 'blob', requestedBytes: r.requestedBytes, usedBytes: r.usedBytes, limitBytes: r.limitBytes });
-      });
-      this.store = store;
-      this.engine = engine;
-      return engine;
-    })();
-    return this.engineLoading;
+      const result = await this.host.load();
+      const cache = result.codeCache !== undefined ? `, code cache: ${result.codeCache}` : '';
+      this.log.info(`Engine loaded in ${Math.round(performance.now() - started)} ms (in its worker thread: ${result.loadMs} ms${cache})`);
+    })().catch((err: unknown) => {
+      this.warming = undefined;
+      throw err;
+    });
+    return this.warming;
+  }
+
+  /** What the engine's load answered (its time and the code cache's state), once it has loaded. */
+  engineLoadResult(): LoadResult | undefined {
+    return this.host.loadResult;
+  }
+
+  /** The state of one service. */
+  status(kind: ServiceKind): ServiceState {
+    return this.services[kind].state;
+  }
+
+  /** The services that run now, in SERVICE_KINDS order. */
+  runningKinds(): ServiceKind[] {
+    return SERVICE_KINDS.filter((k) => this.services[k].state.status === 'running');
   }
 
   /**
@@ -275,7 +287,7 @@ export class Emulator {
   private async startNow(kind: ServiceKind): Promise<Outcome> {
     const began = performance.now();
     try {
-      await this.engineModule();
+      await this.warmUp();
     } catch (err) {
       const message = `${serviceName(kind)} service could not start: the emulator engine did not load (${(err as Error).message}).`;
       this.log.error(message);
@@ -308,7 +320,11 @@ export class Emulator {
         const stopped = await this.stopNow(kind);
         if (!stopped.ok) return stopped;
       }
-      await this.engineModule();
+      try {
+        await this.warmUp();
+      } catch (err) {
+        return { ok: false, message: `${serviceName(kind)} data could not be cleaned: the emulator engine did not load (${(err as Error).message}).` };
+      }
       const outcome = await this.services[kind].clean(this.serviceOptions(kind));
       this.report(kind, outcome, 'data cleaned');
       if (outcome.ok && wasRunning) return this.startNow(kind);
@@ -357,22 +373,15 @@ export class Emulator {
     return connectionString(Object.fromEntries(kinds.map((k) => [k, this.clientAddress(k)])));
   }
 
-  /** The in-memory extent store now. Exact: sums of bytes held, read from the store. */
+  /** The in-memory extent store as the engine last reported it (bytes; events keep it current). */
   memoryReport(): MemoryReport {
-    const store = this.store;
-    if (store === undefined) {
-      const limit = this.settings.options.extentMemoryLimitBytes;
-      return { blobBytes: 0, queueBytes: 0, usedBytes: 0, limitBytes: limit ?? defaultLimitBytes(os.totalmem()), isDefaultLimit: limit === undefined };
-    }
-    const blobBytes = store.categoryBytes('blob');
-    const queueBytes = store.categoryBytes('queue');
-    return {
-      blobBytes,
-      queueBytes,
-      usedBytes: store.totalSize(),
-      limitBytes: store.limitBytes(),
-      isDefaultLimit: this.appliedLimitSetting === undefined,
-    };
+    return this.meter.report();
+  }
+
+  /** The in-memory extent store now, asked of the engine: exact, after every write it has answered. */
+  async memoryReportNow(): Promise<MemoryReport> {
+    await this.host.refreshMemory();
+    return this.meter.report();
   }
 
   /** True when a blob or queue service runs in memory mode (the meter has something to show). */
@@ -389,22 +398,36 @@ export class Emulator {
    * @returns bytes freed (the drop in use; concurrent writes can make it smaller)
    */
   async reclaimMemory(): Promise<number> {
-    const store = this.store;
-    if (store === undefined) return 0;
-    const before = store.totalSize();
-    await Promise.all(EXTENT_SERVICE_KINDS.map((k) => this.services[k].reclaim()));
-    return Math.max(0, before - store.totalSize());
+    let freed = 0;
+    for (const kind of EXTENT_SERVICE_KINDS) freed += await this.services[kind].reclaim();
+    return freed;
   }
 
-  /** The memory report plus what is not counted: LokiJS metadata (estimated) and the process's heap and RSS. */
-  memoryBreakdown(): MemoryBreakdown {
-    const usage = process.memoryUsage();
+  /**
+   * The memory report plus what is not counted: LokiJS metadata (estimated) and the engine's heap,
+   * asked of the engine, and the process's RSS.
+   */
+  async memoryBreakdown(): Promise<MemoryBreakdown> {
+    const stats = await this.host.stats().catch(() => ({ metadataEstimateBytes: 0, heapUsedBytes: 0 }));
     return {
-      report: this.memoryReport(),
-      metadataEstimateBytes: SERVICE_KINDS.reduce((n, k) => n + this.services[k].metadataBytesEstimate(), 0),
-      heapUsedBytes: usage.heapUsed,
-      rssBytes: usage.rss,
+      report: await this.memoryReportNow().catch(() => this.memoryReport()),
+      metadataEstimateBytes: stats.metadataEstimateBytes,
+      heapUsedBytes: stats.heapUsedBytes,
+      rssBytes: process.memoryUsage().rss,
     };
+  }
+
+  /**
+   * Makes the engine throw an uncaught exception, as a fault in azurite would: for the tests that
+   * show the extension host survives it (reached through the test-only API).
+   */
+  crashEngineForTest(): Promise<void> {
+    return this.host.crashForTest();
+  }
+
+  /** True while the engine's worker runs. */
+  get engineRunning(): boolean {
+    return this.host.isRunning;
   }
 
   /** Bytes on disk of `kind`'s data in the data folder (disk mode). */
@@ -435,13 +458,13 @@ export class Emulator {
     try {
       await this.stopAll();
     } finally {
-      clearTimeout(this.memoryTimer);
-      this.unsubscribeStore();
-      this.unsubscribeRefusals();
-      this.limitEmitter.dispose();
+      await this.host.terminate().catch(() => undefined);
+      for (const s of this.subscriptions) s.dispose();
+      this.meter.dispose();
+      this.host.dispose();
       for (const kind of SERVICE_KINDS) this.services[kind].dispose();
       this.stateEmitter.dispose();
-      this.memoryEmitter.dispose();
+      this.lossEmitter.dispose();
       this.unfinishedSaveEmitter.dispose();
     }
   }
@@ -454,7 +477,7 @@ export class Emulator {
     this.unfinishedSaveEmitter.fire(unfinished);
   }
 
-  private serviceOptions(kind: ServiceKind): EngineServiceOptions {
+  private serviceOptions(kind: ServiceKind): HostServiceOptions {
     const o = this.settings.options;
     return {
       kind,
@@ -463,12 +486,10 @@ export class Emulator {
       inMemory: o.inMemoryPersistence,
       location: o.location,
       loose: o.loose,
-      apiVersionPolicy: this.apiVersionPolicies[kind],
       // Off in the engine when silent (azurite's access log costs ~12% of a small request). When on,
       // `azurite.silent` is also read per line, so turning it on applies at once; turning it off
       // applies from the service's next start (updateSettings says so).
       accessLog: o.silent ? undefined : (line) => { if (!this.settings.options.silent) this.log.access(`${serviceName(kind)} ${line}`); },
-      memoryStore: this.store,
       keepAliveSec: o.services[kind].keepAliveSec,
       https: o.https,
       oauth: o.oauth,
@@ -477,34 +498,31 @@ export class Emulator {
   }
 
   /** Applies the configured limit to the shared store before a blob/queue start in memory mode. */
-  private checkMemoryLimit(options: EngineServiceOptions): string | undefined {
+  private async checkMemoryLimit(options: HostServiceOptions): Promise<string | undefined> {
     if (!options.inMemory || options.kind === 'table') return undefined;
-    const setting = this.settings.options.extentMemoryLimitBytes;
-    const store = this.store!;
-    const limit = setting ?? this.engine!.DEFAULT_LIMIT_BYTES;
-    if (limit !== store.sizeLimit() && !store.setSizeLimit(limit)) {
-      return `azurite.extentMemoryLimit asks for ${formatBytes(limit)}, but ${formatBytes(store.totalSize())} of blob and queue data is in memory, so the limit stays at ${formatBytes(store.limitBytes())}. Raise the limit above ${formatBytes(store.totalSize())}, or clean the blob or queue service (or reclaim memory) first.`;
-    }
-    if (this.appliedLimitSetting !== setting) {
-      this.appliedLimitSetting = setting;
-      this.scheduleMemoryEvent();
-    }
-    return undefined;
+    return this.meter.applyLimit(this.settings.options.extentMemoryLimitBytes);
   }
 
-  /** azurite's debug log is process-wide: route it while `azurite.debug` is on. */
+  /** The engine's worker ended without being asked to: close what it ran, say why and what is lost. */
+  private engineLost(exit: EngineExit): void {
+    this.warming = undefined;
+    const stopped = this.runningKinds();
+    const lostInMemory = stopped.filter((k) => this.lastStartInMemory[k]);
+    const onDisk = stopped.filter((k) => !this.lastStartInMemory[k]);
+    const parts = [`The emulator engine stopped: ${exit.reason}.`];
+    if (stopped.length > 0) parts.push(`${stopped.map(serviceName).join(', ')} ${stopped.length === 1 ? 'is' : 'are'} stopped.`);
+    if (lostInMemory.length > 0) parts.push(`In-memory data of ${lostInMemory.map(serviceName).join(' and ')} is gone.`);
+    if (onDisk.length > 0) parts.push(`Data on disk is kept, up to its last save (${onDisk.map(serviceName).join(', ')}).`);
+    parts.push('Start a service to bring a new engine up.');
+    const message = parts.join(' ');
+    this.log.error(message);
+    for (const kind of stopped) this.services[kind].engineLost(message);
+    this.lossEmitter.fire({ reason: exit.reason, message, stopped });
+  }
+
+  /** azurite's debug log is process-wide in the engine: route it while `azurite.debug` is on. */
   private applyDebugLog(): void {
-    this.engine?.setDebugLogSink(this.settings.options.debug ? (line) => this.log.debug(line) : undefined);
-  }
-
-  private scheduleMemoryEvent(): void {
-    if (this.memoryTimer !== undefined) return;
-    const delay = Math.max(0, this.lastMemoryEventAt + MEMORY_REFRESH_MS - Date.now());
-    this.memoryTimer = setTimeout(() => {
-      this.memoryTimer = undefined;
-      this.lastMemoryEventAt = Date.now();
-      this.memoryEmitter.fire(this.memoryReport());
-    }, delay);
+    this.host.setDebugLogSink(this.settings.options.debug ? (line) => this.log.debug(line) : undefined);
   }
 
   private report(kind: ServiceKind, outcome: Outcome, success: string): void {

@@ -9,7 +9,7 @@ import { INITIAL_STATE, IllegalTransition, transition, type LifecycleEvent, type
 import { serviceName, type ServiceKind } from '../core/services';
 import { describeLocationError, describePortConflict, describeStartError, type PortConflict } from '../core/startErrors';
 import { findFreePort, probePortHolder } from './ports';
-import type { EngineService, EngineServiceOptions } from './azurite';
+import type { HostServiceOptions, ServiceHandle } from './engineHost';
 import { certificateProblem } from './certificates';
 
 /**
@@ -20,16 +20,16 @@ export type Outcome =
   | { readonly ok: true }
   | { readonly ok: false; readonly message: string; readonly conflict?: PortConflict };
 
-/** Makes an engine service from options (src/emulator/azurite.ts `createService` in production). */
-export type ServiceFactory = (options: EngineServiceOptions) => EngineService;
+/** Makes an engine service from options (EngineHost.createService in production: the service runs in the engine's worker). */
+export type ServiceFactory = (options: HostServiceOptions) => ServiceHandle;
 
-/** Called before a start with what the service is about to use; return a message to refuse the start. */
-export type StartCheck = (options: EngineServiceOptions) => string | undefined;
+/** Called before a start with what the service is about to use; resolve a message to refuse the start. */
+export type StartCheck = (options: HostServiceOptions) => Promise<string | undefined>;
 
 /** Lifecycle of one service kind. */
 export class ServiceManager {
   private current: ServiceState = INITIAL_STATE;
-  private running: EngineService | undefined;
+  private running: ServiceHandle | undefined;
   /** The stop under way (state `closing`), if any. */
   private stopping: Promise<Outcome> | undefined;
   private readonly stateEmitter = new Emitter<ServiceState>();
@@ -53,9 +53,10 @@ export class ServiceManager {
    * load (./certificates.ts: missing file, wrong PFX password, key not matching), or when `check`
    * says no. A refused service never listened and holds no store.
    */
-  async start(options: EngineServiceOptions, blockers: readonly string[] = [], check?: StartCheck): Promise<Outcome> {
+  async start(options: HostServiceOptions, blockers: readonly string[] = [], check?: StartCheck): Promise<Outcome> {
     if (this.current.status !== 'closed') return this.illegal('start');
-    const refusal = blockers.length > 0 ? blockers.join(' ') : check?.(options);
+    const refusal = blockers.length > 0 ? blockers.join(' ') : await check?.(options);
+    if (this.current.status !== 'closed') return this.illegal('start');
     if (refusal !== undefined) {
       this.set({ status: 'closed', error: refusal });
       return { ok: false, message: refusal };
@@ -87,7 +88,7 @@ export class ServiceManager {
 
   /**
    * Stops the service; resolves when its port is free and, in disk mode, its metadata is on disk
-   * (EngineService.stop). A stop called while one is under way (state `closing`) resolves with that
+   * (ServiceHandle.stop). A stop called while one is under way (state `closing`) resolves with that
    * stop's outcome, so a shutdown can wait for a restart's stop to finish saving. Never rejects.
    */
   async stop(): Promise<Outcome> {
@@ -113,7 +114,7 @@ export class ServiceManager {
   }
 
   /** Deletes the service's data. Only while closed. */
-  async clean(options: EngineServiceOptions): Promise<Outcome> {
+  async clean(options: HostServiceOptions): Promise<Outcome> {
     if (this.current.status !== 'closed') return this.illegal('clean');
     this.apply({ type: 'clean' });
     try {
@@ -125,14 +126,21 @@ export class ServiceManager {
     }
   }
 
-  /** Frees unreferenced in-memory extents now (see EngineService.reclaim); no-op unless running. */
-  async reclaim(): Promise<void> {
-    await this.running?.reclaim();
+  /** Frees unreferenced in-memory extents now (see ServiceHandle.reclaim); no-op unless running. */
+  async reclaim(): Promise<number> {
+    return (await this.running?.reclaim()) ?? 0;
   }
 
-  /** Estimated bytes of LokiJS metadata held by the running service (0 when stopped). */
-  metadataBytesEstimate(): number {
-    return this.running?.metadataBytesEstimate() ?? 0;
+  /**
+   * The engine ended under the service (crash, out of memory): a running service is now closed with
+   * `message` as its error. A start, stop or clean still waiting for the engine fails on its own
+   * (its request is rejected), through the usual `failed` transition.
+   */
+  engineLost(message: string): void {
+    if (this.current.status !== 'running') return;
+    this.running = undefined;
+    this.stopping = undefined;
+    this.set({ status: 'closed', error: message });
   }
 
   /** Removes every listener. Does not stop the service (use stop()). */

@@ -16,6 +16,8 @@ export class MemoryPanel implements vscode.Disposable {
   private readonly history = new MemoryHistory();
   private panel: vscode.WebviewPanel | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private rendering = false;
+  private renderAgain = false;
   private readonly subscriptions: { dispose(): void }[];
 
   /** @param warningThreshold percent (`azurite.memory.warningThreshold`), read at each render */
@@ -55,9 +57,26 @@ export class MemoryPanel implements vscode.Disposable {
     this.render();
   }
 
+  /** Redraws from a fresh breakdown (asked of the engine); a render asked for during one follows it. */
   private render(): void {
+    if (this.rendering) {
+      this.renderAgain = true;
+      return;
+    }
+    this.rendering = true;
+    void this.renderNow().finally(() => {
+      this.rendering = false;
+      if (this.renderAgain) {
+        this.renderAgain = false;
+        this.render();
+      }
+    });
+  }
+
+  private async renderNow(): Promise<void> {
     if (this.panel === undefined) return;
-    const b = this.emulator.memoryBreakdown();
+    const b = await this.emulator.memoryBreakdown();
+    if (this.panel === undefined) return;
     const now = Date.now();
     this.panel.webview.html = memoryPageHtml({
       report: b.report,

@@ -1,12 +1,12 @@
 /** Shared helpers for tests that run inside the VS Code extension host. */
 import * as vscode from 'vscode';
-import type { ExtensionApi } from '../../src/extension';
+import type { TestingApi } from '../../src/extension';
 
 export const EXTENSION_ID = 'storage-emulators.storage-emulators';
 
 /** The activated extension's API. */
-export async function api(): Promise<ExtensionApi> {
-  const ext = vscode.extensions.getExtension<ExtensionApi>(EXTENSION_ID);
+export async function api(): Promise<TestingApi> {
+  const ext = vscode.extensions.getExtension<TestingApi>(EXTENSION_ID);
   if (ext === undefined) throw new Error(`extension ${EXTENSION_ID} is not loaded`);
   return ext.isActive ? ext.exports : ext.activate();
 }
@@ -45,9 +45,11 @@ export async function configure(values: Record<string, unknown>): Promise<void> 
     if (!settingsApplied(emulator.options, values)) throw new Error(`the emulator still has ${JSON.stringify(emulator.options)}`);
     return true;
   });
+  // What the engine applies live (API-version policy, memory limit) is in force once this resolves.
+  await (await api()).settled();
 }
 
-function settingsApplied(options: ExtensionApi['emulator']['options'], values: Record<string, unknown>): boolean {
+function settingsApplied(options: TestingApi['emulator']['options'], values: Record<string, unknown>): boolean {
   for (const [key, value] of Object.entries(values)) {
     const port = /^(blob|queue|table)Port$/.exec(key);
     if (port && typeof value === 'number' && value >= 0 && value <= 65535 && options.services[port[1] as 'blob'].port !== value) return false;

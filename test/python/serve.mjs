@@ -49,7 +49,8 @@ if (settings.errors.length > 0) {
   console.error(`serve.mjs: ${settings.errors.map((e) => e.message).join('; ')}`);
   process.exit(2);
 }
-const emulator = new Emulator(settings, log);
+// The engine runs in the engine host's worker thread, as in the extension (out/engine-worker.js).
+const emulator = new Emulator(settings, log, { workerPath: path.join(root, 'out', 'engine-worker.js'), enginePath: bundlePath });
 
 let stopping;
 function stop(code) {

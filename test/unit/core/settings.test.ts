@@ -56,6 +56,7 @@ describe('core/settings', () => {
         https: undefined,
         oauth: undefined,
         disableProductStyleUrl: false,
+        engineHeapLimitMb: 2048,
       });
     });
 
@@ -99,6 +100,7 @@ describe('core/settings', () => {
         https: { cert: '/home/dev/project/certs/localhost.pem', key: '/home/dev/keys/localhost-key.pem' },
         oauth: 'basic',
         disableProductStyleUrl: true,
+        engineHeapLimitMb: 2048,
       });
     });
 
@@ -261,6 +263,17 @@ describe('core/settings', () => {
       assert.deepEqual(errors.map((e) => [e.key, e.message, e.services]), [
         ['azurite.apiVersionCheck', 'azurite.apiVersionCheck is "lenient"; use "acceptNewer", "strict", "off" ("acceptNewer" is the default and is in force until then).', []],
       ]);
+    });
+
+    it('reads azurite.engine.heapLimit in MB (2048 by default), refusing what is not 128–65536 without blocking any service', () => {
+      assert.equal(parseSettings({}, withFolder).options.engineHeapLimitMb, 2048);
+      assert.equal(parseSettings({ 'engine.heapLimit': 512 }, withFolder).options.engineHeapLimitMb, 512);
+      for (const bad of [64, 1.5, '1024', 100000]) {
+        const { options, errors } = parseSettings({ 'engine.heapLimit': bad }, withFolder);
+        assert.equal(options.engineHeapLimitMb, 2048);
+        assert.deepEqual(errors.map((e) => [e.key, e.services]), [['azurite.engine.heapLimit', []]]);
+        assert.match(errors[0]!.message, /use a whole number of MB from 128 to 65536/);
+      }
     });
 
     it('rejects debug and silent as strings without blocking any service', () => {

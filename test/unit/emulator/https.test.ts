@@ -244,7 +244,7 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     );
     assert.deepEqual(emulator.services.blob.state, { status: 'closed', error: message });
     assert.equal(emulator.endpoint('blob'), undefined);
-    assert.equal(emulator.memoryReport().usedBytes, 0);
+    assert.equal((await emulator.memoryReportNow()).usedBytes, 0);
     // With the right password it starts.
     const { emulator: fixed } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.pfx, pwd: PFX_PASSWORD }));
     assert.deepEqual(await fixed.start('blob'), { ok: true });

@@ -11,8 +11,8 @@ import { clients, disposeAfterEach, makeEmulator, startAll } from '../helpers/em
 
 const MiB = 1024 * 1024;
 
-function withLimit(emulator: Emulator, mb: number | null): void {
-  emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: mb }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
+async function withLimit(emulator: Emulator, mb: number | null): Promise<void> {
+  await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: mb }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
 }
 function rawOf(emulator: Emulator): Record<string, unknown> {
   const o = emulator.options;
@@ -55,19 +55,19 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     await container.getBlockBlobClient('first').uploadData(first);
     await assert.rejects(container.getBlockBlobClient('second').uploadData(Buffer.alloc(200 * 1024)), /size limit/i);
 
-    withLimit(emulator, 2);
-    assert.equal(emulator.memoryReport().limitBytes, 2 * MiB);
+    await withLimit(emulator, 2);
+    assert.equal((await emulator.memoryReportNow()).limitBytes, 2 * MiB);
     await container.getBlockBlobClient('second').uploadData(Buffer.alloc(200 * 1024));
     assert.equal(emulator.endpoint('blob')!.port, port, 'no restart');
 
-    const problems = emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 0.5 }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
+    const problems = await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 0.5 }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
     assert.equal(problems.length, 1);
     assert.match(problems[0]!, /^azurite\.extentMemoryLimit asks for 512 KB, but 1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB\. Raise the limit above 1\.1 MB/);
-    assert.equal(emulator.memoryReport().limitBytes, 2 * MiB, 'the limit in force is shown, not the setting');
+    assert.equal((await emulator.memoryReportNow()).limitBytes, 2 * MiB, 'the limit in force is shown, not the setting');
     assert.deepEqual(await container.getBlockBlobClient('first').downloadToBuffer(), first);
 
-    withLimit(emulator, null);
-    const report = emulator.memoryReport();
+    await withLimit(emulator, null);
+    const report = (await emulator.memoryReportNow());
     assert.equal(report.isDefaultLimit, true);
     assert.ok(report.limitBytes > 100 * MiB);
   });
@@ -83,14 +83,14 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     const queue = c.queue().getQueueClient('reclaim-queue');
     await queue.create();
     await queue.sendMessage('x'.repeat(1000));
-    assert.equal(emulator.memoryReport().usedBytes, 10 * MiB + 7 + 1000);
+    assert.equal((await emulator.memoryReportNow()).usedBytes, 10 * MiB + 7 + 1000);
 
     for (let i = 0; i < 10; i++) await container.getBlockBlobClient(`b${i}`).delete();
     await queue.clearMessages();
-    assert.equal(emulator.memoryReport().usedBytes, 10 * MiB + 7 + 1000, 'deleted data stays until GC');
+    assert.equal((await emulator.memoryReportNow()).usedBytes, 10 * MiB + 7 + 1000, 'deleted data stays until GC');
     const freed = await emulator.reclaimMemory();
     assert.equal(freed, 10 * MiB + 1000);
-    assert.equal(emulator.memoryReport().usedBytes, 7);
+    assert.equal((await emulator.memoryReportNow()).usedBytes, 7);
     assert.equal((await container.getBlockBlobClient('keep').downloadToBuffer()).toString(), 'keep me');
   });
 
@@ -107,18 +107,18 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
       for (let i = next.i++; i < sizes.length; i = next.i++) await client.getBlockBlobClient(`blob${i}`).uploadData(crypto.randomBytes(sizes[i]!));
     }));
     const total = sizes.reduce((a, b) => a + b, 0);
-    assert.equal(emulator.memoryReport().usedBytes, total);
-    assert.equal(emulator.memoryReport().blobBytes, total);
+    assert.equal((await emulator.memoryReportNow()).usedBytes, total);
+    assert.equal((await emulator.memoryReportNow()).blobBytes, total);
   });
 
   it('estimates the LokiJS metadata that is not counted, and reports heap and RSS', async () => {
     const emulator = make({ inMemoryPersistence: true });
     await startAll(emulator, ['table']);
-    const before = emulator.memoryBreakdown().metadataEstimateBytes;
+    const before = (await emulator.memoryBreakdown()).metadataEstimateBytes;
     const table = clients(emulator).table('estimate');
     await table.createTable();
     for (let i = 0; i < 50; i++) await table.createEntity({ partitionKey: 'p', rowKey: `r${i}`, text: 'y'.repeat(1000) });
-    const after = emulator.memoryBreakdown();
+    const after = (await emulator.memoryBreakdown());
     assert.ok(after.metadataEstimateBytes - before > 50 * 1000, `${before} → ${after.metadataEstimateBytes}`);
     assert.equal(after.report.usedBytes, 0, 'table entities are not counted against the limit');
     assert.ok(after.heapUsedBytes > 0 && after.rssBytes >= after.heapUsedBytes);

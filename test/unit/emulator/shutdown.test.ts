@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { bundledEngine, clients, startAll, tempDir } from '../helpers/emulatorFixture';
+import { engineFiles, clients, startAll, tempDir } from '../helpers/emulatorFixture';
 import { Emulator, type EmulatorLog } from '../../../src/emulator/emulator';
 import { parseSettings } from '../../../src/core/settings';
 import { markerFileName, type UnfinishedSave } from '../../../src/emulator/shutdownMarker';
@@ -46,7 +46,7 @@ function diskEmulator(location: string, log: EmulatorLog): Emulator {
     { blobPort: 0, queuePort: 0, tablePort: 0, location, silent: true },
     { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: path.join(os.tmpdir(), 'emu-global'), rootHasAzuriteData: false },
   );
-  return new Emulator(parsed, log, bundledEngine);
+  return new Emulator(parsed, log, engineFiles());
 }
 
 /** Runs `fn` on 0..n-1, `width` at a time. */

@@ -15,7 +15,7 @@ import {
 import { parseSettings, type RawSettings } from '../../../src/core/settings';
 import type { ServiceKind } from '../../../src/core/services';
 import type { Emulator } from '../../../src/emulator/emulator';
-import { bundledEngine, disposeAfterEach, makeEmulator, startAll } from '../helpers/emulatorFixture';
+import { bundledEngine, disposeAfterEach, engineFiles, makeEmulator, startAll } from '../helpers/emulatorFixture';
 
 const ACCOUNT = 'devstoreaccount1';
 const KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
@@ -92,18 +92,18 @@ describe('engine seam: API-version policy (raw requests, bundled engine)', funct
     await container.create();
     await container.getBlockBlobClient('b').upload('data', 4);
     const ports = kinds.map((k) => emulator.endpoint(k)!.port);
-    emulator.updateSettings(settings({ apiVersionCheck: 'strict' }));
+    await emulator.updateSettings(settings({ apiVersionCheck: 'strict' }));
     await assert.rejects(container.getBlockBlobClient('b').downloadToBuffer(), (err: { statusCode?: number }) => err.statusCode === 400);
     for (const kind of kinds) {
       const res = await send(listUrl(emulator, kind, sas), NEWER);
       assert.equal(res.status, 400, kind);
       assert.equal(res.errorCode, 'InvalidHeaderValue', kind);
     }
-    assert.deepEqual(emulator.updateSettings(settings({ apiVersionCheck: 'acceptNewer' })), []);
+    assert.deepEqual(await emulator.updateSettings(settings({ apiVersionCheck: 'acceptNewer' })), []);
     assert.deepEqual(emulator.servicesNeedingRestart(), []);
     for (const kind of kinds) assert.equal((await send(listUrl(emulator, kind, sas), NEWER)).status, 200, kind);
     for (const kind of kinds) assert.equal((await send(listUrl(emulator, kind, sas), MALFORMED)).status, 400, kind);
-    emulator.updateSettings(settings({ apiVersionCheck: 'off' }));
+    await emulator.updateSettings(settings({ apiVersionCheck: 'off' }));
     for (const kind of kinds) assert.equal((await send(listUrl(emulator, kind, sas), MALFORMED)).status, 200, kind);
     assert.deepEqual(kinds.map((k) => emulator.endpoint(k)!.port), ports);
     assert.equal((await container.getBlockBlobClient('b').downloadToBuffer()).toString(), 'data');
@@ -113,14 +113,14 @@ describe('engine seam: API-version policy (raw requests, bundled engine)', funct
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true, apiVersionCheck: 'strict' }));
     await startAll(emulator, ['queue']);
     assert.equal((await send(listUrl(emulator, 'queue', sas), MALFORMED)).status, 400);
-    emulator.updateSettings(settings({ apiVersionCheck: 'strict', skipApiVersionCheck: true }));
+    await emulator.updateSettings(settings({ apiVersionCheck: 'strict', skipApiVersionCheck: true }));
     assert.equal((await send(listUrl(emulator, 'queue', sas), MALFORMED)).status, 200);
     assert.equal((await send(listUrl(emulator, 'queue', sas), NEWER)).status, 200);
   });
 
   it('names, for the tooltips, the newest version each service of the bundled azurite knows', () => {
     const engine = bundledEngine() as unknown as { Emulator: new (...args: unknown[]) => Emulator };
-    const bundled = new engine.Emulator(settings({}), { info() {}, error() {}, access() {}, debug() {} });
+    const bundled = new engine.Emulator(settings({}), { info() {}, error() {}, access() {}, debug() {} }, engineFiles());
     for (const kind of kinds) {
       const known = (require(`azurite/dist/src/${kind}/utils/constants`) as { ValidAPIVersions: string[] }).ValidAPIVersions;
       assert.equal(bundled.newestApiVersion(kind), [...known].sort().at(-1), kind);

@@ -6,7 +6,7 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
 import { execFileSync } from 'node:child_process';
-import { Emulator, type Engine, type EmulatorLog } from '../../../src/emulator/emulator';
+import { Emulator, type Engine, type EmulatorLog, type EngineFiles } from '../../../src/emulator/emulator';
 import { parseSettings, type RawSettings } from '../../../src/core/settings';
 import type { ServiceKind } from '../../../src/core/services';
 
@@ -35,10 +35,24 @@ let engineBundle: Engine | undefined;
  */
 export function bundledEngine(): Engine {
   if (engineBundle === undefined) {
-    execFileSync(process.execPath, [path.join(repoRoot, 'esbuild.mjs'), '--engine-bundle'], { cwd: repoRoot, stdio: 'pipe' });
+    engineFiles();
     engineBundle = require(path.join(repoRoot, 'out', 'engine-bundle.js')) as Engine;
   }
   return engineBundle;
+}
+
+let built = false;
+
+/**
+ * Where an Emulator finds the engine as the extension runs it: the engine host's worker
+ * (out/engine-worker.js) loading out/engine-bundle.js, both built once per test process.
+ */
+export function engineFiles(): EngineFiles {
+  if (!built) {
+    execFileSync(process.execPath, [path.join(repoRoot, 'esbuild.mjs'), '--engine-bundle'], { cwd: repoRoot, stdio: 'pipe' });
+    built = true;
+  }
+  return { workerPath: path.join(repoRoot, 'out', 'engine-worker.js'), enginePath: path.join(repoRoot, 'out', 'engine-bundle.js') };
 }
 
 /**
@@ -51,7 +65,7 @@ export function makeEmulator(raw: RawSettings, workspaceFolder?: string): { emul
     { blobPort: 0, queuePort: 0, tablePort: 0, ...raw },
     { workspaceFolder, homeDir: os.homedir(), globalStoragePath: path.join(os.tmpdir(), 'emu-global'), rootHasAzuriteData: false },
   );
-  return { emulator: new Emulator(parsed, log, bundledEngine), log };
+  return { emulator: new Emulator(parsed, log, engineFiles()), log };
 }
 
 /** Real SDK clients for a running emulator's connection string. */

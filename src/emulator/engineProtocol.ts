@@ -1,0 +1,125 @@
+/**
+ * The one way across to the engine host: the messages between the extension host (src/emulator/
+ * engineHost.ts) and the engine's worker thread (src/emulator/engineWorker.ts). Plain data only,
+ * structured-clone safe: no functions, no class instances. docs/ARCHITECTURE.md describes the flow.
+ *
+ * Requests carry an `id`; the worker answers each with exactly one {@link EngineResponse} of the
+ * same id. Events ({@link EngineEvent}) flow from the worker unasked. A service the host makes
+ * gets a number (`service`), chosen by the host, that names it in later requests and events.
+ */
+import type { ApiVersionCheck } from '../core/apiVersions';
+import type { Endpoint } from '../core/lifecycle';
+import type { ServiceKind } from '../core/services';
+import type { HttpsOptions } from '../core/settings';
+import type { CodeCacheState } from './codeCache';
+
+/** What the worker is started with (`workerData`). Paths absolute; sizes in bytes. */
+export interface EngineWorkerData {
+  /** The engine module: dist/engine.js (src/emulator/azurite.ts bundled with azurite and the seams). */
+  readonly enginePath: string;
+  /** Folder of the engine's V8 code cache, or undefined to load the engine with plain require. */
+  readonly codeCacheDir: string | undefined;
+  /** The extent store's limit in bytes at start; undefined = Azurite's default (50% of total memory). */
+  readonly extentLimitBytes: number | undefined;
+  /** The API-version policy at start (changed later with `setApiVersionCheck`). */
+  readonly apiVersionCheck: ApiVersionCheck;
+  /** True to route azurite's debug log to `debug` events from the start. */
+  readonly debugLog: boolean;
+}
+
+/** A service's options as they cross: the adapter's EngineServiceOptions without functions or objects. */
+export interface WireServiceOptions {
+  readonly kind: ServiceKind;
+  readonly host: string;
+  readonly port: number;
+  readonly inMemory: boolean;
+  readonly location: string;
+  readonly loose: boolean;
+  /** True: send the service's access-log lines as `access` events. */
+  readonly accessLog: boolean;
+  readonly keepAliveSec: number;
+  readonly https: HttpsOptions | undefined;
+  readonly oauth: 'basic' | undefined;
+  readonly disableProductStyleUrl: boolean;
+}
+
+/** What `load` answers: how long loading took (ms) and what happened to the code cache. */
+export interface LoadResult {
+  readonly loadMs: number;
+  readonly codeCache: CodeCacheState | undefined;
+  /** Azurite's default extent limit in bytes (50% of total memory). */
+  readonly defaultLimitBytes: number;
+}
+
+/** The extent store's figures (bytes), as the `memory` event and request carry them. */
+export interface EngineMemoryFigures {
+  readonly blobBytes: number;
+  readonly queueBytes: number;
+  readonly usedBytes: number;
+  readonly limitBytes: number;
+}
+
+/** What `stats` answers (bytes): the LokiJS estimate of the running services, and the worker's heap. */
+export interface EngineStats {
+  readonly metadataEstimateBytes: number;
+  readonly heapUsedBytes: number;
+}
+
+/**
+ * Each request: its fields (besides `op` and `id`) and the value its answer carries.
+ * - `load`: load the engine and every service's part of azurite, listen on nothing (the warm-up).
+ * - `start`: make and start a service; the answer is its real endpoint.
+ * - `stop`: stop it; answered when the port is free and disk data is saved.
+ * - `clean`: delete a stopped service's data.
+ * - `reclaim`: free unreferenced extents of a running service now; the answer is the bytes freed.
+ * - `memory`: the extent store's figures now (also sent unasked as `memory` events).
+ * - `setLimit`: the extent limit in bytes (null = Azurite's default); false when below current use.
+ * - `crashForTest`: throw an uncaught exception in the worker (tests of crash handling only).
+ */
+export interface EngineOps {
+  load: { request: Record<never, never>; value: LoadResult };
+  start: { request: { service: number; options: WireServiceOptions }; value: Endpoint };
+  stop: { request: { service: number }; value: null };
+  clean: { request: { options: WireServiceOptions }; value: null };
+  reclaim: { request: { service: number }; value: number };
+  memory: { request: Record<never, never>; value: EngineMemoryFigures };
+  setLimit: { request: { limitBytes: number | null }; value: boolean };
+  stats: { request: Record<never, never>; value: EngineStats };
+  setApiVersionCheck: { request: { mode: ApiVersionCheck }; value: null };
+  setDebugLog: { request: { enabled: boolean }; value: null };
+  crashForTest: { request: Record<never, never>; value: null };
+}
+
+/** An operation name. */
+export type EngineOp = keyof EngineOps;
+
+/** A request of operation `K`. */
+export type EngineRequest<K extends EngineOp = EngineOp> = { readonly id: number; readonly op: K } & EngineOps[K]['request'];
+
+/** The answer to one request. `error.code` is Node's error code when there is one (EADDRINUSE …). */
+export type EngineResponse =
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly ok: false; readonly error: { readonly message: string; readonly code?: string } };
+
+/** What the worker says unasked. Sizes in bytes. */
+export type EngineEvent =
+  /** The extent store changed; sent at most once per event-loop turn of the worker. */
+  | { readonly event: 'memory'; readonly blobBytes: number; readonly queueBytes: number; readonly usedBytes: number; readonly limitBytes: number }
+  /** A write was refused by the limit (HTTP 409 MemoryExtentStoreAtSizeLimit). */
+  | { readonly event: 'refused'; readonly category: string; readonly requestedBytes: number; readonly usedBytes: number; readonly limitBytes: number }
+  /** Access-log lines of one service, batched per event-loop turn. */
+  | { readonly event: 'access'; readonly service: number; readonly lines: readonly string[] }
+  /** azurite's debug-log lines, batched per event-loop turn. */
+  | { readonly event: 'debug'; readonly lines: readonly string[] }
+  /** The first request of a version newer than the engine knows, per service kind. */
+  | { readonly event: 'servedNewer'; readonly kind: ServiceKind; readonly asked: string; readonly servedAs: string }
+  /** A line for the output channel (code cache outcomes and the like). */
+  | { readonly event: 'log'; readonly level: 'info' | 'error'; readonly line: string };
+
+/** Anything the worker posts. */
+export type EngineMessage = EngineResponse | EngineEvent;
+
+/** True when `message` is an event rather than a response. */
+export function isEngineEvent(message: EngineMessage): message is EngineEvent {
+  return 'event' in message;
+}

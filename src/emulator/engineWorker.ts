@@ -1,0 +1,182 @@
+/**
+ * The engine host's worker thread (dist/engineWorker.js): loads the engine (dist/engine.js, through
+ * the V8 code cache) and runs its services on this thread, answering the requests of
+ * ./engineProtocol.ts. Nothing here blocks the extension host: requests, the servers' work and
+ * azurite's timers run on this thread, and an uncaught exception or an out-of-memory here ends the
+ * worker, which the extension host sees as an `exit` (./engineHost.ts), not as a crash of its own.
+ *
+ * Small on purpose: azurite itself is in dist/engine.js, loaded on the first request (`load`, sent
+ * by the warm-up, or the first `start`).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ServiceKind } from '../core/services';
+import { SERVICE_KINDS } from '../core/services';
+import { createApiVersionPolicy, type ApiVersionPolicy } from '../engine/apiVersionPolicy';
+import type { EngineService, MeteredChunkStore } from './azurite';
+import { CodeCachedModule, type CodeCacheState } from './codeCache';
+import type { EngineEvent, EngineMemoryFigures, EngineOps, EngineRequest, EngineResponse, EngineWorkerData, LoadResult, WireServiceOptions } from './engineProtocol';
+
+type Engine = typeof import('./azurite');
+
+const port = parentPort;
+if (port === null) throw new Error('engineWorker.js runs only as a worker thread (see src/emulator/engineHost.ts)');
+const data = workerData as EngineWorkerData;
+
+const post = (message: EngineResponse | EngineEvent): void => port.postMessage(message);
+const log = {
+  info: (line: string) => post({ event: 'log', level: 'info', line }),
+  error: (line: string) => post({ event: 'log', level: 'error', line }),
+};
+
+let engine: Engine | undefined;
+let codeCacheState: CodeCacheState | undefined;
+let loadMs = 0;
+let store: MeteredChunkStore | undefined;
+const cache = data.codeCacheDir !== undefined ? new CodeCachedModule<Engine>(data.enginePath, data.codeCacheDir, log) : undefined;
+const services = new Map<number, EngineService>();
+const policies = {} as Record<ServiceKind, ApiVersionPolicy>;
+for (const kind of SERVICE_KINDS) {
+  policies[kind] = createApiVersionPolicy(data.apiVersionCheck, (asked, servedAs) => post({ event: 'servedNewer', kind, asked, servedAs }));
+}
+
+/** Lines batched per event-loop turn: one message per turn instead of one per request. */
+const pendingAccess = new Map<number, string[]>();
+let pendingDebug: string[] = [];
+let flushScheduled = false;
+let memoryScheduled = false;
+function scheduleFlush(): void {
+  if (flushScheduled) return;
+  flushScheduled = true;
+  setImmediate(() => {
+    flushScheduled = false;
+    for (const [service, lines] of pendingAccess) post({ event: 'access', service, lines });
+    pendingAccess.clear();
+    if (pendingDebug.length > 0) post({ event: 'debug', lines: pendingDebug });
+    pendingDebug = [];
+  });
+}
+function memoryFigures(): EngineMemoryFigures {
+  const s = store!;
+  return { blobBytes: s.categoryBytes('blob'), queueBytes: s.categoryBytes('queue'), usedBytes: s.totalSize(), limitBytes: s.limitBytes() };
+}
+function scheduleMemory(): void {
+  if (memoryScheduled || store === undefined) return;
+  memoryScheduled = true;
+  setImmediate(() => {
+    memoryScheduled = false;
+    post({ event: 'memory', ...memoryFigures() });
+  });
+}
+
+function setDebugLog(enabled: boolean): void {
+  engine?.setDebugLogSink(enabled ? (line) => { pendingDebug.push(line); scheduleFlush(); } : undefined);
+}
+
+/** Loads the engine once (through the code cache when there is one), with every service's modules. */
+function load(): Engine {
+  if (engine !== undefined) return engine;
+  const began = performance.now();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const loaded = cache !== undefined ? cache.load() : (require(data.enginePath) as Engine);
+  loaded.preloadServiceModules();
+  loadMs = Math.round(performance.now() - began);
+  codeCacheState = cache?.state;
+  engine = loaded;
+  const s = new loaded.MeteredChunkStore(data.extentLimitBytes);
+  s.onDidChange(scheduleMemory);
+  s.onDidRefuse((r) => post({ event: 'refused', ...r }));
+  store = s;
+  setDebugLog(data.debugLog);
+  // Written once, when there was none or V8 refused it: the next window's worker skips compiling.
+  void cache?.save();
+  return loaded;
+}
+
+function serviceOptions(service: number, o: WireServiceOptions): Parameters<Engine['createService']>[0] {
+  return {
+    ...o,
+    apiVersionPolicy: policies[o.kind],
+    accessLog: o.accessLog ? (line: string) => {
+      let lines = pendingAccess.get(service);
+      if (lines === undefined) pendingAccess.set(service, (lines = []));
+      lines.push(line);
+      scheduleFlush();
+    } : undefined,
+    memoryStore: store,
+  };
+}
+
+type Handler<K extends keyof EngineOps> = (request: EngineRequest<K>) => EngineOps[K]['value'] | Promise<EngineOps[K]['value']>;
+const handlers: { [K in keyof EngineOps]: Handler<K> } = {
+  load: (): LoadResult => {
+    const e = load();
+    return { loadMs, codeCache: codeCacheState, defaultLimitBytes: e.DEFAULT_LIMIT_BYTES };
+  },
+  start: async ({ service, options }) => {
+    const e = load();
+    const created = e.createService(serviceOptions(service, options));
+    const endpoint = await created.start();
+    services.set(service, created);
+    return endpoint;
+  },
+  stop: async ({ service }) => {
+    const s = services.get(service);
+    services.delete(service);
+    pendingAccess.delete(service);
+    await s?.stop();
+    return null;
+  },
+  clean: async ({ options }) => {
+    await load().createService(serviceOptions(-1, { ...options, accessLog: false })).clean();
+    return null;
+  },
+  reclaim: async ({ service }) => {
+    const s = services.get(service);
+    if (s === undefined || store === undefined) return 0;
+    const before = store.totalSize();
+    await s.reclaim();
+    return Math.max(0, before - store.totalSize());
+  },
+  memory: () => {
+    load();
+    return memoryFigures();
+  },
+  setLimit: ({ limitBytes }) => {
+    const e = load();
+    const limit = limitBytes ?? e.DEFAULT_LIMIT_BYTES;
+    if (limit === store!.sizeLimit()) return true;
+    const ok = store!.setSizeLimit(limit);
+    if (ok) scheduleMemory();
+    return ok;
+  },
+  stats: () => {
+    let metadataEstimateBytes = 0;
+    for (const s of services.values()) metadataEstimateBytes += s.metadataBytesEstimate();
+    return { metadataEstimateBytes, heapUsedBytes: process.memoryUsage().heapUsed };
+  },
+  setApiVersionCheck: ({ mode }) => {
+    for (const kind of SERVICE_KINDS) policies[kind].mode = mode;
+    return null;
+  },
+  setDebugLog: ({ enabled }) => {
+    setDebugLog(enabled);
+    return null;
+  },
+  crashForTest: () => {
+    setImmediate(() => { throw new Error('engine crash forced by a test (crashForTest)'); });
+    return null;
+  },
+};
+
+port.on('message', (request: EngineRequest) => {
+  const handler = handlers[request.op] as Handler<keyof EngineOps>;
+  void (async () => {
+    try {
+      const value = await handler(request as never);
+      post({ id: request.id, ok: true, value });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      post({ id: request.id, ok: false, error: { message: e?.message ?? String(err), ...(typeof e?.code === 'string' ? { code: e.code } : {}) } });
+    }
+  })();
+});

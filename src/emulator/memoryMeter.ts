@@ -1,0 +1,113 @@
+/**
+ * The memory meter: the extent store's figures as the engine reports them (./engineHost.ts), turned
+ * into throttled {@link MemoryReport} events, limit hits reported once per burst, and the
+ * `azurite.extentMemoryLimit` applied to the store. Knows nothing of services or of VS Code.
+ */
+import * as os from 'node:os';
+import { Emitter, type Disposable, type Event } from '../core/events';
+import { defaultLimitBytes, formatBytes, type MemoryReport } from '../core/memory';
+import type { ServiceKind } from '../core/services';
+import type { EngineHost } from './engineHost';
+
+/** Minimum time between two memory events while content changes, in ms. */
+export const MEMORY_REFRESH_MS = 1000;
+
+/** Refusals closer together than this (ms) belong to one burst, reported once. */
+export const LIMIT_BURST_GAP_MS = 5000;
+
+/**
+ * The first write refused by the memory limit in a burst (HTTP 409 MemoryExtentStoreAtSizeLimit).
+ * Sizes in bytes.
+ */
+export interface LimitHit {
+  readonly kind: ServiceKind;
+  readonly requestedBytes: number;
+  readonly usedBytes: number;
+  readonly limitBytes: number;
+}
+
+/** Meters the engine's extent store (blob and queue content, shared as in Azurite). Dispose to stop. */
+export class MemoryMeter implements Disposable {
+  private readonly memoryEmitter = new Emitter<MemoryReport>();
+  private readonly limitEmitter = new Emitter<LimitHit>();
+  private readonly subscriptions: Disposable[];
+  private timer: NodeJS.Timeout | undefined;
+  private lastEventAt = 0;
+  private lastRefusalAt = 0;
+  /** The `extentMemoryLimitBytes` setting the store's limit came from (undefined = Azurite's default). */
+  private appliedSetting: number | undefined;
+
+  /**
+   * Fires with a fresh report after in-memory content changes, at most once per
+   * {@link MEMORY_REFRESH_MS}; never while nothing changes.
+   */
+  readonly onDidChange: Event<MemoryReport> = this.memoryEmitter.event;
+  /**
+   * Fires once per burst of writes refused by the memory limit: for the first refusal after
+   * {@link LIMIT_BURST_GAP_MS} without one.
+   */
+  readonly onDidHitLimit: Event<LimitHit> = this.limitEmitter.event;
+
+  /** @param limitSetting the `extentMemoryLimitBytes` setting at start (bytes; undefined = Azurite's default) */
+  constructor(private readonly host: EngineHost, limitSetting: number | undefined) {
+    this.appliedSetting = limitSetting;
+    this.subscriptions = [
+      host.onDidChangeMemory(() => this.schedule()),
+      host.onDidRefuse((r) => {
+        const now = Date.now();
+        const first = now - this.lastRefusalAt > LIMIT_BURST_GAP_MS;
+        this.lastRefusalAt = now;
+        if (first) this.limitEmitter.fire({ kind: r.category === 'queue' ? 'queue' : 'blob', requestedBytes: r.requestedBytes, usedBytes: r.usedBytes, limitBytes: r.limitBytes });
+      }),
+    ];
+  }
+
+  /** The in-memory extent store now, as last reported by the engine (exact: sums of bytes held). */
+  report(): MemoryReport {
+    const m = this.host.memoryFigures;
+    return {
+      blobBytes: m.blobBytes,
+      queueBytes: m.queueBytes,
+      usedBytes: m.usedBytes,
+      limitBytes: m.limitBytes ?? this.appliedSetting ?? defaultLimitBytes(os.totalmem()),
+      isDefaultLimit: this.appliedSetting === undefined,
+    };
+  }
+
+  /**
+   * Applies `azurite.extentMemoryLimit` to the engine's store (live, under running services).
+   * @param settingBytes the setting in bytes; undefined = Azurite's default (50% of total memory)
+   * @returns a message naming the setting and the fix when the limit is below what is stored (the
+   *   limit in force stays), else undefined
+   */
+  async applyLimit(settingBytes: number | undefined): Promise<string | undefined> {
+    const ok = await this.host.setLimit(settingBytes);
+    if (!ok) {
+      const r = this.report();
+      const asked = settingBytes ?? this.host.loadResult?.defaultLimitBytes ?? defaultLimitBytes(os.totalmem());
+      return `azurite.extentMemoryLimit asks for ${formatBytes(asked)}, but ${formatBytes(r.usedBytes)} of blob and queue data is in memory, so the limit stays at ${formatBytes(r.limitBytes)}. Raise the limit above ${formatBytes(r.usedBytes)}, or clean the blob or queue service (or reclaim memory) first.`;
+    }
+    if (this.appliedSetting !== settingBytes) {
+      this.appliedSetting = settingBytes;
+      this.schedule();
+    }
+    return undefined;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const s of this.subscriptions) s.dispose();
+    this.memoryEmitter.dispose();
+    this.limitEmitter.dispose();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined) return;
+    const delay = Math.max(0, this.lastEventAt + MEMORY_REFRESH_MS - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.lastEventAt = Date.now();
+      this.memoryEmitter.fire(this.report());
+    }, delay);
+  }
+}

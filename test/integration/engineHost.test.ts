@@ -1,0 +1,45 @@
+/**
+ * The engine host in a real VS Code: an uncaught exception in the engine (forced through the
+ * test-only API) ends the engine's worker, not the extension host. Every service it ran shows
+ * stopped with the reason and what was lost; the next start brings a new engine up.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Outcome } from '../../src/emulator/serviceManager';
+import { api, reset, waitFor } from './helpers';
+
+describe('Engine host: a crash of the engine', function () {
+  before(reset);
+  afterEach(reset);
+
+  it('leaves the extension host running; Blob and Queue show stopped with the reason and the lost in-memory data; a start brings a new engine up', async () => {
+    const a = await api();
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_queue'), [{ ok: true }]);
+    const shown = a.notifications().length;
+    const oldPort = a.emulator.endpoint('blob')!.port;
+
+    await a.emulator.crashEngineForTest();
+    await waitFor('both services to show stopped', () => a.emulator.runningKinds().length === 0);
+    for (const kind of ['blob', 'queue'] as const) {
+      const state = a.emulator.status(kind);
+      assert.equal(state.status, 'closed');
+      const error = state.status === 'closed' ? state.error ?? '' : '';
+      assert.match(error, /^The emulator engine stopped: an uncaught error in the engine: engine crash forced by a test/);
+      assert.match(error, /In-memory data of Blob and Queue is gone\./);
+      assert.match(a.statusItems()[kind].tooltip, /The emulator engine stopped/);
+    }
+    const notified = await waitFor('the notification', () => a.notifications().slice(shown).find((m) => m.startsWith('The emulator engine stopped')));
+    assert.match(notified, /Start a service to bring a new engine up\./);
+    assert.equal(a.emulator.engineRunning, false);
+    // The extension host is alive: its commands still answer.
+    assert.equal(typeof await vscode.commands.executeCommand<string>('azurite.copyEndpoints'), 'string');
+
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+    assert.equal(a.emulator.engineRunning, true);
+    const port = a.emulator.endpoint('blob')!.port;
+    const res = await fetch(`http://127.0.0.1:${port}/devstoreaccount1?comp=list`);
+    assert.ok(res.status === 403 || res.status === 200, `status ${res.status}`);
+    assert.ok(oldPort > 0);
+  });
+});
