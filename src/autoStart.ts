@@ -4,6 +4,7 @@
  * (another window or the Azurite CLI is serving it).
  */
 import { readExtensionSettings } from './config';
+import { failure } from './core/outcome';
 import { parseAutoStart, serviceName } from './core/services';
 import type { Emulator } from './emulator/emulator';
 import { probePortHolder } from './emulator/ports';
@@ -16,7 +17,7 @@ import { showOutcome, type NotifyDeps } from './ui/notify';
 export async function autoStart(emulator: Emulator, deps: NotifyDeps, info: (line: string) => void): Promise<void> {
   const kinds = parseAutoStart(readExtensionSettings().autoStart);
   if (!Array.isArray(kinds)) {
-    showOutcome({ ok: false, message: kinds.error }, deps);
+    showOutcome(failure('setting', kinds.error, { setting: 'azurite.autoStart' }), deps);
     return;
   }
   if (kinds.length === 0 || !(await deps.prepareStart())) return;

@@ -15,7 +15,8 @@ import { endpointUrl } from './core/connectionString';
 import { formatBytes, formatUsage, type MemoryReport } from './core/memory';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
 import type { Outcome } from './emulator/serviceManager';
-import { CANCELLED, notify, showOutcome, type NotifyDeps } from './ui/notify';
+import { CANCELLED } from './core/outcome';
+import { notify, showOutcome, type NotifyDeps } from './ui/notify';
 
 /** Options a caller may pass to `azurite.clean*`. */
 export interface CleanArgs {
@@ -41,7 +42,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
 
   const run = async (verb: 'start' | 'close', kinds: readonly ServiceKind[]): Promise<Outcome[]> => {
     if (verb === 'start' && kinds.length > 0 && !(await deps.prepareStart())) {
-      return kinds.map(() => ({ ok: false, message: CANCELLED }));
+      return kinds.map(() => CANCELLED);
     }
     const outcomes = await Promise.all(kinds.map((k) => (verb === 'start' ? emulator.start(k) : emulator.stop(k))));
     outcomes.forEach(showError);
@@ -58,7 +59,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         { modal: true, detail: `This deletes:\n${detail}\nRunning services are restarted empty.` },
         'Clean',
       );
-      if (choice !== 'Clean') return [{ ok: false, message: CANCELLED }];
+      if (choice !== 'Clean') return [CANCELLED];
     }
     const outcomes: Outcome[] = [];
     for (const k of kinds) outcomes.push(await emulator.clean(k));

@@ -13,6 +13,7 @@ import { notify, recordedNotifications } from './ui/notify';
 import { unfinishedSaveMessage } from './emulator/shutdownMarker';
 import { CodeCachedModule, type CodeCacheState } from './emulator/codeCache';
 import { Emulator } from './emulator/emulator';
+import type { Failure } from './core/outcome';
 import { SettingsWatcher } from './settingsWatcher';
 import { autoStart } from './autoStart';
 import { channelLog } from './ui/log';
@@ -102,7 +103,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
   const memoryAlerts = new MemoryAlerts(emulator, warningThreshold);
   const connectionEnv = new ConnectionEnvironment(emulator, log);
   const terminal = new TerminalEnvironment(context.environmentVariableCollection, emulator, connectionEnv, () => readExtensionSettings().terminalEnvironment);
-  const reload = async (): Promise<string[]> => {
+  const reload = async (): Promise<readonly Failure[]> => {
     const applied = emulator.updateSettings(settings());
     statusBar.refresh();
     terminal.refresh();

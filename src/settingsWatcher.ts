@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { affectsEmulator, readExtensionSettings } from './config';
 import { serviceName, type ServiceKind } from './core/services';
 import type { Emulator } from './emulator/emulator';
+import type { Failure } from './core/outcome';
 import { showOutcome, type NotifyDeps } from './ui/notify';
 
 /** Restarts run one batch at a time, in the order the changes came. */
@@ -22,7 +23,7 @@ export class SettingsWatcher implements vscode.Disposable {
    */
   constructor(
     private readonly emulator: Emulator,
-    private readonly reload: () => Promise<string[]>,
+    private readonly reload: () => Promise<readonly Failure[]>,
     private readonly deps: NotifyDeps,
   ) {
     this.subscriptions = [
@@ -40,7 +41,7 @@ export class SettingsWatcher implements vscode.Disposable {
   private changed(): void {
     // The settings are in force for the next start at once; what the engine applies live
     // (API-version policy, memory limit) reports its problems when done.
-    this.applying = this.reload().then((problems) => { for (const message of problems) showOutcome({ ok: false, message }, this.deps); });
+    this.applying = this.reload().then((problems) => { for (const problem of problems) showOutcome(problem, this.deps); });
     const kinds = this.emulator.servicesNeedingRestart();
     if (kinds.length === 0) return;
     const lossy = kinds.filter((k) => this.emulator.isRunningInMemory(k));

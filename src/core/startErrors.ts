@@ -37,6 +37,24 @@ export function describeStartError(attempt: StartAttempt, err: ErrorLike): strin
   }
 }
 
+/**
+ * The setting to change after a listen error of `kind`: its port for a taken or forbidden port, its
+ * host for an address that is not this machine's; undefined when no setting is at fault.
+ */
+export function startErrorSetting(kind: ServiceKind, err: ErrorLike): string | undefined {
+  switch (err.code) {
+    case 'EADDRINUSE':
+    case 'EACCES':
+      return `azurite.${kind}Port`;
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `azurite.${kind}Host`;
+    default:
+      return undefined;
+  }
+}
+
 /** Describes a data folder that cannot be created or written. */
 export function describeLocationError(location: string, err: ErrorLike): string {
   const text = String(err.message ?? err);

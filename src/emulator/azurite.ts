@@ -24,6 +24,7 @@ import logger from 'azurite/dist/src/common/Logger';
 import AllExtentsAsyncIterator from 'azurite/dist/src/common/persistence/AllExtentsAsyncIterator';
 import { DEFAULT_EXTENT_GC_PROTECT_TIME_IN_MS } from 'azurite/dist/src/common/utils/constants';
 import NoLoggerStrategy from 'azurite/dist/src/common/NoLoggerStrategy';
+import type { Disposable } from '../core/events';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
 import { DATA_FILES } from '../core/dataFiles';
@@ -100,11 +101,11 @@ export class MeteredChunkStore extends MemoryExtentChunkStore {
   /**
    * Calls `listener` synchronously each time the store refuses a write because of the limit — the
    * moment azurite's MemoryExtentStore.appendExtent answers HTTP 409 `MemoryExtentStoreAtSizeLimit`.
-   * @returns a function that removes the listener.
+   * @returns a disposable that removes the listener.
    */
-  onDidRefuse(listener: (refusal: StoreRefusal) => void): () => void {
+  onDidRefuse(listener: (refusal: StoreRefusal) => void): Disposable {
     this.refusalListeners.add(listener);
-    return () => this.refusalListeners.delete(listener);
+    return { dispose: () => { this.refusalListeners.delete(listener); } };
   }
 
   override delete(categoryName: string, id: string): boolean {
@@ -131,11 +132,11 @@ export class MeteredChunkStore extends MemoryExtentChunkStore {
 
   /**
    * Calls `listener` synchronously after every change of content (on the request's hot path:
-   * keep it cheap). @returns a function that removes the listener.
+   * keep it cheap). @returns a disposable that removes the listener.
    */
-  onDidChange(listener: () => void): () => void {
+  onDidChange(listener: () => void): Disposable {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return { dispose: () => { this.listeners.delete(listener); } };
   }
 
   private add(categoryName: string, delta: number): void {

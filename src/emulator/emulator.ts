@@ -18,7 +18,8 @@ import { EngineHost, type EngineExit, type HostServiceOptions } from './engineHo
 import type { LoadResult } from './engineProtocol';
 import type { LimitHit } from './memoryMeter';
 import { MemoryMeter } from './memoryMeter';
-import { ServiceManager, type Outcome } from './serviceManager';
+import { failure, type Failure } from '../core/outcome';
+import { ServiceManager, type Blocker, type Outcome } from './serviceManager';
 import { takeUnfinishedSave, unfinishedSaveMessage, type UnfinishedSave } from './shutdownMarker';
 
 /** The engine module's shape (src/emulator/azurite.ts, dist/engine.js): it runs in the engine host's worker. */
@@ -168,21 +169,22 @@ export class Emulator {
    * refused: the message is returned and the old limit stays). `azurite.engine.heapLimit` applies
    * from the engine's next start. Everything else applies from the next start of each service: see
    * {@link servicesNeedingRestart}.
-   * @returns (when the engine has them in force) messages about settings that could not be applied live
+   * @returns (when the engine has them in force) the settings that could not be applied live
    */
-  async updateSettings(settings: ParsedSettings): Promise<string[]> {
+  async updateSettings(settings: ParsedSettings): Promise<Failure[]> {
     const wasSilent = this.settings.options.silent;
     this.settings = settings;
     if (wasSilent && !settings.options.silent) {
-      const quiet = SERVICE_KINDS.filter((k) => this.services[k].state.status === 'running' && this.startedWith[k]?.silent === true);
+      const quiet = SERVICE_KINDS.filter((k) => this.isRunning(k) && this.startedWith[k]?.silent === true);
       if (quiet.length > 0) this.log.info(`Access log: ${quiet.map(serviceName).join(', ')} started with azurite.silent on and log requests from their next start.`);
     }
     this.applyDebugLog();
-    const problems: string[] = [];
-    await this.host.setApiVersionCheck(settings.options.apiVersionCheck).catch((err: Error) => problems.push(`azurite.apiVersionCheck could not be applied: ${err.message}`));
-    const memoryKind = EXTENT_SERVICE_KINDS.find((k) => this.services[k].state.status === 'running' && this.lastStartInMemory[k]);
+    const problems: Failure[] = [];
+    await this.host.setApiVersionCheck(settings.options.apiVersionCheck)
+      .catch((err: Error) => problems.push(failure('engine', `azurite.apiVersionCheck could not be applied: ${err.message}`, { setting: 'azurite.apiVersionCheck' })));
+    const memoryKind = EXTENT_SERVICE_KINDS.find((k) => this.isRunning(k) && this.lastStartInMemory[k]);
     if (memoryKind !== undefined) {
-      const refused = await this.meter.applyLimit(settings.options.extentMemoryLimitBytes).catch((err: Error) => err.message);
+      const refused = await this.checkMemoryLimit(this.serviceOptions(memoryKind)).catch((err: Error) => failure('engine', err.message));
       if (refused !== undefined) problems.push(refused);
     }
     return problems;
@@ -192,19 +194,19 @@ export class Emulator {
   servicesNeedingRestart(): ServiceKind[] {
     return SERVICE_KINDS.filter((k) => {
       const started = this.startedWith[k];
-      return this.services[k].state.status === 'running' && started !== undefined && needsRestart(k, started, this.settings.options);
+      return this.isRunning(k) && started !== undefined && needsRestart(k, started, this.settings.options);
     });
   }
 
   /** True when `kind` runs in memory mode: a restart would drop its data. */
   isRunningInMemory(kind: ServiceKind): boolean {
-    return this.services[kind].state.status === 'running' && this.lastStartInMemory[kind];
+    return this.isRunning(kind) && this.lastStartInMemory[kind];
   }
 
   /** Stops and starts `kind` with the settings now in force (after any operation under way on it). */
   restart(kind: ServiceKind): Promise<Outcome> {
     return this.serialize(kind, 'restart', async () => {
-      if (this.services[kind].state.status === 'running') {
+      if (this.isRunning(kind)) {
         const stopped = await this.stopNow(kind);
         if (!stopped.ok) return stopped;
       }
@@ -215,6 +217,11 @@ export class Emulator {
   /** Setting error messages that stop `kind` from starting. */
   settingErrors(kind: ServiceKind): string[] {
     return errorsFor(this.settings.errors, kind).map((e) => e.message);
+  }
+
+  /** The settings that stop `kind` from starting: each key with its message. */
+  private blockers(kind: ServiceKind): Blocker[] {
+    return errorsFor(this.settings.errors, kind).map((e) => ({ key: e.key, message: e.message }));
   }
 
   /**
@@ -248,7 +255,11 @@ export class Emulator {
 
   /** The services that run now, in SERVICE_KINDS order. */
   runningKinds(): ServiceKind[] {
-    return SERVICE_KINDS.filter((k) => this.services[k].state.status === 'running');
+    return SERVICE_KINDS.filter((k) => this.isRunning(k));
+  }
+
+  private isRunning(kind: ServiceKind): boolean {
+    return this.services[kind].state.status === 'running';
   }
 
   /**
@@ -257,7 +268,7 @@ export class Emulator {
    * clean or restart under way it waits for that, then starts. Never rejects.
    */
   start(kind: ServiceKind): Promise<Outcome> {
-    return this.serialize(kind, 'start', () => (this.services[kind].state.status === 'running' ? Promise.resolve(OK) : this.startNow(kind)));
+    return this.serialize(kind, 'start', () => (this.isRunning(kind) ? Promise.resolve(OK) : this.startNow(kind)));
   }
 
   /**
@@ -265,7 +276,7 @@ export class Emulator {
    * service resolves `{ ok: true }`, a stop under way is shared, a start under way is waited for.
    */
   stop(kind: ServiceKind): Promise<Outcome> {
-    return this.serialize(kind, 'stop', () => (this.services[kind].state.status === 'running' ? this.stopNow(kind) : Promise.resolve(OK)));
+    return this.serialize(kind, 'stop', () => (this.isRunning(kind) ? this.stopNow(kind) : Promise.resolve(OK)));
   }
 
   /**
@@ -278,7 +289,7 @@ export class Emulator {
     if (current !== undefined && current.verb === verb) return current.done;
     const done: Promise<Outcome> = (current?.done ?? Promise.resolve(OK))
       .then(operation)
-      .catch((err: unknown) => ({ ok: false, message: `${serviceName(kind)} service: ${(err as Error).message}` }) as Outcome)
+      .catch((err: unknown) => failure('other', `${serviceName(kind)} service: ${(err as Error).message}`))
       .finally(() => { if (this.inFlight[kind]?.done === done) delete this.inFlight[kind]; });
     this.inFlight[kind] = { verb, done };
     return done;
@@ -291,13 +302,13 @@ export class Emulator {
     } catch (err) {
       const message = `${serviceName(kind)} service could not start: the emulator engine did not load (${(err as Error).message}).`;
       this.log.error(message);
-      return { ok: false, message };
+      return failure('engine', message);
     }
     const options = this.serviceOptions(kind);
     this.applyDebugLog();
     this.lastStartInMemory[kind] = options.inMemory;
     const startedWith = this.settings.options;
-    const outcome = await this.services[kind].start(options, this.settingErrors(kind), (o) => this.checkMemoryLimit(o));
+    const outcome = await this.services[kind].start(options, this.blockers(kind), (o) => this.checkMemoryLimit(o));
     if (outcome.ok) this.startedWith[kind] = startedWith;
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
     return outcome;
@@ -315,7 +326,7 @@ export class Emulator {
    */
   clean(kind: ServiceKind): Promise<Outcome> {
     return this.serialize(kind, 'clean', async () => {
-      const wasRunning = this.services[kind].state.status === 'running';
+      const wasRunning = this.isRunning(kind);
       if (wasRunning) {
         const stopped = await this.stopNow(kind);
         if (!stopped.ok) return stopped;
@@ -323,7 +334,7 @@ export class Emulator {
       try {
         await this.warmUp();
       } catch (err) {
-        return { ok: false, message: `${serviceName(kind)} data could not be cleaned: the emulator engine did not load (${(err as Error).message}).` };
+        return failure('engine', `${serviceName(kind)} data could not be cleaned: the emulator engine did not load (${(err as Error).message}).`);
       }
       const outcome = await this.services[kind].clean(this.serviceOptions(kind));
       this.report(kind, outcome, 'data cleaned');
@@ -446,7 +457,7 @@ export class Emulator {
       if (r.status === 'fulfilled') return r.value;
       const message = `${serviceName(SERVICE_KINDS[i]!)} service did not stop cleanly: ${(r.reason as Error)?.message ?? String(r.reason)}`;
       this.log.error(message);
-      return { ok: false, message };
+      return failure('other', message);
     });
   }
 
@@ -498,9 +509,10 @@ export class Emulator {
   }
 
   /** Applies the configured limit to the shared store before a blob/queue start in memory mode. */
-  private async checkMemoryLimit(options: HostServiceOptions): Promise<string | undefined> {
+  private async checkMemoryLimit(options: HostServiceOptions): Promise<Failure | undefined> {
     if (!options.inMemory || options.kind === 'table') return undefined;
-    return this.meter.applyLimit(this.settings.options.extentMemoryLimitBytes);
+    const refused = await this.meter.applyLimit(this.settings.options.extentMemoryLimitBytes);
+    return refused === undefined ? undefined : failure('memoryLimit', refused, { setting: 'azurite.extentMemoryLimit' });
   }
 
   /** The engine's worker ended without being asked to: close what it ran, say why and what is lost. */

@@ -7,24 +7,25 @@ import * as fs from 'node:fs/promises';
 import { Emitter, type Event } from '../core/events';
 import { INITIAL_STATE, IllegalTransition, transition, type LifecycleEvent, type ServiceState } from '../core/lifecycle';
 import { serviceName, type ServiceKind } from '../core/services';
-import { describeLocationError, describePortConflict, describeStartError, type PortConflict } from '../core/startErrors';
+import { failure, type Failure, type FailureReason, type Outcome } from '../core/outcome';
+import { describeLocationError, describePortConflict, describeStartError, startErrorSetting, type PortConflict } from '../core/startErrors';
 import { findFreePort, probePortHolder } from './ports';
 import type { HostServiceOptions, ServiceHandle } from './engineHost';
 import { certificateProblem } from './certificates';
 
-/**
- * Result of a lifecycle command: ok, or a message for the user; `conflict` when the port was taken
- * (who holds it and the next free port).
- */
-export type Outcome =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly message: string; readonly conflict?: PortConflict };
+export type { Failure, Outcome };
 
 /** Makes an engine service from options (EngineHost.createService in production: the service runs in the engine's worker). */
 export type ServiceFactory = (options: HostServiceOptions) => ServiceHandle;
 
-/** Called before a start with what the service is about to use; resolve a message to refuse the start. */
-export type StartCheck = (options: HostServiceOptions) => Promise<string | undefined>;
+/** Called before a start with what the service is about to use; resolve a failure to refuse the start. */
+export type StartCheck = (options: HostServiceOptions) => Promise<Failure | undefined>;
+
+/** A setting whose value stops the service: its key (`azurite.blobPort`) and the message naming the fix. */
+export interface Blocker {
+  readonly key: string;
+  readonly message: string;
+}
 
 /** Lifecycle of one service kind. */
 export class ServiceManager {
@@ -53,23 +54,25 @@ export class ServiceManager {
    * load (./certificates.ts: missing file, wrong PFX password, key not matching), or when `check`
    * says no. A refused service never listened and holds no store.
    */
-  async start(options: HostServiceOptions, blockers: readonly string[] = [], check?: StartCheck): Promise<Outcome> {
+  async start(options: HostServiceOptions, blockers: readonly Blocker[] = [], check?: StartCheck): Promise<Outcome> {
     if (this.current.status !== 'closed') return this.illegal('start');
-    const refusal = blockers.length > 0 ? blockers.join(' ') : await check?.(options);
+    const refusal = blockers.length > 0
+      ? failure('setting', blockers.map((b) => b.message).join(' '), { setting: blockers[0]!.key })
+      : await check?.(options);
     if (this.current.status !== 'closed') return this.illegal('start');
     if (refusal !== undefined) {
-      this.set({ status: 'closed', error: refusal });
-      return { ok: false, message: refusal };
+      this.set({ status: 'closed', error: refusal.message });
+      return refusal;
     }
     this.apply({ type: 'start' });
     // Read-only check first, so a bad certificate leaves no data folder behind.
     if (options.https !== undefined) {
       const problem = await certificateProblem(options.https);
-      if (problem !== undefined) return this.fail(problem);
+      if (problem !== undefined) return this.fail(problem, 'certificate', 'azurite.cert');
     }
     if (!options.inMemory) {
       const problem = await writableFolderProblem(options.location);
-      if (problem !== undefined) return this.fail(describeLocationError(options.location, problem));
+      if (problem !== undefined) return this.fail(describeLocationError(options.location, problem), 'location', 'azurite.location');
     }
     const service = this.createService(options);
     try {
@@ -80,9 +83,10 @@ export class ServiceManager {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE' && options.port !== 0) {
         const conflict = await explainConflict(this.kind, options.host, options.port);
-        return this.fail(describePortConflict(conflict), conflict);
+        return this.fail(describePortConflict(conflict), 'port', `azurite.${this.kind}Port`, conflict);
       }
-      return this.fail(describeStartError(options, err as Error));
+      const setting = startErrorSetting(this.kind, err as Error);
+      return this.fail(describeStartError(options, err as Error), setting !== undefined ? 'setting' : 'other', setting);
     }
   }
 
@@ -104,7 +108,7 @@ export class ServiceManager {
         return { ok: true };
       } catch (err) {
         this.running = undefined;
-        return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`);
+        return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`, 'other');
       } finally {
         this.stopping = undefined;
       }
@@ -122,7 +126,7 @@ export class ServiceManager {
       this.apply({ type: 'cleaned' });
       return { ok: true };
     } catch (err) {
-      return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`);
+      return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`, 'other');
     }
   }
 
@@ -148,16 +152,16 @@ export class ServiceManager {
     this.stateEmitter.dispose();
   }
 
-  private fail(message: string, conflict?: PortConflict): Outcome {
+  private fail(message: string, reason: FailureReason, setting?: string, conflict?: PortConflict): Failure {
     this.apply({ type: 'failed', message });
-    return conflict === undefined ? { ok: false, message } : { ok: false, message, conflict };
+    return failure(reason, message, { setting, conflict });
   }
 
   private illegal(event: LifecycleEvent['type']): Outcome {
     const verb = { start: 'start', close: 'stop', clean: 'clean' }[event as 'start' | 'close' | 'clean'];
     const status = this.current.status;
     const why = status === 'running' ? 'it is running' : status === 'closed' ? 'it is stopped' : `it is ${status}`;
-    return { ok: false, message: `Cannot ${verb} the ${serviceName(this.kind)} service: ${why}.` };
+    return failure('state', `Cannot ${verb} the ${serviceName(this.kind)} service: ${why}.`);
   }
 
   private apply(event: LifecycleEvent): void {

@@ -71,7 +71,7 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     if (!this.enabled()) return [];
     await this.environment.ready();
     if (!this.environment.needsDevelopmentStorage(folder)) return [];
-    const kinds = SERVICE_KINDS.filter((k) => this.emulator.services[k].state.status !== 'running');
+    const kinds = SERVICE_KINDS.filter((k) => this.emulator.status(k).status !== 'running');
     if (kinds.length === 0) return [];
     if (!(await this.deps.prepareStart())) return [];
     this.log.info(`Starting ${kinds.join(', ')} for ${why}: local.settings.json uses the development storage.`);

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { azuriteConfig, settingsTarget } from '../config';
 import { OPEN_SETTINGS } from '../core/commandIds';
 import type { Emulator } from '../emulator/emulator';
-import type { Outcome } from '../emulator/serviceManager';
+import type { Outcome } from '../core/outcome';
 
 /** What the actions need: the emulator, and a way to make it read the settings at once. */
 export interface NotifyDeps {
@@ -36,12 +36,16 @@ export function notify(level: 'info' | 'warning' | 'error', message: string, ...
   return show(message, ...actions);
 }
 
-/** Shows a failed outcome (ok outcomes and cancellations show nothing). Does not wait for the user. */
+/**
+ * Shows a failed outcome (ok outcomes and cancellations show nothing), with the actions its typed
+ * fields call for: "Use Port N" for a taken port with a free one found, "Open Settings" when a
+ * setting is at fault. Does not wait for the user.
+ */
 export function showOutcome(outcome: Outcome, deps: NotifyDeps): void {
-  if (outcome.ok || outcome.message === CANCELLED) return;
+  if (outcome.ok || outcome.reason === 'cancelled') return;
   const conflict = outcome.conflict;
   const usePort = conflict?.freePort !== undefined ? `Use Port ${conflict.freePort}` : undefined;
-  const setting = conflict !== undefined ? `azurite.${conflict.kind}Port` : /azurite\.[A-Za-z]+/.exec(outcome.message)?.[0];
+  const setting = outcome.setting;
   const actions = [...(usePort ? [usePort] : []), ...(setting ? ['Open Settings'] : [])];
   void notify('error', outcome.message, ...actions).then(async (choice) => {
     if (choice === 'Open Settings') {
@@ -53,6 +57,3 @@ export function showOutcome(outcome: Outcome, deps: NotifyDeps): void {
     }
   });
 }
-
-/** The message of a command the user cancelled (not an error: shown nowhere). */
-export const CANCELLED = 'Cancelled.';

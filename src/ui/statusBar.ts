@@ -63,7 +63,7 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private renderService(kind: ServiceKind): void {
-    const state = this.emulator.services[kind].state;
+    const state = this.emulator.status(kind);
     const options = this.emulator.options;
     // A running service keeps the mode it started in until it restarts.
     const inMemory = state.status === 'running' ? this.emulator.isRunningInMemory(kind) : options.inMemoryPersistence;
@@ -90,7 +90,7 @@ export class StatusBar implements vscode.Disposable {
    * one runs (sizes change with writes, which send no events in disk mode).
    */
   private measureDisk(): void {
-    const kinds = SERVICE_KINDS.filter((k) => this.emulator.services[k].state.status === 'running' && !this.emulator.isRunningInMemory(k));
+    const kinds = this.emulator.runningKinds().filter((k) => !this.emulator.isRunningInMemory(k));
     for (const kind of kinds) {
       void this.emulator.diskUsageBytes(kind).then((bytes) => {
         if (this.diskBytes[kind] === bytes) return;

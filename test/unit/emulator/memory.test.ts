@@ -62,7 +62,9 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
 
     const problems = await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 0.5 }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
     assert.equal(problems.length, 1);
-    assert.match(problems[0]!, /^azurite\.extentMemoryLimit asks for 512 KB, but 1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB\. Raise the limit above 1\.1 MB/);
+    assert.equal(problems[0]!.reason, 'memoryLimit');
+    assert.equal(problems[0]!.setting, 'azurite.extentMemoryLimit');
+    assert.match(problems[0]!.message, /^azurite\.extentMemoryLimit asks for 512 KB, but 1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB\. Raise the limit above 1\.1 MB/);
     assert.equal((await emulator.memoryReportNow()).limitBytes, 2 * MiB, 'the limit in force is shown, not the setting');
     assert.deepEqual(await container.getBlockBlobClient('first').downloadToBuffer(), first);
 
