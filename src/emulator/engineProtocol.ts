@@ -10,7 +10,7 @@
 import type { ApiVersionCheck } from '../core/apiVersions';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
-import type { HttpsOptions } from '../core/settings';
+import type { EngineServiceOptions } from './azurite';
 import type { CodeCacheState } from './codeCache';
 
 /** What the worker is started with (`workerData`). Paths absolute; sizes in bytes. */
@@ -27,21 +27,14 @@ export interface EngineWorkerData {
   readonly debugLog: boolean;
 }
 
-/** A service's options as they cross: the adapter's EngineServiceOptions without functions or objects. */
-export interface WireServiceOptions {
-  readonly kind: ServiceKind;
-  readonly host: string;
-  readonly port: number;
-  readonly inMemory: boolean;
-  readonly location: string;
-  readonly loose: boolean;
+/**
+ * A service's options as they cross: the adapter's EngineServiceOptions without what cannot cross
+ * (the worker makes the API-version policy and the chunk store itself), and `accessLog` as a flag.
+ */
+export type WireServiceOptions = Omit<EngineServiceOptions, 'accessLog' | 'apiVersionPolicy' | 'memoryStore'> & {
   /** True: send the service's access-log lines as `access` events. */
   readonly accessLog: boolean;
-  readonly keepAliveSec: number;
-  readonly https: HttpsOptions | undefined;
-  readonly oauth: 'basic' | undefined;
-  readonly disableProductStyleUrl: boolean;
-}
+};
 
 /** What `load` answers: how long loading took (ms) and what happened to the code cache. */
 export interface LoadResult {

@@ -4,18 +4,10 @@
  * `azurite.start_*` on a service that may already run.
  */
 import * as assert from 'node:assert/strict';
-import * as net from 'node:net';
+import { isPortFree } from '../../../src/emulator/ports';
 import type { ServiceState } from '../../../src/core/lifecycle';
 import { clients, disposeAfterEach, makeEmulator } from '../helpers/emulatorFixture';
 
-/** True when nothing listens on 127.0.0.1:port. */
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
 
 describe('Emulator lifecycle: idempotent and serialized (real engine)', function () {
   this.timeout(60_000);
@@ -61,7 +53,7 @@ describe('Emulator lifecycle: idempotent and serialized (real engine)', function
     assert.deepEqual(await starting, { ok: true });
     assert.deepEqual(await stopping, { ok: true });
     assert.equal(emulator.services.blob.state.status, 'closed');
-    assert.ok(port !== undefined && await isFree(port));
+    assert.ok(port !== undefined && await isPortFree('127.0.0.1', port));
   });
 
   it('start, stop, start asked at once run in that order and end running', async () => {

@@ -5,6 +5,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import { isPortFree } from '../../../src/emulator/ports';
 import * as path from 'node:path';
 import type { ServiceState } from '../../../src/core/lifecycle';
 import { failure } from '../../../src/core/outcome';
@@ -20,13 +21,6 @@ function options(kind: ServiceKind, extra: Partial<HostServiceOptions> = {}): Ho
   };
 }
 
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
 
 describe('ServiceManager (real engine host)', function () {
   this.timeout(60_000);
@@ -62,7 +56,7 @@ describe('ServiceManager (real engine host)', function () {
     assert.ok(port > 0);
     assert.deepEqual(await m.stop(), { ok: true });
     assert.deepEqual(seen, ['starting', 'running', 'closing', 'closed']);
-    assert.ok(await isFree(port));
+    assert.ok(await isPortFree('127.0.0.1', port));
   });
 
   it('refuses a start blocked by settings: reason "setting", the first key, every message; nothing listens', async () => {
