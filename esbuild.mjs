@@ -5,7 +5,7 @@
 // with the same aliases and plugins, not minified, for the unit tests and the benchmark (bench/).
 // `--report` prints the 10 largest inputs of the bundle (npm run bundle:report).
 // applicationinsights is aliased to a stub: azurite's Telemetry.js always requires it, but
-// in-process telemetry never starts (see ../shared/notes/azurite-engine.md, "Bundling").
+// in-process telemetry never starts (docs/ENGINE.md, "Loading it").
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,21 +23,21 @@ const argValue = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?
 const skippedPatches = new Set((argValue('skip-patch') ?? '').split(',').filter(Boolean));
 
 /**
- * The engine seam (issue 5): a few lines appended, at bundle time only, to named files of azurite
+ * The engine seam: a few lines appended, at bundle time only, to named files of azurite
  * 3.37, each handing one of its hot spots to our own code in src/engine. node_modules stays as
  * installed and no azurite source is kept in this repository. Each patch names text the file must
  * contain (so an azurite upgrade that changes it fails the build instead of silently losing or
  * breaking the patch), and the build fails if azurite is bundled without every patch applied.
  * - crc64: common/utils/utils.js computes CRC-64/NVME (stageBlock without Content-MD5, Append
- *   Block, Put Page) one byte per step (~90 MiB/s here). Its three CRC64 exports
+ *   Block, Put Page) one byte per step, which bounds large uploads. Its three CRC64 exports
  *   (getCRC64FromString, getCRC64FromStream, computeTransactionalChecksums) are replaced by the
- *   slice-by-16 versions in src/engine/azuriteChecksums.ts (same bytes, 10–15× faster). Callers read
+ *   slice-by-16 versions in src/engine/azuriteChecksums.ts (same bytes, many times faster: npm run bench). Callers read
  *   them from the exports object at call time (`(0, utils_1.computeTransactionalChecksums)(…)`), so
  *   overwriting the exports reaches every caller.
  * - uriTemplates: blob|queue|table/generated/utils/utils.js parse the URI template of every
  *   operation again for every request to dispatch it (72 for blob); src/engine/uriTemplateCache.ts
  *   parses each template text once and remembers each (url, template) answer of azurite's own
- *   isURITemplateMatch (same answers; small requests 15–25% faster).
+ *   isURITemplateMatch (same answers; small requests faster: bench/ab.mjs measures it).
  * - apiVersions: each service's storage-context middleware (blob/middlewares/blobStorageContext,
  *   queue/middlewares/queueStorageContext, table/middleware/tableStorageContext) refuses an
  *   `x-ms-version` missing from its ValidAPIVersions with HTTP 400 unless `skipApiVersionCheck`.
@@ -120,8 +120,8 @@ const azuriteSeamPlugin = {
 /**
  * The engine outside the extension: dist/extension.js holds the VS Code layer and the engine host
  * (src/emulator/engineHost.ts); the adapter and azurite are dist/engine.js, which the engine host's
- * worker (dist/engineWorker.js) loads, in its own thread. Activation parses ~70 KB instead of
- * ~2.8 MB. The build fails if azurite ever ends up in extension.js or in the worker's entry.
+ * worker (dist/engineWorker.js) loads, in its own thread. Activation parses the small bundle, not
+ * azurite's. The build fails if azurite ever ends up in extension.js or in the worker's entry.
  */
 const engineOutside = {
   name: 'engine-outside',
@@ -234,7 +234,23 @@ const builds = engineBundle
   ];
 
 if (watch) {
-  for (const b of builds) await (await esbuild.context(b)).watch();
+  // One "[watch] build started" / "[watch] build finished" pair per rebuild of any bundle, with
+  // errors in between as "file:line:column: error: text": what .vscode/tasks.json's problem matcher reads.
+  let running = 0;
+  const announce = {
+    name: 'watch-announce',
+    setup(build) {
+      build.onStart(() => { if (running++ === 0) console.log('[watch] build started'); });
+      build.onEnd((result) => {
+        for (const e of result.errors) {
+          const at = e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : '';
+          console.error(`${at}error: ${e.text}`);
+        }
+        if (--running === 0) console.log('[watch] build finished');
+      });
+    },
+  };
+  for (const b of builds) await (await esbuild.context({ ...b, plugins: [...(b.plugins ?? []), announce], logLevel: 'silent' })).watch();
   console.log('[esbuild] watching');
 } else {
   for (const b of builds) {

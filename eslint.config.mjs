@@ -1,5 +1,5 @@
 // ESLint flat config: typescript-eslint with type information (for no-floating-promises), and the
-// layering rules from ../shared/DESIGN.md enforced by no-restricted-imports.
+// layering rules of docs/ARCHITECTURE.md enforced by no-restricted-imports.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

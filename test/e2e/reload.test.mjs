@@ -1,4 +1,4 @@
-// UI (e2e) tier, issue 12 item 1: "Developer: Reload Window" right after writing loses nothing.
+// UI (e2e) tier: "Developer: Reload Window" right after writing loses nothing.
 // A real VS Code (code-server) with the extension under development, disk mode in the workspace's
 // .azurite folder, services started by azurite.autoStart on free ports. The test writes 300 blobs,
 // 100 queue messages and 300 table entities with the Azure SDKs, reloads the window at once (the

@@ -1,5 +1,5 @@
 /**
- * Nothing lost on stop (issue 12 item 1): disk mode, the real engine (out/engine-bundle.js), real SDK
+ * Nothing lost on stop: disk mode, the real engine (out/engine-bundle.js), real SDK
  * clients, no mocks. A stop saves every service's LokiJS metadata before it resolves, even when the
  * log throws (a disposed output channel) or another service's save fails; an unfinished save is
  * reported at the next start.
