@@ -1,4 +1,4 @@
-// Issue 12 item 1: how long the shutdown save takes at size. VS Code gives deactivate() about 5 s
+// How long the shutdown save takes at size. VS Code gives deactivate() about 5 s
 // (extHostExtensionService `terminate`: Promise.race([timeout(5000), deactivateAll])), and a stop
 // resolves only when the service's LokiJS metadata is on disk (src/emulator/azurite.ts
 // saveLokiDatabases). Measured: our Emulator from out/engine-bundle.js, disk mode, the table service

@@ -68,6 +68,38 @@ export async function startOurs({ inMemory, silent = true, log = dropLog, bundle
 }
 
 /**
+ * The engine in the calling process, as the extension ran it before the engine host: the bundle's
+ * adapter (createService) for blob, queue and table, one MeteredChunkStore shared by blob and queue,
+ * the API-version policy `acceptNewer`, the access log off. What the engine host is compared with.
+ * @param {{ inMemory: boolean, bundle?: string }} o
+ */
+export async function startInProcess({ inMemory, bundle }) {
+  const { createService, MeteredChunkStore, createApiVersionPolicy } = loadEngine(bundle);
+  const location = tempDir('bench-inproc-');
+  const store = new MeteredChunkStore(undefined);
+  const services = [];
+  const urls = {};
+  for (const kind of ['blob', 'queue', 'table']) {
+    const service = createService({
+      kind, host: '127.0.0.1', port: 0, inMemory, location, loose: false, accessLog: undefined,
+      apiVersionPolicy: createApiVersionPolicy('acceptNewer', () => undefined), memoryStore: store,
+      keepAliveSec: 5, https: undefined, oauth: undefined, disableProductStyleUrl: false,
+    });
+    urls[kind] = (await service.start()).url;
+    services.push(service);
+  }
+  const key = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+  return {
+    connectionString: `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${key};` +
+      `BlobEndpoint=${urls.blob}/devstoreaccount1;QueueEndpoint=${urls.queue}/devstoreaccount1;TableEndpoint=${urls.table}/devstoreaccount1;`,
+    close: async () => {
+      for (const s of services) await s.stop();
+      fs.rmSync(location, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
  * The azurite CLI (node_modules/azurite/dist/src/azurite.js) as a child process, telemetry off,
  * access log off (--silent). In memory it runs in an empty temp folder (the CLI refuses
  * --location with --inMemoryPersistence); on disk with --location set to one.
@@ -75,7 +107,9 @@ export async function startOurs({ inMemory, silent = true, log = dropLog, bundle
 export async function startCli({ inMemory }) {
   const dir = tempDir('bench-cli-');
   const cli = path.join(path.dirname(require.resolve('azurite/package.json')), 'dist', 'src', 'azurite.js');
-  const args = [cli, '--silent', '--disableTelemetry', '--blobPort', '0', '--queuePort', '0', '--tablePort', '0',
+  // --skipApiVersionCheck: today's SDKs send an x-ms-version newer than azurite 3.37 knows, which
+  // its CLI answers with HTTP 400 otherwise (ours serves it through azurite.apiVersionCheck).
+  const args = [cli, '--silent', '--disableTelemetry', '--skipApiVersionCheck', '--blobPort', '0', '--queuePort', '0', '--tablePort', '0',
     ...(inMemory ? ['--inMemoryPersistence'] : ['--location', dir])];
   const child = spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(child, 'exit');

@@ -1,0 +1,134 @@
+// How late a 10 ms timer fires on the thread that hosts the emulator, while the emulator serves load:
+// what every other extension in the extension host waits behind. A child process plays the extension
+// host: it runs our emulator as the extension does (`worker`: the Emulator over the engine host, the
+// engine in a worker thread) or as it did before (`inproc`: the engine on the same thread), and
+// records the lateness of every tick of a 10 ms setInterval. This process is the client: per phase,
+// 16 parallel 64 KiB uploads in a loop for a fixed time, then one 64 MiB upload in 4 MiB blocks.
+// Variants alternate over rounds; samples are pooled per variant and phase; p50 and p99 are quoted.
+// All traffic goes to 127.0.0.1; every loop is bounded in count and time.
+//
+// Alone: `node esbuild.mjs --engine-bundle && node bench/lateness.mjs [--rounds=3] [--seconds=4]`.
+// From bench/run.mjs: measureLateness({ rounds, seconds, log }).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { BlobServiceClient } from '@azure/storage-blob';
+
+const TICK_MS = 10;
+
+/** p-quantile (0–1) of numbers. */
+function quantile(values, p) {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+/** The child: runs the emulator `variant`, ticks, and answers `phase NAME` / `report` lines on stdin. */
+async function host(variant) {
+  const { startInProcess, startOurs } = await import('./targets.mjs');
+  const target = variant === 'worker' ? await startOurs({ inMemory: true }) : await startInProcess({ inMemory: true });
+  const samples = {};
+  let phase = 'idle';
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    (samples[phase] ??= []).push(Math.max(0, now - last - TICK_MS));
+    last = now;
+  }, TICK_MS);
+  process.stdout.write(`${JSON.stringify({ connectionString: target.connectionString })}\n`);
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line.startsWith('phase ')) {
+      phase = line.slice(6);
+      last = performance.now();
+    } else if (line === 'report') {
+      process.stdout.write(`${JSON.stringify({ samples })}\n`);
+    }
+  }
+  clearInterval(timer);
+  await target.close();
+}
+
+/**
+ * Starts a host child (the emulator hosted as the extension host hosts it: `worker` or `inproc`) and
+ * returns its connection string, a way to send lines, the next JSON line it prints, and close().
+ * Also a bench target: clients in this process, the emulator in another, as users run it.
+ */
+export async function startHost(variant) {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), `--host=${variant}`], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error(`the ${variant} host exited early`);
+    return JSON.parse(value);
+  };
+  const { connectionString } = await next();
+  return {
+    connectionString,
+    send: (line) => child.stdin.write(`${line}\n`),
+    next,
+    close: async () => { child.stdin.end(); await once(child, 'exit'); },
+  };
+}
+
+/** 16 parallel 64 KiB uploads, again and again, for `seconds`. */
+async function parallelUploads(container, seconds) {
+  const payload = Buffer.alloc(64 * 1024, 7);
+  const end = Date.now() + seconds * 1000;
+  let n = 0;
+  while (Date.now() < end && n < 100_000) {
+    await Promise.all(Array.from({ length: 16 }, (_, i) => container.getBlockBlobClient(`p${i}`).upload(payload, payload.length)));
+    n += 16;
+  }
+  return n;
+}
+
+/**
+ * Measures the timer's lateness on the hosting thread for both variants, alternating.
+ * @returns {{ [variant: string]: { [phase: string]: { p50: number, p99: number, samples: number } } }} ms
+ */
+export async function measureLateness({ rounds = 3, seconds = 4, log = () => undefined } = {}) {
+  const pooled = { worker: {}, inproc: {} };
+  const big = Buffer.alloc(64 * 1024 * 1024, 3);
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of round % 2 === 0 ? ['worker', 'inproc'] : ['inproc', 'worker']) {
+      const h = await startHost(variant);
+      try {
+        const container = BlobServiceClient.fromConnectionString(h.connectionString).getContainerClient(`late${round}`);
+        await container.create();
+        h.send('phase parallel16x64k');
+        const uploads = await parallelUploads(container, seconds);
+        h.send('phase upload64m');
+        await container.getBlockBlobClient('big').uploadData(big, { blockSize: 4 * 1024 * 1024, maxSingleShotSize: 4 * 1024 * 1024, concurrency: 4 });
+        h.send('phase done');
+        h.send('report');
+        const { samples } = await h.next();
+        for (const phase of ['parallel16x64k', 'upload64m']) (pooled[variant][phase] ??= []).push(...(samples[phase] ?? []));
+        log(`lateness: round ${round + 1} ${variant}: ${uploads} uploads`);
+      } finally {
+        await h.close();
+      }
+    }
+  }
+  const out = {};
+  for (const [variant, phases] of Object.entries(pooled)) {
+    out[variant] = {};
+    for (const [phase, values] of Object.entries(phases)) out[variant][phase] = { p50: quantile(values, 0.5), p99: quantile(values, 0.99), samples: values.length };
+  }
+  return out;
+}
+
+const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const variant = arg('host');
+  if (variant !== undefined) {
+    await host(variant);
+  } else {
+    const result = await measureLateness({ rounds: Number(arg('rounds') ?? 3), seconds: Number(arg('seconds') ?? 4), log: (l) => console.error(l) });
+    for (const [variant, phases] of Object.entries(result)) {
+      for (const [phase, q] of Object.entries(phases)) {
+        console.log(`lateness of a 10 ms timer, ${variant}, ${phase}: p50 ${q.p50.toFixed(2)} ms, p99 ${q.p99.toFixed(2)} ms (${q.samples} ticks)`);
+      }
+    }
+  }
+}
