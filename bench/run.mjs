@@ -28,7 +28,8 @@
 // lateness of a 10 ms timer on the thread that hosts the emulator (./lateness.mjs).
 //
 // Flags: --quick (fewer rounds), --no-vscode, --vscode-runs=N, --no-save, --save-entities=N,
-// --no-lateness, --json=PATH.
+// --no-lateness, --no-durability, --json=PATH. Also the cost of disk mode's 1 s durability window
+// on writes (./durability.mjs).
 // Needs: dist/storage-emulators.vsix and dist/extension.js (npm run package), out/engine-bundle.js
 // (node esbuild.mjs --engine-bundle); `npm run bench` builds all three first.
 import fs from 'node:fs';
@@ -41,6 +42,7 @@ import { startFloor, startFloorProcess } from './floor.mjs';
 import { repoRoot, startCli, startOurs } from './targets.mjs';
 import { measureSave } from './save.mjs';
 import { measureLateness, startHost } from './lateness.mjs';
+import { measureDurabilityCost } from './durability.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(`--${name}`);
@@ -50,6 +52,7 @@ const VSCODE = !flag('no-vscode');
 const VSCODE_RUNS = Number(option('vscode-runs', QUICK ? 2 : 6));
 const SAVE = !flag('no-save');
 const LATENESS = !flag('no-lateness');
+const DURABILITY = !flag('no-durability');
 const SAVE_ENTITIES = Number(option('save-entities', 100_000));
 const JSON_PATH = path.resolve(repoRoot, option('json', 'bench/results/latest.json'));
 const STOCK_BUNDLE = 'out/stock-bundle.js';
@@ -318,6 +321,12 @@ async function main() {
     lateness = await measureLateness({ rounds: QUICK ? 2 : 4, seconds: QUICK ? 2 : 4, log });
   }
 
+  let durability;
+  if (DURABILITY) {
+    log('bench: what the 1 s durability window costs disk-mode writes');
+    durability = await measureDurabilityCost({ rounds: QUICK ? 4 : 10, log });
+  }
+
   let save;
   if (SAVE) {
     log(`bench: shutdown save at ${SAVE_ENTITIES.toLocaleString('en-US')} table entities`);
@@ -380,6 +389,10 @@ async function main() {
   });
   const rows = [
     ...engineHostRows,
+    ...Object.entries(durability ?? { upload1k: undefined, enqueue: undefined, tableInsert: undefined }).map(([op, d]) => ({
+      metric: `disk mode, ${op}: saved within 1 s vs Azurite's 5 s autosave (median time ratio)`, value: d?.ratio, unit: '×', target: '≤ 1.05',
+      pass: (v) => v <= 1.05, note: d === undefined ? '' : `${fmt(d.windowUs, 'µs')} vs ${fmt(d.autosaveUs, 'µs')} (engine in this process, batches alternating)`,
+    })),
     ...['parallel16x64k', 'upload64m'].map((phase) => ({
       metric: `lateness p99 of a 10 ms timer on the host thread, ${phase === 'upload64m' ? 'during a 64 MiB upload' : 'while serving 16 parallel 64 KiB uploads'} (engine host)`,
       value: lateness?.worker[phase]?.p99, unit: 'ms', target: '≤ 5 ms', pass: (v) => v <= 5,
@@ -436,6 +449,7 @@ async function main() {
   result.crc64 = crc;
   result.save = save;
   result.lateness = lateness;
+  result.durability = durability;
   result.vsixMiB = vsixMiB;
   result.vscode = vscode;
   result.targetsMet = rows.map((r) => ({ metric: r.metric, value: r.value, unit: r.unit, target: r.target, result: r.result, detail: r.note }));

@@ -71,9 +71,10 @@ export async function startOurs({ inMemory, silent = true, log = dropLog, bundle
  * The engine in the calling process, as the extension ran it before the engine host: the bundle's
  * adapter (createService) for blob, queue and table, one MeteredChunkStore shared by blob and queue,
  * the API-version policy `acceptNewer`, the access log off. What the engine host is compared with.
- * @param {{ inMemory: boolean, bundle?: string }} o
+ * @param {{ inMemory: boolean, bundle?: string, saveWindowMs?: number }} o saveWindowMs: disk mode's
+ *   save window (undefined: the adapter's default; 0: Azurite's own 5 s autosave only)
  */
-export async function startInProcess({ inMemory, bundle }) {
+export async function startInProcess({ inMemory, bundle, saveWindowMs }) {
   const { createService, MeteredChunkStore, createApiVersionPolicy } = loadEngine(bundle);
   const location = tempDir('bench-inproc-');
   const store = new MeteredChunkStore(undefined);
@@ -83,7 +84,7 @@ export async function startInProcess({ inMemory, bundle }) {
     const service = createService({
       kind, host: '127.0.0.1', port: 0, inMemory, location, loose: false, accessLog: undefined,
       apiVersionPolicy: createApiVersionPolicy('acceptNewer', () => undefined), memoryStore: store,
-      keepAliveSec: 5, https: undefined, oauth: undefined, disableProductStyleUrl: false,
+      keepAliveSec: 5, https: undefined, oauth: undefined, disableProductStyleUrl: false, saveWindowMs,
     });
     urls[kind] = (await service.start()).url;
     services.push(service);

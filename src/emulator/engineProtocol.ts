@@ -68,6 +68,7 @@ export interface EngineStats {
  * - `memory`: the extent store's figures now (also sent unasked as `memory` events).
  * - `setLimit`: the extent limit in bytes (null = Azurite's default); false when below current use.
  * - `crashForTest`: throw an uncaught exception in the worker (tests of crash handling only).
+ * - `collectGarbageForTest`: a full garbage collection in the worker (tests that measure leaks only).
  */
 export interface EngineOps {
   load: { request: Record<never, never>; value: LoadResult };
@@ -81,6 +82,7 @@ export interface EngineOps {
   setApiVersionCheck: { request: { mode: ApiVersionCheck }; value: null };
   setDebugLog: { request: { enabled: boolean }; value: null };
   crashForTest: { request: Record<never, never>; value: null };
+  collectGarbageForTest: { request: Record<never, never>; value: null };
 }
 
 /** An operation name. */

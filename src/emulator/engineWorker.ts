@@ -8,6 +8,8 @@
  * Small on purpose: azurite itself is in dist/engine.js, loaded on the first request (`load`, sent
  * by the warm-up, or the first `start`).
  */
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ServiceKind } from '../core/services';
 import { SERVICE_KINDS } from '../core/services';
@@ -160,6 +162,11 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
   },
   setDebugLog: ({ enabled }) => {
     setDebugLog(enabled);
+    return null;
+  },
+  collectGarbageForTest: () => {
+    v8.setFlagsFromString('--expose-gc');
+    (vm.runInNewContext('gc') as () => void)();
     return null;
   },
   crashForTest: () => {

@@ -1,0 +1,146 @@
+/**
+ * Reliability figures, each asserted as a number, on the real engine in its worker thread with real
+ * SDK clients: a kill -9 shortly after the last acknowledged write loses nothing (disk mode's
+ * durability window, SAVE_WINDOW_MS), 200 start/stop cycles leak no file descriptors and little
+ * memory, and 32 concurrent clients × 100 mixed operations see no error while the memory meter
+ * stays exact.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
+import { createInterface } from 'node:readline';
+import { BlobServiceClient } from '@azure/storage-blob';
+import { QueueServiceClient } from '@azure/storage-queue';
+import { TableClient } from '@azure/data-tables';
+import { clients, disposeAfterEach, engineFiles, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
+
+const N = 200;
+
+/** Runs `fn` on 0..n-1, `width` at a time. */
+async function inParallel(n: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < n) await fn(next++);
+  }));
+}
+
+describe('Reliability (real engine in its worker, real SDK clients)', function () {
+  this.timeout(180_000);
+  const track = disposeAfterEach();
+
+  it(`kill -9 of the process running the emulator (disk mode), 1.5 s after the last acknowledged write, loses 0 of ${N} blobs, ${N} messages and ${N} entities`, async () => {
+    const location = tempDir('emu-kill-');
+    const files = engineFiles();
+    const child = spawn(process.execPath, [path.join(__dirname, '..', 'helpers', 'diskEmulatorChild.js'), location, files.workerPath, files.enginePath], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      const { connectionString } = JSON.parse(line) as { connectionString: string };
+      const container = BlobServiceClient.fromConnectionString(connectionString).getContainerClient('kept');
+      await container.create();
+      await inParallel(N, 8, (i) => container.getBlockBlobClient(`b${i}`).upload(`blob ${i}`, `blob ${i}`.length));
+      const queue = QueueServiceClient.fromConnectionString(connectionString).getQueueClient('kept');
+      await queue.create();
+      await inParallel(N, 8, (i) => queue.sendMessage(`message ${i}`));
+      const table = TableClient.fromConnectionString(connectionString, 'kept', { allowInsecureConnection: true });
+      await table.createTable();
+      await inParallel(N, 8, (i) => table.createEntity({ partitionKey: 'p', rowKey: `r${i}`, i }));
+      // The stated window is 1 s after the response (plus one save); this wait is the requirement.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+
+    const { emulator } = track(makeEmulator({ location }));
+    await startAll(emulator);
+    const c = clients(emulator);
+    let blobs = 0;
+    for await (const blob of c.blob().getContainerClient('kept').listBlobsFlat()) if (blob.name.startsWith('b')) blobs++;
+    const messages = (await c.queue().getQueueClient('kept').getProperties()).approximateMessagesCount;
+    let entities = 0;
+    for await (const entity of c.table('kept').listEntities()) if (entity.partitionKey === 'p') entities++;
+    assert.deepEqual({ blobs, messages, entities }, { blobs: N, messages: N, entities: N });
+    await emulator.dispose();
+    fs.rmSync(location, { recursive: true, force: true });
+  });
+
+  it('200 start/stop cycles of Blob, Queue and Table: 0 failures, 0 file descriptors leaked, JavaScript heap growth ≤ 5 MB (both threads, after a full collection)', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    const fds = (): number => fs.readdirSync('/proc/self/fd').length;
+    // V8 collects lazily: without a full collection in both threads, garbage reads as growth.
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const heaps = async (): Promise<{ heap: number; rss: number }> => {
+      await emulator.collectGarbageForTest();
+      gc();
+      const { heapUsedBytes } = await emulator.memoryBreakdown();
+      return { heap: process.memoryUsage().heapUsed + heapUsedBytes, rss: process.memoryUsage().rss };
+    };
+    const cycle = async (): Promise<void> => {
+      await startAll(emulator);
+      const stopped = await emulator.stopAll();
+      assert.ok(stopped.every((o) => o.ok), JSON.stringify(stopped));
+    };
+    for (let i = 0; i < 20; i++) await cycle(); // warm: the engine, its caches, the allocator
+    const fdsBefore = fds();
+    const before = await heaps();
+    for (let i = 0; i < 200; i++) await cycle();
+    const after = await heaps();
+    const MB = 1024 * 1024;
+    console.log(`      200 cycles: heap ${((after.heap - before.heap) / MB).toFixed(1)} MB, RSS ${((after.rss - before.rss) / MB).toFixed(1)} MB, fds ${fds() - fdsBefore}`);
+    assert.equal(fds() - fdsBefore, 0);
+    assert.ok((after.heap - before.heap) / MB <= 5, `the JavaScript heaps grew ${((after.heap - before.heap) / MB).toFixed(1)} MB over 200 cycles`);
+  });
+
+  it('32 concurrent clients × 100 mixed operations: 0 errors, and the memory meter equals the bytes stored', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await startAll(emulator);
+    const c = clients(emulator);
+    const container = c.blob().getContainerClient('mixed');
+    await container.create();
+    const queue = c.queue().getQueueClient('mixed');
+    await queue.create();
+    const table = c.table('mixed');
+    await table.createTable();
+    let blobBytes = 0;
+    let queueBytes = 0;
+    const errors: unknown[] = [];
+    await Promise.all(Array.from({ length: 32 }, async (_, client) => {
+      for (let op = 0; op < 100; op++) {
+        try {
+          switch (op % 4) {
+            case 0: {
+              const body = Buffer.alloc(1 + ((client * 100 + op) % 4096), client);
+              await container.getBlockBlobClient(`c${client}-o${op}`).uploadData(body);
+              blobBytes += body.length;
+              break;
+            }
+            case 1: {
+              const got = await container.getBlockBlobClient(`c${client}-o${op - 1}`).downloadToBuffer();
+              if (got.length === 0) throw new Error('empty download');
+              break;
+            }
+            case 2: {
+              const text = `c${client}-o${op}`;
+              await queue.sendMessage(text);
+              queueBytes += Buffer.byteLength(text);
+              break;
+            }
+            default:
+              await table.createEntity({ partitionKey: `c${client}`, rowKey: `o${op}`, op });
+          }
+        } catch (err) {
+          errors.push(err);
+        }
+      }
+    }));
+    assert.equal(errors.length, 0, String(errors[0]));
+    const report = await emulator.memoryReportNow();
+    assert.deepEqual({ blob: report.blobBytes, queue: report.queueBytes, used: report.usedBytes }, { blob: blobBytes, queue: queueBytes, used: blobBytes + queueBytes });
+  });
+});
