@@ -16,17 +16,10 @@ import { createInterface } from 'node:readline';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
-import { clients, disposeAfterEach, engineFiles, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
+import { clients, disposeAfterEach, engineFiles, inParallel, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 
 const N = 200;
 
-/** Runs `fn` on 0..n-1, `width` at a time. */
-async function inParallel(n: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) await fn(next++);
-  }));
-}
 
 describe('Reliability (real engine in its worker, real SDK clients)', function () {
   this.timeout(180_000);

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { engineFiles, clients, startAll, tempDir } from '../helpers/emulatorFixture';
+import { clients, engineFiles, inParallel, startAll, tempDir } from '../helpers/emulatorFixture';
 import { Emulator, type EmulatorLog } from '../../../src/emulator/emulator';
 import { parseSettings } from '../../../src/core/settings';
 import { markerFileName, type UnfinishedSave } from '../../../src/emulator/shutdownMarker';
@@ -49,13 +49,6 @@ function diskEmulator(location: string, log: EmulatorLog): Emulator {
   return new Emulator(parsed, log, engineFiles());
 }
 
-/** Runs `fn` on 0..n-1, `width` at a time. */
-async function inParallel(n: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) await fn(next++);
-  }));
-}
 
 /** Writes BLOBS blobs, MESSAGES messages and ENTITIES entities with the SDKs. */
 async function writeAll(emulator: Emulator): Promise<void> {

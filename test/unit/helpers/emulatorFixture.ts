@@ -101,3 +101,11 @@ export function disposeAfterEach(): <T extends { emulator: Emulator }>(made: T) 
     return made;
   };
 }
+
+/** Runs `fn` on 0..n-1, `width` at a time (as that many concurrent clients would). */
+export async function inParallel(n: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < n) await fn(next++);
+  }));
+}
