@@ -80,8 +80,8 @@ describe('Reliability (real engine in its worker, real SDK clients)', function (
       assert.ok(stopped.every((o) => o.ok), JSON.stringify(stopped));
     };
     // Warm: the engine, V8's heap sizes and the allocator's arenas settle within a few hundred cycles
-    // (RSS rises about 40 MB over the first 300, then by a few MB per 400).
-    for (let i = 0; i < 300; i++) await cycle();
+    // (RSS rises about 40 MB over the first 300 cycles, then by a few MB per 400).
+    for (let i = 0; i < 500; i++) await cycle();
     const fdsBefore = fds();
     const before = await heaps();
     for (let i = 0; i < 200; i++) await cycle();
