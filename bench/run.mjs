@@ -341,8 +341,11 @@ async function main() {
   let vscode;
   if (VSCODE) {
     log(`bench: VS Code (code-server + Chromium), ${VSCODE_RUNS} fresh window(s)`);
-    const { measureVsCode } = await import('./vscode.mjs');
+    const { measureOfficial, measureVsCode } = await import('./vscode.mjs');
     const runs = await measureVsCode(VSCODE_RUNS, log);
+    log(`bench: the official Azurite extension ${'3.37.0'}, ${VSCODE_RUNS} fresh window(s)`);
+    const official = await measureOfficial(VSCODE_RUNS, log);
+    const pickOfficial = (k) => { const v = official.map((r) => r[k]).filter((x) => typeof x === 'number'); return v.length ? median(v) : undefined; };
     const pick = (k) => { const v = runs.map((r) => r[k]).filter((x) => typeof x === 'number'); return v.length ? median(v) : undefined; };
     const pickOf = (subset, k) => { const v = subset.map((r) => r[k]).filter((x) => typeof x === 'number'); return v.length ? median(v) : undefined; };
     const warm = runs.filter((r) => r.codeCache === 'used');
@@ -351,6 +354,8 @@ async function main() {
       runs, activationMs: pick('activationMs'), vscodeActivationMs: pick('vscodeActivationMs'),
       clickToServingMs: pickOf(warm, 'clickToServingMs'), engineLoadMs: pickOf(warm, 'engineLoadMs'), warmRuns: warm.length,
       coldClickToServingMs: pickOf(cold, 'clickToServingMs'), coldEngineLoadMs: pickOf(cold, 'engineLoadMs'), coldRuns: cold.length,
+      allClickToServingMs: pick('clickToServingMs'),
+      official, officialClickToServingMs: pickOfficial('clickToServingMs'), officialActivationMs: pickOfficial('vscodeActivationMs'),
     };
   }
 
@@ -404,12 +409,14 @@ async function main() {
       note: vscode?.vscodeActivationMs !== undefined ? `VS Code's Running Extensions view (incl. loading dist/extension.js): ${vscode.vscodeActivationMs} ms` : '',
     },
     {
-      metric: 'status-bar click → port answering (fresh window, engine code cache from an earlier window)', value: vscode?.clickToServingMs, unit: 'ms', target: '≤ 400 ms', pass: (v) => v <= 400,
-      note: vscode === undefined ? '' : `${vscode.warmRuns} window(s); "engine loaded in N ms": ${vscode.engineLoadMs ?? '?'} ms`,
+      metric: 'first click → port answering, fresh window, clicked as soon as the item appears ÷ the official Azurite extension 3.37.0', unit: '×', target: '≤ 1.0×', pass: (v) => v <= 1,
+      value: vscode === undefined ? undefined : vscode.allClickToServingMs / vscode.officialClickToServingMs,
+      note: vscode === undefined ? '' : `ours ${fmt(vscode.allClickToServingMs, 'ms')} (with an earlier window's code cache ${fmt(vscode.clickToServingMs, 'ms')}, first ever ${fmt(vscode.coldClickToServingMs, 'ms')}) vs official ${fmt(vscode.officialClickToServingMs, 'ms')}; ${vscode.runs.length} + ${vscode.official.length} windows`,
     },
     {
-      metric: 'status-bar click → port answering (fresh window, first start ever: no code cache)', value: vscode?.coldClickToServingMs, unit: 'ms', target: '≤ 400 ms', pass: (v) => v <= 400,
-      note: vscode === undefined ? '' : `${vscode.coldRuns} window(s); "engine loaded in N ms": ${vscode.coldEngineLoadMs ?? '?'} ms`,
+      metric: 'activation ÷ the official Azurite extension\'s, both as VS Code reports it (Running Extensions)', unit: '×', target: '≤ 0.05×', pass: (v) => v <= 0.05,
+      value: vscode === undefined ? undefined : vscode.vscodeActivationMs / vscode.officialActivationMs,
+      note: vscode === undefined ? '' : `ours ${fmt(vscode.vscodeActivationMs, 'ms')} vs official ${fmt(vscode.officialActivationMs, 'ms')}`,
     },
     { metric: '.vsix size', value: vsixMiB, unit: 'MiB', target: '≤ 3 MiB', pass: (v) => v <= 3, note: 'dist/storage-emulators.vsix' },
     {

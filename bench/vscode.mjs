@@ -8,7 +8,9 @@
 // user-data folder: the first start ever) and a warm one (the code-cache folder of the previous
 // window copied into the new user-data folder before the window opens: every later window).
 // Needs dist/extension.js.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { freePort, httpStatus, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../test/harness/codeServer.mjs';
 
@@ -50,14 +52,14 @@ function findInLogs(dir, re) {
  * VS Code's own activation time of the extension (loading dist/extension.js + activate()), as the
  * "Developer: Show Running Extensions" view shows it ("Activation: 193ms").
  */
-async function runningExtensionsActivation(page) {
+async function runningExtensionsActivation(page, name = /(?:storage-emulators\.storage-emulators|Storage Emulators)/) {
   await page.keyboard.press('F1');
   await page.keyboard.type('Developer: Show Running Extensions');
   await page.keyboard.press('Enter');
   const editor = page.locator('.runtime-extensions-editor');
-  return waitFor('our row in the Running Extensions view', async () => {
+  return waitFor('the extension\'s row in the Running Extensions view', async () => {
     const text = (await editor.allInnerTexts()).join('\n');
-    const m = /(?:storage-emulators\.storage-emulators|Storage Emulators)[^\n]*\n[^\n]*\n[^\n]*\n(?:Startup )?Activation: ([\d.]+)ms/.exec(text);
+    const m = new RegExp(`${name.source}[^\\n]*\\n[^\\n]*\\n[^\\n]*\\n(?:Startup )?Activation: ([\\d.]+)ms`).exec(text);
     return m ? Number(m[1]) : undefined;
   }, { timeoutMs: 15_000, intervalMs: 200 });
 }
@@ -103,7 +105,7 @@ async function oneRun(log, { seedCache, keepCache } = {}) {
       log(`  (could not read the Running Extensions view: ${err.message})`);
       return undefined;
     });
-    const codeCache = findInLogsText(serverDir, /Engine code cache: ([a-z]+)/);
+    const codeCache = findInLogsText(serverDir, /code cache: ([a-z]+)/);
     if (keepCache !== undefined) {
       await waitFor('the engine code cache file', () => fs.existsSync(codeCacheDir(server.userDataDir)) && fs.readdirSync(codeCacheDir(server.userDataDir)).some((f) => f.endsWith('.cache')),
         { timeoutMs: 10_000, intervalMs: 50 });
@@ -136,5 +138,80 @@ export async function measureVsCode(runs, log = () => {}) {
   } finally {
     kept.remove();
   }
+  return results;
+}
+
+/** The official Azurite extension, as the comparison target: its npm package is the extension. */
+const OFFICIAL_VERSION = '3.37.0';
+
+/**
+ * Installs `azurite@3.37.0` from npm once into a cache folder (the package is the Azurite VS Code
+ * extension: its `main` is the extension entry) and returns the folder holding its node_modules.
+ */
+function officialPackage(log) {
+  const dir = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'storage-emulators-vscode', `azurite-extension-${OFFICIAL_VERSION}`);
+  if (!fs.existsSync(path.join(dir, '.complete'))) {
+    log(`bench: installing azurite@${OFFICIAL_VERSION} (the official extension) into ${dir}, once`);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), '{"private":true}');
+    execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `azurite@${OFFICIAL_VERSION}`], { cwd: dir, stdio: 'pipe' });
+    fs.writeFileSync(path.join(dir, '.complete'), '');
+  }
+  return dir;
+}
+
+/**
+ * One fresh window with only the official extension (unpacked into the extensions folder, its
+ * dependencies linked): its activation as VS Code reports it, and a click on its Blob item
+ * ("[Azurite Blob Service]") as soon as the item appears, timed from the page's own mousedown to the
+ * blob port answering HTTP.
+ */
+async function oneOfficialRun(log, packageDir) {
+  const port = await freePort();
+  const workspace = makeTempDir('bench-official-ws-');
+  const extensions = makeTempDir('bench-official-ext-');
+  let server;
+  let browser;
+  try {
+    const target = path.join(extensions.dir, `azurite.azurite-${OFFICIAL_VERSION}`);
+    fs.cpSync(path.join(packageDir, 'node_modules', 'azurite'), target, { recursive: true });
+    fs.symlinkSync(path.join(packageDir, 'node_modules'), path.join(target, 'node_modules'));
+    server = await startCodeServer({
+      workspaceFolder: workspace.dir,
+      extensionsDir: extensions.dir,
+      userSettings: { 'azurite.blobPort': port, 'azurite.queuePort': await freePort(), 'azurite.tablePort': await freePort(), 'azurite.inMemoryPersistence': true, 'azurite.location': workspace.dir },
+    });
+    browser = await launchBrowser({ origin: server.origin });
+    const page = await browser.context.newPage();
+    await page.goto(server.url);
+    const item = page.locator('#workbench\\.parts\\.statusbar .statusbar-item', { hasText: '[Azurite Blob Service]' }).first();
+    await waitFor('the official Blob status bar item', async () => (await item.isVisible()) && (await item.innerText()).trim() === '[Azurite Blob Service]',
+      { timeoutMs: 90_000, intervalMs: 50 });
+    await page.evaluate(() => document.addEventListener('mousedown', () => { window.benchMouseDownAt = Date.now(); }, { capture: true, once: true }));
+    await item.locator('a.statusbar-item-label').click();
+    await waitFor(`HTTP from the official blob port ${port}`, () => httpStatus(`http://127.0.0.1:${port}/devstoreaccount1?comp=list`),
+      { timeoutMs: 30_000, intervalMs: 5 });
+    const clickToServingMs = Date.now() - await page.evaluate(() => window.benchMouseDownAt);
+    const vscodeActivationMs = await runningExtensionsActivation(page, /Azurite(?! Blob)/).catch((err) => {
+      log(`  (could not read the official extension's row in the Running Extensions view: ${err.message})`);
+      return undefined;
+    });
+    const result = { clickToServingMs, vscodeActivationMs };
+    log(`  official run: ${JSON.stringify(result)}`);
+    return result;
+  } finally {
+    await browser?.close().catch(() => {});
+    await server?.stop().catch(() => {});
+    workspace.remove();
+    extensions.remove();
+  }
+}
+
+/** `runs` fresh windows of the official Azurite extension 3.37.0. */
+export async function measureOfficial(runs, log = () => {}) {
+  const packageDir = officialPackage(log);
+  const results = [];
+  for (let i = 0; i < runs; i++) results.push(await oneOfficialRun(log, packageDir));
   return results;
 }
