@@ -30,6 +30,8 @@ export { COMMANDS, serviceCommand } from './core/commandIds';
 export interface CommandDeps extends NotifyDeps {
   /** Opens the memory usage view. */
   readonly showMemoryPanel: () => void;
+  /** `Azurite: Set Certificate Password` (./ui/certificatePassword.ts); a string argument is stored without asking. */
+  readonly setCertificatePassword: (given: unknown) => Promise<boolean>;
 }
 
 /** Registers every command; disposables go into `context.subscriptions`. */
@@ -103,6 +105,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     deps.showMemoryPanel();
     return emulator.memoryReport();
   });
+
+  reg(COMMANDS.setCertificatePassword, (given) => deps.setCertificatePassword(given));
 
   reg(COMMANDS.reclaimMemory, async (): Promise<number> => {
     const freed = await vscode.window.withProgress(

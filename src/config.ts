@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { parseSettings, type ParsedSettings, type RawSettings } from './core/settings';
+import { parseSettings, type ParsedSettings, type RawSettings, type SecretSettings } from './core/settings';
 
 /** The settings section: the Azurite extension's, so existing settings.json files keep working. */
 export const SECTION = 'azurite';
@@ -71,8 +71,9 @@ export async function ensureDataFolderChosen(state: vscode.Memento): Promise<boo
  * Reads and validates the settings now in force.
  * @param globalStoragePath the extension's global storage folder (data location when no folder is open)
  * @param chosenFolder the folder chosen for data in a multi-root workspace (see ensureDataFolderChosen)
+ * @param secrets values from Secret Storage (the PFX password of `Azurite: Set Certificate Password`)
  */
-export function readSettings(globalStoragePath: string, chosenFolder?: string): ParsedSettings {
+export function readSettings(globalStoragePath: string, chosenFolder?: string, secrets: SecretSettings = {}): ParsedSettings {
   const config = azuriteConfig();
   const raw: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) raw[key] = config.get(key);
@@ -84,7 +85,7 @@ export function readSettings(globalStoragePath: string, chosenFolder?: string): 
     homeDir: os.homedir(),
     globalStoragePath,
     rootHasAzuriteData,
-  });
+  }, secrets);
 }
 
 /** True when a configuration change touches any `azurite.*` setting. */

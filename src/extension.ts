@@ -13,7 +13,7 @@ import { notify, recordedNotifications } from './ui/notify';
 import { unfinishedSaveMessage } from './emulator/shutdownMarker';
 import { CodeCachedModule, type CodeCacheState } from './emulator/codeCache';
 import { Emulator } from './emulator/emulator';
-import type { Failure } from './core/outcome';
+import type { Failure, Outcome } from './core/outcome';
 import { SettingsWatcher } from './settingsWatcher';
 import { autoStart } from './autoStart';
 import { channelLog } from './ui/log';
@@ -24,6 +24,9 @@ import { ConnectionEnvironment } from './ui/connectionEnvironment';
 import { DebugEnvironment } from './ui/debugEnvironment';
 import { FunctionsStorage } from './ui/functionsStorage';
 import { AzuriteTaskProvider } from './ui/azuriteTask';
+import { bindToLoopback, ExposureAlerts } from './ui/exposureAlerts';
+import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, setCertificatePassword, watchPasswordSetting } from './ui/certificatePassword';
+import type { ServiceKind } from './core/services';
 
 /** How long after activation the engine's warm-up begins, in ms (activation itself stays cheap). */
 const WARM_UP_DELAY_MS = 250;
@@ -64,6 +67,12 @@ export interface TestingApi extends ExtensionApi {
   settled(): Promise<void>;
   /** The engine's V8 code cache: what happened to it on load (undefined before) and its file. */
   engineCodeCache(): { state: CodeCacheState | undefined; file: string };
+  /** Runs what "Bind to 127.0.0.1" on the exposure notification runs. */
+  bindToLoopback(kind: ServiceKind): Promise<Outcome>;
+  /** The PFX password in Secret Storage, read back. */
+  storedCertificatePassword(): Thenable<string | undefined>;
+  /** Runs what "Move to Secret Storage" on the azurite.pwd notice runs. */
+  movePasswordToSecretStorage(): Promise<boolean>;
   /** Wall time of activate(), in ms. */
   readonly activationMs: number;
 }
@@ -88,7 +97,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     return stayPassive(channel);
   }
 
-  const settings = () => readSettings(context.globalStorageUri.fsPath, context.workspaceState.get<string>(DATA_FOLDER_KEY));
+  // The PFX password from Secret Storage (Azurite: Set Certificate Password); a change applies like a settings change.
+  const password = new CertificatePassword(context.secrets, () => watcher.refresh());
+  const settings = () => readSettings(context.globalStorageUri.fsPath, context.workspaceState.get<string>(DATA_FOLDER_KEY), { pwd: password.current });
   const log = channelLog(channel);
   // The engine runs in a worker thread, which loads dist/engine.js through a V8 code cache in global
   // storage (later windows skip compiling azurite).
@@ -113,7 +124,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     emulator,
     reloadSettings: () => void reload(),
     showMemoryPanel: () => memoryPanel.show(),
+    setCertificatePassword: (given: unknown) => setCertificatePassword(password, given),
     prepareStart: async () => {
+      await password.ready;
       const go = await ensureDataFolderChosen(context.workspaceState);
       if (go) await reload();
       return go;
@@ -122,8 +135,10 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
   registerCommands(context, deps);
   const watcher = new SettingsWatcher(emulator, reload, deps);
   const debugEnabled = () => readExtensionSettings().debugEnvironment;
+  void password.ready.then(() => reload());
   context.subscriptions.push(
-    statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts,
+    statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts, password,
+    new ExposureAlerts(deps), watchPasswordSetting(password, context.globalState),
     DebugEnvironment.register(connectionEnv, debugEnabled, log),
     FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log)),
     AzuriteTaskProvider.register(emulator, deps),
@@ -157,6 +172,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     dataFolder: () => context.workspaceState.get<string>(DATA_FOLDER_KEY),
     engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: new CodeCachedModule(engineFiles.enginePath, engineFiles.codeCacheDir).cacheFile() }),
     settled: async () => { await autoStarted; await watcher.settled(); },
+    bindToLoopback: (kind) => bindToLoopback(kind, deps),
+    storedCertificatePassword: () => context.secrets.get(PASSWORD_SECRET_KEY),
+    movePasswordToSecretStorage: () => movePasswordToSecretStorage(password),
     activationMs,
   };
 }

@@ -38,6 +38,11 @@ export class SettingsWatcher implements vscode.Disposable {
     await this.restarts;
   }
 
+  /** Applies settings that changed outside settings.json (the certificate password in Secret Storage) as a settings change. */
+  refresh(): void {
+    this.changed();
+  }
+
   private changed(): void {
     // The settings are in force for the next start at once; what the engine applies live
     // (API-version policy, memory limit) reports its problems when done.

@@ -16,6 +16,7 @@ export const COMMANDS = {
   copyEndpoints: 'azurite.copyEndpoints',
   showMemoryUsage: 'azurite.showMemoryUsage',
   reclaimMemory: 'azurite.reclaimMemory',
+  setCertificatePassword: 'azurite.setCertificatePassword',
 } as const;
 
 /** A per-service lifecycle verb, as in Azurite's ids. */

@@ -15,10 +15,12 @@ import type { PortConflict } from './startErrors';
  * - `certificate`: the HTTPS certificate does not load (`azurite.cert`).
  * - `memoryLimit`: `azurite.extentMemoryLimit` is below what is stored.
  * - `engine`: the emulator engine did not load, or stopped.
+ * - `timeout`: a lifecycle step ran past its bound (./bounds.ts); the message names what hung and
+ *   `setting` the setting to look at (the folder, the host, the certificate).
  * - `state`: the service is in a state where this cannot be done (a clean while it runs).
  * - `other`: anything else (the message says what).
  */
-export type FailureReason = 'cancelled' | 'setting' | 'port' | 'location' | 'certificate' | 'memoryLimit' | 'engine' | 'state' | 'other';
+export type FailureReason = 'cancelled' | 'setting' | 'port' | 'location' | 'certificate' | 'memoryLimit' | 'engine' | 'timeout' | 'state' | 'other';
 
 /** A failed command, for a person (`message`) and for code (the rest). */
 export interface Failure {

@@ -4,9 +4,10 @@
  * (azurite 3.37.0) so existing settings.json files keep working. Pure: no vscode, no fs.
  */
 import * as path from 'node:path';
-import { DEFAULT_HOST, DEFAULT_PORTS, SERVICE_KINDS, type ServiceKind } from './services';
+import { DEFAULT_HOST, DEFAULT_PORTS, SERVICE_KINDS, serviceName, type ServiceKind } from './services';
 import { mbToBytes } from './memory';
 import { API_VERSION_CHECKS, DEFAULT_API_VERSION_CHECK, type ApiVersionCheck } from './apiVersions';
+import { hostsOverlap, isWildcardHost } from './hosts';
 
 /** Where one service listens, as configured (port 0 = any free port). */
 export interface ServiceOptions {
@@ -31,6 +32,8 @@ export interface HttpsOptions {
   readonly key?: string;
   /** PFX password; used only without `key`. */
   readonly pwd?: string;
+  /** True when `pwd` came from Secret Storage (`Azurite: Set Certificate Password`), not from `azurite.pwd`. */
+  readonly pwdFromSecretStorage?: boolean;
 }
 
 /** Validated emulator options. Units as named: `extentMemoryLimitBytes` is bytes. */
@@ -86,6 +89,14 @@ export interface LocationContext {
   readonly rootHasAzuriteData: boolean;
 }
 
+/**
+ * Values kept in VS Code's Secret Storage rather than settings.json. `pwd`: the PFX password stored
+ * by `Azurite: Set Certificate Password`, used when `azurite.pwd` is not set (the setting wins).
+ */
+export interface SecretSettings {
+  readonly pwd?: string;
+}
+
 /** The result of {@link parseSettings}: options built from every valid value, plus the errors. */
 export interface ParsedSettings {
   readonly options: EmulatorOptions;
@@ -120,7 +131,7 @@ function show(value: unknown): string {
  * Validates every `azurite.*` value. Invalid values fall back to their defaults in `options` and
  * are listed in `errors`; callers must refuse to start the services an error names.
  */
-export function parseSettings(raw: RawSettings, location: LocationContext): ParsedSettings {
+export function parseSettings(raw: RawSettings, location: LocationContext, secrets: SecretSettings = {}): ParsedSettings {
   const errors: SettingError[] = [];
   const fail = (key: string, value: unknown, fix: string, services: readonly ServiceKind[], shown = show(value)): void => {
     errors.push({ key: `azurite.${key}`, value, message: `azurite.${key} is ${shown}; ${fix}`, services });
@@ -147,7 +158,7 @@ export function parseSettings(raw: RawSettings, location: LocationContext): Pars
     let port = DEFAULT_PORTS[kind];
     const rawPort = raw[portKey];
     if (rawPort !== undefined && rawPort !== null) {
-      if (typeof rawPort === 'number' && Number.isInteger(rawPort) && rawPort >= 0 && rawPort <= 65535) port = rawPort;
+      if (isPortNumber(rawPort)) port = rawPort;
       else fail(portKey, rawPort, `use a whole number from 0 to 65535 (0 picks a free port; Azurite's default is ${DEFAULT_PORTS[kind]}).`, [kind]);
     }
     const keepAliveKey = `${kind}KeepAliveTimeout`;
@@ -159,6 +170,7 @@ export function parseSettings(raw: RawSettings, location: LocationContext): Pars
     }
     services[kind] = { host, port, keepAliveSec };
   }
+  errors.push(...portContradictions(raw, services, new Set(errors.map((e) => e.key))));
 
   const inMemoryPersistence = bool('inMemoryPersistence', ALL);
 
@@ -184,7 +196,7 @@ export function parseSettings(raw: RawSettings, location: LocationContext): Pars
     }
   }
 
-  const { https, oauth } = parseHttps(raw, location, fail);
+  const { https, oauth } = parseHttps(raw, location, fail, secrets.pwd);
 
   const loose = bool('loose', ALL);
   let apiVersionCheck: ApiVersionCheck = DEFAULT_API_VERSION_CHECK;
@@ -229,7 +241,7 @@ type Fail = (key: string, value: unknown, fix: string, services: readonly Servic
  * no OAuth, an incomplete combination is an error that blocks every service. Empty strings are unset.
  * Paths resolve like `azurite.location` ({@link resolveLocation}). The password is never shown.
  */
-function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail): { https: HttpsOptions | undefined; oauth: 'basic' | undefined } {
+function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail, secretPwd: string | undefined): { https: HttpsOptions | undefined; oauth: 'basic' | undefined } {
   const given = (key: string): boolean => {
     const v = raw[key];
     return v !== undefined && v !== null && !(typeof v === 'string' && (key === 'pwd' ? v === '' : v.trim() === ''));
@@ -255,6 +267,11 @@ function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail): { https
     else fail('pwd', '(hidden)', 'write the PFX password as a string, in quotes.', ALL, 'set (value hidden) but not a string');
   }
 
+  // The stored password stands in for an unset azurite.pwd, and only where a PFX is configured: a
+  // password kept for another project is no error here.
+  const fromSecret = pwd === undefined && !given('pwd') && given('cert') && !given('key') && secretPwd !== undefined && secretPwd !== '';
+  if (fromSecret) pwd = secretPwd;
+
   let https: HttpsOptions | undefined;
   if (!given('cert')) {
     if (given('key')) fail('key', raw['key'], 'it needs azurite.cert: set azurite.cert to the PEM certificate this key belongs to, or clear azurite.key.', ALL);
@@ -263,16 +280,16 @@ function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail): { https
     if (cert !== undefined && key !== undefined) https = { cert, key };
   } else if (pwd !== undefined) {
     if (cert !== undefined && PEM_EXTENSION.test(cert)) {
-      fail('cert', raw['cert'], 'a PEM certificate needs its private key: set azurite.key to the PEM key file (azurite.pwd only opens PFX files), or point azurite.cert at the PFX file.', ALL);
+      fail('cert', raw['cert'], `a PEM certificate needs its private key: set azurite.key to the PEM key file (${fromSecret ? 'the password in Secret Storage' : 'azurite.pwd'} only opens PFX files), or point azurite.cert at the PFX file.`, ALL);
     } else if (cert !== undefined) {
-      https = { cert, pwd };
+      https = fromSecret ? { cert, pwd, pwdFromSecretStorage: true } : { cert, pwd };
     }
   } else if (!given('pwd') && cert !== undefined) {
     const certValue = raw['cert'];
     if (PEM_EXTENSION.test(cert)) {
       fail('cert', certValue, 'a PEM certificate needs its private key: set azurite.key to the PEM key file (HTTPS stays off until then), or use a PFX file and set azurite.pwd to its password.', ALL);
     } else {
-      fail('cert', certValue, 'a PFX certificate needs its password: set azurite.pwd (Azurite cannot open a PFX without one; HTTPS stays off until then), or use a PEM certificate and set azurite.key to its private key file.', ALL);
+      fail('cert', certValue, 'a PFX certificate needs its password: run "Azurite: Set Certificate Password" (kept in Secret Storage) or set azurite.pwd (Azurite cannot open a PFX without one; HTTPS stays off until then), or use a PEM certificate and set azurite.key to its private key file.', ALL);
     }
   }
 
@@ -318,7 +335,46 @@ export function resolveLocation(value: string, ctx: LocationContext): string | {
   return path.normalize(p);
 }
 
+/** True for a whole number from 0 to 65535 (a port setting's valid values; 0 picks a free port). */
+export function isPortNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 65535;
+}
+
 /** The errors that stop `kind` from starting. */
 export function errorsFor(errors: readonly SettingError[], kind: ServiceKind): SettingError[] {
   return errors.filter((e) => e.services.includes(kind));
+}
+
+/**
+ * Two services configured onto one host:port (the same nonzero port; the same host, or either one a
+ * wildcard such as 0.0.0.0): the second could never listen, and a start would blame "another
+ * program" for our own service. One error per pair, naming both settings; it blocks both services,
+ * so nothing starts half-way. The setting blamed is the one the user set (the later service's when
+ * both are set or both unset). Pairs where a port or host value is itself invalid are left to that
+ * error. Pure.
+ * @param invalid keys (`azurite.blobPort` …) that already have an error
+ */
+export function portContradictions(raw: RawSettings, services: Readonly<Record<ServiceKind, ServiceOptions>>, invalid: ReadonlySet<string> = new Set()): SettingError[] {
+  const errors: SettingError[] = [];
+  const set = (kind: ServiceKind): boolean => raw[`${kind}Port`] !== undefined && raw[`${kind}Port`] !== null;
+  const bad = (kind: ServiceKind): boolean => invalid.has(`azurite.${kind}Port`) || invalid.has(`azurite.${kind}Host`);
+  SERVICE_KINDS.forEach((a, i) => {
+    for (const b of SERVICE_KINDS.slice(i + 1)) {
+      const x = services[a];
+      const y = services[b];
+      if (x.port === 0 || x.port !== y.port || bad(a) || bad(b) || !hostsOverlap(x.host, y.host)) continue;
+      const [blamed, other] = set(b) || !set(a) ? [b, a] : [a, b];
+      const port = x.port;
+      const where = x.host === y.host ? `${x.host}:${port}` : `port ${port} (${[a, b].filter((k) => isWildcardHost(services[k].host)).map((k) => `azurite.${k}Host is ${JSON.stringify(services[k].host)}, every address`).join('; ') || `${JSON.stringify(x.host)} and ${JSON.stringify(y.host)} are the same machine`})`;
+      const taken = new Set(SERVICE_KINDS.filter((k) => k !== blamed).map((k) => services[k].port));
+      const suggestion = !taken.has(DEFAULT_PORTS[blamed]) ? `${DEFAULT_PORTS[blamed]} (Azurite's default for ${serviceName(blamed)}), another free port, or 0 to pick a free one` : 'another free port, or 0 to pick a free one';
+      errors.push({
+        key: `azurite.${blamed}Port`,
+        value: port,
+        message: `azurite.${blamed}Port is ${port}, the same as azurite.${other}Port${set(other) ? '' : ' (its default)'}; ${serviceName(a)} and ${serviceName(b)} cannot both listen on ${where}. Set azurite.${blamed}Port to ${suggestion}.`,
+        services: [a, b],
+      });
+    }
+  });
+  return errors;
 }

@@ -7,6 +7,8 @@ import { COMMANDS, OPEN_SETTINGS, serviceCommand } from './commandIds';
 import type { ServiceState } from './lifecycle';
 import { describeMemory, formatBytes, formatUsage, percentUsed, type MemoryReport } from './memory';
 import { serviceName, type ServiceKind } from './services';
+import { DEV_ACCOUNT_NAME } from './connectionString';
+import { describeListenHost, isLoopbackHost, reachableUrls } from './hosts';
 
 /** How an item is coloured: `error` maps to `statusBarItem.errorBackground`, `warning` to the warning one. */
 export type Severity = 'normal' | 'warning' | 'error';
@@ -26,8 +28,8 @@ export interface StatusView {
 export interface ServiceViewInput {
   readonly kind: ServiceKind;
   readonly state: ServiceState;
-  /** The configured port (shown while stopped). */
-  readonly configuredPort: number;
+  /** The configured port (shown while stopped); undefined when `azurite.<kind>Port` is not a valid value. */
+  readonly configuredPort: number | undefined;
   readonly inMemory: boolean;
   /** Absolute data folder (disk mode). */
   readonly location: string;
@@ -39,6 +41,8 @@ export interface ServiceViewInput {
   readonly diskBytes?: number;
   /** The newest `x-ms-version` the engine's service knows, when known, and the policy in force. */
   readonly apiVersion?: { readonly newest: string; readonly check: ApiVersionCheck };
+  /** This machine's addresses other machines can use (non-internal), for a service on 0.0.0.0. */
+  readonly networkAddresses?: readonly string[];
 }
 
 /** The tooltip line on API versions: the newest the engine knows, and what happens to newer ones. */
@@ -77,17 +81,25 @@ export function serviceView(input: ServiceViewInput): StatusView {
   switch (state.status) {
     case 'running': {
       const url = input.accountUrl ?? state.endpoint.url;
+      const { host, port } = state.endpoint;
+      const exposed = !isLoopbackHost(host);
+      const where = exposed
+        ? [
+          `${heading} — running on ${escapeMarkdown(describeListenHost(host))}, port ${port}`,
+          ...exposureLines(input.kind, host, port, url, input.networkAddresses ?? []),
+        ]
+        : [`${heading} — running on ${escapeMarkdown(url)}`];
       return {
         text: `$(check) ${name} :${state.endpoint.port}`,
         tooltip: [
-          `${heading} — running on ${escapeMarkdown(url)}`,
+          ...where,
           data,
           ...versions,
           `${link('Stop', close)} · ${link('Clean', clean)} · ${link('Copy connection string', copy)}`,
           '_Click to stop._',
         ].join('\n\n'),
         command: close,
-        severity: 'normal',
+        severity: exposed ? 'warning' : 'normal',
         linkCommands: [close, clean, copy],
       };
     }
@@ -104,10 +116,14 @@ export function serviceView(input: ServiceViewInput): StatusView {
       };
     }
     case 'closed': {
-      const problems = [...(input.settingErrors ?? []), ...(state.error !== undefined ? [state.error] : [])];
+      // A start refused by settings keeps their messages as its error: show each setting error once.
+      const settingErrors = input.settingErrors ?? [];
+      const stateError = state.error !== undefined && state.error !== settingErrors.join(' ') && !settingErrors.includes(state.error) ? [state.error] : [];
+      const problems = [...settingErrors, ...stateError];
       const failed = problems.length > 0;
+      const port = input.configuredPort === undefined ? `azurite.${input.kind}Port is not valid` : `port ${input.configuredPort}`;
       const lines = [
-        `${heading} — ${failed ? 'not running' : 'stopped'} (port ${input.configuredPort})`,
+        `${heading} — ${failed ? 'not running' : 'stopped'} (${port})`,
         ...problems.map((p) => `$(error) ${escapeMarkdown(p)}`),
         data,
         ...versions,
@@ -123,6 +139,20 @@ export function serviceView(input: ServiceViewInput): StatusView {
       };
     }
   }
+}
+
+/**
+ * The tooltip lines of a service other machines can reach: where they reach it, that the account
+ * key is public, and where this machine reaches it.
+ */
+function exposureLines(kind: ServiceKind, host: string, port: number, localUrl: string, networkAddresses: readonly string[]): string[] {
+  const urls = reachableUrls(host, port, localUrl.startsWith('https:'), networkAddresses, DEV_ACCOUNT_NAME);
+  const at = urls.length > 0 ? urls.map(escapeMarkdown).join(', ') : `this machine's network addresses, port ${port}`;
+  return [
+    `$(warning) Reachable from other machines on your network at ${at}`,
+    escapeMarkdown(`The account key is the public development key (devstoreaccount1's, in Microsoft's docs): anyone who reaches this port can read, change and delete the data. azurite.${kind}Host: 127.0.0.1 keeps it on this machine.`),
+    `This machine: ${escapeMarkdown(localUrl)}`,
+  ];
 }
 
 /** Percent of the limit from which the meter turns to the error colour. */

@@ -40,7 +40,9 @@ export async function certificateProblem(https: HttpsOptions): Promise<string | 
       createSecureContext({ pfx: cert, passphrase: https.pwd ?? '' });
       return undefined;
     } catch (err) {
-      return `azurite.pwd does not open azurite.cert (${JSON.stringify(https.cert)}: ${reason(err)}); check the password, and that azurite.cert is a PFX (PKCS #12) file — for a PEM certificate set azurite.key instead.`;
+      const password = https.pwdFromSecretStorage === true ? 'The certificate password in Secret Storage' : 'azurite.pwd';
+      const fix = https.pwdFromSecretStorage === true ? 'run "Azurite: Set Certificate Password" again' : 'check the password';
+      return `${password} does not open azurite.cert (${JSON.stringify(https.cert)}: ${reason(err)}); ${fix}, and that azurite.cert is a PFX (PKCS #12) file — for a PEM certificate set azurite.key instead.`;
     }
   }
 

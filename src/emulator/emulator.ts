@@ -9,7 +9,7 @@ import { Emitter, type Disposable, type Event } from '../core/events';
 import type { Endpoint, ServiceState } from '../core/lifecycle';
 import type { MemoryReport } from '../core/memory';
 import { EXTENT_SERVICE_KINDS, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
-import { errorsFor, type EmulatorOptions, type ParsedSettings } from '../core/settings';
+import { errorsFor, isPortNumber, type EmulatorOptions, type ParsedSettings } from '../core/settings';
 import { needsRestart } from '../core/configChange';
 import { dataFileNames } from '../core/dataFiles';
 import { diskUsageBytes } from './diskUsage';
@@ -19,6 +19,8 @@ import type { LoadResult } from './engineProtocol';
 import type { LimitHit } from './memoryMeter';
 import { MemoryMeter } from './memoryMeter';
 import { failure, type Failure } from '../core/outcome';
+import { formatBound, LIFECYCLE_BOUNDS, StepTimeout, withBound } from '../core/bounds';
+import { hostsOverlap } from '../core/hosts';
 import { ServiceManager, type Blocker, type Outcome } from './serviceManager';
 import { takeUnfinishedSave, unfinishedSaveMessage, type UnfinishedSave } from './shutdownMarker';
 
@@ -148,7 +150,7 @@ export class Emulator {
     this.settings = settings;
     const services = {} as Record<ServiceKind, ServiceManager>;
     for (const kind of SERVICE_KINDS) {
-      const manager = new ServiceManager(kind, (o) => this.host.createService(o));
+      const manager = new ServiceManager(kind, (o) => this.host.createService(o), { reservedPorts: () => this.portsOfOthers(kind) });
       manager.onDidChangeState((state) => {
         this.stateEmitter.fire({ kind, state });
         if (state.status === 'running' && !this.lastStartInMemory[kind]) void this.reportUnfinishedSave(kind, this.settings.options.location);
@@ -219,6 +221,11 @@ export class Emulator {
     return errorsFor(this.settings.errors, kind).map((e) => e.message);
   }
 
+  /** True when `azurite.<kind>Port` holds a value that is not a port (the options then hold the default). */
+  portSettingInvalid(kind: ServiceKind): boolean {
+    return this.settings.errors.some((e) => e.key === `azurite.${kind}Port` && !isPortNumber(e.value));
+  }
+
   /** The settings that stop `kind` from starting: each key with its message. */
   private blockers(kind: ServiceKind): Blocker[] {
     return errorsFor(this.settings.errors, kind).map((e) => ({ key: e.key, message: e.message }));
@@ -233,7 +240,12 @@ export class Emulator {
   warmUp(): Promise<void> {
     this.warming ??= (async () => {
       const started = performance.now();
-      const result = await this.host.load();
+      const result = await withBound(this.host.load(), LIFECYCLE_BOUNDS.engineLoadMs).catch(async (err: unknown) => {
+        if (!(err instanceof StepTimeout)) throw err;
+        // A worker stuck in its load is no use to a later start: end it, the next start makes a new one.
+        await this.host.terminate().catch(() => undefined);
+        throw new Error(`it did not load within ${formatBound(err.boundMs)} (a slow disk or a virus scan of the extension folder?); try again`);
+      });
       const cache = result.codeCache !== undefined ? `, code cache: ${result.codeCache}` : '';
       this.log.info(`Engine loaded in ${Math.round(performance.now() - started)} ms (in its worker thread: ${result.loadMs} ms${cache})`);
     })().catch((err: unknown) => {
@@ -308,7 +320,7 @@ export class Emulator {
     this.applyDebugLog();
     this.lastStartInMemory[kind] = options.inMemory;
     const startedWith = this.settings.options;
-    const outcome = await this.services[kind].start(options, this.blockers(kind), (o) => this.checkMemoryLimit(o));
+    const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o));
     if (outcome.ok) this.startedWith[kind] = startedWith;
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
     return outcome;
@@ -502,7 +514,7 @@ export class Emulator {
       inMemory: o.inMemoryPersistence,
       location: o.location,
       loose: o.loose,
-      // Off in the engine when silent (azurite's access log costs ~12% of a small request). When on,
+      // Off in the engine when silent (building azurite's access lines is a noticeable part of a small request). When on,
       // `azurite.silent` is also read per line, so turning it on applies at once; turning it off
       // applies from the service's next start (updateSettings says so).
       accessLog: o.silent ? undefined : (line) => { if (!this.settings.options.silent) this.log.access(`${serviceName(kind)} ${line}`); },
@@ -511,6 +523,37 @@ export class Emulator {
       oauth: o.oauth,
       disableProductStyleUrl: o.disableProductStyleUrl,
     };
+  }
+
+  /** Ports our other services are configured to use (nonzero) or run on now: never suggested to `kind`. */
+  private portsOfOthers(kind: ServiceKind): Set<number> {
+    const ports = new Set<number>();
+    for (const other of SERVICE_KINDS) {
+      if (other === kind) continue;
+      const configured = this.settings.options.services[other].port;
+      if (configured !== 0) ports.add(configured);
+      const running = this.endpoint(other);
+      if (running !== undefined) ports.add(running.port);
+    }
+    return ports;
+  }
+
+  /**
+   * Refuses a start on a port another of our services runs on now (one started on port 0 that got
+   * it, or one still running with older settings): the port is ours, the setting is at fault, and
+   * probing would call our own service "another Azurite".
+   */
+  private ownPortHolder(options: HostServiceOptions): Failure | undefined {
+    if (options.port === 0) return undefined;
+    const holder = SERVICE_KINDS.find((k) => {
+      const e = k === options.kind ? undefined : this.endpoint(k);
+      return e !== undefined && e.port === options.port && hostsOverlap(e.host, options.host);
+    });
+    if (holder === undefined) return undefined;
+    const key = `azurite.${options.kind}Port`;
+    const holderPort = this.settings.options.services[holder].port;
+    const why = holderPort === options.port ? '' : ` (azurite.${holder}Port is ${holderPort}${holderPort === 0 ? ', and it picked this free port' : '; it runs with its earlier settings until it restarts'})`;
+    return failure('setting', `${key} is ${options.port}, the port the ${serviceName(holder)} service runs on now${why}. Set ${key} to another port (0 picks a free one).`, { setting: key });
   }
 
   /** Applies the configured limit to the shared store before a blob/queue start in memory mode. */

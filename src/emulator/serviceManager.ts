@@ -4,6 +4,8 @@
  * without try/catch; failures are kept in the state (`closed` with `error`) and in the outcome.
  */
 import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { formatBound, LIFECYCLE_BOUNDS, StepTimeout, withBound, type LifecycleBounds } from '../core/bounds';
 import { Emitter, type Event } from '../core/events';
 import { INITIAL_STATE, IllegalTransition, transition, type LifecycleEvent, type ServiceState } from '../core/lifecycle';
 import { serviceName, type ServiceKind } from '../core/services';
@@ -27,6 +29,17 @@ export interface Blocker {
   readonly message: string;
 }
 
+/** What a manager needs beyond its factory; every field optional. */
+export interface ManagerContext {
+  /** Bounds of the lifecycle steps (../core/bounds.ts); tests shorten some. */
+  readonly bounds?: Partial<LifecycleBounds>;
+  /**
+   * Ports our other services are configured to use or run on: never offered as the free port after
+   * a conflict ("Use Port N" must not break another service next).
+   */
+  readonly reservedPorts?: () => ReadonlySet<number>;
+}
+
 /** Lifecycle of one service kind. */
 export class ServiceManager {
   private current: ServiceState = INITIAL_STATE;
@@ -34,6 +47,8 @@ export class ServiceManager {
   /** The stop under way (state `closing`), if any. */
   private stopping: Promise<Outcome> | undefined;
   private readonly stateEmitter = new Emitter<ServiceState>();
+  /** The stop of a server that listened after its start's bound had passed (a next start waits for it). */
+  private undoingLateStart: Promise<void> | undefined;
 
   /** Fires after every state change with the new state. */
   readonly onDidChangeState: Event<ServiceState> = this.stateEmitter.event;
@@ -41,7 +56,13 @@ export class ServiceManager {
   constructor(
     readonly kind: ServiceKind,
     private readonly createService: ServiceFactory,
+    private readonly context: ManagerContext = {},
   ) {}
+
+  /** The bounds in force (read at each step, so a test can change its context's). */
+  private get bounds(): LifecycleBounds {
+    return { ...LIFECYCLE_BOUNDS, ...this.context.bounds };
+  }
 
   /** The current state. */
   get state(): ServiceState {
@@ -53,8 +74,14 @@ export class ServiceManager {
    * has setting errors, when the data folder cannot be written, when the HTTPS certificate does not
    * load (./certificates.ts: missing file, wrong PFX password, key not matching), or when `check`
    * says no. A refused service never listened and holds no store.
+   *
+   * Every step is bounded (../core/bounds.ts): past its bound the start fails as reason `timeout`,
+   * naming what hung and the setting, and the service is closed again. A server that listens after
+   * its bound is stopped as soon as it does (and a next start waits for that stop).
    */
   async start(options: HostServiceOptions, blockers: readonly Blocker[] = [], check?: StartCheck): Promise<Outcome> {
+    if (this.current.status !== 'closed') return this.illegal('start');
+    if (this.undoingLateStart !== undefined) await this.undoingLateStart;
     if (this.current.status !== 'closed') return this.illegal('start');
     const refusal = blockers.length > 0
       ? failure('setting', blockers.map((b) => b.message).join(' '), { setting: blockers[0]!.key })
@@ -66,23 +93,45 @@ export class ServiceManager {
     }
     this.apply({ type: 'start' });
     // Read-only check first, so a bad certificate leaves no data folder behind.
+    const name = serviceName(this.kind);
+    const b = this.bounds;
     if (options.https !== undefined) {
-      const problem = await certificateProblem(options.https);
+      const https = options.https;
+      const problem = await withBound(certificateProblem(https), b.certificateMs).catch((err: unknown) => {
+        if (!(err instanceof StepTimeout)) throw err;
+        return new StepTimeout(err.boundMs);
+      });
+      if (problem instanceof StepTimeout) {
+        return this.fail(`${name} service could not start: reading the HTTPS certificate (azurite.cert is ${JSON.stringify(https.cert)}${https.key !== undefined ? `, azurite.key ${JSON.stringify(https.key)}` : ''}) did not finish within ${formatBound(problem.boundMs)}. Is it on a drive that does not answer? Put the files in a local folder and point azurite.cert${https.key !== undefined ? ' and azurite.key' : ''} at them.`, 'timeout', 'azurite.cert');
+      }
       if (problem !== undefined) return this.fail(problem, 'certificate', 'azurite.cert');
     }
     if (!options.inMemory) {
-      const problem = await writableFolderProblem(options.location);
+      let problem: NodeJS.ErrnoException | undefined;
+      try {
+        problem = await withBound(writableFolderProblem(options.location), b.folderMs);
+      } catch (err) {
+        if (!(err instanceof StepTimeout)) throw err;
+        return this.fail(`azurite.location resolves to ${JSON.stringify(options.location)}, and checking that it is a folder ${name} can write to did not finish within ${formatBound(err.boundMs)} (a drive or file system that does not answer). Set azurite.location to a local folder you can write to, or turn on azurite.inMemoryPersistence.`, 'timeout', 'azurite.location');
+      }
       if (problem !== undefined) return this.fail(describeLocationError(options.location, problem), 'location', 'azurite.location');
     }
     const service = this.createService(options);
+    const listenBound = options.inMemory ? b.listenMs : b.listenWithDataMs;
+    const starting = service.start();
     try {
-      const endpoint = await service.start();
+      const endpoint = await withBound(starting, listenBound);
       this.running = service;
       this.apply({ type: 'started', endpoint });
       return { ok: true };
     } catch (err) {
+      if (err instanceof StepTimeout) {
+        this.undoLateStart(starting, service);
+        const what = options.inMemory ? `listening on ${options.host}:${options.port}` : `listening on ${options.host}:${options.port} and loading its data from ${JSON.stringify(options.location)}`;
+        return this.fail(`${name} service could not start: ${what} did not finish within ${formatBound(err.boundMs)}. Check azurite.${this.kind}Host (${JSON.stringify(options.host)}): a host name that does not resolve hangs here; 127.0.0.1 is this machine.${options.inMemory ? '' : ' A very large data folder can also take this long: see azurite.location.'}`, 'timeout', `azurite.${this.kind}Host`);
+      }
       if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE' && options.port !== 0) {
-        const conflict = await explainConflict(this.kind, options.host, options.port);
+        const conflict = await explainConflict(this.kind, options.host, options.port, this.context.reservedPorts?.() ?? new Set());
         return this.fail(describePortConflict(conflict), 'port', `azurite.${this.kind}Port`, conflict);
       }
       const setting = startErrorSetting(this.kind, err as Error);
@@ -102,12 +151,15 @@ export class ServiceManager {
     this.apply({ type: 'close' });
     const stopping = (async (): Promise<Outcome> => {
       try {
-        await service.stop();
+        await withBound(service.stop(), this.bounds.stopMs);
         this.running = undefined;
         this.apply({ type: 'closed' });
         return { ok: true };
       } catch (err) {
         this.running = undefined;
+        if (err instanceof StepTimeout) {
+          return this.fail(`${serviceName(this.kind)} service did not stop within ${formatBound(err.boundMs)} (closing its port and saving its data); it may hold its port until the window reloads.`, 'timeout');
+        }
         return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`, 'other');
       } finally {
         this.stopping = undefined;
@@ -122,10 +174,13 @@ export class ServiceManager {
     if (this.current.status !== 'closed') return this.illegal('clean');
     this.apply({ type: 'clean' });
     try {
-      await this.createService(options).clean();
+      await withBound(this.createService(options).clean(), this.bounds.cleanMs);
       this.apply({ type: 'cleaned' });
       return { ok: true };
     } catch (err) {
+      if (err instanceof StepTimeout) {
+        return this.fail(`${serviceName(this.kind)} data could not be cleaned: deleting it${options.inMemory ? '' : ` in ${JSON.stringify(options.location)} (azurite.location)`} did not finish within ${formatBound(err.boundMs)}.`, 'timeout', options.inMemory ? undefined : 'azurite.location');
+      }
       return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`, 'other');
     }
   }
@@ -152,6 +207,17 @@ export class ServiceManager {
     this.stateEmitter.dispose();
   }
 
+  /**
+   * After a start ran past its bound: stops its server if it listens after all, so nothing of a
+   * failed start stays listening. A next start waits until the late start has ended either way.
+   */
+  private undoLateStart(starting: Promise<unknown>, service: ServiceHandle): void {
+    const undo = starting.then(() => service.stop()).catch(() => undefined).finally(() => {
+      if (this.undoingLateStart === undo) this.undoingLateStart = undefined;
+    });
+    this.undoingLateStart = undo;
+  }
+
   private fail(message: string, reason: FailureReason, setting?: string, conflict?: PortConflict): Failure {
     this.apply({ type: 'failed', message });
     return failure(reason, message, { setting, conflict });
@@ -176,10 +242,13 @@ export class ServiceManager {
   }
 }
 
-/** Probes who holds a taken port and finds the next free one (skipping Azurite's other defaults). */
-async function explainConflict(kind: ServiceKind, host: string, port: number): Promise<PortConflict> {
+/**
+ * Probes who holds a taken port and finds the next free one, skipping `reserved` (the ports our other
+ * services are configured to use or run on, so "Use Port N" never breaks another of them next).
+ */
+export async function explainConflict(kind: ServiceKind, host: string, port: number, reserved: ReadonlySet<number>): Promise<PortConflict> {
   const holder = await probePortHolder(host, port);
-  const freePort = await findFreePort(host, port + 1, 100, new Set([10000, 10001, 10002]));
+  const freePort = await findFreePort(host, port + 1, 100, reserved);
   return {
     kind,
     host,
@@ -190,13 +259,50 @@ async function explainConflict(kind: ServiceKind, host: string, port: number): P
   };
 }
 
-/** Creates `folder` if needed and checks it is writable. @returns the error, or undefined when fine. */
-async function writableFolderProblem(folder: string): Promise<NodeJS.ErrnoException | undefined> {
+/**
+ * Checks that `folder` is a folder this process can write to, creating what is missing of it, without
+ * `fs.mkdir(…, { recursive: true })`: Node's recursive mkdir never returns on some paths (it spins on
+ * `/proc/forbidden/x`, where each mkdir answers ENOENT, and holds one of libuv's four threads for
+ * good). Instead: find the nearest ancestor that exists, check it is a writable folder, create the
+ * rest one level at a time, and write and delete a probe file (which also catches a read-only file
+ * system, where root's access check passes).
+ * @returns the error (with Node's `code`), or undefined when the folder is usable. Never rejects.
+ */
+export async function writableFolderProblem(folder: string): Promise<NodeJS.ErrnoException | undefined> {
   try {
-    await fs.mkdir(folder, { recursive: true });
-    await fs.access(folder, fs.constants.W_OK);
+    const missing: string[] = [];
+    let existing = path.resolve(folder);
+    for (;;) {
+      try {
+        const stat = await fs.stat(existing);
+        if (!stat.isDirectory()) return errno('ENOTDIR', `${JSON.stringify(existing)} is a file, not a folder`);
+        break;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        const parent = path.dirname(existing);
+        if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === existing) return err as NodeJS.ErrnoException;
+        missing.unshift(existing);
+        existing = parent;
+      }
+    }
+    await fs.access(existing, fs.constants.W_OK);
+    for (const level of missing) {
+      try {
+        await fs.mkdir(level);
+      } catch (err) {
+        // Made meanwhile (another service's start): fine if it is a folder.
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !(await fs.stat(level)).isDirectory()) throw err;
+      }
+    }
+    const probe = path.join(folder, `.azurite-write-check-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    await fs.writeFile(probe, '');
+    await fs.rm(probe, { force: true });
     return undefined;
   } catch (err) {
     return err as NodeJS.ErrnoException;
   }
+}
+
+function errno(code: string, message: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${message}`), { code });
 }

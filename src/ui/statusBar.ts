@@ -2,6 +2,7 @@
  * The status bar: one item per service (Blob, Queue, Table) and the memory meter, redrawn from the
  * emulator's state and memory events.
  */
+import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { endpointUrl } from '../core/connectionString';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
@@ -14,6 +15,12 @@ export const DISK_REFRESH_MS = 15_000;
 
 /** Item ids: `azurite.blob`, `azurite.queue`, `azurite.table`, `azurite.memory`. */
 export type StatusItemKey = ServiceKind | 'memory';
+
+/** This machine's addresses other machines can use (non-internal interfaces), IPv4 first. */
+function networkAddresses(): string[] {
+  const all = Object.values(os.networkInterfaces()).flat().filter((a): a is os.NetworkInterfaceInfo => a !== undefined && !a.internal);
+  return [...all.filter((a) => a.family === 'IPv4'), ...all.filter((a) => a.family !== 'IPv4' && !a.address.startsWith('fe80'))].map((a) => a.address);
+}
 
 /** Owns the four status bar items. */
 export class StatusBar implements vscode.Disposable {
@@ -71,13 +78,14 @@ export class StatusBar implements vscode.Disposable {
     this.items[kind].render(serviceView({
       kind,
       state,
-      configuredPort: options.services[kind].port,
+      configuredPort: this.emulator.portSettingInvalid(kind) ? undefined : options.services[kind].port,
       inMemory,
       location: options.location,
       accountUrl: state.status === 'running' ? endpointUrl(this.emulator.clientAddress(kind)) : undefined,
       settingErrors: this.emulator.settingErrors(kind),
       ...(this.diskBytes[kind] !== undefined && !inMemory ? { diskBytes: this.diskBytes[kind] } : {}),
       ...(newest !== undefined ? { apiVersion: { newest, check: options.apiVersionCheck } } : {}),
+      ...(state.status === 'running' ? { networkAddresses: networkAddresses() } : {}),
     }));
   }
 

@@ -395,7 +395,7 @@ describe('core/settings', () => {
   describe('parseSettings HTTPS (cert, key, pwd)', () => {
     const ALL_KINDS = ['blob', 'queue', 'table'];
     const PEM_NEEDS_KEY = 'a PEM certificate needs its private key: set azurite.key to the PEM key file (HTTPS stays off until then), or use a PFX file and set azurite.pwd to its password.';
-    const PFX_NEEDS_PWD = 'a PFX certificate needs its password: set azurite.pwd (Azurite cannot open a PFX without one; HTTPS stays off until then), or use a PEM certificate and set azurite.key to its private key file.';
+    const PFX_NEEDS_PWD = 'a PFX certificate needs its password: run "Azurite: Set Certificate Password" (kept in Secret Storage) or set azurite.pwd (Azurite cannot open a PFX without one; HTTPS stays off until then), or use a PEM certificate and set azurite.key to its private key file.';
 
     it('cert + key is PEM; paths resolve like azurite.location (relative to the workspace folder, ${workspaceFolder}, ~)', () => {
       assert.deepEqual(parseSettings({ cert: 'certs/localhost.pem', key: '~/keys/localhost-key.pem' }, withFolder), {
@@ -628,5 +628,86 @@ describe('core/settings', () => {
       assert.equal(resolveLocation('/var//lib/./x/../azurite', withFolder), '/var/lib/azurite');
       assert.equal(resolveLocation('  /var/azurite  ', withFolder), '/var/azurite');
     });
+  });
+});
+
+describe('core/settings: settings that contradict each other', () => {
+  const PAIRS = [['blob', 'queue'], ['blob', 'table'], ['queue', 'table']] as const;
+  const name = (k: string): string => k.charAt(0).toUpperCase() + k.slice(1);
+
+  for (const [a, b] of PAIRS) {
+    it(`refuses ${a} and ${b} on one host:port, naming both settings, blocking both`, () => {
+      const { errors } = parseSettings({ [`${a}Port`]: 20000, [`${b}Port`]: 20000 }, withFolder);
+      assert.equal(errors.length, 1, JSON.stringify(errors));
+      const e = errors[0]!;
+      assert.equal(e.key, `azurite.${b}Port`);
+      assert.deepEqual(e.services, [a, b]);
+      assert.ok(e.message.startsWith(`azurite.${b}Port is 20000, the same as azurite.${a}Port; ${name(a)} and ${name(b)} cannot both listen on 127.0.0.1:20000. Set azurite.${b}Port to `), e.message);
+    });
+
+    it(`refuses ${a} and ${b} on one port when either host is a wildcard (0.0.0.0, ::)`, () => {
+      for (const [ha, hb] of [['0.0.0.0', '127.0.0.1'], ['127.0.0.1', '::'], ['192.168.1.5', '0.0.0.0']]) {
+        const { errors } = parseSettings({ [`${a}Port`]: 20000, [`${b}Port`]: 20000, [`${a}Host`]: ha, [`${b}Host`]: hb }, withFolder);
+        assert.equal(errors.length, 1, `${ha}/${hb}: ${JSON.stringify(errors)}`);
+        assert.match(errors[0]!.message, new RegExp(`^azurite\\.${b}Port is 20000, the same as azurite\\.${a}Port; .*every address`));
+      }
+    });
+
+    it(`accepts ${a} and ${b} on one port on two different addresses, and both on port 0`, () => {
+      assert.deepEqual(parseSettings({ [`${a}Port`]: 20000, [`${b}Port`]: 20000, [`${a}Host`]: '127.0.0.1', [`${b}Host`]: '127.0.0.2' }, withFolder).errors, []);
+      assert.deepEqual(parseSettings({ [`${a}Port`]: 0, [`${b}Port`]: 0 }, withFolder).errors, []);
+    });
+  }
+
+  it('blames the setting the user set, not the default it collides with, and suggests its own default', () => {
+    const e = onlyError({ tablePort: 10000 });
+    assert.equal(e.key, 'azurite.tablePort');
+    assert.equal(e.message, "azurite.tablePort is 10000, the same as azurite.blobPort (its default); Blob and Table cannot both listen on 127.0.0.1:10000. Set azurite.tablePort to 10002 (Azurite's default for Table), another free port, or 0 to pick a free one.");
+    const q = onlyError({ blobPort: 10001 });
+    assert.equal(q.key, 'azurite.blobPort');
+    assert.match(q.message, /^azurite\.blobPort is 10001, the same as azurite\.queuePort \(its default\); Blob and Queue /);
+  });
+
+  it('never suggests a port another service is configured to use', () => {
+    const e = onlyError({ blobPort: 10002, tablePort: 10000, queuePort: 10002 });
+    assert.equal(e.key, 'azurite.queuePort');
+    // Queue's default (10001) is no other service's setting here; in the last case Table's (10002) is Blob's.
+    assert.match(e.message, /Set azurite\.queuePort to 10001 \(Azurite's default for Queue\)/);
+    const f = onlyError({ blobPort: 10001, queuePort: 10003, tablePort: 10003 });
+    assert.match(f.message, /Set azurite\.tablePort to 10002 \(Azurite's default for Table\)/);
+    const g = onlyError({ blobPort: 10002, queuePort: 10005, tablePort: 10005 });
+    assert.ok(g.message.endsWith('Set azurite.tablePort to another free port, or 0 to pick a free one.'), g.message);
+  });
+
+  it('reports all three on one port as two errors, and leaves an invalid port to its own error', () => {
+    const { errors } = parseSettings({ blobPort: 20000, queuePort: 20000, tablePort: 20000 }, withFolder);
+    assert.deepEqual(errors.map((e) => e.key), ['azurite.queuePort', 'azurite.tablePort', 'azurite.tablePort']);
+    assert.deepEqual(errorsFor(errors, 'blob').length, 2);
+    const invalid = parseSettings({ blobPort: 70000, queuePort: 10000 }, withFolder).errors;
+    assert.deepEqual(invalid.map((e) => e.key), ['azurite.blobPort']);
+  });
+});
+
+describe('core/settings: the certificate password from Secret Storage', () => {
+  it('uses the stored password for a PFX when azurite.pwd is unset, and says where it came from', () => {
+    const { options, errors } = parseSettings({ cert: '/c/dev.pfx' }, withFolder, { pwd: 's3cret' });
+    assert.deepEqual(errors, []);
+    assert.deepEqual(options.https, { cert: '/c/dev.pfx', pwd: 's3cret', pwdFromSecretStorage: true });
+  });
+
+  it('lets azurite.pwd win over the stored password', () => {
+    assert.deepEqual(parseSettings({ cert: '/c/dev.pfx', pwd: 'in-settings' }, withFolder, { pwd: 's3cret' }).options.https, { cert: '/c/dev.pfx', pwd: 'in-settings' });
+  });
+
+  it('ignores a stored password without a certificate, and with a PEM key', () => {
+    assert.deepEqual(parseSettings({}, withFolder, { pwd: 's3cret' }), parseSettings({}, withFolder));
+    assert.deepEqual(parseSettings({ cert: '/c/c.pem', key: '/c/k.pem' }, withFolder, { pwd: 's3cret' }).options.https, { cert: '/c/c.pem', key: '/c/k.pem' });
+  });
+
+  it('never puts the stored password in a message', () => {
+    const { errors } = parseSettings({ cert: '/c/dev.pem' }, withFolder, { pwd: 's3cret' });
+    assert.equal(errors.length, 1);
+    assert.ok(!errors[0]!.message.includes('s3cret'));
+    assert.match(errors[0]!.message, /the password in Secret Storage only opens PFX files/);
   });
 });

@@ -132,11 +132,11 @@ describe('core/statusView', () => {
     });
 
     it('shows the real port (port setting 0) and falls back to the endpoint url', () => {
-      const state: ServiceState = { status: 'running', endpoint: { host: '0.0.0.0', port: 54321, url: 'http://0.0.0.0:54321' } };
+      const state: ServiceState = { status: 'running', endpoint: { host: '127.0.0.1', port: 54321, url: 'http://127.0.0.1:54321' } };
       const v = serviceView(input(state, { kind: 'queue', configuredPort: 0, inMemory: true }));
       assert.equal(v.text, '$(check) Queue :54321');
       assert.equal(v.command, 'azurite.close_queue');
-      assert.ok(v.tooltip.startsWith('**Azurite Queue service** — running on http://0\\.0\\.0\\.0:54321\n\n'), v.tooltip);
+      assert.ok(v.tooltip.startsWith('**Azurite Queue service** — running on http://127\\.0\\.0\\.1:54321\n\n'), v.tooltip);
       assert.ok(v.tooltip.includes('\n\nData: in memory (gone when the service stops)\n\n'));
     });
   });
@@ -216,5 +216,46 @@ describe('core/statusView', () => {
         assert.equal(memoryView(memReport(used, limit)).severity, severity);
       });
     }
+  });
+});
+
+describe('core/statusView: exposure and the stopped tooltip', () => {
+  const input = (state: ServiceState, extra: Partial<ServiceViewInput> = {}): ServiceViewInput =>
+    ({ kind: 'blob', state, configuredPort: 10000, inMemory: true, location: '/x', ...extra });
+  const on = (host: string, port = 10000): ServiceState => ({ status: 'running', endpoint: { host, port, url: `http://${host}:${port}` } });
+
+  it('warns on a service bound to all interfaces: severity, who reaches it, the public key, the real URLs', () => {
+    const v = serviceView(input(on('0.0.0.0'), { accountUrl: 'http://127.0.0.1:10000/devstoreaccount1', networkAddresses: ['192.168.1.5'] }));
+    assert.equal(v.severity, 'warning');
+    const lines = v.tooltip.split('\n\n');
+    assert.equal(lines[0], '**Azurite Blob service** — running on all interfaces \\(0\\.0\\.0\\.0\\), port 10000');
+    assert.equal(lines[1], '$(warning) Reachable from other machines on your network at http://192\\.168\\.1\\.5:10000/devstoreaccount1');
+    assert.match(lines[2]!, /^The account key is the public development key .*azurite\\\.blobHost: 127\\\.0\\\.0\\\.1 keeps it on this machine\\\.$/);
+    assert.equal(lines[3], 'This machine: http://127\\.0\\.0\\.1:10000/devstoreaccount1');
+    assert.ok(!v.tooltip.includes('running on http://127'), 'never says 127.0.0.1 for a service on 0.0.0.0');
+  });
+
+  it('warns on a LAN address, naming it; not on any loopback address', () => {
+    const lan = serviceView(input(on('10.0.0.2', 10005), { kind: 'queue', accountUrl: 'http://10.0.0.2:10005/devstoreaccount1' }));
+    assert.equal(lan.severity, 'warning');
+    assert.ok(lan.tooltip.includes('at http://10\\.0\\.0\\.2:10005/devstoreaccount1'), lan.tooltip);
+    const severities = ['127.0.0.1', '127.0.0.5', '::1', 'localhost'].map((h) => serviceView(input(on(h))).severity);
+    assert.deepEqual(severities, ['normal', 'normal', 'normal', 'normal']);
+  });
+
+  it('shows a setting error once, though the refused start kept it as its error', () => {
+    const settingErrors = ['azurite.blobPort is 70000; use a whole number from 0 to 65535.'];
+    const v = serviceView(input({ status: 'closed', error: settingErrors[0]! }, { settingErrors, configuredPort: undefined }));
+    assert.equal(v.tooltip.split('azurite\\.blobPort is 70000').length - 1, 1, v.tooltip);
+    const two = ['azurite.blobPort is 70000; …', 'azurite.loose is "yes"; …'];
+    const w = serviceView(input({ status: 'closed', error: two.join(' ') }, { settingErrors: two }));
+    assert.equal(w.tooltip.split('$(error)').length - 1, 2, w.tooltip);
+  });
+
+  it('says the port setting is not valid rather than showing the default, and shows a configured port', () => {
+    const bad = serviceView(input({ status: 'closed' }, { kind: 'table', configuredPort: undefined, settingErrors: ['azurite.tablePort is "x"; …'] }));
+    assert.ok(bad.tooltip.startsWith('**Azurite Table service** — not running (azurite.tablePort is not valid)'), bad.tooltip);
+    const set = serviceView(input({ status: 'closed' }, { kind: 'table', configuredPort: 20002 }));
+    assert.ok(set.tooltip.startsWith('**Azurite Table service** — stopped (port 20002)'), set.tooltip);
   });
 });

@@ -11,7 +11,8 @@ import type { ServiceState } from '../../../src/core/lifecycle';
 import { failure } from '../../../src/core/outcome';
 import type { ServiceKind } from '../../../src/core/services';
 import { EngineHost, type HostServiceOptions } from '../../../src/emulator/engineHost';
-import { ServiceManager } from '../../../src/emulator/serviceManager';
+import { explainConflict, ServiceManager, writableFolderProblem } from '../../../src/emulator/serviceManager';
+import { LIFECYCLE_BOUNDS } from '../../../src/core/bounds';
 import { engineFiles, tempDir } from '../helpers/emulatorFixture';
 
 function options(kind: ServiceKind, extra: Partial<HostServiceOptions> = {}): HostServiceOptions {
@@ -150,5 +151,128 @@ describe('ServiceManager (real engine host)', function () {
     const stopped = manager('blob');
     stopped.engineLost('The emulator engine stopped: test.');
     assert.deepEqual(stopped.state, { status: 'closed' });
+  });
+});
+
+describe('ServiceManager: the data folder check (no recursive mkdir)', function () {
+  this.timeout(30_000);
+  const dirs: string[] = [];
+  afterEach(() => { for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+
+  it('creates every missing level below the nearest existing folder, one at a time', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const target = path.join(dir, 'a', 'b', 'c');
+    assert.equal(await writableFolderProblem(target), undefined);
+    assert.ok(fs.statSync(target).isDirectory());
+    assert.deepEqual(fs.readdirSync(target), [], 'the write probe is removed');
+    assert.equal(await writableFolderProblem(target), undefined, 'an existing folder is fine');
+  });
+
+  it('fails with ENOTDIR when a file stands where a folder should be, creating nothing', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    fs.writeFileSync(path.join(dir, 'file'), 'x');
+    const err = await writableFolderProblem(path.join(dir, 'file', 'data', 'more'));
+    assert.equal(err?.code, 'ENOTDIR');
+    assert.match(err!.message, /"[^"]*file" is a file, not a folder/);
+    assert.deepEqual(fs.readdirSync(dir), ['file']);
+  });
+
+  it('fails in a folder nobody may write to (/sys: EPERM even for root; EACCES otherwise)', async () => {
+    const err = await writableFolderProblem('/sys/azurite-test-data');
+    assert.ok(err !== undefined && ['EPERM', 'EACCES', 'EROFS'].includes(String(err.code)), String(err?.code));
+    assert.equal(fs.existsSync('/sys/azurite-test-data'), false);
+  });
+
+  it('fails in a read-only folder (mode 0555) for a user it binds; root may write anyway', async function () {
+    const dir = tempDir();
+    dirs.push(dir);
+    fs.chmodSync(dir, 0o555);
+    const err = await writableFolderProblem(path.join(dir, 'data'));
+    fs.chmodSync(dir, 0o755);
+    if (process.getuid?.() === 0) assert.equal(err, undefined, 'root writes through 0555');
+    else assert.equal(err?.code, 'EACCES');
+  });
+
+  it('ends at once on /proc/forbidden/x, where fs.mkdir({ recursive: true }) never returns', async () => {
+    const began = performance.now();
+    const err = await writableFolderProblem('/proc/forbidden/x');
+    const elapsed = performance.now() - began;
+    assert.ok(err !== undefined && ['ENOENT', 'EACCES', 'EPERM'].includes(String(err.code)), String(err?.code));
+    assert.ok(elapsed < LIFECYCLE_BOUNDS.folderMs, `took ${elapsed} ms`);
+  });
+});
+
+describe('ServiceManager: every step is bounded (real engine host)', function () {
+  this.timeout(60_000);
+  let host: EngineHost;
+  const managers: ServiceManager[] = [];
+  const manager = (kind: ServiceKind, context: ConstructorParameters<typeof ServiceManager>[2] = {}): ServiceManager => {
+    const m = new ServiceManager(kind, (o) => host.createService(o), context);
+    managers.push(m);
+    return m;
+  };
+  before(async () => {
+    host = new EngineHost({ ...engineFiles(), codeCacheDir: undefined, heapLimitMb: () => 512, log: { info() {}, error() {} } },
+      { extentLimitBytes: undefined, apiVersionCheck: 'acceptNewer' });
+    await host.load();
+  });
+  afterEach(async () => { for (const m of managers.splice(0)) { await m.stop(); m.dispose(); } });
+  after(async () => { await host.terminate(); host.dispose(); });
+
+  it('a start on /proc/forbidden/x fails within the folder bound, naming azurite.location, and ends closed', async () => {
+    const m = manager('blob');
+    const began = performance.now();
+    const outcome = await m.start(options('blob', { inMemory: false, location: '/proc/forbidden/x' }));
+    const elapsed = performance.now() - began;
+    assert.ok(elapsed < LIFECYCLE_BOUNDS.folderMs, `took ${elapsed} ms`);
+    assert.equal(outcome.ok, false);
+    if (!outcome.ok) {
+      assert.equal(outcome.setting, 'azurite.location');
+      assert.match(outcome.message, /^azurite\.location resolves to "\/proc\/forbidden\/x", which cannot be created or written/);
+    }
+    assert.equal(m.state.status, 'closed');
+  });
+
+  it('a listen past its bound fails as "timeout" naming the host setting; the late server is stopped, the port free', async () => {
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+
+    const bounds = { listenMs: 1 };
+    const m = manager('queue', { bounds });
+    const outcome = await m.start(options('queue', { port }));
+    assert.equal(outcome.ok, false);
+    if (!outcome.ok) {
+      assert.equal(outcome.reason, 'timeout');
+      assert.equal(outcome.setting, 'azurite.queueHost');
+      assert.match(outcome.message, new RegExp(`^Queue service could not start: listening on 127\\.0\\.0\\.1:${port} did not finish within 1 ms\\. Check azurite\\.queueHost`));
+    }
+    assert.equal(m.state.status, 'closed');
+    // The engine's listen completes after the bound and is stopped; the next start waits for that
+    // stop and gets the same port (EADDRINUSE if the late server still listened).
+    bounds.listenMs = 10_000;
+    assert.deepEqual(await m.start(options('queue', { port })), { ok: true });
+    assert.deepEqual(await m.stop(), { ok: true });
+    assert.ok(await isPortFree('127.0.0.1', port));
+  });
+
+  it('never offers a port our other services are configured to use after a conflict', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
+    const port = (holder.address() as net.AddressInfo).port;
+    try {
+      const reserved = new Set([port + 1, port + 2]);
+      const conflict = await explainConflict('blob', '127.0.0.1', port, reserved);
+      assert.equal(conflict.holder, 'other');
+      assert.ok(conflict.freePort !== undefined && conflict.freePort > port + 2, String(conflict.freePort));
+      const m = manager('blob', { reservedPorts: () => reserved });
+      const outcome = await m.start(options('blob', { port }));
+      assert.equal(!outcome.ok && outcome.conflict?.freePort !== undefined && !reserved.has(outcome.conflict.freePort), true);
+    } finally {
+      holder.close();
+    }
   });
 });

@@ -1,0 +1,71 @@
+/**
+ * What a listen address means: whether only this machine can reach it (loopback), whether it takes
+ * a port on every address (wildcard), and whether two addresses claim the same port. And the words
+ * for a service that other machines can reach: the development account's key is public, so anyone
+ * who reaches the port can read and change the data. Pure: no vscode, no os.
+ */
+import { serviceName, type ServiceKind } from './services';
+
+function bare(host: string): string {
+  return host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+}
+
+function isLoopbackV4(h: string): boolean {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
+  return m !== null && Number(m[1]) === 127 && m.slice(2).every((o) => Number(o) <= 255);
+}
+
+/**
+ * True when only this machine can reach `host`: 127.0.0.0/8, ::1 (also as 0:0:0:0:0:0:0:1 and
+ * ::ffff:127.x.y.z), `localhost` and names under `.localhost` (RFC 6761). Everything else — 0.0.0.0,
+ * ::, a LAN address, a host name — may be reachable from other machines.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = bare(host);
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  return isLoopbackV4(h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h);
+}
+
+/** True for an address that listens on every interface: 0.0.0.0, :: (and the empty host). */
+export function isWildcardHost(host: string): boolean {
+  const h = bare(host);
+  return h === '' || h === '0.0.0.0' || h === '::' || h === '0:0:0:0:0:0:0:0';
+}
+
+/**
+ * True when servers listening on `a` and `b` with the same port would collide: the same address
+ * (case and brackets aside), either one a wildcard, or `localhost` beside a loopback address.
+ */
+export function hostsOverlap(a: string, b: string): boolean {
+  const x = bare(a);
+  const y = bare(b);
+  if (x === y || isWildcardHost(x) || isWildcardHost(y)) return true;
+  const local = (h: string): boolean => h === 'localhost';
+  return (local(x) && isLoopbackHost(y)) || (local(y) && isLoopbackHost(x));
+}
+
+/** "all interfaces (0.0.0.0)", or the address itself ("192.168.1.5"). */
+export function describeListenHost(host: string): string {
+  return isWildcardHost(host) ? `all interfaces (${host.trim() === '' ? '0.0.0.0' : host.trim()})` : host;
+}
+
+/**
+ * The URLs other machines would use: on a wildcard, one per address of this machine in
+ * `networkAddresses` (none known: empty); on a specific address, that address.
+ */
+export function reachableUrls(host: string, port: number, https: boolean, networkAddresses: readonly string[], account: string): string[] {
+  const hosts = isWildcardHost(host) ? [...networkAddresses] : [host];
+  return hosts.map((h) => `${https ? 'https' : 'http'}://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port}/${account}`);
+}
+
+/**
+ * The notification for a service that started on a non-loopback address: who can reach it, that
+ * its account key is public, and the setting to change.
+ */
+export function exposureNotice(kind: ServiceKind, host: string, port: number): string {
+  const name = serviceName(kind);
+  return `Azurite ${name} listens on ${describeListenHost(host)}, port ${port}: other machines on your network can reach it, ` +
+    `and its account key is the public development key, so anyone who reaches it can read, change and delete its data. ` +
+    `azurite.${kind}Host is ${JSON.stringify(host)}; 127.0.0.1 keeps it on this machine.`;
+}

@@ -1,0 +1,117 @@
+/**
+ * The PFX password in VS Code's Secret Storage instead of settings.json: `Azurite: Set Certificate
+ * Password` stores it (`context.secrets`, encrypted by the OS keychain), the settings read it where
+ * `azurite.pwd` is unset, and an `azurite.pwd` found in settings.json is offered, once, a move there.
+ * The password is never logged, shown or put in a message.
+ */
+import * as vscode from 'vscode';
+import { azuriteConfig } from '../config';
+import { notify } from './notify';
+
+/** The Secret Storage key of the PFX password. */
+export const PASSWORD_SECRET_KEY = 'azurite.pwd';
+/** globalState key: the move of `azurite.pwd` to Secret Storage was offered (offered once). */
+export const MOVE_OFFERED_KEY = 'azurite.pwdMoveOffered';
+/** The action on the one-time notice. */
+export const MOVE_TO_SECRET_STORAGE = 'Move to Secret Storage';
+
+/** The stored password, kept in memory so settings can be read synchronously. */
+export class CertificatePassword implements vscode.Disposable {
+  private value: string | undefined;
+  private readonly subscription: vscode.Disposable;
+  /** Resolves once the stored password has been read (starts wait for it). */
+  readonly ready: Promise<void>;
+
+  /** @param changed called after the stored password changes (re-read the settings, restart what needs it) */
+  constructor(private readonly secrets: vscode.SecretStorage, changed: () => void) {
+    this.ready = this.read();
+    this.subscription = secrets.onDidChange((e) => {
+      if (e.key === PASSWORD_SECRET_KEY) void this.read().then(changed);
+    });
+  }
+
+  /** The stored password, if any (undefined before {@link ready}). */
+  get current(): string | undefined {
+    return this.value;
+  }
+
+  /** Stores `password` (an empty one deletes it); resolves when stored and read back. */
+  async store(password: string): Promise<void> {
+    if (password === '') await this.secrets.delete(PASSWORD_SECRET_KEY);
+    else await this.secrets.store(PASSWORD_SECRET_KEY, password);
+    await this.read();
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+  }
+
+  private async read(): Promise<void> {
+    try {
+      this.value = await this.secrets.get(PASSWORD_SECRET_KEY);
+    } catch {
+      // No keychain (a headless Linux without one): nothing stored, azurite.pwd still works.
+      this.value = undefined;
+    }
+  }
+}
+
+/**
+ * `azurite.setCertificatePassword`: asks for the password (masked) and stores it. A string argument
+ * is stored without asking (scripts, tests). Empty input removes the stored password.
+ * @returns true when something was stored or removed, false when the box was dismissed
+ */
+export async function setCertificatePassword(password: CertificatePassword, given: unknown): Promise<boolean> {
+  const value = typeof given === 'string' ? given : await vscode.window.showInputBox({
+    title: 'Azurite: Set Certificate Password',
+    prompt: 'The password of the PFX file in azurite.cert. It is kept in VS Code\'s Secret Storage, not in settings.json; leave empty to remove it.',
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (value === undefined) return false;
+  await password.store(value);
+  void notify('info', value === ''
+    ? 'Azurite: the certificate password was removed from Secret Storage.'
+    : `Azurite: the certificate password is in Secret Storage${azuriteConfig().get('pwd') ? '; azurite.pwd in your settings still wins while it is set' : ''}.`);
+  return true;
+}
+
+/**
+ * Moves `azurite.pwd` from settings.json into Secret Storage: stores the value in force and removes
+ * the setting from every place it is set (user, workspace, workspace folder).
+ * @returns true when a password was moved
+ */
+export async function movePasswordToSecretStorage(password: CertificatePassword): Promise<boolean> {
+  const config = azuriteConfig();
+  const value = config.get<unknown>('pwd');
+  if (typeof value !== 'string' || value === '') return false;
+  await password.store(value);
+  const where = config.inspect<unknown>('pwd');
+  if (where?.workspaceFolderValue !== undefined) await config.update('pwd', undefined, vscode.ConfigurationTarget.WorkspaceFolder).then(undefined, () => undefined);
+  if (where?.workspaceValue !== undefined) await config.update('pwd', undefined, vscode.ConfigurationTarget.Workspace);
+  if (where?.globalValue !== undefined) await config.update('pwd', undefined, vscode.ConfigurationTarget.Global);
+  return true;
+}
+
+/**
+ * Once per user (remembered in globalState, whatever the answer): when `azurite.pwd` is set in
+ * settings.json, offers to move it to Secret Storage.
+ * @returns the notice's outcome: 'moved', 'declined', or 'none' when not offered
+ */
+export async function offerPasswordMove(password: CertificatePassword, state: vscode.Memento): Promise<'moved' | 'declined' | 'none'> {
+  const value = azuriteConfig().get<unknown>('pwd');
+  if (typeof value !== 'string' || value === '' || state.get<boolean>(MOVE_OFFERED_KEY) === true) return 'none';
+  await state.update(MOVE_OFFERED_KEY, true);
+  const choice = await notify('info',
+    'azurite.pwd keeps your certificate password in settings.json in plain text. Move it to VS Code\'s Secret Storage? HTTPS keeps working; the setting is removed.',
+    MOVE_TO_SECRET_STORAGE);
+  if (choice !== MOVE_TO_SECRET_STORAGE) return 'declined';
+  return (await movePasswordToSecretStorage(password)) ? 'moved' : 'none';
+}
+
+/** Offers the move now (after the stored password is read) and whenever `azurite.pwd` is set later. */
+export function watchPasswordSetting(password: CertificatePassword, state: vscode.Memento): vscode.Disposable {
+  const offer = (): void => void password.ready.then(() => offerPasswordMove(password, state));
+  offer();
+  return vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('azurite.pwd')) offer(); });
+}

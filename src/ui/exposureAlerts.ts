@@ -1,0 +1,56 @@
+/**
+ * A service that starts on an address other machines can reach (anything but loopback: 0.0.0.0, a LAN
+ * address, a host name) is said so once per start, because the development account's key is public:
+ * anyone who reaches the port can read and change the data. The notification offers "Bind to
+ * 127.0.0.1", which writes `azurite.<kind>Host` where the user set it and restarts the service.
+ */
+import * as vscode from 'vscode';
+import { azuriteConfig } from '../config';
+import { exposureNotice, isLoopbackHost } from '../core/hosts';
+import { failure, type Outcome } from '../core/outcome';
+import type { ServiceKind } from '../core/services';
+import { notify, showOutcome, type NotifyDeps } from './notify';
+
+/** The action on the notification. */
+export const BIND_TO_LOOPBACK = 'Bind to 127.0.0.1';
+
+/** Notifies once per start of a service on a non-loopback address. */
+export class ExposureAlerts implements vscode.Disposable {
+  private readonly subscription: { dispose(): void };
+
+  constructor(private readonly deps: NotifyDeps) {
+    this.subscription = deps.emulator.onDidChangeState(({ kind, state }) => {
+      if (state.status !== 'running' || isLoopbackHost(state.endpoint.host)) return;
+      void notify('warning', exposureNotice(kind, state.endpoint.host, state.endpoint.port), BIND_TO_LOOPBACK).then(async (choice) => {
+        if (choice === BIND_TO_LOOPBACK) showOutcome(await bindToLoopback(kind, this.deps), this.deps);
+      });
+    });
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+  }
+}
+
+/**
+ * Sets `azurite.<kind>Host` to 127.0.0.1 in the most specific place it is set (workspace folder,
+ * workspace, user settings) and restarts the service if it runs (the settings watcher may already
+ * have: a restart under way is shared, one already done is not repeated).
+ */
+export async function bindToLoopback(kind: ServiceKind, deps: NotifyDeps): Promise<Outcome> {
+  const key = `${kind}Host`;
+  const config = azuriteConfig();
+  const where = config.inspect<string>(key);
+  const target = where?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder
+    : where?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace
+      : vscode.ConfigurationTarget.Global;
+  try {
+    await config.update(key, '127.0.0.1', target);
+  } catch (err) {
+    return failure('setting', `azurite.${key} could not be set to 127.0.0.1: ${(err as Error).message}`, { setting: `azurite.${key}` });
+  }
+  deps.reloadSettings();
+  const { emulator } = deps;
+  if (emulator.servicesNeedingRestart().includes(kind)) return emulator.restart(kind);
+  return { ok: true };
+}

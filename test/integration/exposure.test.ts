@@ -1,0 +1,101 @@
+/**
+ * Issue 12 in a real VS Code: a service on 0.0.0.0 is said to be reachable from the network (one
+ * notification, a warning-coloured item) and "Bind to 127.0.0.1" moves it back; a data folder on
+ * which Node's recursive mkdir never returns fails within its bound naming azurite.location; the
+ * PFX password goes to Secret Storage.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { LIFECYCLE_BOUNDS } from '../../src/core/bounds';
+import { exposureNotice } from '../../src/core/hosts';
+import type { Outcome } from '../../src/emulator/serviceManager';
+import { api, configure, reset, waitFor } from './helpers';
+
+const config = () => vscode.workspace.getConfiguration('azurite');
+const target = vscode.ConfigurationTarget.Workspace;
+
+describe('Exposure, bounded starts and the certificate password (issue 12)', function () {
+  this.timeout(60_000);
+  before(reset);
+  afterEach(async () => {
+    for (const key of ['blobHost', 'cert', 'pwd', 'location']) await config().update(key, undefined, target);
+    await reset();
+  });
+
+  it('a Blob on 0.0.0.0: one warning notification, a warning item, and Bind to 127.0.0.1 moves it back', async () => {
+    const a = await api();
+    await config().update('blobHost', '0.0.0.0', target);
+    await waitFor('blobHost 0.0.0.0 to reach the emulator', () => a.emulator.options.services.blob.host === '0.0.0.0');
+    const shown = a.notifications().length;
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+    const port = a.emulator.endpoint('blob')!.port;
+    const notice = exposureNotice('blob', '0.0.0.0', port);
+    await waitFor('the exposure notification', () => a.notifications().slice(shown).includes(notice));
+    const item = a.statusItems().blob;
+    assert.equal(item.backgroundColor, 'statusBarItem.warningBackground');
+    assert.ok(item.tooltip.includes('running on all interfaces \\(0\\.0\\.0\\.0\\), port '), item.tooltip);
+    assert.ok(item.tooltip.includes('$(warning) Reachable from other machines on your network at '), item.tooltip);
+    assert.equal(a.notifications().slice(shown).filter((n) => n === notice).length, 1);
+
+    // What the notification's "Bind to 127.0.0.1" runs (a headless test cannot click it).
+    assert.deepEqual(await a.bindToLoopback('blob'), { ok: true });
+    assert.equal(config().inspect<string>('blobHost')?.workspaceValue, '127.0.0.1');
+    await waitFor('Blob running on 127.0.0.1', () => a.emulator.endpoint('blob')?.host === '127.0.0.1');
+    await a.settled();
+    assert.equal(a.statusItems().blob.backgroundColor, undefined);
+    const exposureNotices = a.notifications().slice(shown).filter((n) => n.startsWith('Azurite Blob listens on'));
+    assert.equal(exposureNotices.length, 1, 'the restart on 127.0.0.1 adds no notice');
+  });
+
+  it('azurite.location /proc/forbidden/x fails within the folder bound, naming azurite.location', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: false });
+    await config().update('location', '/proc/forbidden/x', target);
+    await waitFor('the location to reach the emulator', () => a.emulator.options.location === '/proc/forbidden/x');
+    const began = performance.now();
+    const [outcome] = (await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'))!;
+    const elapsed = performance.now() - began;
+    assert.ok(elapsed < LIFECYCLE_BOUNDS.folderMs, `took ${Math.round(elapsed)} ms`);
+    assert.equal(outcome!.ok, false);
+    if (!outcome!.ok) {
+      assert.equal(outcome!.setting, 'azurite.location');
+      assert.match(outcome!.message, /^azurite\.location resolves to "\/proc\/forbidden\/x", which cannot be created or written/);
+    }
+    assert.equal(a.emulator.status('blob').status, 'closed');
+    assert.equal(a.statusItems().blob.backgroundColor, 'statusBarItem.errorBackground');
+    // The next test file finds no service in error: a good start clears it.
+    await reset();
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.close_blob'), [{ ok: true }]);
+    assert.equal(a.statusItems().blob.backgroundColor, undefined);
+  });
+
+  it('Set Certificate Password stores into Secret Storage; the settings use it for a PFX; never shown', async () => {
+    const a = await api();
+    const secret = 'pfx pass 12 ✓';
+    const shown = a.notifications().length;
+    assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', secret), true);
+    assert.equal(await a.storedCertificatePassword(), secret);
+    await config().update('cert', '/nonexistent/dev.pfx', target);
+    await waitFor('the PFX with the stored password', () => a.emulator.options.https?.pwdFromSecretStorage === true && a.emulator.options.https.pwd === secret);
+    assert.deepEqual(a.emulator.settingErrors('blob'), []);
+    assert.ok(a.notifications().slice(shown).every((n) => !n.includes(secret)));
+    assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', ''), true);
+    assert.equal(await a.storedCertificatePassword(), undefined);
+  });
+
+  it('azurite.pwd in settings.json: a one-time notice; Move to Secret Storage stores it and removes the setting', async () => {
+    const a = await api();
+    const shown = a.notifications().length;
+    await config().update('pwd', 'from-settings', target);
+    await waitFor('the move notice', () => a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd keeps your certificate password in settings.json in plain text.')));
+    assert.equal(await a.movePasswordToSecretStorage(), true);
+    assert.equal(config().inspect<string>('pwd')?.workspaceValue, undefined);
+    assert.equal(await a.storedCertificatePassword(), 'from-settings');
+    await config().update('pwd', 'again', target);
+    await a.settled();
+    const notices = a.notifications().slice(shown).filter((n) => n.startsWith('azurite.pwd keeps'));
+    assert.equal(notices.length, 1, 'offered once');
+    await vscode.commands.executeCommand('azurite.setCertificatePassword', '');
+  });
+});

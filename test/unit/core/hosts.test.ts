@@ -1,0 +1,42 @@
+/** hosts.ts: which listen addresses only this machine reaches, which collide, and the exposure notice. */
+import * as assert from 'node:assert/strict';
+import { describeListenHost, exposureNotice, hostsOverlap, isLoopbackHost, isWildcardHost, reachableUrls } from '../../../src/core/hosts';
+
+describe('core/hosts', () => {
+  const loopback = ['127.0.0.1', '127.0.0.2', '127.255.255.254', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'localhost', 'LOCALHOST', 'api.localhost', ' 127.0.0.1 '];
+  const exposed = ['0.0.0.0', '::', '[::]', '192.168.1.5', '10.0.0.2', '128.0.0.1', '127.0.0.256', '1.127.0.0', 'myhost', 'azurite.local', '::2', 'fe80::1', ''];
+
+  it(`takes ${loopback.length} loopback spellings as this machine only`, () => {
+    assert.deepEqual(loopback.filter((h) => !isLoopbackHost(h)), []);
+  });
+
+  it(`takes ${exposed.length} other addresses as reachable from other machines`, () => {
+    assert.deepEqual(exposed.filter((h) => isLoopbackHost(h)), []);
+  });
+
+  it('knows the wildcards and says "all interfaces" for them', () => {
+    assert.deepEqual(['0.0.0.0', '::', '[::]', ''].map(isWildcardHost), [true, true, true, true]);
+    assert.deepEqual(['127.0.0.1', '192.168.1.5'].map(isWildcardHost), [false, false]);
+    assert.equal(describeListenHost('0.0.0.0'), 'all interfaces (0.0.0.0)');
+    assert.equal(describeListenHost('192.168.1.5'), '192.168.1.5');
+  });
+
+  it('finds overlapping hosts: equal, a wildcard on either side, localhost beside loopback', () => {
+    const pairs: [string, string, boolean][] = [
+      ['127.0.0.1', '127.0.0.1', true], ['0.0.0.0', '127.0.0.1', true], ['192.168.1.5', '::', true], ['localhost', '127.0.0.1', true],
+      ['LocalHost', 'localhost', true], ['[::1]', '::1', true], ['127.0.0.1', '192.168.1.5', false], ['127.0.0.1', '127.0.0.2', false],
+    ];
+    assert.deepEqual(pairs.map(([a, b]) => hostsOverlap(a, b)), pairs.map((p) => p[2]));
+  });
+
+  it('lists the URLs other machines use: one per address on a wildcard, the address itself otherwise', () => {
+    assert.deepEqual(reachableUrls('0.0.0.0', 10000, false, ['192.168.1.5', 'fd00::5'], 'devstoreaccount1'),
+      ['http://192.168.1.5:10000/devstoreaccount1', 'http://[fd00::5]:10000/devstoreaccount1']);
+    assert.deepEqual(reachableUrls('10.0.0.2', 10001, true, ['192.168.1.5'], 'devstoreaccount1'), ['https://10.0.0.2:10001/devstoreaccount1']);
+  });
+
+  it('says who can reach the service, that the key is public, and which setting keeps it local', () => {
+    assert.equal(exposureNotice('blob', '0.0.0.0', 10000),
+      'Azurite Blob listens on all interfaces (0.0.0.0), port 10000: other machines on your network can reach it, and its account key is the public development key, so anyone who reaches it can read, change and delete its data. azurite.blobHost is "0.0.0.0"; 127.0.0.1 keeps it on this machine.');
+  });
+});
