@@ -317,7 +317,7 @@ async function closeAndWaitForPort(server: ServerBase): Promise<void> {
  */
 export function createService(options: EngineServiceOptions): EngineService {
   let server: ServerBase | undefined;
-  let saver: { touch(): void; cancel(): void } | undefined;
+  let saver: Saver | undefined;
   let inFlight = 0;
   let idleWaiters: (() => void)[] = [];
   const whenIdle = (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve)));
@@ -356,6 +356,8 @@ export function createService(options: EngineServiceOptions): EngineService {
     async stop(): Promise<void> {
       const s = server;
       if (s === undefined) return;
+      // A failed window save left the dirty flags cleared (LokiJS clears them when a save begins): save all.
+      const windowSaveFailed = saver?.failed === true;
       saver?.cancel();
       saver = undefined;
       if (!options.inMemory) beginSave(options.location, options.kind);
@@ -372,7 +374,7 @@ export function createService(options: EngineServiceOptions): EngineService {
       } else {
         // Even after a failed close what can be saved is saved; a failed close may have cleared Loki's
         // dirty flags without writing (see saveLokiDatabases), so then every database is written again.
-        await saveLokiDatabases(s as ServerInternals, closeError !== undefined);
+        await saveLokiDatabases(s as ServerInternals, closeError !== undefined || windowSaveFailed);
         await endSave(options.location, options.kind);
       }
       if (closeError !== undefined) throw closeError;
@@ -467,17 +469,20 @@ export const SAVE_WINDOW_MS = 1000;
  * Saves a running disk-mode server's LokiJS databases that have changed, at most `windowMs` after
  * the first 2xx response since the last save (`touch()` after each one), so at most one save per
  * window. A save under way is not interrupted: lokijs queues the next one behind it (`throttledSaves`).
- * Errors are left to the stop's final save (`saveLokiDatabases`), which reports them.
+ * Errors are left to the stop's final save (`saveLokiDatabases`), which reports them: after one,
+ * `failed` tells it to write every database, dirty or not.
  */
-function saveWithin(s: ServerInternals, windowMs: number): { touch(): void; cancel(): void } {
+function saveWithin(s: ServerInternals, windowMs: number): Saver {
   let timer: NodeJS.Timeout | undefined;
+  let failed = false;
   return {
+    get failed() { return failed; },
     touch() {
       if (timer !== undefined) return;
       timer = setTimeout(() => {
         timer = undefined;
         for (const db of lokiDatabases(s)) {
-          if (db.autosaveDirty()) db.saveDatabase(() => undefined);
+          if (db.autosaveDirty()) db.saveDatabase((err) => { if (err) failed = true; });
         }
       }, windowMs);
     },
@@ -486,6 +491,16 @@ function saveWithin(s: ServerInternals, windowMs: number): { touch(): void; canc
       timer = undefined;
     },
   };
+}
+
+/** A running disk-mode server's window saver (see saveWithin). */
+interface Saver {
+  /** Call on each 2xx response. */
+  touch(): void;
+  /** Drops a save not yet begun (the stop saves). */
+  cancel(): void;
+  /** True once a window save failed. */
+  readonly failed: boolean;
 }
 
 /** The LokiJS databases a server holds: its metadata, and for blob and queue its extent metadata. */
