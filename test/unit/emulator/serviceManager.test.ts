@@ -23,28 +23,32 @@ function options(kind: ServiceKind, extra: Partial<HostServiceOptions> = {}): Ho
 }
 
 
-describe('ServiceManager (real engine host)', function () {
-  this.timeout(60_000);
+/**
+ * Registers hooks (in the calling describe) for one real engine host, loaded before the tests, and
+ * returns a maker of ServiceManagers over it that are stopped and disposed after each test.
+ */
+function realEngineHost(): { manager: (kind: ServiceKind, context?: ConstructorParameters<typeof ServiceManager>[2]) => ServiceManager } {
   let host: EngineHost;
   const managers: ServiceManager[] = [];
-  const manager = (kind: ServiceKind): ServiceManager => {
-    const m = new ServiceManager(kind, (o) => host.createService(o));
-    managers.push(m);
-    return m;
-  };
-
   before(async () => {
     host = new EngineHost({ ...engineFiles(), codeCacheDir: undefined, heapLimitMb: () => 512, log: { info() {}, error() {} } },
       { extentLimitBytes: undefined, apiVersionCheck: 'acceptNewer' });
     await host.load();
   });
-  afterEach(async () => {
-    for (const m of managers.splice(0)) { await m.stop(); m.dispose(); }
-  });
-  after(async () => {
-    await host.terminate();
-    host.dispose();
-  });
+  afterEach(async () => { for (const m of managers.splice(0)) { await m.stop(); m.dispose(); } });
+  after(async () => { await host.terminate(); host.dispose(); });
+  return {
+    manager: (kind, context = {}) => {
+      const m = new ServiceManager(kind, (o) => host.createService(o), context);
+      managers.push(m);
+      return m;
+    },
+  };
+}
+
+describe('ServiceManager (real engine host)', function () {
+  this.timeout(60_000);
+  const { manager } = realEngineHost();
 
   it('starts (closed → starting → running), stops (→ closing → closed) and frees the port', async () => {
     const m = manager('blob');
@@ -206,20 +210,7 @@ describe('ServiceManager: the data folder check (no recursive mkdir)', function 
 
 describe('ServiceManager: every step is bounded (real engine host)', function () {
   this.timeout(60_000);
-  let host: EngineHost;
-  const managers: ServiceManager[] = [];
-  const manager = (kind: ServiceKind, context: ConstructorParameters<typeof ServiceManager>[2] = {}): ServiceManager => {
-    const m = new ServiceManager(kind, (o) => host.createService(o), context);
-    managers.push(m);
-    return m;
-  };
-  before(async () => {
-    host = new EngineHost({ ...engineFiles(), codeCacheDir: undefined, heapLimitMb: () => 512, log: { info() {}, error() {} } },
-      { extentLimitBytes: undefined, apiVersionCheck: 'acceptNewer' });
-    await host.load();
-  });
-  afterEach(async () => { for (const m of managers.splice(0)) { await m.stop(); m.dispose(); } });
-  after(async () => { await host.terminate(); host.dispose(); });
+  const { manager } = realEngineHost();
 
   it('a start on /proc/forbidden/x fails within the folder bound, naming azurite.location, and ends closed', async () => {
     const m = manager('blob');
