@@ -24,7 +24,8 @@
 //
 // Then the shutdown save: the table service's stop at 100,000 entities (./save.mjs).
 //
-// Then the engine host's rows: each op against the engine in this process (inproc-memory), and the
+// Then the engine host's rows: each op with the engine host (host-worker) against the engine on the
+// hosting thread (host-inproc), both in a host process of their own, and the
 // lateness of a 10 ms timer on the thread that hosts the emulator (./lateness.mjs).
 //
 // Flags: --quick (fewer rounds), --no-vscode, --vscode-runs=N, --no-save, --save-entities=N,
