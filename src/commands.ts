@@ -101,9 +101,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     return value;
   });
 
-  reg(COMMANDS.showMemoryUsage, (): MemoryReport => {
+  reg(COMMANDS.showMemoryUsage, async (): Promise<MemoryReport> => {
     deps.showMemoryPanel();
-    return emulator.memoryReport();
+    return emulator.memoryReportNow().catch(() => emulator.memoryReport());
   });
 
   reg(COMMANDS.setCertificatePassword, (given) => deps.setCertificatePassword(given));

@@ -28,8 +28,13 @@ import { bindToLoopback, ExposureAlerts } from './ui/exposureAlerts';
 import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, setCertificatePassword, watchPasswordSetting } from './ui/certificatePassword';
 import type { ServiceKind } from './core/services';
 
-/** How long after activation the engine's warm-up begins, in ms (activation itself stays cheap). */
-const WARM_UP_DELAY_MS = 250;
+/**
+ * How long after activation the engine's warm-up begins, in ms. Activation runs on
+ * `onStartupFinished` (the workbench has restored) and the load runs on the engine's thread, so the
+ * warm-up starts at once: a later start left a click made as soon as the status bar item appeared
+ * waiting for the engine's load (bench/README.md, "First click").
+ */
+const WARM_UP_DELAY_MS = 0;
 
 /** The Azurite extension, whose command ids and default ports this extension shares. */
 export const AZURITE_EXTENSION_ID = 'Azurite.azurite';

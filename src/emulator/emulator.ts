@@ -423,6 +423,7 @@ export class Emulator {
   async reclaimMemory(): Promise<number> {
     let freed = 0;
     for (const kind of EXTENT_SERVICE_KINDS) freed += await this.services[kind].reclaim();
+    await this.host.refreshMemory().catch(() => undefined); // so that memoryReport() shows the drop at once
     return freed;
   }
 

@@ -8,6 +8,9 @@
  * Small on purpose: azurite itself is in dist/engine.js, loaded on the first request (`load`, sent
  * by the warm-up, or the first `start`).
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -25,6 +28,27 @@ if (port === null) throw new Error('engineWorker.js runs only as a worker thread
 const data = workerData as EngineWorkerData;
 
 const post = (message: EngineResponse | EngineEvent): void => port.postMessage(message);
+
+/**
+ * On Linux, this thread runs one step below normal priority (nice 10 where the process runs at 0):
+ * when the CPU is short, the extension host's thread (and the editor's other work) runs first and
+ * the engine waits. Linux schedules threads one by one and `setpriority` takes a thread id, which
+ * /proc/thread-self names. Elsewhere priorities are per process, and this does nothing.
+ * @returns the niceness set, or undefined when not changed
+ */
+function lowerThisThreadsPriority(): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const tid = Number(path.basename(fs.readlinkSync('/proc/thread-self')));
+    if (!Number.isInteger(tid) || tid <= 0) return undefined;
+    const nice = Math.min(19, os.getPriority(tid) + 10);
+    os.setPriority(tid, nice);
+    return nice;
+  } catch {
+    return undefined;
+  }
+}
+lowerThisThreadsPriority();
 const log = {
   info: (line: string) => post({ event: 'log', level: 'info', line }),
   error: (line: string) => post({ event: 'log', level: 'error', line }),
@@ -61,13 +85,24 @@ function memoryFigures(): EngineMemoryFigures {
   const s = store!;
   return { blobBytes: s.categoryBytes('blob'), queueBytes: s.categoryBytes('queue'), usedBytes: s.totalSize(), limitBytes: s.limitBytes() };
 }
+/**
+ * Memory events at most once per MEMORY_EVENT_INTERVAL_MS, the last change always sent: under load a
+ * post per request (a structured clone on this thread, a wake-up of the host's) cost a few percent
+ * of each small request. The host's MemoryMeter throttles further, to one event a second for the UI.
+ */
+const MEMORY_EVENT_INTERVAL_MS = 100;
+let lastMemoryPost = -Infinity;
 function scheduleMemory(): void {
   if (memoryScheduled || store === undefined) return;
   memoryScheduled = true;
-  setImmediate(() => {
+  const send = (): void => {
     memoryScheduled = false;
+    lastMemoryPost = performance.now();
     post({ event: 'memory', ...memoryFigures() });
-  });
+  };
+  const wait = lastMemoryPost + MEMORY_EVENT_INTERVAL_MS - performance.now();
+  if (wait <= 0) setImmediate(send);
+  else setTimeout(send, wait).unref();
 }
 
 function setDebugLog(enabled: boolean): void {

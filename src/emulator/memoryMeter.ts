@@ -83,6 +83,8 @@ export class MemoryMeter implements Disposable {
   async applyLimit(settingBytes: number | undefined): Promise<string | undefined> {
     const ok = await this.host.setLimit(settingBytes);
     if (!ok) {
+      // The mirrored figures may trail the worker's by up to its event interval: ask for exact ones.
+      await this.host.refreshMemory().catch(() => undefined);
       const r = this.report();
       const asked = settingBytes ?? this.host.loadResult?.defaultLimitBytes ?? defaultLimitBytes(os.totalmem());
       return `azurite.extentMemoryLimit asks for ${formatBytes(asked)}, but ${formatBytes(r.usedBytes)} of blob and queue data is in memory, so the limit stays at ${formatBytes(r.limitBytes)}. Raise the limit above ${formatBytes(r.usedBytes)}, or clean the blob or queue service (or reclaim memory) first.`;
