@@ -134,6 +134,19 @@ const engineOutside = {
   },
 };
 
+/** The Azure SDKs stay in dist/data.js: the build fails if one ends up in the extension's bundle. */
+const sdksOutside = {
+  name: 'sdks-outside',
+  setup(build) {
+    build.onEnd((result) => {
+      const out = path.relative(root, build.initialOptions.outfile);
+      if (out.endsWith('data.js')) return;
+      const leaked = Object.keys(result.metafile?.inputs ?? {}).filter((p) => p.includes('node_modules/@azure/'));
+      if (leaked.length > 0) result.errors.push({ text: `an Azure SDK is bundled into ${out} (${leaked[0]} …): it must load lazily from dist/data.js (src/ui/dataLayer.ts)` });
+    });
+  },
+};
+
 /**
  * The newest x-ms-version each service of the installed azurite knows (its ValidAPIVersions), written
  * into both bundles as `__ENGINE_API_VERSIONS__` for the status bar tooltips (src/emulator/engineFacts.ts).
@@ -228,9 +241,11 @@ function printReport(metafile) {
 const builds = engineBundle
   ? [options, { ...workerBuild(path.join(root, 'out/engine-worker.js')), sourcemap: true }]
   : [
-    { ...options, plugins: [engineOutside] },
+    { ...options, plugins: [engineOutside, sdksOutside] },
     { ...options, entryPoints: [path.join(root, 'src/emulator/azurite.ts')], outfile: path.join(root, 'dist/engine.js') },
     workerBuild(path.join(root, 'dist/engineWorker.js')),
+    // The data layer and the Azure SDKs (src/data/), loaded on first use by src/ui/dataLayer.ts.
+    { ...options, entryPoints: [path.join(root, 'src/data/index.ts')], outfile: path.join(root, 'dist/data.js'), plugins: [engineOutside, sdksOutside] },
   ];
 
 if (watch) {

@@ -1,0 +1,59 @@
+/**
+ * SDK clients for an emulator's account: the one way the data layer (Storage view, snapshots,
+ * seed, reset) reaches data. It speaks the storage REST API through the Azure SDKs for JavaScript,
+ * so the same code serves our engine and an Azurite that runs elsewhere.
+ * No vscode here; this module and its SDKs are bundled into dist/data.js, loaded on first use.
+ */
+import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
+import { QueueServiceClient, StorageSharedKeyCredential as QueueSharedKeyCredential } from '@azure/storage-queue';
+import { AzureNamedKeyCredential, TableClient, TableServiceClient } from '@azure/data-tables';
+import type { ServiceKind } from '../core/services';
+
+/**
+ * Where an account's services are: path-style endpoint URLs that include the account
+ * (`http://127.0.0.1:10000/devstoreaccount1`), and its shared key. A service without an endpoint
+ * is not running (or not attached).
+ */
+export interface StorageEndpoints {
+  readonly accountName: string;
+  /** The account's shared key, base64. */
+  readonly accountKey: string;
+  readonly blob?: string | undefined;
+  readonly queue?: string | undefined;
+  readonly table?: string | undefined;
+}
+
+/** The SDK clients of one account; a service without an endpoint has none. */
+export interface StorageClients {
+  readonly endpoints: StorageEndpoints;
+  readonly blob: BlobServiceClient | undefined;
+  readonly queue: QueueServiceClient | undefined;
+  readonly table: TableServiceClient | undefined;
+  /** A client of one table (undefined without a table endpoint). */
+  tableClient(name: string): TableClient | undefined;
+}
+
+/**
+ * Makes the clients. The table clients allow http (`allowInsecureConnection`), as an emulator on
+ * loopback is; the blob and queue SDKs allow it by default.
+ * @param endpoints the account's endpoints and key
+ */
+export function storageClients(endpoints: StorageEndpoints): StorageClients {
+  const blobCredential = new StorageSharedKeyCredential(endpoints.accountName, endpoints.accountKey);
+  const queueCredential = new QueueSharedKeyCredential(endpoints.accountName, endpoints.accountKey);
+  const tableCredential = new AzureNamedKeyCredential(endpoints.accountName, endpoints.accountKey);
+  const tableOptions = { allowInsecureConnection: true };
+  const table = endpoints.table;
+  return {
+    endpoints,
+    blob: endpoints.blob !== undefined ? new BlobServiceClient(endpoints.blob, blobCredential) : undefined,
+    queue: endpoints.queue !== undefined ? new QueueServiceClient(endpoints.queue, queueCredential) : undefined,
+    table: table !== undefined ? new TableServiceClient(table, tableCredential, tableOptions) : undefined,
+    tableClient: (name) => (table !== undefined ? new TableClient(table, name, tableCredential, tableOptions) : undefined),
+  };
+}
+
+/** The services that have an endpoint. */
+export function servicesOf(endpoints: StorageEndpoints): ServiceKind[] {
+  return (['blob', 'queue', 'table'] as const).filter((k) => endpoints[k] !== undefined);
+}
