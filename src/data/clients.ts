@@ -8,6 +8,7 @@ import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-bl
 import { QueueServiceClient, StorageSharedKeyCredential as QueueSharedKeyCredential } from '@azure/storage-queue';
 import { AzureNamedKeyCredential, TableClient, TableServiceClient } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
+import { DEV_ACCOUNT_KEY, DEV_ACCOUNT_NAME, endpointUrl, type ClientAddress } from '../core/connectionString';
 
 /**
  * Where an account's services are: path-style endpoint URLs that include the account
@@ -56,4 +57,21 @@ export function storageClients(endpoints: StorageEndpoints): StorageClients {
 /** The services that have an endpoint. */
 export function servicesOf(endpoints: StorageEndpoints): ServiceKind[] {
   return (['blob', 'queue', 'table'] as const).filter((k) => endpoints[k] !== undefined);
+}
+
+/**
+ * The endpoints of our emulator's running services for one account: path-style URLs
+ * (`http://127.0.0.1:10000/<account>`), as Azurite serves every account.
+ * @param addresses the running services' addresses (Emulator.clientAddress for each running kind)
+ * @param account name and shared key; default the development account
+ */
+export function emulatorEndpoints(
+  addresses: Partial<Record<ServiceKind, ClientAddress>>,
+  account: { readonly name: string; readonly key: string } = { name: DEV_ACCOUNT_NAME, key: DEV_ACCOUNT_KEY },
+): StorageEndpoints {
+  const url = (kind: ServiceKind): string | undefined => {
+    const a = addresses[kind];
+    return a === undefined ? undefined : endpointUrl(a).replace(new RegExp(`/${DEV_ACCOUNT_NAME}$`), `/${account.name}`);
+  };
+  return { accountName: account.name, accountKey: account.key, blob: url('blob'), queue: url('queue'), table: url('table') };
 }

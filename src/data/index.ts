@@ -3,3 +3,5 @@
  * activation does not parse them. The VS Code layer loads it on first use (src/ui/dataLayer.ts).
  */
 export * from './clients';
+export * from './snapshot';
+export { SnapshotFormatError } from '../core/snapshotFormat';

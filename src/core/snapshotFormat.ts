@@ -1,0 +1,447 @@
+/**
+ * The snapshot and seed folder format, version 1: pure parsing and printing, no I/O.
+ * docs/SNAPSHOT.md is the format's description for users; this file is its one implementation.
+ *
+ * ```
+ * <folder>/
+ *   blob/<container>/<blob name as a path>   the blob's content, byte for byte
+ *   blob/<container>.files/<n>               content of a blob whose name is not a safe path
+ *   blob/<container>.blobs.jsonl             one line per blob: its name, type, properties, metadata
+ *   blob/<container>.container.json          the container's metadata and public access (optional)
+ *   queue/<queue>.jsonl                      one line per message: {"text": "…"}
+ *   queue/<queue>.queue.json                 the queue's metadata (optional)
+ *   table/<table>.jsonl                      one line per entity, in the Table service's JSON
+ *                                            (OData): typed properties carry "<name>@odata.type"
+ * ```
+ * Container, queue and table names contain no dots (Azure's naming rules, see
+ * https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata),
+ * so `<name>.jsonl` and friends never collide with a container's folder.
+ * Printing is deterministic (sorted names, fixed key order, `\n` line ends), so that
+ * export → import → export gives the same bytes and a snapshot diffs well in git.
+ */
+
+/** The format version this code reads and writes. */
+export const SNAPSHOT_FORMAT_VERSION = 1;
+
+/** A parsed item with the 1-based line it came from, for errors found later (a missing file). */
+export type Located<T> = T & { readonly line: number };
+
+/** A problem in a snapshot file, located for a person: `file` relative to the snapshot folder, `line` 1-based (0: the whole file). */
+export class SnapshotFormatError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly problem: string,
+  ) {
+    super(line > 0 ? `${file}:${line}: ${problem}` : `${file}: ${problem}`);
+    this.name = 'SnapshotFormatError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blobs
+
+/** A blob's type, as the Blob service names it. */
+export type BlobKind = 'BlockBlob' | 'AppendBlob' | 'PageBlob';
+
+/** One line of `<container>.blobs.jsonl`: a blob's description (its content is a file). */
+export interface BlobEntry {
+  /** The blob's name (may contain `/`, spaces, any unicode). */
+  readonly name: string;
+  /** Where the content is, relative to `blob/`, when not at `<container>/<name>`. */
+  readonly file?: string;
+  /** Default `BlockBlob`. */
+  readonly type?: BlobKind;
+  readonly contentType?: string;
+  readonly contentEncoding?: string;
+  readonly contentLanguage?: string;
+  readonly contentDisposition?: string;
+  readonly cacheControl?: string;
+  /** User metadata (`x-ms-meta-*`), names as the service returns them (lower case). */
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
+/** `<container>.container.json`. */
+export interface ContainerEntry {
+  readonly metadata?: Readonly<Record<string, string>>;
+  /** Anonymous read access: `blob` or `container`; absent = private. */
+  readonly publicAccess?: 'blob' | 'container';
+}
+
+const BLOB_KEYS = ['name', 'file', 'type', 'contentType', 'contentEncoding', 'contentLanguage', 'contentDisposition', 'cacheControl', 'metadata'] as const;
+const BLOB_KINDS: readonly BlobKind[] = ['BlockBlob', 'AppendBlob', 'PageBlob'];
+
+/** Characters Windows, macOS or Linux refuse in a file name, and control characters. */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_CHARS = /[\\:*?"<>|\u0000-\u001f\u007f]/;
+/** Names Windows reserves for devices, with or without an extension. */
+const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
+
+/** Whether one `/`-separated segment of a blob name can be a file or folder name on every OS. */
+function safeSegment(segment: string): boolean {
+  return segment !== '' && segment !== '.' && segment !== '..' && !UNSAFE_CHARS.test(segment) &&
+    !segment.endsWith('.') && !segment.endsWith(' ') && !RESERVED.test(segment) && new TextEncoder().encode(segment).length <= 255;
+}
+
+/**
+ * Where each blob's content goes, relative to `blob/`: `<container>/<name>` when the name is a
+ * path every OS can hold and no other blob of the container claims it (a blob `a` beside a blob
+ * `a/b`, or names equal but for case), else `<container>.files/<n>` (n counts from 1 in name order).
+ * @param container the container's name
+ * @param names the container's blob names, sorted as the service lists them
+ * @returns name → file, for every name
+ */
+export function blobFiles(container: string, names: readonly string[]): Map<string, string> {
+  const files = new Map<string, string>();
+  const taken = new Set<string>(); // lower-cased paths of files placed
+  const folders = new Set<string>(); // lower-cased folder paths that placed files need
+  const placeable = new Set(names.filter((n) => n.split('/').every(safeSegment)));
+  // A name that is a folder of another placeable name cannot be a file.
+  for (const n of placeable) {
+    const parts = n.toLowerCase().split('/');
+    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join('/'));
+  }
+  let escaped = 0;
+  for (const name of names) {
+    const lower = name.toLowerCase();
+    if (placeable.has(name) && !folders.has(lower) && !taken.has(lower) && !escapesIntoFolderFile(lower, taken)) {
+      taken.add(lower);
+      files.set(name, `${container}/${name}`);
+    } else {
+      escaped++;
+      files.set(name, `${container}.files/${escaped}`);
+    }
+  }
+  return files;
+}
+
+/** Whether a folder this path needs is already a placed file. */
+function escapesIntoFolderFile(lowerPath: string, taken: ReadonlySet<string>): boolean {
+  const parts = lowerPath.split('/');
+  for (let i = 1; i < parts.length; i++) if (taken.has(parts.slice(0, i).join('/'))) return true;
+  return false;
+}
+
+/**
+ * Prints `<container>.blobs.jsonl`: one line per blob in the order given, keys in a fixed order,
+ * `file` only where it differs from `<container>/<name>`, empty metadata left out.
+ */
+export function printBlobEntries(container: string, entries: readonly BlobEntry[]): string {
+  return entries.map((e) => {
+    const out: Record<string, unknown> = {};
+    for (const key of BLOB_KEYS) {
+      const value = e[key];
+      if (value === undefined) continue;
+      if (key === 'file' && value === `${container}/${e.name}`) continue;
+      if (key === 'type' && value === 'BlockBlob') continue;
+      if (key === 'metadata') {
+        const m = value as Record<string, string>;
+        if (Object.keys(m).length === 0) continue;
+        out.metadata = sortedRecord(m);
+        continue;
+      }
+      out[key] = value;
+    }
+    return JSON.stringify(out) + '\n';
+  }).join('');
+}
+
+/**
+ * Parses `<container>.blobs.jsonl`.
+ * @param file the file's path relative to the snapshot folder, for errors
+ * @throws SnapshotFormatError naming the line: bad JSON, a missing or repeated `name`, an unknown
+ *   key or type, a non-string property, a `file` outside `blob/`
+ */
+export function parseBlobEntries(file: string, text: string): Located<BlobEntry>[] {
+  const seen = new Set<string>();
+  return parseJsonLines(file, text).map(({ line, value }) => {
+    const o = asObject(file, line, value, 'a blob');
+    for (const key of Object.keys(o)) {
+      if (!(BLOB_KEYS as readonly string[]).includes(key)) throw new SnapshotFormatError(file, line, `unknown key "${key}" (known: ${BLOB_KEYS.join(', ')})`);
+    }
+    if (typeof o.name !== 'string' || o.name === '') throw new SnapshotFormatError(file, line, 'a blob needs a non-empty "name"');
+    if (seen.has(o.name)) throw new SnapshotFormatError(file, line, `blob "${o.name}" is listed twice`);
+    seen.add(o.name);
+    for (const key of ['file', 'contentType', 'contentEncoding', 'contentLanguage', 'contentDisposition', 'cacheControl'] as const) {
+      if (o[key] !== undefined && typeof o[key] !== 'string') throw new SnapshotFormatError(file, line, `"${key}" must be a string`);
+    }
+    if (o.type !== undefined && !BLOB_KINDS.includes(o.type as BlobKind)) throw new SnapshotFormatError(file, line, `"type" must be one of ${BLOB_KINDS.join(', ')}`);
+    if (typeof o.file === 'string' && !isInside(o.file)) throw new SnapshotFormatError(file, line, `"file" must be a relative path inside blob/ (got "${o.file}")`);
+    const metadata = o.metadata === undefined ? undefined : stringRecord(file, line, o.metadata, 'metadata');
+    return { ...o, ...(metadata !== undefined ? { metadata } : {}), line } as Located<BlobEntry>;
+  });
+}
+
+/** Prints `<container>.container.json`, or undefined when there is nothing to say (no metadata, private). */
+export function printContainerEntry(entry: ContainerEntry): string | undefined {
+  const out: Record<string, unknown> = {};
+  if (entry.metadata !== undefined && Object.keys(entry.metadata).length > 0) out.metadata = sortedRecord(entry.metadata);
+  if (entry.publicAccess !== undefined) out.publicAccess = entry.publicAccess;
+  return Object.keys(out).length === 0 ? undefined : JSON.stringify(out, undefined, 2) + '\n';
+}
+
+/**
+ * Parses `<container>.container.json`.
+ * @throws SnapshotFormatError for bad JSON, unknown keys, a bad `publicAccess`
+ */
+export function parseContainerEntry(file: string, text: string): ContainerEntry {
+  const o = asObject(file, 0, parseJson(file, 0, text), 'a container');
+  for (const key of Object.keys(o)) {
+    if (key !== 'metadata' && key !== 'publicAccess') throw new SnapshotFormatError(file, 0, `unknown key "${key}" (known: metadata, publicAccess)`);
+  }
+  if (o.publicAccess !== undefined && o.publicAccess !== 'blob' && o.publicAccess !== 'container') {
+    throw new SnapshotFormatError(file, 0, '"publicAccess" must be "blob" or "container" (leave it out for private)');
+  }
+  const metadata = o.metadata === undefined ? undefined : stringRecord(file, 0, o.metadata, 'metadata');
+  return { ...(metadata !== undefined ? { metadata } : {}), ...(o.publicAccess !== undefined ? { publicAccess: o.publicAccess as 'blob' | 'container' } : {}) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queues
+
+/** One line of `<queue>.jsonl`. */
+export interface MessageEntry {
+  /** The message text, as the Queue service stores it. */
+  readonly text: string;
+}
+
+/** `<queue>.queue.json`. */
+export interface QueueEntry {
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
+/** Prints `<queue>.jsonl`, one message per line in the order given. */
+export function printMessages(messages: readonly MessageEntry[]): string {
+  return messages.map((m) => JSON.stringify({ text: m.text }) + '\n').join('');
+}
+
+/**
+ * Parses `<queue>.jsonl`.
+ * @throws SnapshotFormatError naming the line: bad JSON, no string `text`, an unknown key
+ */
+export function parseMessages(file: string, text: string): MessageEntry[] {
+  return parseJsonLines(file, text).map(({ line, value }) => {
+    const o = asObject(file, line, value, 'a message');
+    for (const key of Object.keys(o)) if (key !== 'text') throw new SnapshotFormatError(file, line, `unknown key "${key}" (a message has only "text")`);
+    if (typeof o.text !== 'string') throw new SnapshotFormatError(file, line, 'a message needs a string "text"');
+    return { text: o.text };
+  });
+}
+
+/** Prints `<queue>.queue.json`, or undefined when the queue has no metadata. */
+export function printQueueEntry(entry: QueueEntry): string | undefined {
+  if (entry.metadata === undefined || Object.keys(entry.metadata).length === 0) return undefined;
+  return JSON.stringify({ metadata: sortedRecord(entry.metadata) }, undefined, 2) + '\n';
+}
+
+/**
+ * Parses `<queue>.queue.json`.
+ * @throws SnapshotFormatError for bad JSON or unknown keys
+ */
+export function parseQueueEntry(file: string, text: string): QueueEntry {
+  const o = asObject(file, 0, parseJson(file, 0, text), 'a queue');
+  for (const key of Object.keys(o)) if (key !== 'metadata') throw new SnapshotFormatError(file, 0, `unknown key "${key}" (known: metadata)`);
+  return o.metadata === undefined ? {} : { metadata: stringRecord(file, 0, o.metadata, 'metadata') };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables
+
+/** An EDM type of the Table service (https://learn.microsoft.com/rest/api/storageservices/payload-format-for-table-service-operations). */
+export type EdmType = 'String' | 'Boolean' | 'Int32' | 'Int64' | 'Double' | 'DateTime' | 'Guid' | 'Binary';
+const EDM_TYPES: readonly EdmType[] = ['String', 'Boolean', 'Int32', 'Int64', 'Double', 'DateTime', 'Guid', 'Binary'];
+
+/** A typed property value: the shape of @azure/data-tables with `disableTypeConversion` (`value` as text). */
+export interface TypedValue {
+  readonly value: string;
+  readonly type: EdmType;
+}
+
+/** An entity: its keys and typed properties (no Timestamp, no ETag). */
+export interface EntityEntry {
+  readonly partitionKey: string;
+  readonly rowKey: string;
+  /** Property name → typed value, in no particular order (printing sorts them). */
+  readonly properties: Readonly<Record<string, TypedValue>>;
+}
+
+/** The largest and smallest Edm.Int32. */
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+/**
+ * Prints one entity as a line of the Table service's JSON: `PartitionKey`, `RowKey`, then the
+ * properties sorted by name. Strings, booleans, Int32 and doubles that JSON keeps apart from Int32
+ * are bare JSON values; every other value carries `"<name>@odata.type": "Edm.<Type>"` before it.
+ */
+export function printEntity(entity: EntityEntry): string {
+  const out: Record<string, unknown> = { PartitionKey: entity.partitionKey, RowKey: entity.rowKey };
+  for (const name of Object.keys(entity.properties).sort()) {
+    const { value, type } = entity.properties[name]!;
+    const bare = bareValue(value, type);
+    if (bare !== undefined) {
+      out[name] = bare;
+    } else {
+      out[`${name}@odata.type`] = `Edm.${type}`;
+      out[name] = type === 'Double' && Number.isFinite(Number(value)) ? Number(value) : value;
+    }
+  }
+  return JSON.stringify(out) + '\n';
+}
+
+/** The bare JSON value that parses back to the same type, or undefined when an annotation is needed. */
+function bareValue(value: string, type: EdmType): string | number | boolean | undefined {
+  switch (type) {
+    case 'String':
+      return value;
+    case 'Boolean':
+      return value === 'true';
+    case 'Int32':
+      return Number(value);
+    case 'Double': {
+      const n = Number(value);
+      // A whole number prints without a fraction and would read back as Int32.
+      return Number.isFinite(n) && !Number.isInteger(n) ? n : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Prints `<table>.jsonl`: entities in the order given (the service lists them by PartitionKey, then RowKey). */
+export function printEntities(entities: readonly EntityEntry[]): string {
+  return entities.map(printEntity).join('');
+}
+
+/**
+ * Parses `<table>.jsonl`.
+ * @throws SnapshotFormatError naming the line: bad JSON, missing or non-string keys, an unknown
+ *   EDM type, a value that does not fit its type, a repeated key pair
+ */
+export function parseEntities(file: string, text: string): EntityEntry[] {
+  const seen = new Set<string>();
+  return parseJsonLines(file, text).map(({ line, value }) => {
+    const o = asObject(file, line, value, 'an entity');
+    const { PartitionKey: pk, RowKey: rk } = o;
+    if (typeof pk !== 'string' || typeof rk !== 'string') throw new SnapshotFormatError(file, line, 'an entity needs string "PartitionKey" and "RowKey"');
+    const key = JSON.stringify([pk, rk]);
+    if (seen.has(key)) throw new SnapshotFormatError(file, line, `PartitionKey "${pk}", RowKey "${rk}" appears twice`);
+    seen.add(key);
+    const properties: Record<string, TypedValue> = {};
+    for (const [name, raw] of Object.entries(o)) {
+      if (name === 'PartitionKey' || name === 'RowKey' || name.endsWith('@odata.type')) continue;
+      if (name === 'Timestamp' || name.startsWith('odata.')) throw new SnapshotFormatError(file, line, `"${name}" is set by the service; leave it out`);
+      const annotation = o[`${name}@odata.type`];
+      properties[name] = typedValue(file, line, name, raw, annotation);
+    }
+    for (const name of Object.keys(o)) {
+      if (name.endsWith('@odata.type') && !(name.slice(0, -'@odata.type'.length) in o)) {
+        throw new SnapshotFormatError(file, line, `"${name}" annotates a property that is not there`);
+      }
+    }
+    return { partitionKey: pk, rowKey: rk, properties };
+  });
+}
+
+function typedValue(file: string, line: number, name: string, raw: unknown, annotation: unknown): TypedValue {
+  const bad = (why: string): never => { throw new SnapshotFormatError(file, line, `property "${name}": ${why}`); };
+  if (annotation === undefined) {
+    if (typeof raw === 'string') return { value: raw, type: 'String' };
+    if (typeof raw === 'boolean') return { value: String(raw), type: 'Boolean' };
+    if (typeof raw === 'number') {
+      if (Number.isInteger(raw)) {
+        if (raw < INT32.min || raw > INT32.max) bad(`${raw} does not fit Edm.Int32; write it as a string with "${name}@odata.type": "Edm.Int64"`);
+        return { value: String(raw), type: 'Int32' };
+      }
+      return { value: String(raw), type: 'Double' };
+    }
+    return bad(raw === null ? 'null is not a value; leave the property out' : 'objects and arrays are not table values');
+  }
+  if (typeof annotation !== 'string' || !annotation.startsWith('Edm.') || !EDM_TYPES.includes(annotation.slice(4) as EdmType)) {
+    return bad(`unknown type ${JSON.stringify(annotation)} (known: ${EDM_TYPES.map((t) => `Edm.${t}`).join(', ')})`);
+  }
+  const type = annotation.slice(4) as EdmType;
+  switch (type) {
+    case 'String':
+      if (typeof raw !== 'string') bad('Edm.String needs a string');
+      return { value: raw as string, type };
+    case 'Boolean':
+      if (typeof raw !== 'boolean') bad('Edm.Boolean needs true or false');
+      return { value: String(raw), type };
+    case 'Int32':
+      if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < INT32.min || raw > INT32.max) bad('Edm.Int32 needs a whole number from -2147483648 to 2147483647');
+      return { value: String(raw), type };
+    case 'Double':
+      if (typeof raw === 'number') return { value: String(raw), type };
+      if (raw === 'NaN' || raw === 'Infinity' || raw === '-Infinity') return { value: raw, type };
+      return bad('Edm.Double needs a number, or "NaN", "Infinity", "-Infinity"');
+    case 'Int64':
+      if (typeof raw !== 'string' || !/^-?[0-9]+$/.test(raw) || BigInt(raw) > 2n ** 63n - 1n || BigInt(raw) < -(2n ** 63n)) bad('Edm.Int64 needs a whole number as a string ("123")');
+      return { value: raw as string, type };
+    case 'DateTime':
+      if (typeof raw !== 'string' || Number.isNaN(Date.parse(raw))) bad('Edm.DateTime needs an ISO 8601 date string ("2024-01-31T12:00:00.000Z")');
+      return { value: raw as string, type };
+    case 'Guid':
+      if (typeof raw !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(raw)) bad('Edm.Guid needs a GUID string');
+      return { value: raw as string, type };
+    case 'Binary':
+      if (typeof raw !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(raw) || raw.length % 4 !== 0) bad('Edm.Binary needs a base64 string');
+      return { value: raw as string, type };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names and shared helpers
+
+/** Which service a top-level folder holds. */
+export const SERVICE_FOLDERS = ['blob', 'queue', 'table'] as const;
+
+/** Container and queue names: 3–63 lower-case letters, digits and single hyphens (Azure's rule). */
+export function isContainerOrQueueName(name: string): boolean {
+  return /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){2,62}$/.test(name);
+}
+
+/** Table names: 3–63 letters and digits, not starting with a digit (Azure's rule). */
+export function isTableName(name: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9]{2,62}$/.test(name);
+}
+
+/** Whether `p` (with `/` separators) is a relative path that stays inside its folder. */
+function isInside(p: string): boolean {
+  if (p === '' || p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.includes('\\')) return false;
+  return p.split('/').every((s) => s !== '' && s !== '.' && s !== '..');
+}
+
+function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]!]));
+}
+
+function parseJson(file: string, line: number, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new SnapshotFormatError(file, line, `not JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Parses JSON lines; blank lines are skipped (a trailing newline, hand-made gaps). */
+function parseJsonLines(file: string, text: string): { line: number; value: unknown }[] {
+  const out: { line: number; value: unknown }[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!.replace(/\r$/, '');
+    if (raw.trim() === '') continue;
+    out.push({ line: i + 1, value: parseJson(file, i + 1, i === 0 ? raw.replace(/^\uFEFF/, '') : raw) });
+  }
+  return out;
+}
+
+function asObject(file: string, line: number, value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SnapshotFormatError(file, line, `${what} must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+function stringRecord(file: string, line: number, value: unknown, key: string): Record<string, string> {
+  const o = asObject(file, line, value, `"${key}"`);
+  for (const [k, v] of Object.entries(o)) if (typeof v !== 'string') throw new SnapshotFormatError(file, line, `"${key}.${k}" must be a string`);
+  return o as Record<string, string>;
+}

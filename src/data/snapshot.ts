@@ -1,0 +1,633 @@
+/**
+ * Snapshots and seeds: read a snapshot folder, export an account's data into one, import one,
+ * reset an account to one. The format is src/core/snapshotFormat.ts (described for users in
+ * docs/SNAPSHOT.md). Everything goes through the storage REST API with the Azure SDKs
+ * (./clients.ts), so the same code serves our engine and an Azurite that runs elsewhere.
+ * No vscode here: progress is a callback, cancellation an AbortSignal.
+ */
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import { lookup as mimeLookup } from 'mime-types';
+import type { ContainerItem } from '@azure/storage-blob';
+import type { TableEntity, TableTransaction } from '@azure/data-tables';
+import type { ServiceKind } from '../core/services';
+import {
+  blobFiles, isContainerOrQueueName, isTableName, parseBlobEntries, parseContainerEntry, parseEntities, parseMessages, parseQueueEntry,
+  printBlobEntries, printContainerEntry, printEntities, printMessages, printQueueEntry, SnapshotFormatError,
+  type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
+} from '../core/snapshotFormat';
+import { servicesOf, type StorageClients } from './clients';
+
+/** A blob of a snapshot: its description and where its content is (an absolute path). */
+export interface SnapshotBlob {
+  readonly entry: BlobEntry;
+  readonly file: string;
+  /** Content length in bytes. */
+  readonly size: number;
+}
+
+/** What a snapshot folder holds, parsed and checked; blob content stays on disk until imported. */
+export interface Snapshot {
+  readonly folder: string;
+  readonly containers: readonly { readonly name: string; readonly entry: ContainerEntry; readonly blobs: readonly SnapshotBlob[] }[];
+  readonly queues: readonly { readonly name: string; readonly entry: QueueEntry; readonly messages: readonly MessageEntry[] }[];
+  readonly tables: readonly { readonly name: string; readonly entities: readonly EntityEntry[] }[];
+}
+
+/** Item counts of a snapshot, an export, an import or a reset. `bytes`: blob content, in bytes. */
+export interface DataCounts {
+  containers: number;
+  blobs: number;
+  bytes: number;
+  queues: number;
+  messages: number;
+  tables: number;
+  entities: number;
+}
+
+/** Progress of a long operation: `done` of `total` items (blobs, messages, entities), and what is being done. */
+export interface DataProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly message: string;
+}
+
+/** Options of the long operations. */
+export interface DataOptions {
+  /** Called as items complete (often: throttle it for a UI). */
+  readonly progress?: (p: DataProgress) => void;
+  /** Aborts between items and inside SDK calls; the operation then rejects with an AbortError. */
+  readonly signal?: AbortSignal;
+  /** Requests in flight at once (default 16). */
+  readonly concurrency?: number;
+  /**
+   * Frees the memory of deleted blobs and messages now, where the engine can (our engine's
+   * `Emulator.reclaimMemory`): in memory mode azurite frees deleted content only at its next GC, so
+   * without it a reset or a rollback near `azurite.extentMemoryLimit` would be refused.
+   */
+  readonly reclaim?: () => Promise<unknown>;
+}
+
+/** Export options: {@link DataOptions}, and which items to export (default all). */
+export interface ExportOptions extends DataOptions {
+  readonly only?: AccountNames;
+}
+
+/** Files a snapshot reader skips anywhere: what Finder and Explorer leave behind. */
+const IGNORED_FILES = new Set(['.DS_Store', 'Thumbs.db', 'desktop.ini']);
+/** Blob content moves in pieces of this many bytes for append and page blobs (the REST limit for a block is 4 MiB per append). */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Entities per table transaction (the Table service's limit). */
+const BATCH_ENTITIES = 100;
+/** How long an export keeps received messages invisible before it makes them visible again (s). */
+const EXPORT_VISIBILITY_S = 300;
+
+/** The counts of a parsed snapshot. */
+export function snapshotCounts(s: Snapshot): DataCounts {
+  return {
+    containers: s.containers.length,
+    blobs: s.containers.reduce((n, c) => n + c.blobs.length, 0),
+    bytes: s.containers.reduce((n, c) => n + c.blobs.reduce((m, b) => m + b.size, 0), 0),
+    queues: s.queues.length,
+    messages: s.queues.reduce((n, q) => n + q.messages.length, 0),
+    tables: s.tables.length,
+    entities: s.tables.reduce((n, t) => n + t.entities.length, 0),
+  };
+}
+
+/** "3 containers (1,000 blobs, 50 MB), 1 queue (20 messages), 2 tables (10,000 entities)". */
+export function describeCounts(c: DataCounts): string {
+  const n = (k: number, one: string, many = `${one}s`): string => `${k.toLocaleString('en-US')} ${k === 1 ? one : many}`;
+  const mb = c.bytes >= 1024 * 1024 ? `${(c.bytes / 1024 / 1024).toFixed(1)} MB` : `${(c.bytes / 1024).toFixed(1)} KB`;
+  return [
+    `${n(c.containers, 'container')} (${n(c.blobs, 'blob')}, ${mb})`,
+    `${n(c.queues, 'queue')} (${n(c.messages, 'message')})`,
+    `${n(c.tables, 'table')} (${n(c.entities, 'entity', 'entities')})`,
+  ].join(', ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading a snapshot folder
+
+/**
+ * Reads and checks a snapshot folder. A missing folder, or one without `blob/`, `queue/` and
+ * `table/`, is an empty snapshot (a seed folder may hold only some services).
+ * @param folder absolute path
+ * @param kinds the services to read (default all)
+ * @throws SnapshotFormatError naming the file (relative to `folder`) and line of the first problem:
+ *   bad JSON, an unknown key, a bad name, a blob line without its file
+ */
+export async function readSnapshot(folder: string, kinds: readonly ServiceKind[] = ['blob', 'queue', 'table']): Promise<Snapshot> {
+  const rel = (p: string): string => path.relative(folder, p).split(path.sep).join('/');
+  const list = async (dir: string): Promise<fs.Dirent[]> => {
+    try {
+      return (await fsp.readdir(dir, { withFileTypes: true })).filter((d) => !IGNORED_FILES.has(d.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  };
+  const read = (p: string): Promise<string> => fsp.readFile(p, 'utf8');
+
+  const containers: Snapshot['containers'][number][] = [];
+  if (kinds.includes('blob')) {
+    const dir = path.join(folder, 'blob');
+    const entries = await list(dir);
+    const names = new Set<string>();
+    for (const d of entries) {
+      const m = /^(.*?)(\.blobs\.jsonl|\.container\.json|\.files)?$/.exec(d.name)!;
+      const name = m[1]!;
+      const suffix = m[2];
+      const isContainerFolder = suffix === undefined && d.isDirectory();
+      if (!isContainerFolder && !(suffix === '.files' && d.isDirectory()) && !(suffix !== undefined && suffix !== '.files' && d.isFile())) {
+        throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'blob/ holds only container folders, <container>.blobs.jsonl, <container>.container.json and <container>.files/ (docs/SNAPSHOT.md)');
+      }
+      if (!isContainerOrQueueName(name)) {
+        throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, `"${name}" is not a container name: 3–63 lower-case letters, digits and single hyphens`);
+      }
+      names.add(name);
+    }
+    for (const name of [...names].sort()) {
+      const listing = path.join(dir, `${name}.blobs.jsonl`);
+      const described = fs.existsSync(listing) ? parseBlobEntries(rel(listing), await read(listing)) : [];
+      const containerFile = path.join(dir, `${name}.container.json`);
+      const entry = fs.existsSync(containerFile) ? parseContainerEntry(rel(containerFile), await read(containerFile)) : {};
+      const byName = new Map(described.map((e) => [e.name, e]));
+      const blobs: SnapshotBlob[] = [];
+      const claimed = new Set<string>();
+      // Every described blob, in file order: its content is `file`, or <container>/<name>.
+      for (const e of described) {
+        const file = path.join(dir, ...(e.file ?? `${name}/${e.name}`).split('/'));
+        const stat = await fsp.stat(file).catch(() => undefined);
+        if (stat === undefined || !stat.isFile()) throw new SnapshotFormatError(rel(listing), e.line, `no file ${rel(file)} for blob "${e.name}"`);
+        claimed.add(file);
+        const { line: _line, ...plain } = e;
+        blobs.push({ entry: plain, file, size: stat.size });
+      }
+      // Files in the container folder that no line describes: blobs named by their path, a content type from the extension.
+      const walk = async (sub: string): Promise<void> => {
+        for (const d of await list(path.join(dir, name, sub))) {
+          const relName = sub === '' ? d.name : `${sub}/${d.name}`;
+          if (d.isDirectory()) {
+            await walk(relName);
+          } else if (d.isFile()) {
+            const file = path.join(dir, name, ...relName.split('/'));
+            if (claimed.has(file) || byName.has(relName)) continue;
+            const stat = await fsp.stat(file);
+            blobs.push({ entry: { name: relName, contentType: contentTypeOf(relName) }, file, size: stat.size });
+          }
+        }
+      };
+      await walk('');
+      blobs.sort((a, b) => (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
+      containers.push({ name, entry, blobs });
+    }
+  }
+
+  const queues: Snapshot['queues'][number][] = [];
+  if (kinds.includes('queue')) {
+    const dir = path.join(folder, 'queue');
+    const names = new Set<string>();
+    for (const d of await list(dir)) {
+      const m = /^(.*?)(\.jsonl|\.queue\.json)$/.exec(d.name);
+      if (m === null || !d.isFile()) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'queue/ holds only <queue>.jsonl and <queue>.queue.json files (docs/SNAPSHOT.md)');
+      if (!isContainerOrQueueName(m[1]!)) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, `"${m[1]}" is not a queue name: 3–63 lower-case letters, digits and single hyphens`);
+      names.add(m[1]!);
+    }
+    for (const name of [...names].sort()) {
+      const file = path.join(dir, `${name}.jsonl`);
+      const messages = fs.existsSync(file) ? parseMessages(rel(file), await read(file)) : [];
+      const meta = path.join(dir, `${name}.queue.json`);
+      const entry = fs.existsSync(meta) ? parseQueueEntry(rel(meta), await read(meta)) : {};
+      queues.push({ name, entry, messages });
+    }
+  }
+
+  const tables: Snapshot['tables'][number][] = [];
+  if (kinds.includes('table')) {
+    const dir = path.join(folder, 'table');
+    for (const d of await list(dir)) {
+      const m = /^(.*)\.jsonl$/.exec(d.name);
+      if (m === null || !d.isFile()) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'table/ holds only <table>.jsonl files (docs/SNAPSHOT.md)');
+      if (!isTableName(m[1]!)) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, `"${m[1]}" is not a table name: 3–63 letters and digits, starting with a letter`);
+      const file = path.join(dir, d.name);
+      tables.push({ name: m[1]!, entities: parseEntities(rel(file), await read(file)) });
+    }
+  }
+  return { folder, containers, queues, tables };
+}
+
+/** A content type for a file name from its extension (the mime-types package), else application/octet-stream. */
+export function contentTypeOf(name: string): string {
+  return mimeLookup(name) || 'application/octet-stream';
+}
+
+// ---------------------------------------------------------------------------------------------
+// What an account holds
+
+/** The names of the containers, queues and tables an account holds, for the services with an endpoint. */
+export interface AccountNames {
+  readonly containers: string[];
+  readonly queues: string[];
+  readonly tables: string[];
+}
+
+/**
+ * Lists every container, queue and table of the account (all pages).
+ * @throws RestError from the SDKs when a service does not answer
+ */
+export async function accountNames(clients: StorageClients, signal?: AbortSignal): Promise<AccountNames> {
+  const containers: string[] = [];
+  const queues: string[] = [];
+  const tables: string[] = [];
+  if (clients.blob) for await (const c of clients.blob.listContainers({ abortSignal: signal })) containers.push(c.name);
+  if (clients.queue) for await (const q of clients.queue.listQueues({ abortSignal: signal })) queues.push(q.name);
+  if (clients.table) for await (const t of clients.table.listTables({ abortSignal: signal })) if (t.name !== undefined) tables.push(t.name);
+  return { containers, queues, tables };
+}
+
+/** True when the service holds no container, queue or table (what "empty" means for `azurite.seed` in disk mode). */
+export async function isServiceEmpty(clients: StorageClients, kind: ServiceKind): Promise<boolean> {
+  if (kind === 'blob' && clients.blob) return (await clients.blob.listContainers().byPage({ maxPageSize: 1 }).next()).value?.containerItems?.length === 0;
+  if (kind === 'queue' && clients.queue) return ((await clients.queue.listQueues().byPage({ maxPageSize: 1 }).next()).value?.queueItems?.length ?? 0) === 0;
+  if (kind === 'table' && clients.table) {
+    for await (const t of clients.table.listTables()) if (t.name !== undefined) return false;
+    return true;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Export
+
+/**
+ * Writes the account's data (the services with an endpoint) into `folder` in the snapshot format.
+ * Each exported service's subfolder (`blob/`, `queue/`, `table/`) is written beside it first and
+ * then replaces the old one, so a failed or cancelled export leaves the folder as it was; other
+ * files in `folder` are never touched.
+ * Queue messages are read by receiving them (the REST API peeks at most 32) and made visible again
+ * at once: each exported message's dequeue count rises by one, and messages a consumer holds
+ * invisible at that moment are not exported.
+ * @returns the counts written
+ * @throws RestError from the SDKs; AbortError when `options.signal` aborts
+ */
+export async function exportSnapshot(clients: StorageClients, folder: string, options: ExportOptions = {}): Promise<DataCounts> {
+  const counts: DataCounts = { containers: 0, blobs: 0, bytes: 0, queues: 0, messages: 0, tables: 0, entities: 0 };
+  const kinds = servicesOf(clients.endpoints);
+  await fsp.mkdir(folder, { recursive: true });
+  const staging = await fsp.mkdtemp(path.join(folder, '.export-'));
+  const progress = tracker(options, 0);
+  const only = options.only;
+  try {
+    if (clients.blob) {
+      const dir = path.join(staging, 'blob');
+      await fsp.mkdir(dir);
+      const containers: ContainerItem[] = [];
+      for await (const c of clients.blob.listContainers({ includeMetadata: true, abortSignal: options.signal })) if (!only || only.containers.includes(c.name)) containers.push(c);
+      for (const c of containers) {
+        const container = clients.blob.getContainerClient(c.name);
+        const blobs: BlobEntry[] = [];
+        const sizes: number[] = [];
+        for await (const b of container.listBlobsFlat({ includeMetadata: true, abortSignal: options.signal })) {
+          const p = b.properties;
+          blobs.push(withoutUndefined({
+            name: b.name,
+            type: (p.blobType ?? 'BlockBlob') as BlobEntry['type'],
+            contentType: p.contentType,
+            contentEncoding: p.contentEncoding || undefined,
+            contentLanguage: p.contentLanguage || undefined,
+            contentDisposition: p.contentDisposition || undefined,
+            cacheControl: p.cacheControl || undefined,
+            metadata: b.metadata,
+          }));
+          sizes.push(p.contentLength ?? 0);
+        }
+        const files = blobFiles(c.name, blobs.map((b) => b.name));
+        progress.addTotal(blobs.length);
+        await fsp.mkdir(path.join(dir, c.name));
+        await pool(blobs, options, async (b) => {
+          const file = path.join(dir, ...files.get(b.name)!.split('/'));
+          await fsp.mkdir(path.dirname(file), { recursive: true });
+          await container.getBlobClient(b.name).downloadToFile(file, 0, undefined, { abortSignal: options.signal });
+          progress.step(`Exporting blob ${c.name}/${b.name}`);
+        });
+        await fsp.writeFile(path.join(dir, `${c.name}.blobs.jsonl`), printBlobEntries(c.name, blobs.map((b) => ({ ...b, file: files.get(b.name)! }))));
+        const containerJson = printContainerEntry(withoutUndefined({ metadata: c.metadata, publicAccess: c.properties.publicAccess }));
+        if (containerJson !== undefined) await fsp.writeFile(path.join(dir, `${c.name}.container.json`), containerJson);
+        counts.containers++;
+        counts.blobs += blobs.length;
+        counts.bytes += sizes.reduce((a, b) => a + b, 0);
+      }
+    }
+    if (clients.queue) {
+      const dir = path.join(staging, 'queue');
+      await fsp.mkdir(dir);
+      for await (const q of clients.queue.listQueues({ includeMetadata: true, abortSignal: options.signal })) {
+        if (only && !only.queues.includes(q.name)) continue;
+        const queue = clients.queue.getQueueClient(q.name);
+        const held: { messageId: string; popReceipt: string; text: string }[] = [];
+        try {
+          for (;;) {
+            const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: EXPORT_VISIBILITY_S, abortSignal: options.signal });
+            if (got.receivedMessageItems.length === 0) break;
+            for (const m of got.receivedMessageItems) held.push({ messageId: m.messageId, popReceipt: m.popReceipt, text: m.messageText });
+            progress.step(`Exporting queue ${q.name}: ${held.length} messages`);
+          }
+        } finally {
+          // Visible again, whatever happened: an export never hides a queue's messages.
+          await pool(held, {}, async (m) => { await queue.updateMessage(m.messageId, m.popReceipt, m.text, 0); });
+        }
+        await fsp.writeFile(path.join(dir, `${q.name}.jsonl`), printMessages(held.map((m) => ({ text: m.text }))));
+        const meta = printQueueEntry(withoutUndefined({ metadata: q.metadata }));
+        if (meta !== undefined) await fsp.writeFile(path.join(dir, `${q.name}.queue.json`), meta);
+        counts.queues++;
+        counts.messages += held.length;
+      }
+    }
+    if (clients.table) {
+      const dir = path.join(staging, 'table');
+      await fsp.mkdir(dir);
+      for await (const t of clients.table.listTables({ abortSignal: options.signal })) {
+        if (t.name === undefined || (only && !only.tables.includes(t.name))) continue;
+        const table = clients.tableClient(t.name)!;
+        const entities: EntityEntry[] = [];
+        for await (const e of table.listEntities<Record<string, unknown>>({ disableTypeConversion: true, abortSignal: options.signal })) {
+          entities.push(entityFromSdk(e));
+          if (entities.length % 1000 === 0) progress.step(`Exporting table ${t.name}: ${entities.length} entities`);
+        }
+        await fsp.writeFile(path.join(dir, `${t.name}.jsonl`), printEntities(entities));
+        counts.tables++;
+        counts.entities += entities.length;
+      }
+    }
+    // Swap each exported service's folder in.
+    for (const kind of kinds) {
+      const target = path.join(folder, kind);
+      const old = path.join(staging, `${kind}.old`);
+      if (fs.existsSync(target)) await fsp.rename(target, old);
+      await fsp.rename(path.join(staging, kind), target).catch(async (err: unknown) => {
+        if (fs.existsSync(old)) await fsp.rename(old, target);
+        throw err;
+      });
+    }
+    return counts;
+  } finally {
+    await fsp.rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** An SDK entity read with `disableTypeConversion` as a snapshot entity (Timestamp and ETag left out). */
+function entityFromSdk(e: Record<string, unknown>): EntityEntry {
+  const properties: Record<string, TypedValue> = {};
+  for (const [name, raw] of Object.entries(e)) {
+    if (name === 'partitionKey' || name === 'rowKey' || name === 'etag' || name === 'timestamp' || name === 'odata.metadata') continue;
+    if (typeof raw === 'object' && raw !== null && 'type' in raw && 'value' in raw) {
+      const { value, type } = raw as { value: unknown; type: TypedValue['type'] };
+      properties[name] = { value: String(value), type };
+    }
+  }
+  return { partitionKey: String(e.partitionKey), rowKey: String(e.rowKey), properties };
+}
+
+/** A snapshot entity as the data-tables SDK sends it: bare JS values where JSON keeps the type, `{ value, type }` else. */
+function entityToSdk(e: EntityEntry): TableEntity<Record<string, unknown>> {
+  const out: Record<string, unknown> = { partitionKey: e.partitionKey, rowKey: e.rowKey };
+  for (const [name, { value, type }] of Object.entries(e.properties)) {
+    switch (type) {
+      case 'String': out[name] = value; break;
+      case 'Boolean': out[name] = value === 'true'; break;
+      case 'Int32': out[name] = Number(value); break;
+      default: out[name] = { value, type };
+    }
+  }
+  return out as TableEntity<Record<string, unknown>>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import, reset
+
+/** What an import would replace: the snapshot's containers, queues and tables that already exist. */
+export async function importConflicts(clients: StorageClients, snapshot: Snapshot, signal?: AbortSignal): Promise<AccountNames> {
+  const have = await accountNames(clients, signal);
+  return {
+    containers: snapshot.containers.map((c) => c.name).filter((n) => clients.blob && have.containers.includes(n)),
+    queues: snapshot.queues.map((q) => q.name).filter((n) => clients.queue && have.queues.includes(n)),
+    tables: snapshot.tables.map((t) => t.name).filter((n) => clients.table && have.tables.some((h) => h.toLowerCase() === n.toLowerCase())),
+  };
+}
+
+/**
+ * Loads a snapshot into the account: each container, queue and table of the snapshot replaces the
+ * one of that name (deleted, then made again from the snapshot); everything else stays. Services
+ * without an endpoint are skipped. Nothing half-imported: the items to be replaced are exported to
+ * `scratch` first, and on any failure (a refused write at the
+ * memory limit, a cancel) what the import made is deleted and what was replaced is loaded back.
+ * @param scratch a folder to hold that backup in (a temp folder); the backup is removed afterwards,
+ *   unless restoring it failed (the error then names it)
+ * @returns the counts loaded
+ * @throws Error naming the item that failed and the SDK's message, after the rollback (which is
+ *   said in the message; a rollback that failed too is said as well)
+ */
+export async function importSnapshot(clients: StorageClients, snapshot: Snapshot, scratch: string, options: DataOptions = {}): Promise<DataCounts> {
+  const conflicts = await importConflicts(clients, snapshot, options.signal);
+  const backupDir = await fsp.mkdtemp(path.join(scratch, 'azurite-import-backup-'));
+  try {
+    const hasBackup = conflicts.containers.length + conflicts.queues.length + conflicts.tables.length > 0;
+    if (hasBackup) await exportSnapshot(clients, backupDir, { only: conflicts, signal: options.signal });
+    try {
+      await deleteNames(clients, conflicts, options.signal);
+      if (hasBackup) await options.reclaim?.();
+      return await load(clients, snapshot, options);
+    } catch (err) {
+      const made: AccountNames = {
+        containers: clients.blob ? snapshot.containers.map((c) => c.name) : [],
+        queues: clients.queue ? snapshot.queues.map((q) => q.name) : [],
+        tables: clients.table ? snapshot.tables.map((t) => t.name) : [],
+      };
+      let undone = 'the data found before was restored';
+      try {
+        await deleteNames(clients, made);
+        await options.reclaim?.();
+        if (hasBackup) await load(clients, await readSnapshot(backupDir), {});
+      } catch (rollbackErr) {
+        undone = `restoring the data found before failed too (${messageOf(rollbackErr)}); a copy of it is in ${backupDir}`;
+        await fsp.writeFile(path.join(backupDir, '.kept'), '').catch(() => undefined);
+        throw new Error(`Import stopped: ${messageOf(err)}; ${undone}.`);
+      }
+      throw new Error(`Import stopped: ${messageOf(err)}; ${undone}.`, { cause: err });
+    }
+  } finally {
+    if (fs.existsSync(backupDir) && !(await isKept(backupDir))) await fsp.rm(backupDir, { recursive: true, force: true });
+  }
+}
+
+/** A backup folder is kept only when a failed rollback's message points at it (marked by a file). */
+async function isKept(dir: string): Promise<boolean> {
+  return fs.existsSync(path.join(dir, '.kept'));
+}
+
+/**
+ * Empties the account's services that have an endpoint (every container, queue and table is
+ * deleted) and loads `seed` into them, if given. Ports and connections stay: nothing restarts.
+ * @returns the counts of the seed loaded (zeros without a seed)
+ * @throws RestError from the SDKs; AbortError on a cancel
+ */
+export async function resetAccount(clients: StorageClients, seed: Snapshot | undefined, options: DataOptions = {}): Promise<DataCounts> {
+  await deleteNames(clients, await accountNames(clients, options.signal), options.signal);
+  await options.reclaim?.();
+  if (seed === undefined) return { containers: 0, blobs: 0, bytes: 0, queues: 0, messages: 0, tables: 0, entities: 0 };
+  return load(clients, seed, options);
+}
+
+/** Deletes the named containers, queues and tables (missing ones are fine). */
+async function deleteNames(clients: StorageClients, names: AccountNames, signal?: AbortSignal): Promise<void> {
+  await pool(names.containers, { signal }, async (n) => { await clients.blob?.getContainerClient(n).deleteIfExists({ abortSignal: signal }); });
+  await pool(names.queues, { signal }, async (n) => { await clients.queue?.getQueueClient(n).deleteIfExists({ abortSignal: signal }); });
+  await pool(names.tables, { signal }, async (n) => { await clients.table?.deleteTable(n, { abortSignal: signal }); });
+}
+
+/** Makes the snapshot's items in the services that have an endpoint (they must not exist). */
+async function load(clients: StorageClients, snapshot: Snapshot, options: DataOptions): Promise<DataCounts> {
+  const counts = snapshotCounts(snapshot);
+  const total = (clients.blob ? counts.blobs : 0) + (clients.queue ? counts.messages : 0) + (clients.table ? counts.entities : 0);
+  const progress = tracker(options, total);
+  const signal = options.signal;
+  if (clients.blob) {
+    const blob = clients.blob;
+    for (const c of snapshot.containers) {
+      const container = blob.getContainerClient(c.name);
+      await container.create({ metadata: c.entry.metadata ? { ...c.entry.metadata } : undefined, access: c.entry.publicAccess, abortSignal: signal });
+      await pool(c.blobs, options, async (b) => {
+        await uploadBlob(container, b, signal);
+        progress.step(`Importing blob ${c.name}/${b.entry.name}`);
+      });
+    }
+  }
+  if (clients.queue) {
+    for (const q of snapshot.queues) {
+      const queue = clients.queue.getQueueClient(q.name);
+      await queue.create({ metadata: q.entry.metadata ? { ...q.entry.metadata } : undefined, abortSignal: signal });
+      // One at a time: a queue keeps the order messages were sent in.
+      for (const m of q.messages) {
+        await queue.sendMessage(m.text, { abortSignal: signal });
+        progress.step(`Importing queue ${q.name}`);
+      }
+    }
+  }
+  if (clients.table) {
+    for (const t of snapshot.tables) {
+      await clients.table.createTable(t.name, { abortSignal: signal });
+      const table = clients.tableClient(t.name)!;
+      const batches: EntityEntry[][] = [];
+      const byPartition = new Map<string, EntityEntry[]>();
+      for (const e of t.entities) {
+        const list = byPartition.get(e.partitionKey) ?? [];
+        list.push(e);
+        byPartition.set(e.partitionKey, list);
+      }
+      for (const list of byPartition.values()) for (let i = 0; i < list.length; i += BATCH_ENTITIES) batches.push(list.slice(i, i + BATCH_ENTITIES));
+      await pool(batches, { ...options, concurrency: 4 }, async (batch) => {
+        if (batch.length === 1) {
+          await table.createEntity(entityToSdk(batch[0]!), { abortSignal: signal });
+        } else {
+          const actions: TableTransaction['actions'] = batch.map((e) => ['create', entityToSdk(e)]);
+          await table.submitTransaction(actions, { abortSignal: signal });
+        }
+        progress.step(`Importing table ${t.name}`, batch.length);
+      });
+    }
+  }
+  return {
+    ...counts,
+    ...(clients.blob ? {} : { containers: 0, blobs: 0, bytes: 0 }),
+    ...(clients.queue ? {} : { queues: 0, messages: 0 }),
+    ...(clients.table ? {} : { tables: 0, entities: 0 }),
+  };
+}
+
+type ContainerClient = ReturnType<NonNullable<StorageClients['blob']>['getContainerClient']>;
+
+/** Uploads one blob of a snapshot with its type, properties and metadata. */
+async function uploadBlob(container: ContainerClient, b: SnapshotBlob, signal?: AbortSignal): Promise<void> {
+  const e = b.entry;
+  const headers = withoutUndefined({
+    blobContentType: e.contentType,
+    blobContentEncoding: e.contentEncoding,
+    blobContentLanguage: e.contentLanguage,
+    blobContentDisposition: e.contentDisposition,
+    blobCacheControl: e.cacheControl,
+  });
+  const metadata = e.metadata ? { ...e.metadata } : undefined;
+  const type = e.type ?? 'BlockBlob';
+  if (type === 'BlockBlob') {
+    const client = container.getBlockBlobClient(e.name);
+    if (b.size === 0) await client.upload(Buffer.alloc(0), 0, { blobHTTPHeaders: headers, metadata, abortSignal: signal });
+    else await client.uploadFile(b.file, { blobHTTPHeaders: headers, metadata, abortSignal: signal });
+    return;
+  }
+  const content = await fsp.readFile(b.file);
+  if (type === 'AppendBlob') {
+    const client = container.getAppendBlobClient(e.name);
+    await client.create({ blobHTTPHeaders: headers, metadata, abortSignal: signal });
+    for (let at = 0; at < content.length; at += CHUNK_BYTES) {
+      const piece = content.subarray(at, at + CHUNK_BYTES);
+      await client.appendBlock(piece, piece.length, { abortSignal: signal });
+    }
+    return;
+  }
+  if (content.length % 512 !== 0) throw new Error(`page blob "${e.name}" (${b.file}) is ${content.length} bytes: a page blob's size is a multiple of 512`);
+  const client = container.getPageBlobClient(e.name);
+  await client.create(content.length, { blobHTTPHeaders: headers, metadata, abortSignal: signal });
+  for (let at = 0; at < content.length; at += CHUNK_BYTES) {
+    const piece = content.subarray(at, at + CHUNK_BYTES);
+    if (piece.some((byte) => byte !== 0)) await client.uploadPages(piece, at, piece.length, { abortSignal: signal });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/** Runs `work` over `items` with at most `options.concurrency` (16) at once; stops at the first failure or an abort. */
+async function pool<T>(items: readonly T[], options: Pick<DataOptions, 'signal' | 'concurrency'>, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed: unknown;
+  const worker = async (): Promise<void> => {
+    while (failed === undefined && next < items.length) {
+      options.signal?.throwIfAborted();
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (err) {
+        failed ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 16, items.length) }, worker));
+  if (failed !== undefined) throw failed;
+}
+
+/** Counts steps and reports them through `options.progress`. */
+function tracker(options: DataOptions, total: number): { step(message: string, n?: number): void; addTotal(n: number): void } {
+  let done = 0;
+  let all = total;
+  return {
+    step(message, n = 1) {
+      done += n;
+      options.progress?.({ done, total: all, message });
+    },
+    addTotal(n) {
+      all += n;
+    },
+  };
+}
+
+function withoutUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** An error's message; of the SDKs' RestError only the first line (the rest is RequestId and Time). */
+function messageOf(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split('\n')[0]!.trim();
+}

@@ -1,0 +1,101 @@
+import * as assert from 'node:assert/strict';
+import {
+  blobFiles, parseBlobEntries, parseContainerEntry, parseEntities, parseMessages, printBlobEntries, printContainerEntry, printEntities,
+  printMessages, SnapshotFormatError, type BlobEntry, type EntityEntry,
+} from '../../../src/core/snapshotFormat';
+
+describe('Snapshot format (pure)', () => {
+  const typed: EntityEntry = {
+    partitionKey: 'p 1',
+    rowKey: 'ü/2',
+    properties: {
+      name: { value: 'Ada', type: 'String' },
+      numeric: { value: '42', type: 'String' },
+      active: { value: 'true', type: 'Boolean' },
+      count: { value: '-7', type: 'Int32' },
+      big: { value: '9007199254740993', type: 'Int64' },
+      ratio: { value: '0.25', type: 'Double' },
+      whole: { value: '5', type: 'Double' },
+      notANumber: { value: 'NaN', type: 'Double' },
+      at: { value: '2024-01-31T12:00:00.000Z', type: 'DateTime' },
+      id: { value: '2b5e4c0e-6a0b-4a4e-9c43-3d0f4b9c9e1a', type: 'Guid' },
+      bytes: { value: 'AAEC/w==', type: 'Binary' },
+    },
+  };
+
+  it('prints an entity as the Table service\'s JSON, annotating only what JSON cannot keep apart, and parses it back to the same types', () => {
+    const line = printEntities([typed]);
+    assert.equal(line,
+      '{"PartitionKey":"p 1","RowKey":"ü/2","active":true,"at@odata.type":"Edm.DateTime","at":"2024-01-31T12:00:00.000Z",' +
+      '"big@odata.type":"Edm.Int64","big":"9007199254740993","bytes@odata.type":"Edm.Binary","bytes":"AAEC/w==","count":-7,' +
+      '"id@odata.type":"Edm.Guid","id":"2b5e4c0e-6a0b-4a4e-9c43-3d0f4b9c9e1a","name":"Ada","notANumber@odata.type":"Edm.Double","notANumber":"NaN",' +
+      '"numeric":"42","ratio":0.25,"whole@odata.type":"Edm.Double","whole":5}\n');
+    const [back] = parseEntities('table/t.jsonl', line);
+    assert.deepEqual(back, typed);
+    assert.equal(printEntities(parseEntities('table/t.jsonl', line)), line, 'print → parse → print is byte-identical');
+  });
+
+  it('names the file and line of a malformed entity', () => {
+    const text = '{"PartitionKey":"a","RowKey":"1"}\n\n{"PartitionKey":"a","RowKey":"2","n":2147483648}\n';
+    assert.throws(() => parseEntities('table/people.jsonl', text), (err: unknown) => {
+      assert.ok(err instanceof SnapshotFormatError);
+      assert.equal(err.file, 'table/people.jsonl');
+      assert.equal(err.line, 3);
+      assert.match(err.message, /^table\/people\.jsonl:3: property "n": 2147483648 does not fit Edm\.Int32/);
+      return true;
+    });
+    assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1"}\n{"PartitionKey":"a",'), /^SnapshotFormatError: table\/t\.jsonl:2: not JSON/);
+    assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1","x@odata.type":"Edm.Int64","x":12}'), /t\.jsonl:1: property "x": Edm\.Int64 needs a whole number as a string/);
+    assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1","x@odata.type":"Edm.Decimal","x":"1"}'), /unknown type "Edm\.Decimal"/);
+    assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1"}\n{"PartitionKey":"a","RowKey":"1"}'), /t\.jsonl:2: PartitionKey "a", RowKey "1" appears twice/);
+    assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1","Timestamp":"2024-01-01T00:00:00Z"}'), /"Timestamp" is set by the service/);
+    assert.throws(() => parseEntities('table/t.jsonl', '{"RowKey":"1"}'), /t\.jsonl:1: an entity needs string "PartitionKey" and "RowKey"/);
+  });
+
+  it('keeps blob properties, metadata, types and content types, and leaves defaults out', () => {
+    const entries: BlobEntry[] = [
+      { name: 'a b/ü.txt', contentType: 'text/plain; charset=utf-8', metadata: { zeta: '1', alpha: 'two' }, file: 'c/a b/ü.txt' },
+      { name: 'empty', contentType: 'application/octet-stream', type: 'BlockBlob' },
+      { name: 'log', type: 'AppendBlob', contentType: 'text/plain', contentEncoding: 'gzip', contentLanguage: 'en', contentDisposition: 'inline', cacheControl: 'no-cache' },
+      { name: 'weird:name', contentType: 'x/y', file: 'c.files/1', metadata: {} },
+    ];
+    const text = printBlobEntries('c', entries);
+    assert.equal(text,
+      '{"name":"a b/ü.txt","contentType":"text/plain; charset=utf-8","metadata":{"alpha":"two","zeta":"1"}}\n' +
+      '{"name":"empty","contentType":"application/octet-stream"}\n' +
+      '{"name":"log","type":"AppendBlob","contentType":"text/plain","contentEncoding":"gzip","contentLanguage":"en","contentDisposition":"inline","cacheControl":"no-cache"}\n' +
+      '{"name":"weird:name","file":"c.files/1","contentType":"x/y"}\n');
+    const back = parseBlobEntries('blob/c.blobs.jsonl', text);
+    assert.equal(printBlobEntries('c', back), text);
+    assert.deepEqual(back.map((b) => b.line), [1, 2, 3, 4]);
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","file":"../../etc/passwd"}'), /c\.blobs\.jsonl:1: "file" must be a relative path inside blob\//);
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","tier":"Hot"}'), /unknown key "tier"/);
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x"}\n{"name":"x"}'), /c\.blobs\.jsonl:2: blob "x" is listed twice/);
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","metadata":{"n":1}}'), /"metadata\.n" must be a string/);
+  });
+
+  it('places blobs as files where every OS can hold the path, and elsewhere in <container>.files/', () => {
+    const names = ['a', 'a/b', 'dir/x.txt', 'Dir/y.txt', 'README', 'readme', 'with space/ü.txt', 'con.txt', 'ends.', 'q?', 'x//y', '../up'];
+    const files = blobFiles('c', [...names].sort());
+    assert.equal(files.get('a/b'), 'c/a/b');
+    assert.match(files.get('a')!, /^c\.files\/\d+$/, 'a blob named like a folder of another blob');
+    assert.equal(files.get('dir/x.txt'), 'c/dir/x.txt');
+    assert.equal(files.get('Dir/y.txt'), 'c/Dir/y.txt', 'folders that differ only by case are one folder on some OSes; the paths still differ');
+    assert.equal(files.get('README'), 'c/README');
+    assert.match(files.get('readme')!, /^c\.files\/\d+$/, 'a name equal to another but for case');
+    assert.equal(files.get('with space/ü.txt'), 'c/with space/ü.txt');
+    for (const n of ['con.txt', 'ends.', 'q?', 'x//y', '../up']) assert.match(files.get(n)!, /^c\.files\/\d+$/, n);
+    assert.equal(new Set(files.values()).size, names.length, 'every blob has a file of its own');
+  });
+
+  it('reads queue messages and container properties, and refuses what it does not know', () => {
+    const text = printMessages([{ text: 'hello' }, { text: '{"json":"inside"}' }, { text: '' }]);
+    assert.equal(text, '{"text":"hello"}\n{"text":"{\\"json\\":\\"inside\\"}"}\n{"text":""}\n');
+    assert.deepEqual(parseMessages('queue/q.jsonl', text), [{ text: 'hello' }, { text: '{"json":"inside"}' }, { text: '' }]);
+    assert.throws(() => parseMessages('queue/q.jsonl', '{"text":1}'), /q\.jsonl:1: a message needs a string "text"/);
+    assert.equal(printContainerEntry({}), undefined);
+    const c = printContainerEntry({ publicAccess: 'blob', metadata: { b: '2', a: '1' } })!;
+    assert.deepEqual(parseContainerEntry('blob/c.container.json', c), { metadata: { a: '1', b: '2' }, publicAccess: 'blob' });
+    assert.throws(() => parseContainerEntry('blob/c.container.json', '{"publicAccess":"all"}'), /c\.container\.json: "publicAccess" must be "blob" or "container"/);
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * Snapshots, seeds and reset against the real engine (in its worker) with the newest Azure SDKs:
+ * export → import → export is byte-identical; a seed folder reads back item by item; reset keeps
+ * ports and clients' connections; an import that hits the memory limit leaves the data it found.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { QueueServiceClient } from '@azure/storage-queue';
+import { TableServiceClient } from '@azure/data-tables';
+import { clients as sdkClients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
+import { emulatorEndpoints, storageClients, type StorageClients } from '../../../src/data/clients';
+import { exportSnapshot, importSnapshot, readSnapshot, resetAccount, snapshotCounts } from '../../../src/data/snapshot';
+import { SnapshotFormatError } from '../../../src/core/snapshotFormat';
+import type { Emulator } from '../../../src/emulator/emulator';
+import { SERVICE_KINDS, type ServiceKind } from '../../../src/core/services';
+
+/** Every file under `dir` (relative path → bytes), to compare two snapshot folders. */
+function filesOf(dir: string): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  const walk = (sub: string): void => {
+    for (const d of fs.readdirSync(path.join(dir, sub), { withFileTypes: true })) {
+      const rel = sub === '' ? d.name : `${sub}/${d.name}`;
+      if (d.isDirectory()) walk(rel);
+      else out.set(rel, fs.readFileSync(path.join(dir, rel)));
+    }
+  };
+  walk('');
+  return out;
+}
+
+function dataClients(emulator: Emulator): StorageClients {
+  const addresses: Partial<Record<ServiceKind, ReturnType<Emulator['clientAddress']>>> = {};
+  for (const kind of emulator.runningKinds()) addresses[kind] = emulator.clientAddress(kind);
+  return storageClients(emulatorEndpoints(addresses));
+}
+
+/** Writes a varied account: every blob type, properties, metadata, odd names; > 32 messages; every EDM type. */
+async function writeVariedData(emulator: Emulator): Promise<void> {
+  const c = sdkClients(emulator);
+  const blob = c.blob();
+  const docs = blob.getContainerClient('docs');
+  await docs.create({ metadata: { owner: 'tests' }, access: 'blob' });
+  await docs.getBlockBlobClient('readme.txt').uploadData(Buffer.from('hello\n'), { blobHTTPHeaders: { blobContentType: 'text/plain; charset=utf-8', blobCacheControl: 'no-cache' }, metadata: { source: 'unit' } });
+  await docs.getBlockBlobClient('folder with space/ünïcode ✓.json').uploadData(Buffer.from('{"a":1}'), { blobHTTPHeaders: { blobContentType: 'application/json', blobContentEncoding: 'identity', blobContentLanguage: 'en-GB', blobContentDisposition: 'attachment; filename="u.json"' } });
+  await docs.getBlockBlobClient('empty').uploadData(Buffer.alloc(0));
+  await docs.getBlockBlobClient('a').uploadData(Buffer.from('a blob named like a folder'));
+  await docs.getBlockBlobClient('a/b').uploadData(Buffer.from('inside a'));
+  await docs.getBlockBlobClient('colon:name').uploadData(Buffer.from([0, 1, 2, 255]));
+  const append = docs.getAppendBlobClient('log.txt');
+  await append.create({ blobHTTPHeaders: { blobContentType: 'text/plain' } });
+  await append.appendBlock('line 1\n', 7);
+  await append.appendBlock('line 2\n', 7);
+  const page = docs.getPageBlobClient('disk.vhd');
+  await page.create(2048);
+  await page.uploadPages(Buffer.alloc(512, 7), 1024, 512);
+  await blob.getContainerClient('empty-container').create();
+
+  const queue = c.queue().getQueueClient('jobs');
+  await queue.create({ metadata: { kind: 'work' } });
+  for (let i = 0; i < 40; i++) await queue.sendMessage(`job ${i}`);
+  await c.queue().getQueueClient('empty-queue').create();
+
+  const tables = TableServiceClient.fromConnectionString(c.connectionString, { allowInsecureConnection: true });
+  await tables.createTable('people');
+  const people = c.table('people');
+  await people.createEntity({ partitionKey: 'p', rowKey: '1', name: 'Ada', age: 36, score: 0.5, admin: true, born: new Date('1815-12-10T00:00:00.000Z'), big: BigInt('9007199254740993'), avatar: new Uint8Array([1, 2, 3]), id: { value: '2b5e4c0e-6a0b-4a4e-9c43-3d0f4b9c9e1a', type: 'Guid' }, exact: { value: '5', type: 'Double' } });
+  await people.createEntity({ partitionKey: 'p', rowKey: '2', name: 'Grace' });
+  await people.createEntity({ partitionKey: 'q ü', rowKey: 'x', note: '' });
+}
+
+describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
+  this.timeout(120_000);
+  const track = disposeAfterEach();
+
+  async function running(raw: Record<string, unknown> = { inMemoryPersistence: true }): Promise<Emulator> {
+    const { emulator } = track(makeEmulator(raw));
+    await startAll(emulator);
+    return emulator;
+  }
+
+  it('export → reset → import → export gives the same bytes, and every item reads back', async () => {
+    const emulator = await running();
+    await writeVariedData(emulator);
+    const data = dataClients(emulator);
+    const first = tempDir('snap-a-');
+    const counts = await exportSnapshot(data, first);
+    assert.deepEqual({ ...counts, bytes: undefined }, { containers: 2, blobs: 8, bytes: undefined, queues: 2, messages: 40, tables: 1, entities: 3 });
+    assert.equal(fs.readFileSync(path.join(first, 'blob', 'docs', 'readme.txt'), 'utf8'), 'hello\n');
+    assert.equal(fs.readFileSync(path.join(first, 'queue', 'jobs.jsonl'), 'utf8').split('\n')[0], '{"text":"job 0"}');
+    // The export made the messages visible again.
+    assert.equal((await sdkClients(emulator).queue().getQueueClient('jobs').getProperties()).approximateMessagesCount, 40);
+
+    await resetAccount(data, undefined);
+    assert.deepEqual(await listNames(emulator), { containers: [], queues: [], tables: [] });
+    const snapshot = await readSnapshot(first);
+    await importSnapshot(data, snapshot, tempDir('scratch-'));
+    const second = tempDir('snap-b-');
+    await exportSnapshot(data, second);
+    assert.deepEqual(filesOf(second), filesOf(first));
+
+    const docs = sdkClients(emulator).blob().getContainerClient('docs');
+    const props = await docs.getBlockBlobClient('folder with space/ünïcode ✓.json').getProperties();
+    assert.equal(props.contentType, 'application/json');
+    assert.equal(props.contentLanguage, 'en-GB');
+    assert.equal(props.contentDisposition, 'attachment; filename="u.json"');
+    assert.deepEqual((await docs.getBlockBlobClient('readme.txt').getProperties()).metadata, { source: 'unit' });
+    assert.equal((await docs.getProperties()).blobPublicAccess, 'blob');
+    assert.deepEqual(await docs.getBlobClient('colon:name').downloadToBuffer(), Buffer.from([0, 1, 2, 255]));
+    assert.equal((await docs.getBlobClient('log.txt').getProperties()).blobType, 'AppendBlob');
+    const vhd = await docs.getBlobClient('disk.vhd').downloadToBuffer();
+    assert.deepEqual(vhd, Buffer.concat([Buffer.alloc(1024), Buffer.alloc(512, 7), Buffer.alloc(512)]));
+    const ada = await sdkClients(emulator).table('people').getEntity<Record<string, unknown>>('p', '1');
+    assert.equal(ada.big, BigInt('9007199254740993'));
+    assert.deepEqual(ada.born, new Date('1815-12-10T00:00:00.000Z'));
+    assert.deepEqual(Buffer.from(ada.avatar as Uint8Array), Buffer.from([1, 2, 3]));
+    assert.equal(ada.age, 36);
+  });
+
+  it('loads a hand-made seed folder (files without descriptions), and names the file and line of a bad one', async () => {
+    const emulator = await running();
+    const seed = tempDir('seed-');
+    fs.mkdirSync(path.join(seed, 'blob', 'images', 'icons'), { recursive: true });
+    fs.writeFileSync(path.join(seed, 'blob', 'images', 'icons', 'dot.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    fs.writeFileSync(path.join(seed, 'blob', 'images', 'notes.md'), '# notes\n');
+    fs.mkdirSync(path.join(seed, 'queue'));
+    fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), '{"text":"first"}\n{"text":"second"}\n');
+    fs.mkdirSync(path.join(seed, 'table'));
+    fs.writeFileSync(path.join(seed, 'table', 'Customers.jsonl'), '{"PartitionKey":"eu","RowKey":"1","Name":"Ada","Since@odata.type":"Edm.DateTime","Since":"2020-01-01T00:00:00.000Z"}\n');
+    const snapshot = await readSnapshot(seed);
+    assert.deepEqual(snapshotCounts(snapshot), { containers: 1, blobs: 2, bytes: 12, queues: 1, messages: 2, tables: 1, entities: 1 });
+    await resetAccount(dataClients(emulator), snapshot);
+
+    const c = sdkClients(emulator);
+    const images = c.blob().getContainerClient('images');
+    assert.equal((await images.getBlobClient('icons/dot.png').getProperties()).contentType, 'image/png');
+    assert.equal((await images.getBlobClient('notes.md').downloadToBuffer()).toString(), '# notes\n');
+    assert.equal((await images.getBlobClient('notes.md').getProperties()).contentType, 'text/markdown');
+    const peeked = await c.queue().getQueueClient('orders').peekMessages({ numberOfMessages: 32 });
+    assert.deepEqual(peeked.peekedMessageItems.map((m) => m.messageText), ['first', 'second']);
+    const ada = await c.table('Customers').getEntity<Record<string, unknown>>('eu', '1');
+    assert.equal(ada.Name, 'Ada');
+    assert.deepEqual(ada.Since, new Date('2020-01-01T00:00:00.000Z'));
+
+    fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), '{"text":"first"}\n{"text":2}\n');
+    await assert.rejects(readSnapshot(seed), (err: unknown) => err instanceof SnapshotFormatError && err.message === 'queue/orders.jsonl:2: a message needs a string "text"');
+    fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), '');
+    fs.writeFileSync(path.join(seed, 'blob', 'images.blobs.jsonl'), '{"name":"gone.txt"}\n');
+    await assert.rejects(readSnapshot(seed), /^SnapshotFormatError: blob\/images\.blobs\.jsonl:1: no file blob\/images\/gone\.txt for blob "gone\.txt"/);
+    fs.mkdirSync(path.join(seed, 'blob', 'Bad_Name'));
+    await assert.rejects(readSnapshot(seed), /blob\/Bad_Name: "Bad_Name" is not a container name/);
+  });
+
+  it('resets while a client holds its connection: same ports, the client goes on working, the seed is back', async () => {
+    const emulator = await running();
+    const ports = SERVICE_KINDS.map((k) => emulator.endpoint(k)!.port);
+    const seed = tempDir('seed-');
+    fs.mkdirSync(path.join(seed, 'blob', 'fixtures'), { recursive: true });
+    fs.writeFileSync(path.join(seed, 'blob', 'fixtures', 'one.txt'), 'one');
+    fs.writeFileSync(path.join(seed, 'blob', 'fixtures.container.json'), '{ "publicAccess": "container" }\n');
+    const snapshot = await readSnapshot(seed);
+    const data = dataClients(emulator);
+    await resetAccount(data, snapshot);
+
+    // A client on one keep-alive connection: anonymous reads of the seed's public container.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const listUrl = `${emulator.connectionString().match(/BlobEndpoint=([^;]+)/)![1]}/fixtures?restype=container&comp=list`;
+    const get = (url: string): Promise<{ status: number | undefined; body: string; socket: unknown }> => new Promise((resolve, reject) => {
+      const req = http.get(url, { agent }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => { body += d; });
+        res.on('end', () => resolve({ status: res.statusCode, body, socket: req.socket }));
+      });
+      req.on('error', reject);
+    });
+    const before = await get(listUrl);
+    assert.equal(before.status, 200);
+    const fixtures = sdkClients(emulator).blob().getContainerClient('fixtures');
+    await fixtures.getBlockBlobClient('written-by-test.txt').uploadData(Buffer.from('test data'));
+    await sdkClients(emulator).queue().getQueueClient('scratch').create();
+    assert.match((await get(listUrl)).body, /written-by-test\.txt/);
+
+    await resetAccount(data, snapshot);
+    assert.deepEqual(SERVICE_KINDS.map((k) => emulator.endpoint(k)!.port), ports, 'no restart');
+    const names: string[] = [];
+    for await (const b of fixtures.listBlobsFlat()) names.push(b.name);
+    assert.deepEqual(names, ['one.txt'], 'the test\'s blob is gone, the seed is back');
+    assert.equal((await fixtures.getBlobClient('one.txt').downloadToBuffer()).toString(), 'one');
+    assert.deepEqual((await listNames(emulator)).queues, []);
+    const after = await get(listUrl);
+    assert.equal(after.status, 200);
+    assert.equal(after.socket, before.socket, 'the same connection, kept open across the reset');
+    assert.doesNotMatch(after.body, /written-by-test/);
+    agent.destroy();
+  });
+
+  it('an import that hits the memory limit stops with the reason and leaves the data it found', async () => {
+    const emulator = await running({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    const c = sdkClients(emulator);
+    const keep = c.blob().getContainerClient('keep');
+    await keep.create();
+    const original = Buffer.alloc(300 * 1024, 1);
+    await keep.getBlockBlobClient('original.bin').uploadData(original);
+
+    const snap = tempDir('too-big-');
+    fs.mkdirSync(path.join(snap, 'blob', 'keep'), { recursive: true });
+    fs.mkdirSync(path.join(snap, 'blob', 'added'), { recursive: true });
+    fs.writeFileSync(path.join(snap, 'blob', 'added', 'small.txt'), 'small');
+    for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(snap, 'blob', 'keep', `big${i}.bin`), Buffer.alloc(300 * 1024, 2));
+    const snapshot = await readSnapshot(snap);
+
+    await assert.rejects(importSnapshot(dataClients(emulator), snapshot, tempDir('scratch-'), { concurrency: 1, reclaim: () => emulator.reclaimMemory() }),
+      /^Error: Import stopped: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; the data found before was restored\.$/);
+    const names: string[] = [];
+    for await (const b of keep.listBlobsFlat()) names.push(b.name);
+    assert.deepEqual(names, ['original.bin']);
+    assert.deepEqual(await keep.getBlobClient('original.bin').downloadToBuffer(), original);
+    assert.deepEqual((await listNames(emulator)).containers, ['keep'], 'nothing of the snapshot is left');
+  });
+});
+
+async function listNames(emulator: Emulator): Promise<{ containers: string[]; queues: string[]; tables: string[] }> {
+  const c = sdkClients(emulator);
+  const containers: string[] = [];
+  for await (const x of c.blob().listContainers()) containers.push(x.name);
+  const queues: string[] = [];
+  for await (const x of QueueServiceClient.fromConnectionString(c.connectionString).listQueues()) queues.push(x.name);
+  const tables: string[] = [];
+  for await (const x of TableServiceClient.fromConnectionString(c.connectionString, { allowInsecureConnection: true }).listTables()) tables.push(x.name!);
+  return { containers, queues, tables };
+}
