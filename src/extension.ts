@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
+import { COMMANDS } from './core/commandIds';
 import { DATA_FOLDER_KEY, ensureDataFolderChosen, readExtensionSettings, readSettings, warningThreshold } from './config';
 import { MemoryAlerts } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
@@ -24,6 +25,7 @@ import { ConnectionEnvironment } from './ui/connectionEnvironment';
 import { DebugEnvironment } from './ui/debugEnvironment';
 import { FunctionsStorage } from './ui/functionsStorage';
 import { AzuriteTaskProvider } from './ui/azuriteTask';
+import { SnapshotCommands, type SnapshotCommandArgs } from './ui/snapshotCommands';
 import { bindToLoopback, ExposureAlerts } from './ui/exposureAlerts';
 import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, setCertificatePassword, watchPasswordSetting } from './ui/certificatePassword';
 import type { ServiceKind } from './core/services';
@@ -138,6 +140,15 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     },
   };
   registerCommands(context, deps);
+  // Test data: export, import, reset, and azurite.seed loaded at each start (through dist/data.js, loaded on first use).
+  const snapshots = new SnapshotCommands({ emulator, extensionPath: context.extensionPath, log });
+  emulator.setAfterStart((kind, inMemory) => snapshots.seedAfterStart(kind, inMemory));
+  const argsOf = (a: unknown): SnapshotCommandArgs => (typeof a === 'object' && a !== null ? a as SnapshotCommandArgs : {});
+  context.subscriptions.push(
+    vscode.commands.registerCommand(COMMANDS.exportSnapshot, (a: unknown) => snapshots.exportSnapshot(argsOf(a))),
+    vscode.commands.registerCommand(COMMANDS.importSnapshot, (a: unknown) => snapshots.importSnapshot(argsOf(a))),
+    vscode.commands.registerCommand(COMMANDS.reset, (a: unknown) => snapshots.reset(argsOf(a))),
+  );
   const watcher = new SettingsWatcher(emulator, reload, deps);
   const debugEnabled = () => readExtensionSettings().debugEnvironment;
   void password.ready.then(() => reload());
@@ -146,7 +157,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     new ExposureAlerts(deps), watchPasswordSetting(password, context.globalState),
     DebugEnvironment.register(connectionEnv, debugEnabled, log),
     FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log)),
-    AzuriteTaskProvider.register(emulator, deps),
+    AzuriteTaskProvider.register(emulator, deps, (kinds) => snapshots.reset({ skipConfirmation: true }, kinds)),
   );
   stopOnDeactivate = () => emulator.dispose();
   context.subscriptions.push(

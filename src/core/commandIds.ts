@@ -17,6 +17,9 @@ export const COMMANDS = {
   showMemoryUsage: 'azurite.showMemoryUsage',
   reclaimMemory: 'azurite.reclaimMemory',
   setCertificatePassword: 'azurite.setCertificatePassword',
+  exportSnapshot: 'azurite.exportSnapshot',
+  importSnapshot: 'azurite.importSnapshot',
+  reset: 'azurite.reset',
 } as const;
 
 /** A per-service lifecycle verb, as in Azurite's ids. */

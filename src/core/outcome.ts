@@ -18,9 +18,11 @@ import type { PortConflict } from './startErrors';
  * - `timeout`: a lifecycle step ran past its bound (./bounds.ts); the message names what hung and
  *   `setting` the setting to look at (the folder, the host, the certificate).
  * - `state`: the service is in a state where this cannot be done (a clean while it runs).
+ * - `data`: a seed or snapshot did not load (the message names the file and line, or the item and
+ *   the service's answer).
  * - `other`: anything else (the message says what).
  */
-export type FailureReason = 'cancelled' | 'setting' | 'port' | 'location' | 'certificate' | 'memoryLimit' | 'engine' | 'timeout' | 'state' | 'other';
+export type FailureReason = 'cancelled' | 'setting' | 'port' | 'location' | 'certificate' | 'memoryLimit' | 'engine' | 'timeout' | 'state' | 'data' | 'other';
 
 /** A failed command, for a person (`message`) and for code (the rest). */
 export interface Failure {

@@ -162,8 +162,9 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
         const stat = await fsp.stat(file).catch(() => undefined);
         if (stat === undefined || !stat.isFile()) throw new SnapshotFormatError(rel(listing), e.line, `no file ${rel(file)} for blob "${e.name}"`);
         claimed.add(file);
-        const { line: _line, ...plain } = e;
-        blobs.push({ entry: plain, file, size: stat.size });
+        const plain: Record<string, unknown> = { ...e };
+        delete plain.line;
+        blobs.push({ entry: plain as unknown as BlobEntry, file, size: stat.size });
       }
       // Files in the container folder that no line describes: blobs named by their path, a content type from the extension.
       const walk = async (sub: string): Promise<void> => {
@@ -438,7 +439,7 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
     try {
       await deleteNames(clients, conflicts, options.signal);
       if (hasBackup) await options.reclaim?.();
-      return await load(clients, snapshot, options);
+      return await loadSnapshot(clients, snapshot, options);
     } catch (err) {
       const made: AccountNames = {
         containers: clients.blob ? snapshot.containers.map((c) => c.name) : [],
@@ -449,11 +450,11 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
       try {
         await deleteNames(clients, made);
         await options.reclaim?.();
-        if (hasBackup) await load(clients, await readSnapshot(backupDir), {});
+        if (hasBackup) await loadSnapshot(clients, await readSnapshot(backupDir), {});
       } catch (rollbackErr) {
         undone = `restoring the data found before failed too (${messageOf(rollbackErr)}); a copy of it is in ${backupDir}`;
         await fsp.writeFile(path.join(backupDir, '.kept'), '').catch(() => undefined);
-        throw new Error(`Import stopped: ${messageOf(err)}; ${undone}.`);
+        throw new Error(`Import stopped: ${messageOf(err)}; ${undone}.`, { cause: rollbackErr });
       }
       throw new Error(`Import stopped: ${messageOf(err)}; ${undone}.`, { cause: err });
     }
@@ -477,7 +478,7 @@ export async function resetAccount(clients: StorageClients, seed: Snapshot | und
   await deleteNames(clients, await accountNames(clients, options.signal), options.signal);
   await options.reclaim?.();
   if (seed === undefined) return { containers: 0, blobs: 0, bytes: 0, queues: 0, messages: 0, tables: 0, entities: 0 };
-  return load(clients, seed, options);
+  return loadSnapshot(clients, seed, options);
 }
 
 /** Deletes the named containers, queues and tables (missing ones are fine). */
@@ -487,8 +488,14 @@ async function deleteNames(clients: StorageClients, names: AccountNames, signal?
   await pool(names.tables, { signal }, async (n) => { await clients.table?.deleteTable(n, { abortSignal: signal }); });
 }
 
-/** Makes the snapshot's items in the services that have an endpoint (they must not exist). */
-async function load(clients: StorageClients, snapshot: Snapshot, options: DataOptions): Promise<DataCounts> {
+/**
+ * Makes the snapshot's items in the services that have an endpoint; they must not exist yet (a
+ * seed into an empty service). Blobs go 16 at a time, entities in transactions of 100 per
+ * partition, messages one by one in file order.
+ * @returns the counts loaded
+ * @throws RestError from the SDKs (a 409 when an item exists); AbortError on a cancel
+ */
+export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, options: DataOptions): Promise<DataCounts> {
   const counts = snapshotCounts(snapshot);
   const total = (clients.blob ? counts.blobs : 0) + (clients.queue ? counts.messages : 0) + (clients.table ? counts.entities : 0);
   const progress = tracker(options, total);

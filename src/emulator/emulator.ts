@@ -274,6 +274,18 @@ export class Emulator {
     return this.services[kind].state.status === 'running';
   }
 
+  private afterStart: ((kind: ServiceKind, inMemory: boolean) => Promise<Outcome>) | undefined;
+
+  /**
+   * Sets what runs after each successful start of a service, as part of that start (its outcome is
+   * the start's; the service keeps running when it fails): the VS Code layer loads `azurite.seed`
+   * here. Undefined removes it.
+   * @param hook gets the service and whether it runs in memory
+   */
+  setAfterStart(hook: ((kind: ServiceKind, inMemory: boolean) => Promise<Outcome>) | undefined): void {
+    this.afterStart = hook;
+  }
+
   /**
    * Starts one service. Idempotent: on a running service it resolves `{ ok: true }` and does
    * nothing; while a start of it is under way it resolves with that start's outcome; after a stop,
@@ -323,6 +335,10 @@ export class Emulator {
     const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o));
     if (outcome.ok) this.startedWith[kind] = startedWith;
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
+    if (outcome.ok && this.afterStart !== undefined) {
+      // Inside the start: a caller that awaits start() gets the service with its seed loaded.
+      return this.afterStart(kind, options.inMemory).catch((err: unknown) => failure('data', `${serviceName(kind)} service: ${(err as Error).message}`));
+    }
     return outcome;
   }
 

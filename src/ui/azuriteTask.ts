@@ -2,7 +2,8 @@
  * The `azurite` task type: `{ "type": "azurite", "services": ["blob", "queue"] }` starts those
  * services (all three when `services` is left out) and completes once each one's port accepts a
  * TCP connection — usable as a launch configuration's `preLaunchTask` and in a test task's
- * `dependsOn`. `action` is `"start"` (the only one for now; room for `"reset"` later).
+ * `dependsOn`. `action` is `"start"` (the default) or `"reset"`: start the services if needed, then
+ * empty them and load `azurite.seed` without a restart (what a test task runs first).
  *
  * A TaskProvider (provideTasks offers `azurite: start` and one per service; resolveTask runs the
  * ones users write in tasks.json) with a CustomExecution: a Pseudoterminal that prints one line per
@@ -16,11 +17,14 @@ import { connectableHost, endpointUrl } from '../core/connectionString';
 import { isServiceKind, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { NotifyDeps } from './notify';
+import type { Outcome } from '../core/outcome';
 
 /** The task type (package.json `taskDefinitions`). */
 export const AZURITE_TASK_TYPE = 'azurite';
 /** Actions the task knows. */
-export const TASK_ACTIONS = ['start'] as const;
+export const TASK_ACTIONS = ['start', 'reset'] as const;
+/** What a task does. */
+export type TaskAction = (typeof TASK_ACTIONS)[number];
 
 /** An `azurite` task's definition, as written in tasks.json. */
 export interface AzuriteTaskDefinition extends vscode.TaskDefinition {
@@ -31,6 +35,9 @@ export interface AzuriteTaskDefinition extends vscode.TaskDefinition {
   readonly action?: unknown;
 }
 
+/** Empties the given running services and loads the seed; resolves to the outcome, never rejects. */
+export type ResetRunner = (kinds: readonly ServiceKind[]) => Promise<Outcome>;
+
 /** How long a started service's port may take to accept a connection (ms). */
 export const PROBE_TIMEOUT_MS = 10_000;
 
@@ -38,16 +45,17 @@ export const PROBE_TIMEOUT_MS = 10_000;
  * Validates a definition.
  * @returns the services in status-bar order, or `{ error }` naming the field, the value and the fix
  */
-export function parseTaskDefinition(d: AzuriteTaskDefinition): { kinds: ServiceKind[] } | { error: string } {
+export function parseTaskDefinition(d: AzuriteTaskDefinition): { kinds: ServiceKind[]; action: TaskAction } | { error: string } {
   if (d.action !== undefined && !(TASK_ACTIONS as readonly unknown[]).includes(d.action)) {
     return { error: `"action" is ${JSON.stringify(d.action)}; use ${TASK_ACTIONS.map((a) => `"${a}"`).join(' or ')} (or leave it out).` };
   }
-  if (d.services === undefined) return { kinds: [...SERVICE_KINDS] };
+  const action = (d.action ?? 'start') as TaskAction;
+  if (d.services === undefined) return { kinds: [...SERVICE_KINDS], action };
   if (!Array.isArray(d.services) || d.services.length === 0 || !d.services.every(isServiceKind)) {
     return { error: `"services" is ${JSON.stringify(d.services)}; use a list of "blob", "queue", "table" (or leave it out for all three).` };
   }
   const services = d.services as ServiceKind[];
-  return { kinds: SERVICE_KINDS.filter((k) => services.includes(k)) };
+  return { kinds: SERVICE_KINDS.filter((k) => services.includes(k)), action };
 }
 
 /**
@@ -73,16 +81,20 @@ export async function waitForPort(host: string, port: number, timeoutMs = PROBE_
 
 /** Provides and runs `azurite` tasks. */
 export class AzuriteTaskProvider implements vscode.TaskProvider {
-  constructor(private readonly emulator: Emulator, private readonly deps: NotifyDeps) {}
+  constructor(private readonly emulator: Emulator, private readonly deps: NotifyDeps, private readonly reset: ResetRunner) {}
 
-  /** Registers the provider; the disposable unregisters. */
-  static register(emulator: Emulator, deps: NotifyDeps): vscode.Disposable {
-    return vscode.tasks.registerTaskProvider(AZURITE_TASK_TYPE, new AzuriteTaskProvider(emulator, deps));
+  /**
+   * Registers the provider; the disposable unregisters.
+   * @param reset empties the given running services and loads the seed (SnapshotCommands.reset, no confirmation)
+   */
+  static register(emulator: Emulator, deps: NotifyDeps, reset: ResetRunner): vscode.Disposable {
+    return vscode.tasks.registerTaskProvider(AZURITE_TASK_TYPE, new AzuriteTaskProvider(emulator, deps, reset));
   }
 
   provideTasks(): vscode.Task[] {
     const all = this.task({ type: AZURITE_TASK_TYPE }, vscode.TaskScope.Workspace, 'start');
-    return [all, ...SERVICE_KINDS.map((k) => this.task({ type: AZURITE_TASK_TYPE, services: [k] }, vscode.TaskScope.Workspace, `start ${k}`))];
+    const reset = this.task({ type: AZURITE_TASK_TYPE, action: 'reset' }, vscode.TaskScope.Workspace, 'reset');
+    return [all, ...SERVICE_KINDS.map((k) => this.task({ type: AZURITE_TASK_TYPE, services: [k] }, vscode.TaskScope.Workspace, `start ${k}`)), reset];
   }
 
   resolveTask(task: vscode.Task): vscode.Task | undefined {
@@ -92,8 +104,10 @@ export class AzuriteTaskProvider implements vscode.TaskProvider {
 
   private task(definition: AzuriteTaskDefinition, scope: vscode.WorkspaceFolder | vscode.TaskScope, name: string): vscode.Task {
     const task = new vscode.Task(definition, scope, name, AZURITE_TASK_TYPE,
-      new vscode.CustomExecution(async () => new StartTerminal(this.emulator, this.deps, definition)));
-    task.detail = 'Start the storage emulator and wait until its ports answer';
+      new vscode.CustomExecution(async () => new StartTerminal(this.emulator, this.deps, definition, this.reset)));
+    task.detail = definition.action === 'reset'
+      ? 'Empty the storage emulator and load azurite.seed (starting it first if needed)'
+      : 'Start the storage emulator and wait until its ports answer';
     task.isBackground = false;
     task.presentationOptions = { reveal: vscode.TaskRevealKind.Silent };
     return task;
@@ -108,7 +122,7 @@ class StartTerminal implements vscode.Pseudoterminal {
   readonly onDidClose = this.closer.event;
   private closed = false;
 
-  constructor(private readonly emulator: Emulator, private readonly deps: NotifyDeps, private readonly definition: AzuriteTaskDefinition) {}
+  constructor(private readonly emulator: Emulator, private readonly deps: NotifyDeps, private readonly definition: AzuriteTaskDefinition, private readonly reset: ResetRunner) {}
 
   open(): void {
     void this.run().then((code) => this.finish(code));
@@ -161,6 +175,17 @@ class StartTerminal implements vscode.Pseudoterminal {
       }
     }));
     if (this.closed) return 1;
+    if (!failed && parsed.action === 'reset') {
+      this.line(`Resetting ${names} …`);
+      const outcome = await this.reset(parsed.kinds);
+      if (this.closed) return 1;
+      if (!outcome.ok) {
+        this.line(`Azurite: reset failed: ${outcome.message}`);
+        return 1;
+      }
+      this.line(`Azurite: ${names} reset.`);
+      return 0;
+    }
     this.line(failed ? `Azurite: not every service started (${names}).` : `Azurite: ${names} ready.`);
     return failed ? 1 : 0;
   }

@@ -103,7 +103,7 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
   it('runs an azurite task that ends once the port answers (exit code 0), runs tasks.json ones, and fails a bad definition with exit code 2', async () => {
     const a = await api();
     const tasks = await vscode.tasks.fetchTasks({ type: 'azurite' });
-    assert.deepEqual(tasks.map((t) => t.name).sort(), ['start', 'start blob', 'start queue', 'start table']);
+    assert.deepEqual(tasks.map((t) => t.name).sort(), ['reset', 'start', 'start blob', 'start queue', 'start table']);
     assert.equal(await runTask(tasks.find((t) => t.name === 'start queue')!), 0);
     const port = a.emulator.endpoint('queue')?.port;
     assert.ok(port !== undefined && port > 0, 'the queue service runs');

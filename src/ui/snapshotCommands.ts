@@ -1,0 +1,256 @@
+/**
+ * Test data commands: `Azurite: Export Snapshot…`, `Azurite: Import Snapshot…`, `Azurite: Reset`,
+ * and `azurite.seed` loaded at each start. The work is done by the data layer (src/data/snapshot.ts,
+ * loaded from dist/data.js on first use) through the Azure SDKs against the running services; this
+ * file asks, confirms, shows progress with counts and lets the user cancel.
+ *
+ * Commands take an optional argument object for tests and other extensions: `{ folder?: string,
+ * skipConfirmation?: boolean }` (`folder` an absolute path; export and import ask for one without
+ * it). Each resolves to an Outcome and never rejects.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { azuriteConfig, workspaceFolderPath } from '../config';
+import { CANCELLED, failure, type Outcome } from '../core/outcome';
+import { resolveLocation } from '../core/settings';
+import { serviceName, type ServiceKind } from '../core/services';
+import type { ClientAddress } from '../core/connectionString';
+import type { Emulator } from '../emulator/emulator';
+import type { DataCounts, DataOptions, DataProgress, StorageClients } from '../data/index';
+import { dataLayer, type DataLayer } from './dataLayer';
+import { notify } from './notify';
+
+/** Arguments the commands accept (all optional). */
+export interface SnapshotCommandArgs {
+  /** The snapshot folder (absolute); export and import ask for one when absent. */
+  readonly folder?: string;
+  /** Skip the confirmations (tests, tasks). */
+  readonly skipConfirmation?: boolean;
+}
+
+/** What the commands need from the extension. */
+export interface SnapshotDeps {
+  readonly emulator: Emulator;
+  readonly extensionPath: string;
+  readonly log: { info(line: string): void; error(line: string): void };
+}
+
+/**
+ * The `azurite.seed` folder, resolved like `azurite.location` (`${workspaceFolder}`, `~`, relative to
+ * the workspace folder), or undefined when the setting is empty.
+ * @returns `{ fix }` when the value cannot be resolved (no folder open for `${workspaceFolder}`)
+ */
+export function seedFolder(): string | { fix: string } | undefined {
+  const raw = azuriteConfig().get<unknown>('seed');
+  if (typeof raw !== 'string' || raw.trim() === '') return undefined;
+  return resolveLocation(raw, { workspaceFolder: workspaceFolderPath(), homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false });
+}
+
+/** Test data commands and the seed; see the file comment. */
+export class SnapshotCommands {
+  constructor(private readonly deps: SnapshotDeps) {}
+
+  private data(): DataLayer {
+    return dataLayer(this.deps.extensionPath);
+  }
+
+  /** The SDK clients of the development account for the given running services. */
+  private clients(kinds: readonly ServiceKind[]): StorageClients {
+    const addresses: Partial<Record<ServiceKind, ClientAddress>> = {};
+    for (const kind of kinds) addresses[kind] = this.deps.emulator.clientAddress(kind);
+    const data = this.data();
+    return data.storageClients(data.emulatorEndpoints(addresses));
+  }
+
+  private reclaim(): () => Promise<unknown> {
+    return () => this.deps.emulator.reclaimMemory().catch(() => 0);
+  }
+
+  /**
+   * `azurite.seed` at a start (Emulator.setAfterStart): in memory mode the seed is loaded at every
+   * start; on disk only into a service that holds no container, queue or table.
+   * @returns ok when there is no seed or it loaded; a `data` failure naming the file and line, or a
+   *   `setting` failure when the folder is missing
+   */
+  async seedAfterStart(kind: ServiceKind, inMemory: boolean): Promise<Outcome> {
+    const folder = seedFolder();
+    if (folder === undefined) return { ok: true };
+    if (typeof folder !== 'string') return failure('setting', `azurite.seed: ${folder.fix}`, { setting: 'azurite.seed' });
+    if (!fs.existsSync(folder)) {
+      return failure('setting', `azurite.seed is ${folder}, which does not exist: create it (docs: Seed folders and snapshots) or clear the setting.`, { setting: 'azurite.seed' });
+    }
+    const data = this.data();
+    const clients = this.clients([kind]);
+    if (!inMemory && !(await data.isServiceEmpty(clients, kind))) {
+      this.deps.log.info(`${serviceName(kind)}: seed not loaded, the service holds data (on disk, a seed is loaded only into an empty service).`);
+      return { ok: true };
+    }
+    try {
+      const snapshot = await data.readSnapshot(folder, [kind]);
+      const counts = await this.withProgress(`Loading the seed into ${serviceName(kind)}`, false, (options) => data.loadSnapshot(clients, snapshot, options));
+      this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${describe(data, counts, [kind])}.`);
+      return { ok: true };
+    } catch (err) {
+      return this.dataFailure(`The seed was not loaded into ${serviceName(kind)}`, folder, err);
+    }
+  }
+
+  /** `Azurite: Export Snapshot…`: the running services' data into a folder. */
+  async exportSnapshot(args: SnapshotCommandArgs = {}): Promise<Outcome> {
+    const kinds = this.deps.emulator.runningKinds();
+    if (kinds.length === 0) return this.nothingRuns('export');
+    const folder = args.folder ?? (await this.pickFolder('Export Here', 'Choose the folder for the snapshot (its blob/, queue/ and table/ are replaced)'));
+    if (folder === undefined) return CANCELLED;
+    const replaced = kinds.filter((k) => fs.existsSync(path.join(folder, k)));
+    if (replaced.length > 0 && args.skipConfirmation !== true) {
+      const choice = await vscode.window.showWarningMessage(`Replace the snapshot in ${folder}?`,
+        { modal: true, detail: `Its ${replaced.map((k) => `${k}/`).join(', ')} will be replaced by the running ${kinds.map(serviceName).join(', ')} data. Other files stay.` }, 'Replace');
+      if (choice !== 'Replace') return CANCELLED;
+    }
+    const data = this.data();
+    try {
+      const counts = await this.withProgress('Exporting a snapshot', true, (options) => data.exportSnapshot(this.clients(kinds), folder, options));
+      void notify('info', `Snapshot exported to ${folder}: ${describe(data, counts, kinds)}.`);
+      return { ok: true };
+    } catch (err) {
+      return this.show(this.dataFailure('Export failed', folder, err));
+    }
+  }
+
+  /** `Azurite: Import Snapshot…`: a snapshot folder into the running services, replacing items of the same names. */
+  async importSnapshot(args: SnapshotCommandArgs = {}): Promise<Outcome> {
+    const kinds = this.deps.emulator.runningKinds();
+    if (kinds.length === 0) return this.nothingRuns('import');
+    const folder = args.folder ?? (await this.pickFolder('Import', 'Choose a snapshot folder (with blob/, queue/, table/)'));
+    if (folder === undefined) return CANCELLED;
+    const data = this.data();
+    try {
+      const snapshot = await data.readSnapshot(folder, kinds);
+      const clients = this.clients(kinds);
+      const conflicts = await data.importConflicts(clients, snapshot);
+      const names = [...conflicts.containers.map((n) => `container ${n}`), ...conflicts.queues.map((n) => `queue ${n}`), ...conflicts.tables.map((n) => `table ${n}`)];
+      if (names.length > 0 && args.skipConfirmation !== true) {
+        const shown = names.length > 12 ? [...names.slice(0, 12), `… and ${names.length - 12} more`] : names;
+        const choice = await vscode.window.showWarningMessage(`Replace ${names.length} item${names.length === 1 ? '' : 's'} with the snapshot's?`,
+          { modal: true, detail: `These exist and will be replaced:\n${shown.join('\n')}\nEverything else stays.` }, 'Replace');
+        if (choice !== 'Replace') return CANCELLED;
+      }
+      const counts = await this.withProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, os.tmpdir(), { ...options, reclaim: this.reclaim() }));
+      void notify('info', `Snapshot imported from ${folder}: ${describe(data, counts, kinds)}.`);
+      return { ok: true };
+    } catch (err) {
+      return this.show(this.dataFailure('Import failed', folder, err));
+    }
+  }
+
+  /**
+   * `Azurite: Reset`: empties the running services and loads `azurite.seed` into them, without a
+   * restart (ports and clients' connections stay).
+   * @param kinds the services to reset (default: every running one)
+   */
+  async reset(args: SnapshotCommandArgs = {}, kinds?: readonly ServiceKind[]): Promise<Outcome> {
+    const running = this.deps.emulator.runningKinds().filter((k) => kinds === undefined || kinds.includes(k));
+    if (running.length === 0) return this.nothingRuns('reset');
+    const folder = seedFolder();
+    if (folder !== undefined && typeof folder !== 'string') return this.show(failure('setting', `azurite.seed: ${folder.fix}`, { setting: 'azurite.seed' }));
+    if (args.skipConfirmation !== true) {
+      const choice = await vscode.window.showWarningMessage(`Reset ${running.map(serviceName).join(', ')}?`,
+        { modal: true, detail: `Every container, queue and table is deleted${folder !== undefined ? `, then the seed in ${folder} is loaded` : ''}. The services keep running on their ports.` }, 'Reset');
+      if (choice !== 'Reset') return CANCELLED;
+    }
+    const data = this.data();
+    try {
+      const seed = folder !== undefined && fs.existsSync(folder) ? await data.readSnapshot(folder, running) : undefined;
+      const counts = await this.withProgress('Resetting', true, (options) => data.resetAccount(this.clients(running), seed, { ...options, reclaim: this.reclaim() }));
+      this.deps.log.info(`Reset ${running.map(serviceName).join(', ')}${seed !== undefined ? `; seed loaded: ${describe(data, counts, running)}` : ''}.`);
+      return { ok: true };
+    } catch (err) {
+      return this.show(this.dataFailure('Reset failed', folder ?? '', err));
+    }
+  }
+
+  /** A failure for a data error: a snapshot file's problem keeps its file and line; others their message. */
+  private dataFailure(what: string, folder: string, err: unknown): Outcome {
+    if (err instanceof Error && err.name === 'AbortError') return CANCELLED;
+    const formatError = err instanceof Error && err.name === 'SnapshotFormatError' ? (err as Error & { file: string; line: number }) : undefined;
+    if (formatError !== undefined) {
+      const at = path.join(folder, ...formatError.file.split('/'));
+      return failure('data', `${what}: ${at}${formatError.line > 0 ? `:${formatError.line}` : ''}: ${formatError.message.replace(/^[^:]+(:\d+)?: /, '')}`, { setting: 'azurite.seed' });
+    }
+    return failure('data', `${what}: ${(err as Error).message ?? String(err)}`);
+  }
+
+  /** Shows a failure (with "Open File" when it names a file and line) and returns it. */
+  private show(outcome: Outcome): Outcome {
+    if (outcome.ok || outcome.reason === 'cancelled') return outcome;
+    const located = /: (\/[^:]+|[A-Za-z]:\\[^:]+?)(?::(\d+))?: /.exec(outcome.message);
+    const actions = located !== null ? ['Open File'] : [];
+    void notify('error', outcome.message, ...actions).then(async (choice) => {
+      if (choice === 'Open File' && located !== null) {
+        const line = Math.max(0, Number(located[2] ?? 1) - 1);
+        await vscode.window.showTextDocument(vscode.Uri.file(located[1]!), { selection: new vscode.Range(line, 0, line, 0) });
+      }
+    });
+    return outcome;
+  }
+
+  private nothingRuns(verb: string): Outcome {
+    return this.show(failure('state', `Nothing to ${verb}: no storage service runs. Start Blob, Queue or Table first (Azurite: Start).`));
+  }
+
+  private async pickFolder(openLabel: string, title: string): Promise<string | undefined> {
+    const seed = seedFolder();
+    const base = typeof seed === 'string' ? seed : workspaceFolderPath();
+    const picked = await vscode.window.showOpenDialog({
+      canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel, title,
+      ...(base !== undefined ? { defaultUri: vscode.Uri.file(base) } : {}),
+    });
+    return picked?.[0]?.fsPath;
+  }
+
+  /**
+   * Runs a data operation under a progress notification with counts ("1,200 / 11,000 items"),
+   * cancellable when `cancellable`. Shown only after a second, so quick operations flash nothing.
+   */
+  private async withProgress<T>(title: string, cancellable: boolean, run: (options: DataOptions) => Promise<T>): Promise<T> {
+    const abort = new AbortController();
+    let latest: DataProgress | undefined;
+    let report: ((p: DataProgress) => void) | undefined;
+    let finished = false;
+    const work = run({ signal: abort.signal, progress: (p) => { latest = p; report?.(p); } }).finally(() => { finished = true; });
+    const shown = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        if (finished) return resolve();
+        void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Azurite: ${title}`, cancellable }, async (progress, token) => {
+          token.onCancellationRequested(() => abort.abort());
+          let last = 0;
+          let lastAt = 0;
+          report = (p) => {
+            const now = Date.now();
+            if (now - lastAt < 100 && p.done < p.total) return;
+            lastAt = now;
+            const increment = p.total > 0 ? ((p.done - last) / p.total) * 100 : undefined;
+            last = p.done;
+            progress.report({ message: `${p.done.toLocaleString('en-US')}${p.total > 0 ? ` / ${p.total.toLocaleString('en-US')}` : ''} items — ${p.message}`, ...(increment !== undefined ? { increment } : {}) });
+          };
+          if (latest !== undefined) report(latest);
+          await work.catch(() => undefined);
+        });
+        resolve();
+      }, 1000);
+      void work.catch(() => undefined).finally(() => { clearTimeout(timer); resolve(); });
+    });
+    try {
+      return await work;
+    } finally {
+      await shown;
+    }
+  }
+}
+
+function describe(data: DataLayer, counts: DataCounts, kinds: readonly ServiceKind[]): string {
+  const parts = data.describeCounts(counts).split(', ');
+  return (['blob', 'queue', 'table'] as const).map((k, i) => (kinds.includes(k) ? parts[i] : undefined)).filter((p) => p !== undefined).join(', ');
+}

@@ -1,0 +1,134 @@
+/**
+ * Test data in the real VS Code: `azurite.seed` at start, `Azurite: Reset` (command and task),
+ * `Azurite: Export Snapshot…` and `Azurite: Import Snapshot…`, with real SDK clients.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { BlobServiceClient } from '@azure/storage-blob';
+import { QueueServiceClient } from '@azure/storage-queue';
+import { TableClient } from '@azure/data-tables';
+import { api, configure, reset, waitFor } from './helpers';
+
+async function blobNames(cs: string, container: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const b of BlobServiceClient.fromConnectionString(cs).getContainerClient(container).listBlobsFlat()) names.push(b.name);
+  return names;
+}
+
+async function runTask(task: vscode.Task): Promise<number | undefined> {
+  const ended = new Promise<number | undefined>((resolve) => {
+    const sub = vscode.tasks.onDidEndTaskProcess((e) => {
+      if (e.execution.task.name === task.name && e.execution.task.definition.type === task.definition.type) { sub.dispose(); resolve(e.exitCode); }
+    });
+  });
+  await vscode.tasks.executeTask(task);
+  return ended;
+}
+
+describe('Test data: seed, reset, export and import', () => {
+  let seed: string;
+  before(async () => {
+    await reset();
+  });
+  beforeEach(() => {
+    seed = fs.mkdtempSync(path.join(os.tmpdir(), 'seed-'));
+    fs.mkdirSync(path.join(seed, 'blob', 'fixtures', 'nested'), { recursive: true });
+    fs.writeFileSync(path.join(seed, 'blob', 'fixtures', 'nested', 'hello.txt'), 'hello from the seed');
+    fs.mkdirSync(path.join(seed, 'queue'));
+    fs.writeFileSync(path.join(seed, 'queue', 'work.jsonl'), '{"text":"seeded job"}\n');
+    fs.mkdirSync(path.join(seed, 'table'));
+    fs.writeFileSync(path.join(seed, 'table', 'Users.jsonl'), '{"PartitionKey":"u","RowKey":"1","Name":"Ada"}\n');
+  });
+  afterEach(async () => {
+    await vscode.workspace.getConfiguration('azurite').update('seed', undefined, vscode.ConfigurationTarget.Workspace);
+    await reset();
+    fs.rmSync(seed, { recursive: true, force: true });
+  });
+
+  it('loads azurite.seed at each start in memory mode; Reset empties and reseeds without a restart', async () => {
+    const a = await api();
+    await configure({ seed });
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start'), [{ ok: true }, { ok: true }, { ok: true }]);
+    const cs = a.emulator.connectionString();
+    assert.deepEqual(await blobNames(cs, 'fixtures'), ['nested/hello.txt'], 'the seed is there once start resolves');
+    const peeked = await QueueServiceClient.fromConnectionString(cs).getQueueClient('work').peekMessages();
+    assert.equal(peeked.peekedMessageItems[0]?.messageText, 'seeded job');
+    assert.equal((await TableClient.fromConnectionString(cs, 'Users', { allowInsecureConnection: true }).getEntity<{ Name: string }>('u', '1')).Name, 'Ada');
+
+    const ports = (['blob', 'queue', 'table'] as const).map((k) => a.emulator.endpoint(k)!.port);
+    const fixtures = BlobServiceClient.fromConnectionString(cs).getContainerClient('fixtures');
+    await fixtures.getBlockBlobClient('written-by-a-test.txt').uploadData(Buffer.from('x'));
+    await BlobServiceClient.fromConnectionString(cs).getContainerClient('scratch').create();
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.reset', { skipConfirmation: true }), { ok: true });
+    assert.deepEqual((['blob', 'queue', 'table'] as const).map((k) => a.emulator.endpoint(k)!.port), ports, 'same ports: nothing restarted');
+    assert.deepEqual(await blobNames(cs, 'fixtures'), ['nested/hello.txt']);
+    assert.equal(await BlobServiceClient.fromConnectionString(cs).getContainerClient('scratch').exists(), false);
+
+    // The reset task (what a test task runs first).
+    await fixtures.getBlockBlobClient('again.txt').uploadData(Buffer.from('y'));
+    const tasks = await vscode.tasks.fetchTasks({ type: 'azurite' });
+    const resetTask = tasks.find((t) => t.name === 'reset');
+    assert.ok(resetTask, `no reset task among ${tasks.map((t) => t.name).join(', ')}`);
+    assert.equal(await runTask(resetTask), 0);
+    assert.deepEqual(await blobNames(cs, 'fixtures'), ['nested/hello.txt']);
+  });
+
+  it('on disk, loads the seed only into an empty service', async () => {
+    const a = await api();
+    const location = fs.mkdtempSync(path.join(os.tmpdir(), 'disk-data-'));
+    try {
+      await configure({ seed, inMemoryPersistence: false, location });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const cs = a.emulator.connectionString();
+      const fixtures = BlobServiceClient.fromConnectionString(cs).getContainerClient('fixtures');
+      assert.deepEqual(await blobNames(cs, 'fixtures'), ['nested/hello.txt']);
+      await fixtures.getBlobClient('nested/hello.txt').delete();
+      await fixtures.getBlockBlobClient('mine.txt').uploadData(Buffer.from('kept'));
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.close_blob'), [{ ok: true }]);
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      assert.deepEqual(await blobNames(a.emulator.connectionString(), 'fixtures'), ['mine.txt'], 'the data on disk, without the seed again');
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(location, { recursive: true, force: true });
+    }
+  });
+
+  it('a malformed seed fails the start with the file and line, and the service still runs', async () => {
+    const a = await api();
+    fs.writeFileSync(path.join(seed, 'table', 'Users.jsonl'), '{"PartitionKey":"u","RowKey":"1"}\n{"PartitionKey":"u","RowKey":2}\n');
+    await configure({ seed });
+    const [outcome] = await vscode.commands.executeCommand<{ ok: boolean; reason?: string; message?: string }[]>('azurite.start_table');
+    assert.equal(outcome!.ok, false);
+    assert.equal(outcome!.reason, 'data');
+    assert.match(outcome!.message!, /^The seed was not loaded into Table: .*Users\.jsonl:2: an entity needs string "PartitionKey" and "RowKey"/);
+    await waitFor('the failure notification', () => a.notifications().some((n) => n.includes('Users.jsonl:2')));
+    assert.equal(a.emulator.status('table').status, 'running');
+  });
+
+  it('exports the running data to a folder and imports it back, replacing items of the same name', async () => {
+    const a = await api();
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start'), [{ ok: true }, { ok: true }, { ok: true }]);
+    const cs = a.emulator.connectionString();
+    const docs = BlobServiceClient.fromConnectionString(cs).getContainerClient('docs');
+    await docs.create();
+    await docs.getBlockBlobClient('a.json').uploadData(Buffer.from('{"v":1}'), { blobHTTPHeaders: { blobContentType: 'application/json' } });
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'export-'));
+    try {
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.exportSnapshot', { folder: out, skipConfirmation: true }), { ok: true });
+      assert.equal(fs.readFileSync(path.join(out, 'blob', 'docs', 'a.json'), 'utf8'), '{"v":1}');
+      assert.equal(fs.readFileSync(path.join(out, 'blob', 'docs.blobs.jsonl'), 'utf8'), '{"name":"a.json","contentType":"application/json"}\n');
+
+      await docs.getBlockBlobClient('a.json').uploadData(Buffer.from('{"v":2}'));
+      await docs.getBlockBlobClient('b.json').uploadData(Buffer.from('{}'));
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.importSnapshot', { folder: out, skipConfirmation: true }), { ok: true });
+      assert.deepEqual(await blobNames(cs, 'docs'), ['a.json'], 'the container was replaced by the snapshot\'s');
+      assert.equal((await docs.getBlobClient('a.json').downloadToBuffer()).toString(), '{"v":1}');
+      await waitFor('the import notification', () => a.notifications().some((n) => n.startsWith(`Snapshot imported from ${out}`)));
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
