@@ -28,10 +28,13 @@
 // hosting thread (host-inproc), both in a host process of their own, and the
 // lateness of a 10 ms timer on the thread that hosts the emulator (./lateness.mjs).
 //
+// Then test data: reset, export and import of 1,000 blobs / 50 MiB / 10,000 entities through the
+// data layer as shipped (./testData.mjs, dist/data.js).
+//
 // Flags: --quick (fewer rounds), --no-vscode, --vscode-runs=N, --no-save, --save-entities=N,
-// --no-lateness, --no-durability, --json=PATH. Also the cost of disk mode's 1 s durability window
-// on writes (./durability.mjs).
-// Needs: dist/storage-emulators.vsix and dist/extension.js (npm run package), out/engine-bundle.js
+// --no-lateness, --no-durability, --no-testdata, --json=PATH. Also the cost of disk mode's 1 s
+// durability window on writes (./durability.mjs).
+// Needs: dist/storage-emulators.vsix, dist/extension.js and dist/data.js (npm run package), out/engine-bundle.js
 // (node esbuild.mjs --engine-bundle); `npm run bench` builds all three first.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -44,6 +47,7 @@ import { repoRoot, startCli, startOurs } from './targets.mjs';
 import { measureSave } from './save.mjs';
 import { measureLateness, startHost } from './lateness.mjs';
 import { measureDurabilityCost } from './durability.mjs';
+import { measureTestData, testDataRows } from './testData.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(`--${name}`);
@@ -52,6 +56,7 @@ const QUICK = flag('quick');
 const VSCODE = !flag('no-vscode');
 const VSCODE_RUNS = Number(option('vscode-runs', QUICK ? 2 : 6));
 const SAVE = !flag('no-save');
+const TEST_DATA = !flag('no-testdata');
 const LATENESS = !flag('no-lateness');
 const DURABILITY = !flag('no-durability');
 const SAVE_ENTITIES = Number(option('save-entities', 100_000));
@@ -334,6 +339,12 @@ async function main() {
     save = await measureSave({ entities: SAVE_ENTITIES, runs: QUICK ? 3 : 5, log });
   }
 
+  let testData;
+  if (TEST_DATA) {
+    log('bench: test data (reset, export, import of 1,000 blobs / 50 MiB / 10,000 entities)');
+    testData = await measureTestData({ runs: QUICK ? 3 : 5, log });
+  }
+
   // .vsix size
   const vsix = path.join(repoRoot, 'dist', 'storage-emulators.vsix');
   const vsixMiB = fs.existsSync(vsix) ? fs.statSync(vsix).size / MIB : undefined;
@@ -443,6 +454,7 @@ async function main() {
       pass: (v) => v <= (save?.targetMs ?? 2500),
       note: save === undefined ? '' : `median of ${save.runs.length} (${save.runs.map((t) => Math.round(t)).join(', ')} ms); database ${(save.dbBytes / MIB).toFixed(1)} MiB; written in ${(save.fillMs / 1000).toFixed(1)} s; load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores`,
     },
+    ...(testData === undefined ? [] : testDataRows(testData)),
   ].map((r) => ({ ...r, result: r.value === undefined || Number.isNaN(r.value) ? 'SKIP' : r.pass(r.value) ? 'PASS' : 'FAIL' }));
   console.log(`\nCRC-64/NVME, 16 MiB, one thread: azurite's ${fmt(crc.azuriteMiBs, 'MiB/s')}, the seam's ${fmt(crc.oursMiBs, 'MiB/s')} ` +
     `(${(crc.oursMiBs / crc.azuriteMiBs).toFixed(1)}×; MD5 for scale: ${fmt(crc.md5MiBs, 'MiB/s')}); same digest: ${crc.same ? 'yes' : 'NO'}`);
@@ -456,6 +468,7 @@ async function main() {
   result.meter = { onMedianUs: median(meter.on) * 1000, offMedianUs: median(meter.off) * 1000, ratio: meterRatio, samples: meter.on.length + meter.off.length, reports: meter.reports };
   result.crc64 = crc;
   result.save = save;
+  result.testData = testData;
   result.lateness = lateness;
   result.durability = durability;
   result.vsixMiB = vsixMiB;
