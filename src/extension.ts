@@ -26,6 +26,7 @@ import { DebugEnvironment } from './ui/debugEnvironment';
 import { FunctionsStorage } from './ui/functionsStorage';
 import { AzuriteTaskProvider } from './ui/azuriteTask';
 import { SnapshotCommands, type SnapshotCommandArgs } from './ui/snapshotCommands';
+import { DataTarget } from './ui/dataTarget';
 import { bindToLoopback, ExposureAlerts } from './ui/exposureAlerts';
 import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, setCertificatePassword, watchPasswordSetting } from './ui/certificatePassword';
 import type { ServiceKind } from './core/services';
@@ -116,7 +117,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     codeCacheDir: path.join(context.globalStorageUri.fsPath, 'code-cache'),
   };
   const emulator = new Emulator(settings(), log, engineFiles);
-  const statusBar = new StatusBar(emulator, warningThreshold);
+  const target = new DataTarget(emulator, log);
+  const statusBar = new StatusBar(emulator, warningThreshold, target);
   const memoryPanel = new MemoryPanel(emulator, warningThreshold);
   const memoryAlerts = new MemoryAlerts(emulator, warningThreshold);
   const connectionEnv = new ConnectionEnvironment(emulator, log);
@@ -141,7 +143,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
   };
   registerCommands(context, deps);
   // Test data: export, import, reset, and azurite.seed loaded at each start (through dist/data.js, loaded on first use).
-  const snapshots = new SnapshotCommands({ emulator, extensionPath: context.extensionPath, log });
+  const snapshots = new SnapshotCommands({ emulator, target, extensionPath: context.extensionPath, log });
   emulator.setAfterStart((kind, inMemory) => snapshots.seedAfterStart(kind, inMemory));
   const argsOf = (a: unknown): SnapshotCommandArgs => (typeof a === 'object' && a !== null ? a as SnapshotCommandArgs : {});
   context.subscriptions.push(
@@ -153,7 +155,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
   const debugEnabled = () => readExtensionSettings().debugEnvironment;
   void password.ready.then(() => reload());
   context.subscriptions.push(
-    statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts, password,
+    target, statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts, password,
     new ExposureAlerts(deps), watchPasswordSetting(password, context.globalState),
     DebugEnvironment.register(connectionEnv, debugEnabled, log),
     FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log)),

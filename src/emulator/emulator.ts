@@ -292,7 +292,20 @@ export class Emulator {
    * clean or restart under way it waits for that, then starts. Never rejects.
    */
   start(kind: ServiceKind): Promise<Outcome> {
+    const blocked = this.startBlocker?.(kind);
+    if (blocked !== undefined) return Promise.resolve(blocked);
     return this.serialize(kind, 'start', () => (this.isRunning(kind) ? Promise.resolve(OK) : this.startNow(kind)));
+  }
+
+  private startBlocker: ((kind: ServiceKind) => Failure | undefined) | undefined;
+
+  /**
+   * Sets what may refuse a start before it begins (the VS Code layer refuses while `azurite.attach`
+   * points at an Azurite elsewhere). Undefined removes it.
+   * @param blocker returns the failure a start resolves to, or undefined to let it go on
+   */
+  setStartBlocker(blocker: ((kind: ServiceKind) => Failure | undefined) | undefined): void {
+    this.startBlocker = blocker;
   }
 
   /**

@@ -21,6 +21,7 @@ import type { Emulator } from '../emulator/emulator';
 import type { DataCounts, DataOptions, DataProgress, StorageClients } from '../data/index';
 import { dataLayer, type DataLayer } from './dataLayer';
 import { notify } from './notify';
+import type { DataTarget } from './dataTarget';
 
 /** Arguments the commands accept (all optional). */
 export interface SnapshotCommandArgs {
@@ -33,6 +34,8 @@ export interface SnapshotCommandArgs {
 /** What the commands need from the extension. */
 export interface SnapshotDeps {
   readonly emulator: Emulator;
+  /** Whose data export and import work on: the local emulator or the attached Azurite. */
+  readonly target: DataTarget;
   readonly extensionPath: string;
   readonly log: { info(line: string): void; error(line: string): void };
 }
@@ -56,7 +59,7 @@ export class SnapshotCommands {
     return dataLayer(this.deps.extensionPath);
   }
 
-  /** The SDK clients of the development account for the given running services. */
+  /** The SDK clients of the local emulator's development account for the given running services. */
   private clients(kinds: readonly ServiceKind[]): StorageClients {
     const addresses: Partial<Record<ServiceKind, ClientAddress>> = {};
     for (const kind of kinds) addresses[kind] = this.deps.emulator.clientAddress(kind);
@@ -64,8 +67,22 @@ export class SnapshotCommands {
     return data.storageClients(data.emulatorEndpoints(addresses));
   }
 
-  private reclaim(): () => Promise<unknown> {
-    return () => this.deps.emulator.reclaimMemory().catch(() => 0);
+  /** The SDK clients of the data target (attached, or the local running services). */
+  private targetClients(kinds: readonly ServiceKind[]): StorageClients {
+    const endpoints = this.deps.target.endpoints(kinds);
+    if (endpoints === undefined) throw new Error('no service to work on');
+    return this.data().storageClients(endpoints);
+  }
+
+  /** Frees deleted content at once; only the local engine can (undefined while attached). */
+  private reclaim(): (() => Promise<unknown>) | undefined {
+    return this.deps.target.isLocal() ? () => this.deps.emulator.reclaimMemory().catch(() => 0) : undefined;
+  }
+
+  /** Where the data is, for messages: "the running Blob, Queue" or "the Azurite at host:port". */
+  private where(kinds: readonly ServiceKind[]): string {
+    const t = this.deps.target.attached();
+    return t !== undefined ? `the Azurite at ${t.label}` : `the running ${kinds.map(serviceName).join(', ')}`;
   }
 
   /**
@@ -99,19 +116,19 @@ export class SnapshotCommands {
 
   /** `Azurite: Export Snapshot…`: the running services' data into a folder. */
   async exportSnapshot(args: SnapshotCommandArgs = {}): Promise<Outcome> {
-    const kinds = this.deps.emulator.runningKinds();
+    const kinds = this.deps.target.kinds();
     if (kinds.length === 0) return this.nothingRuns('export');
     const folder = args.folder ?? (await this.pickFolder('Export Here', 'Choose the folder for the snapshot (its blob/, queue/ and table/ are replaced)'));
     if (folder === undefined) return CANCELLED;
     const replaced = kinds.filter((k) => fs.existsSync(path.join(folder, k)));
     if (replaced.length > 0 && args.skipConfirmation !== true) {
       const choice = await vscode.window.showWarningMessage(`Replace the snapshot in ${folder}?`,
-        { modal: true, detail: `Its ${replaced.map((k) => `${k}/`).join(', ')} will be replaced by the running ${kinds.map(serviceName).join(', ')} data. Other files stay.` }, 'Replace');
+        { modal: true, detail: `Its ${replaced.map((k) => `${k}/`).join(', ')} will be replaced by the data of ${this.where(kinds)}. Other files stay.` }, 'Replace');
       if (choice !== 'Replace') return CANCELLED;
     }
     const data = this.data();
     try {
-      const counts = await this.withProgress('Exporting a snapshot', true, (options) => data.exportSnapshot(this.clients(kinds), folder, options));
+      const counts = await this.withProgress('Exporting a snapshot', true, (options) => data.exportSnapshot(this.targetClients(kinds), folder, options));
       void notify('info', `Snapshot exported to ${folder}: ${describe(data, counts, kinds)}.`);
       return { ok: true };
     } catch (err) {
@@ -121,14 +138,14 @@ export class SnapshotCommands {
 
   /** `Azurite: Import Snapshot…`: a snapshot folder into the running services, replacing items of the same names. */
   async importSnapshot(args: SnapshotCommandArgs = {}): Promise<Outcome> {
-    const kinds = this.deps.emulator.runningKinds();
+    const kinds = this.deps.target.kinds();
     if (kinds.length === 0) return this.nothingRuns('import');
     const folder = args.folder ?? (await this.pickFolder('Import', 'Choose a snapshot folder (with blob/, queue/, table/)'));
     if (folder === undefined) return CANCELLED;
     const data = this.data();
     try {
       const snapshot = await data.readSnapshot(folder, kinds);
-      const clients = this.clients(kinds);
+      const clients = this.targetClients(kinds);
       const conflicts = await data.importConflicts(clients, snapshot);
       const names = [...conflicts.containers.map((n) => `container ${n}`), ...conflicts.queues.map((n) => `queue ${n}`), ...conflicts.tables.map((n) => `table ${n}`)];
       if (names.length > 0 && args.skipConfirmation !== true) {
@@ -151,6 +168,10 @@ export class SnapshotCommands {
    * @param kinds the services to reset (default: every running one)
    */
   async reset(args: SnapshotCommandArgs = {}, kinds?: readonly ServiceKind[]): Promise<Outcome> {
+    const attached = this.deps.target.attached();
+    if (attached !== undefined) {
+      return this.show(failure('state', `Reset works on the local emulator; this window is attached to the Azurite at ${attached.label} (azurite.attach), which may be shared. Delete its data from the Storage view, or clear azurite.attach.`, { setting: 'azurite.attach' }));
+    }
     const running = this.deps.emulator.runningKinds().filter((k) => kinds === undefined || kinds.includes(k));
     if (running.length === 0) return this.nothingRuns('reset');
     const folder = seedFolder();
@@ -179,7 +200,10 @@ export class SnapshotCommands {
       const at = path.join(folder, ...formatError.file.split('/'));
       return failure('data', `${what}: ${at}${formatError.line > 0 ? `:${formatError.line}` : ''}: ${formatError.message.replace(/^[^:]+(:\d+)?: /, '')}`, { setting: 'azurite.seed' });
     }
-    return failure('data', `${what}: ${(err as Error).message ?? String(err)}`);
+    const message = (err as Error).message ?? String(err);
+    // An Azurite that is not ours refuses the SDKs' newest API version unless told not to check it.
+    const hint = /API version .* is not supported/i.test(message) && !this.deps.target.isLocal() ? ' Start that Azurite with --skipApiVersionCheck: the Azure SDKs send a newer API version than it knows.' : '';
+    return failure('data', `${what}: ${message.split('\n')[0]}${hint}`);
   }
 
   /** Shows a failure (with "Open File" when it names a file and line) and returns it. */
@@ -197,6 +221,8 @@ export class SnapshotCommands {
   }
 
   private nothingRuns(verb: string): Outcome {
+    const error = this.deps.target.attachError();
+    if (error !== undefined) return this.show(failure('setting', error, { setting: 'azurite.attach' }));
     return this.show(failure('state', `Nothing to ${verb}: no storage service runs. Start Blob, Queue or Table first (Azurite: Start).`));
   }
 

@@ -8,13 +8,21 @@ import { endpointUrl } from '../core/connectionString';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import { memoryView, serviceView } from '../core/statusView';
 import type { Emulator } from '../emulator/emulator';
+import { ATTACH_SETTING, type AttachTarget } from '../core/attach';
+import { OPEN_SETTINGS } from '../core/commandIds';
 import { StatusItem, type StatusItemSnapshot } from './statusItem';
 
 /** How often the on-disk size of running disk-mode services is measured, in ms. */
 export const DISK_REFRESH_MS = 15_000;
 
-/** Item ids: `azurite.blob`, `azurite.queue`, `azurite.table`, `azurite.memory`. */
-export type StatusItemKey = ServiceKind | 'memory';
+/** Item ids: `azurite.blob`, `azurite.queue`, `azurite.table`, `azurite.memory`, `azurite.attach`. */
+export type StatusItemKey = ServiceKind | 'memory' | 'attach';
+
+/** The attached Azurite, for its item (src/ui/dataTarget.ts). */
+export interface Attachment {
+  attached(): AttachTarget | undefined;
+  readonly onDidChange: vscode.Event<void>;
+}
 
 /** This machine's addresses other machines can use (non-internal interfaces), IPv4 first. */
 function networkAddresses(): string[] {
@@ -22,7 +30,10 @@ function networkAddresses(): string[] {
   return [...all.filter((a) => a.family === 'IPv4'), ...all.filter((a) => a.family !== 'IPv4' && !a.address.startsWith('fe80'))].map((a) => a.address);
 }
 
-/** Owns the four status bar items. */
+/**
+ * Owns the status bar items: one per service and the memory meter; while `azurite.attach` is set,
+ * only the attached item (no start or stop, no memory meter).
+ */
 export class StatusBar implements vscode.Disposable {
   private readonly items: Record<StatusItemKey, StatusItem>;
   private readonly subscriptions: { dispose(): void }[] = [];
@@ -32,13 +43,15 @@ export class StatusBar implements vscode.Disposable {
   private diskTimer: NodeJS.Timeout | undefined;
 
   /** @param warningThreshold percent for the meter's warning colour (`azurite.memory.warningThreshold`) */
-  constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number = () => 80) {
+  constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number = () => 80, private readonly attachment?: Attachment) {
     const items = {} as Record<StatusItemKey, StatusItem>;
     SERVICE_KINDS.forEach((kind, i) => {
       items[kind] = new StatusItem(`azurite.${kind}`, `Azurite ${serviceName(kind)}`, 100 - i);
     });
     items.memory = new StatusItem('azurite.memory', 'Azurite Memory', 100 - SERVICE_KINDS.length);
+    items.attach = new StatusItem('azurite.attach', 'Azurite (attached)', 100);
     this.items = items;
+    if (attachment !== undefined) this.subscriptions.push(attachment.onDidChange(() => this.refresh()));
     this.subscriptions.push(
       emulator.onDidChangeState(({ kind }) => {
         this.renderService(kind);
@@ -54,6 +67,29 @@ export class StatusBar implements vscode.Disposable {
   refresh(): void {
     for (const kind of SERVICE_KINDS) this.renderService(kind);
     this.renderMemory();
+    this.renderAttach();
+  }
+
+  private renderAttach(): void {
+    const t = this.attachment?.attached();
+    if (t === undefined) {
+      this.items.attach.render({ text: '', tooltip: '', command: undefined, severity: 'normal', linkCommands: [] }, false);
+      return;
+    }
+    const rows = (['blob', 'queue', 'table'] as const).filter((k) => t[k] !== undefined).map((k) => `- ${serviceName(k)}: \`${t[k]}\``);
+    const settings = `command:${OPEN_SETTINGS}?${encodeURIComponent(JSON.stringify(ATTACH_SETTING))}`;
+    this.items.attach.render({
+      text: `$(plug) Azurite: ${t.label}`,
+      tooltip: [`**Attached** to the Azurite at ${t.label} (account \`${t.accountName}\`), set by \`${ATTACH_SETTING}\`.`, '', ...rows, '',
+        'It is started and stopped where it runs; the Storage view, Export and Import work on it.', '', `[Change ${ATTACH_SETTING}](${settings})`].join('\n'),
+      command: undefined,
+      severity: 'normal',
+      linkCommands: [OPEN_SETTINGS],
+    });
+  }
+
+  private isAttached(): boolean {
+    return this.attachment?.attached() !== undefined;
   }
 
   /** What each item shows now, by key. */
@@ -86,11 +122,11 @@ export class StatusBar implements vscode.Disposable {
       ...(this.diskBytes[kind] !== undefined && !inMemory ? { diskBytes: this.diskBytes[kind] } : {}),
       ...(newest !== undefined ? { apiVersion: { newest, check: options.apiVersionCheck } } : {}),
       ...(state.status === 'running' ? { networkAddresses: networkAddresses() } : {}),
-    }));
+    }), !this.isAttached());
   }
 
   private renderMemory(): void {
-    this.items.memory.render(memoryView(this.emulator.memoryReport(), this.warningThreshold()), this.emulator.isMemoryInUse());
+    this.items.memory.render(memoryView(this.emulator.memoryReport(), this.warningThreshold()), this.emulator.isMemoryInUse() && !this.isAttached());
   }
 
   /**

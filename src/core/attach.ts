@@ -1,0 +1,136 @@
+/**
+ * `azurite.attach`: an Azurite that runs elsewhere (a Docker container, a team's shared emulator),
+ * given as a connection string or an endpoint set. While it is set, the Storage view, Export and
+ * Import work against it and the local emulator is not started. Pure: parsing and checking only.
+ *
+ * Connection strings follow Azure Storage's format
+ * (https://learn.microsoft.com/azure/storage/common/storage-configure-connection-string): `key=value`
+ * pairs separated by `;`, keys case-insensitive. `UseDevelopmentStorage=true` means the well-known
+ * development account on 127.0.0.1:10000–10002 (or the host of `DevelopmentStorageProxyUri`).
+ */
+import { DEV_ACCOUNT_KEY, DEV_ACCOUNT_NAME } from './connectionString';
+import type { ServiceKind } from './services';
+
+/** Where an attached Azurite is: an account and its services' endpoint URLs (path-style, with the account). */
+export interface AttachTarget {
+  readonly accountName: string;
+  /** The account's shared key (base64). */
+  readonly accountKey: string;
+  readonly blob?: string;
+  readonly queue?: string;
+  readonly table?: string;
+  /** For the status bar: the endpoints' host and port, e.g. `192.168.1.5:10000`. */
+  readonly label: string;
+}
+
+/** The setting's key. */
+export const ATTACH_SETTING = 'azurite.attach';
+
+const ENDPOINT_KEYS: Readonly<Record<ServiceKind, string>> = { blob: 'blobendpoint', queue: 'queueendpoint', table: 'tableendpoint' };
+const DEV_PORTS: Readonly<Record<ServiceKind, number>> = { blob: 10000, queue: 10001, table: 10002 };
+
+/**
+ * Parses `azurite.attach`.
+ * @param value the setting: a connection string, or `{ "blob"?, "queue"?, "table"?: URL,
+ *   "accountName"?, "accountKey"? }` (the development account when left out)
+ * @returns undefined when unset or empty; `{ error }` naming what is wrong and the fix
+ */
+export function parseAttach(value: unknown): AttachTarget | { error: string } | undefined {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
+  if (typeof value === 'string') return fromConnectionString(value.trim());
+  if (typeof value === 'object' && !Array.isArray(value)) return fromEndpointSet(value as Record<string, unknown>);
+  return { error: `${ATTACH_SETTING} must be a connection string or an object with "blob", "queue" and "table" endpoint URLs.` };
+}
+
+function fromConnectionString(text: string): AttachTarget | { error: string } {
+  const parts = new Map<string, string>();
+  for (const piece of text.split(';')) {
+    if (piece.trim() === '') continue;
+    const eq = piece.indexOf('=');
+    if (eq <= 0) return { error: `${ATTACH_SETTING}: "${piece}" is not a key=value pair of a connection string.` };
+    parts.set(piece.slice(0, eq).trim().toLowerCase(), piece.slice(eq + 1).trim());
+  }
+  if (parts.get('usedevelopmentstorage')?.toLowerCase() === 'true') {
+    const proxy = parts.get('developmentstorageproxyuri');
+    let host = '127.0.0.1';
+    let protocol = 'http:';
+    if (proxy !== undefined) {
+      const url = parseUrl(proxy);
+      if (url === undefined) return { error: `${ATTACH_SETTING}: DevelopmentStorageProxyUri "${proxy}" is not a URL.` };
+      host = url.hostname;
+      protocol = url.protocol;
+    }
+    const endpoint = (k: ServiceKind): string => `${protocol}//${host}:${DEV_PORTS[k]}/${DEV_ACCOUNT_NAME}`;
+    return withLabel({ accountName: DEV_ACCOUNT_NAME, accountKey: DEV_ACCOUNT_KEY, blob: endpoint('blob'), queue: endpoint('queue'), table: endpoint('table') });
+  }
+  if (parts.has('sharedaccesssignature')) {
+    return { error: `${ATTACH_SETTING}: connection strings with a SharedAccessSignature are not supported; give AccountName and AccountKey.` };
+  }
+  const accountName = parts.get('accountname');
+  const accountKey = parts.get('accountkey');
+  if (accountName === undefined || accountKey === undefined) {
+    return { error: `${ATTACH_SETTING}: the connection string needs AccountName and AccountKey (or UseDevelopmentStorage=true).` };
+  }
+  const endpoints: Partial<Record<ServiceKind, string>> = {};
+  for (const kind of ['blob', 'queue', 'table'] as const) {
+    const raw = parts.get(ENDPOINT_KEYS[kind]);
+    if (raw === undefined) continue;
+    const checked = endpointWithAccount(raw, accountName);
+    if (typeof checked !== 'string') return { error: `${ATTACH_SETTING}: ${kind[0]!.toUpperCase()}${kind.slice(1)}Endpoint ${checked.error}` };
+    endpoints[kind] = checked;
+  }
+  if (Object.keys(endpoints).length === 0) {
+    return { error: `${ATTACH_SETTING} is for an Azurite that runs elsewhere: the connection string needs BlobEndpoint, QueueEndpoint or TableEndpoint (for example BlobEndpoint=http://host:10000/${accountName}).` };
+  }
+  return withLabel({ accountName, accountKey, ...endpoints });
+}
+
+function fromEndpointSet(o: Record<string, unknown>): AttachTarget | { error: string } {
+  const known = ['blob', 'queue', 'table', 'accountName', 'accountKey'];
+  const unknown = Object.keys(o).filter((k) => !known.includes(k));
+  if (unknown.length > 0) return { error: `${ATTACH_SETTING}: unknown key "${unknown[0]}" (known: ${known.join(', ')}).` };
+  const accountName = o.accountName ?? DEV_ACCOUNT_NAME;
+  const accountKey = o.accountKey ?? (accountName === DEV_ACCOUNT_NAME ? DEV_ACCOUNT_KEY : undefined);
+  if (typeof accountName !== 'string' || !/^[a-z0-9]{3,24}$/.test(accountName)) return { error: `${ATTACH_SETTING}: "accountName" must be 3–24 lower-case letters and digits.` };
+  if (typeof accountKey !== 'string' || accountKey === '') return { error: `${ATTACH_SETTING}: "accountKey" is needed for account "${accountName}".` };
+  const endpoints: Partial<Record<ServiceKind, string>> = {};
+  for (const kind of ['blob', 'queue', 'table'] as const) {
+    if (o[kind] === undefined) continue;
+    if (typeof o[kind] !== 'string') return { error: `${ATTACH_SETTING}: "${kind}" must be a URL string.` };
+    const checked = endpointWithAccount(o[kind], accountName);
+    if (typeof checked !== 'string') return { error: `${ATTACH_SETTING}: "${kind}" ${checked.error}` };
+    endpoints[kind] = checked;
+  }
+  if (Object.keys(endpoints).length === 0) return { error: `${ATTACH_SETTING}: give at least one of "blob", "queue", "table" (for example "blob": "http://host:10000").` };
+  return withLabel({ accountName, accountKey, ...endpoints });
+}
+
+/** An http(s) URL with the account as its path (appended when the URL has no path, as Azurite's path-style URLs need). */
+function endpointWithAccount(raw: string, accountName: string): string | { error: string } {
+  const url = parseUrl(raw);
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return { error: `"${raw}" is not an http or https URL.` };
+  const pathPart = url.pathname.replace(/\/+$/, '');
+  return `${url.protocol}//${url.host}${pathPart === '' ? `/${accountName}` : pathPart}`;
+}
+
+function parseUrl(raw: string): URL | undefined {
+  try {
+    return new URL(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+function withLabel(t: Omit<AttachTarget, 'label'>): AttachTarget {
+  const hosts = [...new Set((['blob', 'queue', 'table'] as const).map((k) => t[k]).filter((u): u is string => u !== undefined).map((u) => new URL(u).host))];
+  return { ...t, label: hosts.length === 1 ? hosts[0]! : hosts.join(', ') };
+}
+
+/** A connection string for an attached target (what Copy Connection String gives while attached). */
+export function attachConnectionString(t: AttachTarget): string {
+  const https = [t.blob, t.queue, t.table].some((u) => u?.startsWith('https:'));
+  return [
+    `DefaultEndpointsProtocol=${https ? 'https' : 'http'}`, `AccountName=${t.accountName}`, `AccountKey=${t.accountKey}`,
+    ...(t.blob ? [`BlobEndpoint=${t.blob}`] : []), ...(t.queue ? [`QueueEndpoint=${t.queue}`] : []), ...(t.table ? [`TableEndpoint=${t.table}`] : []),
+  ].join(';') + ';';
+}

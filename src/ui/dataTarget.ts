@@ -1,0 +1,106 @@
+/**
+ * Whose data the Storage view, Export and Import work on: the local emulator's running services,
+ * or, while `azurite.attach` is set, an Azurite that runs elsewhere (src/core/attach.ts). While
+ * attached the local emulator does not start (Emulator.setStartBlocker) and, if it ran, is stopped,
+ * so nothing runs unseen behind the attached item.
+ */
+import * as vscode from 'vscode';
+import { ATTACH_SETTING, attachConnectionString, parseAttach, type AttachTarget } from '../core/attach';
+import { DEV_ACCOUNT_KEY, DEV_ACCOUNT_NAME, endpointUrl } from '../core/connectionString';
+import { failure } from '../core/outcome';
+import { SERVICE_KINDS, type ServiceKind } from '../core/services';
+import type { Emulator } from '../emulator/emulator';
+import type { StorageEndpoints } from '../data/clients';
+
+/** See the file comment. */
+export class DataTarget implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when the target changes: `azurite.attach` set or cleared, a local service started or stopped. */
+  readonly onDidChange = this.changed.event;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private parsed: AttachTarget | { error: string } | undefined;
+
+  constructor(private readonly emulator: Emulator, private readonly log: { info(line: string): void; error(line: string): void }) {
+    this.parsed = parseAttach(vscode.workspace.getConfiguration().get(ATTACH_SETTING));
+    emulator.setStartBlocker(() => {
+      const t = this.attached();
+      return t === undefined ? undefined
+        : failure('state', `Attached to the Azurite at ${t.label} (${ATTACH_SETTING}): it is started and stopped where it runs. Clear ${ATTACH_SETTING} to run the local emulator.`, { setting: ATTACH_SETTING });
+    });
+    this.subscriptions.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(ATTACH_SETTING)) void this.reread();
+      }),
+    );
+    const sub = emulator.onDidChangeState(() => this.changed.fire());
+    this.subscriptions.push({ dispose: () => sub.dispose() });
+    this.report();
+  }
+
+  /** The attached Azurite, or undefined (not set, or set wrongly: see {@link attachError}). */
+  attached(): AttachTarget | undefined {
+    return this.parsed !== undefined && !('error' in this.parsed) ? this.parsed : undefined;
+  }
+
+  /** What is wrong with `azurite.attach`, when something is. */
+  attachError(): string | undefined {
+    return this.parsed !== undefined && 'error' in this.parsed ? this.parsed.error : undefined;
+  }
+
+  /** The services there is data to work on: the attached ones, or the local running ones. */
+  kinds(): ServiceKind[] {
+    const t = this.attached();
+    return t !== undefined ? SERVICE_KINDS.filter((k) => t[k] !== undefined) : this.emulator.runningKinds();
+  }
+
+  /** True while working on the local emulator (not attached). */
+  isLocal(): boolean {
+    return this.attached() === undefined;
+  }
+
+  /**
+   * The endpoints and key for the data layer (src/data/clients.ts), limited to `kinds` (default all
+   * of {@link kinds}); undefined when there is nothing to work on.
+   */
+  endpoints(kinds: readonly ServiceKind[] = this.kinds()): StorageEndpoints | undefined {
+    const use = this.kinds().filter((k) => kinds.includes(k));
+    if (use.length === 0) return undefined;
+    const t = this.attached();
+    if (t !== undefined) {
+      return { accountName: t.accountName, accountKey: t.accountKey, blob: use.includes('blob') ? t.blob : undefined, queue: use.includes('queue') ? t.queue : undefined, table: use.includes('table') ? t.table : undefined };
+    }
+    const url = (k: ServiceKind): string | undefined => (use.includes(k) ? endpointUrl(this.emulator.clientAddress(k)) : undefined);
+    return { accountName: DEV_ACCOUNT_NAME, accountKey: DEV_ACCOUNT_KEY, blob: url('blob'), queue: url('queue'), table: url('table') };
+  }
+
+  /** The attached Azurite's connection string, or undefined when not attached. */
+  attachedConnectionString(): string | undefined {
+    const t = this.attached();
+    return t === undefined ? undefined : attachConnectionString(t);
+  }
+
+  private async reread(): Promise<void> {
+    const was = this.attached();
+    this.parsed = parseAttach(vscode.workspace.getConfiguration().get(ATTACH_SETTING));
+    this.report();
+    const now = this.attached();
+    if (now !== undefined && was === undefined && this.emulator.runningKinds().length > 0) {
+      this.log.info(`Attached to ${now.label}: stopping the local services.`);
+      await this.emulator.stopAll();
+    }
+    this.changed.fire();
+  }
+
+  private report(): void {
+    const error = this.attachError();
+    if (error !== undefined) this.log.error(error);
+    const t = this.attached();
+    if (t !== undefined) this.log.info(`Attached to the Azurite at ${t.label} (account ${t.accountName}).`);
+  }
+
+  dispose(): void {
+    this.emulator.setStartBlocker(undefined);
+    for (const s of this.subscriptions) s.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * `azurite.attach` in the real VS Code: a second Azurite (the azurite CLI from node_modules, started
+ * by the test) is attached; the status bar shows it, the local emulator does not start, and Export
+ * and Import work on it.
+ */
+import * as assert from 'node:assert/strict';
+import * as childProcess from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { BlobServiceClient } from '@azure/storage-blob';
+import { DEV_ACCOUNT_KEY } from '../../src/core/connectionString';
+import { api, configure, reset, waitFor } from './helpers';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+  });
+}
+
+describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function () {
+  this.timeout(120_000);
+  let other: childProcess.ChildProcess | undefined;
+  let connectionString: string;
+  let blobPort: number;
+
+  before(async () => {
+    await reset();
+    const ports = [await freePort(), await freePort(), await freePort()];
+    blobPort = ports[0]!;
+    const cli = path.resolve(__dirname, '..', '..', '..', 'node_modules', 'azurite', 'dist', 'src', 'azurite.js');
+    other = childProcess.spawn(process.execPath, [cli, '--silent', '--inMemoryPersistence', '--skipApiVersionCheck', '--disableTelemetry',
+      '--blobPort', String(ports[0]), '--queuePort', String(ports[1]), '--tablePort', String(ports[2])], { stdio: 'ignore', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+    await waitFor('the other Azurite to listen', async () => (await Promise.all(ports.map(answers))).every(Boolean), 60_000);
+    connectionString = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${DEV_ACCOUNT_KEY};` +
+      `BlobEndpoint=http://127.0.0.1:${ports[0]}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${ports[1]}/devstoreaccount1;TableEndpoint=http://127.0.0.1:${ports[2]}/devstoreaccount1;`;
+  });
+
+  after(async () => {
+    await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+    other?.kill();
+    await reset();
+  });
+
+  it('shows the attached Azurite instead of the local items, stops and refuses the local emulator, and exports and imports its data', async () => {
+    const a = await api();
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_queue'), [{ ok: true }]);
+    await configure({ attach: connectionString });
+    const label = `127.0.0.1:${blobPort}, 127.0.0.1:${blobPort === 0 ? 0 : connectionString.match(/QueueEndpoint=http:\/\/127\.0\.0\.1:(\d+)/)![1]}, 127.0.0.1:${connectionString.match(/TableEndpoint=http:\/\/127\.0\.0\.1:(\d+)/)![1]}`;
+    await waitFor('the attached item', () => a.statusItems().attach.visible && a.statusItems().attach.text === `$(plug) Azurite: ${label}`);
+    await waitFor('the local queue service to stop', () => a.emulator.status('queue').status === 'closed');
+    const items = a.statusItems();
+    assert.equal(items.blob.visible, false);
+    assert.equal(items.memory.visible, false);
+    assert.match(items.attach.tooltip, new RegExp(`Blob: \`http://127\\.0\\.0\\.1:${blobPort}/devstoreaccount1\``));
+
+    const [refused] = await vscode.commands.executeCommand<{ ok: boolean; reason?: string; message?: string }[]>('azurite.start_blob');
+    assert.equal(refused!.ok, false);
+    assert.equal(refused!.reason, 'state');
+    assert.match(refused!.message!, /^Attached to the Azurite at 127\.0\.0\.1:\d+.*Clear azurite\.attach to run the local emulator\.$/);
+    assert.equal(a.emulator.status('blob').status, 'closed');
+
+    const remote = BlobServiceClient.fromConnectionString(connectionString).getContainerClient('remote-data');
+    await remote.create();
+    await remote.getBlockBlobClient('x.txt').uploadData(Buffer.from('from the other Azurite'));
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'attach-export-'));
+    try {
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.exportSnapshot', { folder: out, skipConfirmation: true }), { ok: true });
+      assert.equal(fs.readFileSync(path.join(out, 'blob', 'remote-data', 'x.txt'), 'utf8'), 'from the other Azurite');
+
+      fs.renameSync(path.join(out, 'blob', 'remote-data'), path.join(out, 'blob', 'imported'));
+      fs.renameSync(path.join(out, 'blob', 'remote-data.blobs.jsonl'), path.join(out, 'blob', 'imported.blobs.jsonl'));
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.importSnapshot', { folder: out, skipConfirmation: true }), { ok: true });
+      const imported = BlobServiceClient.fromConnectionString(connectionString).getContainerClient('imported');
+      assert.equal((await imported.getBlobClient('x.txt').downloadToBuffer()).toString(), 'from the other Azurite');
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+
+    const resetOutcome = await vscode.commands.executeCommand<{ ok: boolean; reason?: string }>('azurite.reset', { skipConfirmation: true });
+    assert.equal(resetOutcome.ok, false, 'reset never empties an attached, maybe shared, Azurite');
+    assert.equal(await remote.exists(), true);
+
+    await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+    await waitFor('the local items to come back', () => a.statusItems().blob.visible && !a.statusItems().attach.visible);
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+  });
+});

@@ -1,0 +1,48 @@
+import * as assert from 'node:assert/strict';
+import { attachConnectionString, parseAttach, type AttachTarget } from '../../../src/core/attach';
+import { DEV_ACCOUNT_KEY } from '../../../src/core/connectionString';
+
+describe('azurite.attach (parsing)', () => {
+  it('is unset for empty values', () => {
+    for (const v of [undefined, null, '', '  ']) assert.equal(parseAttach(v), undefined);
+  });
+
+  it('reads an Azurite connection string, keys in any case, and gives it back', () => {
+    const cs = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${DEV_ACCOUNT_KEY};BlobEndpoint=http://10.0.0.5:10000/devstoreaccount1;queueendpoint=http://10.0.0.5:10001/devstoreaccount1;`;
+    const t = parseAttach(cs) as AttachTarget;
+    assert.equal(t.blob, 'http://10.0.0.5:10000/devstoreaccount1');
+    assert.equal(t.queue, 'http://10.0.0.5:10001/devstoreaccount1');
+    assert.equal(t.table, undefined);
+    assert.equal(t.label, '10.0.0.5:10000, 10.0.0.5:10001');
+    assert.equal(attachConnectionString(t), cs.replace('queueendpoint', 'QueueEndpoint'), 'given back with the usual key names');
+  });
+
+  it('reads UseDevelopmentStorage=true, with a proxy host', () => {
+    assert.equal((parseAttach('UseDevelopmentStorage=true') as AttachTarget).table, 'http://127.0.0.1:10002/devstoreaccount1');
+    const t = parseAttach('UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://docker.local') as AttachTarget;
+    assert.equal(t.blob, 'http://docker.local:10000/devstoreaccount1');
+    assert.equal(t.accountKey, DEV_ACCOUNT_KEY);
+  });
+
+  it('reads an endpoint set, adding the account to a URL without a path', () => {
+    const t = parseAttach({ blob: 'http://azurite:10000', table: 'https://azurite:10002/' }) as AttachTarget;
+    assert.equal(t.blob, 'http://azurite:10000/devstoreaccount1');
+    assert.equal(t.table, 'https://azurite:10002/devstoreaccount1');
+    assert.equal(t.label, 'azurite:10000, azurite:10002');
+    const custom = parseAttach({ blob: 'http://h:1', accountName: 'team1', accountKey: 'a2V5' }) as AttachTarget;
+    assert.equal(custom.blob, 'http://h:1/team1');
+  });
+
+  it('says what is wrong', () => {
+    const error = (v: unknown): string => (parseAttach(v) as { error: string }).error;
+    assert.match(error('AccountName=a;AccountKey=b'), /needs BlobEndpoint, QueueEndpoint or TableEndpoint/);
+    assert.match(error('BlobEndpoint=http://h:1/a'), /needs AccountName and AccountKey/);
+    assert.match(error('AccountName=a;AccountKey=b;BlobEndpoint=ftp://h/a'), /BlobEndpoint "ftp:\/\/h\/a" is not an http or https URL/);
+    assert.match(error('BlobEndpoint=http://h:1/a;SharedAccessSignature=sv=1'), /SharedAccessSignature are not supported/);
+    assert.match(error({ blob: 'http://h:1', accountName: 'other' }), /"accountKey" is needed for account "other"/);
+    assert.match(error({ blobs: 'http://h:1' }), /unknown key "blobs"/);
+    assert.match(error({}), /give at least one of "blob", "queue", "table"/);
+    assert.match(error(42), /must be a connection string or an object/);
+    assert.match(error('nonsense'), /"nonsense" is not a key=value pair/);
+  });
+});
