@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, reset, waitFor } from './helpers';
+import { api, reset, waitFor, runTask } from './helpers';
 
 const workspace = (): string => {
   const ws = process.env.TEST_WORKSPACE ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
@@ -48,17 +48,6 @@ async function debugAndReadEnv(name: string, config: Partial<vscode.DebugConfigu
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** Executes a task; resolves to its exit code. */
-async function runTask(task: vscode.Task): Promise<number | undefined> {
-  const ended = new Promise<number | undefined>((resolve) => {
-    const sub = vscode.tasks.onDidEndTaskProcess((e) => {
-      if (e.execution.task.name === task.name && e.execution.task.definition.type === task.definition.type) { sub.dispose(); resolve(e.exitCode); }
-    });
-  });
-  await vscode.tasks.executeTask(task);
-  return ended;
 }
 
 function answers(port: number): Promise<boolean> {

@@ -70,3 +70,14 @@ export async function reset(): Promise<void> {
   await vscode.commands.executeCommand('azurite.close');
   await (await api()).settled();
 }
+
+/** Executes a task; resolves to its exit code once its process ends. */
+export async function runTask(task: vscode.Task): Promise<number | undefined> {
+  const ended = new Promise<number | undefined>((resolve) => {
+    const sub = vscode.tasks.onDidEndTaskProcess((e) => {
+      if (e.execution.task.name === task.name && e.execution.task.definition.type === task.definition.type) { sub.dispose(); resolve(e.exitCode); }
+    });
+  });
+  await vscode.tasks.executeTask(task);
+  return ended;
+}

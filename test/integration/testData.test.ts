@@ -10,22 +10,12 @@ import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
-import { api, configure, reset, waitFor } from './helpers';
+import { api, configure, reset, waitFor, runTask } from './helpers';
 
 async function blobNames(cs: string, container: string): Promise<string[]> {
   const names: string[] = [];
   for await (const b of BlobServiceClient.fromConnectionString(cs).getContainerClient(container).listBlobsFlat()) names.push(b.name);
   return names;
-}
-
-async function runTask(task: vscode.Task): Promise<number | undefined> {
-  const ended = new Promise<number | undefined>((resolve) => {
-    const sub = vscode.tasks.onDidEndTaskProcess((e) => {
-      if (e.execution.task.name === task.name && e.execution.task.definition.type === task.definition.type) { sub.dispose(); resolve(e.exitCode); }
-    });
-  });
-  await vscode.tasks.executeTask(task);
-  return ended;
 }
 
 describe('Test data: seed, reset, export and import', () => {
