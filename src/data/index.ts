@@ -5,3 +5,4 @@
 export * from './clients';
 export * from './snapshot';
 export { SnapshotFormatError } from '../core/snapshotFormat';
+export * from './browse';

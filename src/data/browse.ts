@@ -1,0 +1,247 @@
+/**
+ * What the Storage view reads and changes: listings in pages, a queue's messages by peek, a table's
+ * entities, a blob's content, uploads and deletes. Everything goes through the storage REST API
+ * with the Azure SDKs (./clients.ts), so the same code browses our engine and an Azurite that runs
+ * elsewhere. No vscode here; the view (src/ui/storageView.ts) turns these into tree items.
+ */
+import * as fsp from 'node:fs/promises';
+import { lookup as mimeLookup } from 'mime-types';
+import type { TableEntityResult } from '@azure/data-tables';
+import type { StorageClients } from './clients';
+
+/** Items per page of a listing; a "Load more…" item fetches the next page. */
+export const PAGE_SIZE = 200;
+/** The most messages one peek returns (the Queue service's limit for `numofmessages`). */
+export const PEEK_LIMIT = 32;
+
+/** One page of a listing. `continuation` is absent on the last page. */
+export interface Page<T> {
+  readonly items: T[];
+  readonly continuation?: string | undefined;
+}
+
+/** A blob container, queue or table. */
+export interface NamedItem {
+  readonly name: string;
+  /** Last modified (containers), when the service gives it. */
+  readonly lastModified?: Date | undefined;
+}
+
+/** A blob in a listing. `size` in bytes. */
+export interface BlobInfo {
+  readonly kind: 'blob';
+  /** The full blob name (with its virtual folders). */
+  readonly name: string;
+  readonly size: number;
+  readonly contentType?: string | undefined;
+  readonly lastModified?: Date | undefined;
+  /** BlockBlob, PageBlob or AppendBlob. */
+  readonly blobType?: string | undefined;
+}
+
+/** A virtual folder in a listing: the blob names that share `name` (which ends with `/`) as a prefix. */
+export interface FolderInfo {
+  readonly kind: 'folder';
+  readonly name: string;
+}
+
+/** A message seen by peek (it stays in the queue, its dequeue count unchanged). */
+export interface MessageInfo {
+  readonly messageId: string;
+  readonly text: string;
+  readonly insertedOn?: Date | undefined;
+  readonly expiresOn?: Date | undefined;
+  readonly dequeueCount: number;
+}
+
+/** A queue's first messages (peeked) and its approximate message count. */
+export interface QueuePeek {
+  readonly messages: MessageInfo[];
+  /** `x-ms-approximate-messages-count` of Get Queue Metadata. */
+  readonly approximateCount: number;
+}
+
+/** A table entity as the SDK returns it, with `partitionKey`, `rowKey`, `etag` and `timestamp`. */
+export type EntityInfo = TableEntityResult<Record<string, unknown>>;
+
+/** A blob's content and properties. */
+export interface BlobContent {
+  readonly content: Buffer;
+  readonly contentType?: string | undefined;
+  readonly lastModified?: Date | undefined;
+}
+
+/** A blob's properties without its content. `size` in bytes. */
+export interface BlobStat {
+  readonly size: number;
+  readonly lastModified?: Date | undefined;
+  readonly createdOn?: Date | undefined;
+  readonly contentType?: string | undefined;
+}
+
+/** What a delete names. `folder` is not deletable: the Blob service has no folders. */
+export type ItemRef =
+  | { readonly kind: 'container'; readonly name: string }
+  | { readonly kind: 'blob'; readonly container: string; readonly name: string }
+  | { readonly kind: 'queue'; readonly name: string }
+  | { readonly kind: 'message'; readonly queue: string; readonly messageId: string }
+  | { readonly kind: 'table'; readonly name: string }
+  | { readonly kind: 'entity'; readonly table: string; readonly partitionKey: string; readonly rowKey: string };
+
+function service<T>(client: T | undefined, what: string): T {
+  if (client === undefined) throw new Error(`The ${what} service is not running.`);
+  return client;
+}
+
+/**
+ * One page of the account's blob containers, by name.
+ * @param continuation the previous page's `continuation`
+ * @throws Error when the Blob service has no endpoint; the SDK's RestError on a failed request
+ */
+export async function listContainers(clients: StorageClients, continuation?: string, pageSize = PAGE_SIZE): Promise<Page<NamedItem>> {
+  const page = await service(clients.blob, 'Blob').listContainers().byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
+  if (page.done === true) return { items: [] };
+  const items = (page.value.containerItems ?? []).map((c) => ({ name: c.name, lastModified: c.properties.lastModified }));
+  return { items, continuation: page.value.continuationToken || undefined };
+}
+
+/**
+ * One page of a container's blobs and virtual folders directly under `prefix` (folders by `/`, as
+ * List Blobs with a delimiter gives them), folders first as the service returns them.
+ * @param prefix '' for the container's top, else a folder's name ending with `/`
+ */
+export async function listBlobs(clients: StorageClients, container: string, prefix: string, continuation?: string, pageSize = PAGE_SIZE): Promise<Page<BlobInfo | FolderInfo>> {
+  const client = service(clients.blob, 'Blob').getContainerClient(container);
+  const pages = client.listBlobsByHierarchy('/', prefix !== '' ? { prefix } : {}).byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) });
+  const page = await pages.next();
+  if (page.done === true) return { items: [] };
+  const segment = page.value.segment;
+  const folders: FolderInfo[] = (segment.blobPrefixes ?? []).map((p) => ({ kind: 'folder', name: p.name }));
+  const blobs: BlobInfo[] = segment.blobItems.map((b) => ({
+    kind: 'blob', name: b.name, size: b.properties.contentLength ?? 0, contentType: b.properties.contentType,
+    lastModified: b.properties.lastModified, blobType: b.properties.blobType,
+  }));
+  return { items: [...folders, ...blobs], continuation: page.value.continuationToken || undefined };
+}
+
+/** One page of the account's queues, by name. @throws Error when the Queue service has no endpoint */
+export async function listQueues(clients: StorageClients, continuation?: string, pageSize = PAGE_SIZE): Promise<Page<NamedItem>> {
+  const page = await service(clients.queue, 'Queue').listQueues().byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
+  if (page.done === true) return { items: [] };
+  return { items: (page.value.queueItems ?? []).map((q) => ({ name: q.name })), continuation: page.value.continuationToken || undefined };
+}
+
+/**
+ * A queue's first messages by Peek Messages (at most {@link PEEK_LIMIT}, the service's limit): they
+ * stay in the queue and their dequeue count does not change. The approximate count comes from Get
+ * Queue Metadata.
+ */
+export async function peekMessages(clients: StorageClients, queue: string): Promise<QueuePeek> {
+  const client = service(clients.queue, 'Queue').getQueueClient(queue);
+  const [peeked, properties] = await Promise.all([client.peekMessages({ numberOfMessages: PEEK_LIMIT }), client.getProperties()]);
+  return {
+    approximateCount: properties.approximateMessagesCount ?? peeked.peekedMessageItems.length,
+    messages: peeked.peekedMessageItems.map((m) => ({ messageId: m.messageId, text: m.messageText, insertedOn: m.insertedOn, expiresOn: m.expiresOn, dequeueCount: m.dequeueCount })),
+  };
+}
+
+/** One page of the account's tables, by name. @throws Error when the Table service has no endpoint */
+export async function listTables(clients: StorageClients, continuation?: string, pageSize = PAGE_SIZE): Promise<Page<NamedItem>> {
+  const page = await service(clients.table, 'Table').listTables().byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
+  if (page.done === true) return { items: [] };
+  const items = page.value.filter((t) => t.name !== undefined).map((t) => ({ name: t.name! }));
+  return { items, continuation: page.value.continuationToken || undefined };
+}
+
+/** One page of a table's entities, in the service's order (PartitionKey, then RowKey). */
+export async function listEntities(clients: StorageClients, table: string, continuation?: string, pageSize = PAGE_SIZE): Promise<Page<EntityInfo>> {
+  const client = service(clients.tableClient(table), 'Table');
+  const page = await client.listEntities<Record<string, unknown>>().byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
+  if (page.done === true) return { items: [] };
+  return { items: [...page.value], continuation: page.value.continuationToken || undefined };
+}
+
+/** A blob's properties (Get Blob Properties). @throws the SDK's RestError (404 when it does not exist) */
+export async function statBlob(clients: StorageClients, container: string, name: string): Promise<BlobStat> {
+  const p = await service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name).getProperties();
+  return { size: p.contentLength ?? 0, lastModified: p.lastModified, createdOn: p.createdOn, contentType: p.contentType };
+}
+
+/** A blob's whole content (Get Blob) and properties. @throws the SDK's RestError (404 when it does not exist) */
+export async function readBlob(clients: StorageClients, container: string, name: string, signal?: AbortSignal): Promise<BlobContent> {
+  const client = service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name);
+  const p = await client.getProperties({ abortSignal: signal });
+  const content = (p.contentLength ?? 0) === 0 ? Buffer.alloc(0) : await client.downloadToBuffer(0, undefined, { abortSignal: signal, concurrency: 4 });
+  return { content, contentType: p.contentType, lastModified: p.lastModified };
+}
+
+/** Writes a blob's content to a file (created or replaced). */
+export async function saveBlob(clients: StorageClients, container: string, name: string, file: string, signal?: AbortSignal): Promise<void> {
+  await service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name).downloadToFile(file, 0, undefined, { abortSignal: signal });
+}
+
+/** True when a blob of that name exists. */
+export async function blobExists(clients: StorageClients, container: string, name: string): Promise<boolean> {
+  return service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name).exists();
+}
+
+/**
+ * Uploads content as a block blob (created or replaced), its Content-Type from the name's extension
+ * (`mime-types`; none when unknown, as the Blob service then stores `application/octet-stream`).
+ * @param content a file's path, or the bytes
+ */
+export async function uploadBlob(clients: StorageClients, container: string, name: string, content: string | Uint8Array, signal?: AbortSignal): Promise<void> {
+  const client = service(clients.blob, 'Blob').getContainerClient(container).getBlockBlobClient(name);
+  const type = mimeLookup(name);
+  const options = { abortSignal: signal, ...(type !== false ? { blobHTTPHeaders: { blobContentType: type } } : {}) };
+  if (typeof content === 'string') {
+    const size = (await fsp.stat(content)).size;
+    if (size === 0) await client.upload(Buffer.alloc(0), 0, options);
+    else await client.uploadFile(content, { ...options, concurrency: 4 });
+  } else {
+    await client.uploadData(content, options);
+  }
+}
+
+/**
+ * Deletes an item. A container, queue or table goes with everything in it. A blob goes with its
+ * snapshots (`deleteSnapshots: 'include'`: the service refuses to delete a blob that has some otherwise).
+ * A message needs a pop receipt, which a peek does not give: its queue's visible messages are
+ * received (32 at a time, hidden for 30 s) until it is found; it is deleted and the others are made
+ * visible again at once. Their dequeue counts go up by one: the REST API has no other way.
+ * @throws Error when a message is not found among the visible messages (received by another
+ *   client, or hidden); the SDK's RestError on a failed request (404 when the item is gone)
+ */
+export async function deleteItem(clients: StorageClients, ref: ItemRef): Promise<void> {
+  switch (ref.kind) {
+    case 'container': await service(clients.blob, 'Blob').getContainerClient(ref.name).delete(); return;
+    case 'blob': await service(clients.blob, 'Blob').getContainerClient(ref.container).getBlobClient(ref.name).delete({ deleteSnapshots: 'include' }); return;
+    case 'queue': await service(clients.queue, 'Queue').getQueueClient(ref.name).delete(); return;
+    case 'message': await deleteMessage(clients, ref.queue, ref.messageId); return;
+    case 'table': await service(clients.table, 'Table').deleteTable(ref.name); return;
+    case 'entity': await service(clients.tableClient(ref.table), 'Table').deleteEntity(ref.partitionKey, ref.rowKey); return;
+  }
+}
+
+/** How long messages received on the way to the one being deleted stay hidden if restoring them fails (s). */
+const HIDE_SECONDS = 30;
+
+async function deleteMessage(clients: StorageClients, queue: string, messageId: string): Promise<void> {
+  const client = service(clients.queue, 'Queue').getQueueClient(queue);
+  const held: { messageId: string; popReceipt: string }[] = [];
+  try {
+    for (;;) {
+      const received = (await client.receiveMessages({ numberOfMessages: PEEK_LIMIT, visibilityTimeout: HIDE_SECONDS })).receivedMessageItems;
+      if (received.length === 0) throw new Error(`Message ${messageId} is not among the queue's visible messages: another client received or deleted it.`);
+      const found = received.find((m) => m.messageId === messageId);
+      held.push(...received.filter((m) => m !== found).map((m) => ({ messageId: m.messageId, popReceipt: m.popReceipt })));
+      if (found !== undefined) {
+        await client.deleteMessage(found.messageId, found.popReceipt);
+        return;
+      }
+    }
+  } finally {
+    // Visible again at once (Update Message with visibilitytimeout=0 keeps the text when none is given).
+    await Promise.allSettled(held.map((m) => client.updateMessage(m.messageId, m.popReceipt, undefined, 0)));
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * What the Storage view reads and changes (src/data/browse.ts), against the real engine with the
+ * newest Azure SDKs: pages and continuations, virtual folders, peek that leaves messages in place,
+ * deleting one message without losing the others, uploads with a content type, entity pages.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { clients as sdkClients, disposeAfterEach, inParallel, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
+import { emulatorEndpoints, storageClients, type StorageClients } from '../../../src/data/clients';
+import {
+  blobExists, deleteItem, listBlobs, listContainers, listEntities, listQueues, listTables, peekMessages, readBlob, saveBlob, statBlob, uploadBlob,
+  type BlobInfo, type FolderInfo,
+} from '../../../src/data/browse';
+import type { Emulator } from '../../../src/emulator/emulator';
+import type { ServiceKind } from '../../../src/core/services';
+
+function dataClients(emulator: Emulator): StorageClients {
+  const addresses: Partial<Record<ServiceKind, ReturnType<Emulator['clientAddress']>>> = {};
+  for (const kind of emulator.runningKinds()) addresses[kind] = emulator.clientAddress(kind);
+  return storageClients(emulatorEndpoints(addresses));
+}
+
+describe('Storage view data (real engine, real SDKs)', function () {
+  this.timeout(120_000);
+  const track = disposeAfterEach();
+
+  async function running(): Promise<Emulator> {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await startAll(emulator);
+    return emulator;
+  }
+
+  it('lists blobs by virtual folder, in pages, with size, content type and last modified', async () => {
+    const emulator = await running();
+    const docs = sdkClients(emulator).blob().getContainerClient('docs');
+    await docs.create();
+    await docs.getBlockBlobClient('readme.txt').uploadData(Buffer.from('hello\n'), { blobHTTPHeaders: { blobContentType: 'text/plain' } });
+    await docs.getBlockBlobClient('img/logo.png').uploadData(Buffer.from([0x89, 0x50]));
+    await docs.getBlockBlobClient('img/icons/a.svg').uploadData(Buffer.from('<svg/>'));
+    await inParallel(25, 8, (i) => docs.getBlockBlobClient(`many/${String(i).padStart(3, '0')}`).uploadData(Buffer.from(String(i))));
+    const data = dataClients(emulator);
+
+    const top = await listBlobs(data, 'docs', '');
+    assert.deepEqual(top.items.map((i) => `${i.kind}:${i.name}`), ['folder:img/', 'folder:many/', 'blob:readme.txt']);
+    assert.equal(top.continuation, undefined);
+    const readme = top.items[2] as BlobInfo;
+    assert.equal(readme.size, 6);
+    assert.equal(readme.contentType, 'text/plain');
+    assert.ok(readme.lastModified instanceof Date);
+    assert.equal(readme.blobType, 'BlockBlob');
+
+    const img = await listBlobs(data, 'docs', 'img/');
+    assert.deepEqual(img.items.map((i) => `${i.kind}:${i.name}`), ['folder:img/icons/', 'blob:img/logo.png']);
+
+    // 25 blobs in pages of 10: 10, 10, 5, each page continuing the last.
+    const names: string[] = [];
+    let continuation: string | undefined;
+    let pages = 0;
+    do {
+      const page = await listBlobs(data, 'docs', 'many/', continuation, 10);
+      names.push(...page.items.map((i: BlobInfo | FolderInfo) => i.name));
+      continuation = page.continuation;
+      pages++;
+    } while (continuation !== undefined);
+    assert.equal(pages, 3);
+    assert.deepEqual(names, Array.from({ length: 25 }, (_, i) => `many/${String(i).padStart(3, '0')}`));
+
+    const containers = await listContainers(data);
+    assert.deepEqual(containers.items.map((c) => c.name), ['docs']);
+    assert.deepEqual((await readBlob(data, 'docs', 'readme.txt')).content, Buffer.from('hello\n'));
+    assert.equal((await statBlob(data, 'docs', 'img/logo.png')).size, 2);
+    const file = path.join(tempDir('save-'), 'readme.txt');
+    await saveBlob(data, 'docs', 'readme.txt', file);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'hello\n');
+    await assert.rejects(statBlob(data, 'docs', 'missing'), (err: { statusCode?: number }) => err.statusCode === 404);
+  });
+
+  it('uploads files and bytes with a content type from the name, including an empty file', async () => {
+    const emulator = await running();
+    await sdkClients(emulator).blob().getContainerClient('uploads').create();
+    const data = dataClients(emulator);
+    const dir = tempDir('upload-');
+    fs.writeFileSync(path.join(dir, 'data.json'), '{"a":1}');
+    fs.writeFileSync(path.join(dir, 'empty.txt'), '');
+    await uploadBlob(data, 'uploads', 'in/data.json', path.join(dir, 'data.json'));
+    await uploadBlob(data, 'uploads', 'in/empty.txt', path.join(dir, 'empty.txt'));
+    await uploadBlob(data, 'uploads', 'raw', new Uint8Array([1, 2, 3]));
+    assert.equal((await statBlob(data, 'uploads', 'in/data.json')).contentType, 'application/json');
+    assert.equal((await statBlob(data, 'uploads', 'in/empty.txt')).size, 0);
+    assert.deepEqual((await readBlob(data, 'uploads', 'raw')).content, Buffer.from([1, 2, 3]));
+    assert.equal(await blobExists(data, 'uploads', 'raw'), true);
+    await deleteItem(data, { kind: 'blob', container: 'uploads', name: 'raw' });
+    assert.equal(await blobExists(data, 'uploads', 'raw'), false);
+    await deleteItem(data, { kind: 'container', name: 'uploads' });
+    assert.deepEqual((await listContainers(data)).items, []);
+  });
+
+  it('peeks messages without dequeuing, and deletes one message leaving the others visible', async () => {
+    const emulator = await running();
+    const queue = sdkClients(emulator).queue().getQueueClient('jobs');
+    await queue.create();
+    const sent = [];
+    for (let i = 0; i < 40; i++) sent.push(await queue.sendMessage(`job ${i}`));
+    const data = dataClients(emulator);
+
+    const peek = await peekMessages(data, 'jobs');
+    assert.equal(peek.messages.length, 32);
+    assert.equal(peek.approximateCount, 40);
+    assert.equal(peek.messages[0]!.text, 'job 0');
+    assert.equal(peek.messages[0]!.dequeueCount, 0);
+    assert.equal((await peekMessages(data, 'jobs')).messages[0]!.dequeueCount, 0, 'a peek does not dequeue');
+
+    // The 35th message sits beyond the first batch of 32 received.
+    await deleteItem(data, { kind: 'message', queue: 'jobs', messageId: sent[34]!.messageId });
+    const left = (await queue.receiveMessages({ numberOfMessages: 32 })).receivedMessageItems.length
+      + (await queue.receiveMessages({ numberOfMessages: 32 })).receivedMessageItems.length;
+    assert.equal(left, 39, 'every other message is visible again at once');
+    await assert.rejects(deleteItem(data, { kind: 'message', queue: 'jobs', messageId: sent[34]!.messageId }), /not among the queue's visible messages/);
+
+    assert.deepEqual((await listQueues(data)).items.map((q) => q.name), ['jobs']);
+    await deleteItem(data, { kind: 'queue', name: 'jobs' });
+    assert.deepEqual((await listQueues(data)).items, []);
+  });
+
+  it('lists tables and entities in pages, and deletes an entity and a table', async () => {
+    const emulator = await running();
+    const c = sdkClients(emulator);
+    const people = c.table('people');
+    await people.createTable();
+    await inParallel(12, 6, (i) => people.createEntity({ partitionKey: 'p', rowKey: String(i).padStart(2, '0'), n: i }));
+    const data = dataClients(emulator);
+    assert.deepEqual((await listTables(data)).items.map((t) => t.name), ['people']);
+    const first = await listEntities(data, 'people', undefined, 5);
+    assert.equal(first.items.length, 5);
+    assert.ok(first.continuation !== undefined);
+    const second = await listEntities(data, 'people', first.continuation, 100);
+    assert.deepEqual([...first.items, ...second.items].map((e) => e.rowKey), Array.from({ length: 12 }, (_, i) => String(i).padStart(2, '0')));
+    assert.equal(second.continuation, undefined);
+    assert.equal(first.items[1]!['n'], 1);
+    await deleteItem(data, { kind: 'entity', table: 'people', partitionKey: 'p', rowKey: '00' });
+    assert.equal((await listEntities(data, 'people')).items.length, 11);
+    await deleteItem(data, { kind: 'table', name: 'people' });
+    assert.deepEqual((await listTables(data)).items, []);
+  });
+});
