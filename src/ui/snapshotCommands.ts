@@ -18,9 +18,10 @@ import { resolveLocation } from '../core/settings';
 import { serviceName, type ServiceKind } from '../core/services';
 import type { ClientAddress } from '../core/connectionString';
 import type { Emulator } from '../emulator/emulator';
-import type { DataCounts, DataOptions, DataProgress, StorageClients } from '../data/index';
+import type { DataCounts, StorageClients } from '../data/index';
 import { dataLayer, type DataLayer } from './dataLayer';
 import { notify } from './notify';
+import { withDelayedProgress } from './progress';
 import type { DataTarget } from './dataTarget';
 
 /** Arguments the commands accept (all optional). */
@@ -106,7 +107,7 @@ export class SnapshotCommands {
     }
     try {
       const snapshot = await data.readSnapshot(folder, [kind]);
-      const counts = await this.withProgress(`Loading the seed into ${serviceName(kind)}`, false, (options) => data.loadSnapshot(clients, snapshot, options));
+      const counts = await withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, false, (options) => data.loadSnapshot(clients, snapshot, options));
       this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${describe(data, counts, [kind])}.`);
       return { ok: true };
     } catch (err) {
@@ -128,7 +129,7 @@ export class SnapshotCommands {
     }
     const data = this.data();
     try {
-      const counts = await this.withProgress('Exporting a snapshot', true, (options) => data.exportSnapshot(this.targetClients(kinds), folder, options));
+      const counts = await withDelayedProgress('Exporting a snapshot', true, (options) => data.exportSnapshot(this.targetClients(kinds), folder, options));
       void notify('info', `Snapshot exported to ${folder}: ${describe(data, counts, kinds)}.`);
       return { ok: true };
     } catch (err) {
@@ -154,7 +155,7 @@ export class SnapshotCommands {
           { modal: true, detail: `These exist and will be replaced:\n${shown.join('\n')}\nEverything else stays.` }, 'Replace');
         if (choice !== 'Replace') return CANCELLED;
       }
-      const counts = await this.withProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, os.tmpdir(), { ...options, reclaim: this.reclaim() }));
+      const counts = await withDelayedProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, os.tmpdir(), { ...options, reclaim: this.reclaim() }));
       void notify('info', `Snapshot imported from ${folder}: ${describe(data, counts, kinds)}.`);
       return { ok: true };
     } catch (err) {
@@ -184,7 +185,7 @@ export class SnapshotCommands {
     const data = this.data();
     try {
       const seed = folder !== undefined && fs.existsSync(folder) ? await data.readSnapshot(folder, running) : undefined;
-      const counts = await this.withProgress('Resetting', true, (options) => data.resetAccount(this.clients(running), seed, { ...options, reclaim: this.reclaim() }));
+      const counts = await withDelayedProgress('Resetting', true, (options) => data.resetAccount(this.clients(running), seed, { ...options, reclaim: this.reclaim() }));
       this.deps.log.info(`Reset ${running.map(serviceName).join(', ')}${seed !== undefined ? `; seed loaded: ${describe(data, counts, running)}` : ''}.`);
       return { ok: true };
     } catch (err) {
@@ -234,45 +235,6 @@ export class SnapshotCommands {
       ...(base !== undefined ? { defaultUri: vscode.Uri.file(base) } : {}),
     });
     return picked?.[0]?.fsPath;
-  }
-
-  /**
-   * Runs a data operation under a progress notification with counts ("1,200 / 11,000 items"),
-   * cancellable when `cancellable`. Shown only after a second, so quick operations flash nothing.
-   */
-  private async withProgress<T>(title: string, cancellable: boolean, run: (options: DataOptions) => Promise<T>): Promise<T> {
-    const abort = new AbortController();
-    let latest: DataProgress | undefined;
-    let report: ((p: DataProgress) => void) | undefined;
-    let finished = false;
-    const work = run({ signal: abort.signal, progress: (p) => { latest = p; report?.(p); } }).finally(() => { finished = true; });
-    const shown = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        if (finished) return resolve();
-        void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Azurite: ${title}`, cancellable }, async (progress, token) => {
-          token.onCancellationRequested(() => abort.abort());
-          let last = 0;
-          let lastAt = 0;
-          report = (p) => {
-            const now = Date.now();
-            if (now - lastAt < 100 && p.done < p.total) return;
-            lastAt = now;
-            const increment = p.total > 0 ? ((p.done - last) / p.total) * 100 : undefined;
-            last = p.done;
-            progress.report({ message: `${p.done.toLocaleString('en-US')}${p.total > 0 ? ` / ${p.total.toLocaleString('en-US')}` : ''} items — ${p.message}`, ...(increment !== undefined ? { increment } : {}) });
-          };
-          if (latest !== undefined) report(latest);
-          await work.catch(() => undefined);
-        });
-        resolve();
-      }, 1000);
-      void work.catch(() => undefined).finally(() => { clearTimeout(timer); resolve(); });
-    });
-    try {
-      return await work;
-    } finally {
-      await shown;
-    }
   }
 }
 

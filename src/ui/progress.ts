@@ -1,0 +1,52 @@
+/**
+ * Progress for the data commands (snapshots, reset, the Storage view's save, upload and delete): a
+ * notification with counts that appears only once the work has taken a second, so quick operations
+ * flash nothing, and a Cancel button that aborts the work.
+ */
+import * as vscode from 'vscode';
+import type { DataOptions, DataProgress } from '../data/index';
+
+/** How long work runs before its progress notification appears, in ms. */
+export const PROGRESS_DELAY_MS = 1000;
+
+/**
+ * Runs `run` under a progress notification with counts ("1,200 / 11,000 items — …"), shown after
+ * {@link PROGRESS_DELAY_MS}; cancellable when `cancellable` (the signal passed to `run` aborts).
+ * @param title shown after "Azurite: "
+ * @returns what `run` resolves to, once the notification (if shown) has closed
+ * @throws whatever `run` rejects with (an AbortError after Cancel)
+ */
+export async function withDelayedProgress<T>(title: string, cancellable: boolean, run: (options: DataOptions) => Promise<T>): Promise<T> {
+  const abort = new AbortController();
+  let latest: DataProgress | undefined;
+  let report: ((p: DataProgress) => void) | undefined;
+  let finished = false;
+  const work = run({ signal: abort.signal, progress: (p) => { latest = p; report?.(p); } }).finally(() => { finished = true; });
+  const shown = new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      if (finished) return resolve();
+      void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Azurite: ${title}`, cancellable }, async (progress, token) => {
+        token.onCancellationRequested(() => abort.abort());
+        let last = 0;
+        let lastAt = 0;
+        report = (p) => {
+          const now = Date.now();
+          if (now - lastAt < 100 && p.done < p.total) return;
+          lastAt = now;
+          const increment = p.total > 0 ? ((p.done - last) / p.total) * 100 : undefined;
+          last = p.done;
+          progress.report({ message: `${p.done.toLocaleString('en-US')}${p.total > 0 ? ` / ${p.total.toLocaleString('en-US')}` : ''} items — ${p.message}`, ...(increment !== undefined ? { increment } : {}) });
+        };
+        if (latest !== undefined) report(latest);
+        await work.catch(() => undefined);
+      });
+      resolve();
+    }, PROGRESS_DELAY_MS);
+    void work.catch(() => undefined).finally(() => { clearTimeout(timer); resolve(); });
+  });
+  try {
+    return await work;
+  } finally {
+    await shown;
+  }
+}
