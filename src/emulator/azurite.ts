@@ -197,6 +197,47 @@ export interface EngineServiceOptions {
    * {@link SAVE_WINDOW_MS}); 0 leaves only Azurite's own 5 s autosave (for the bench's comparison).
    */
   readonly saveWindowMs?: number;
+  /**
+   * Called when a request that may have changed data has been answered with a status below 400
+   * ({@link changesData}): on the request's path, keep it cheap (the worker throttles what it posts).
+   */
+  readonly onDataChange?: (() => void) | undefined;
+}
+
+/**
+ * The bytes of content one container or queue refers to: the unique extent chunks of its blobs
+ * (committed blocks, page ranges, single-put content, snapshots and versions included, a chunk shared
+ * by a snapshot and its base blob counted once) and uncommitted blocks, or of its messages.
+ */
+export interface ContentBytesItem {
+  readonly account: string;
+  /** The container or queue. */
+  readonly name: string;
+  readonly bytes: number;
+}
+
+/** What {@link EngineService.contentBytes} answers. Bytes. */
+export interface ContentBytes {
+  readonly items: ContentBytesItem[];
+  /**
+   * What the extent store holds for the service's category in memory mode (includes content no
+   * record refers to any more, which azurite's GC frees later); undefined in disk mode.
+   */
+  readonly storeBytes: number | undefined;
+}
+
+/**
+ * Whether a request may change data: any method but GET, HEAD and OPTIONS, and a GET of a queue's
+ * messages without `peekonly=true` (Get Messages dequeues: it hides messages and raises their
+ * dequeue count). A GET of a blob named `…/messages` also counts: a spurious refresh, no harm.
+ * @param method the HTTP method
+ * @param url the request's path and query
+ */
+export function changesData(method: string | undefined, url: string | undefined): boolean {
+  if (method !== 'GET') return method !== 'HEAD' && method !== 'OPTIONS';
+  const q = (url ?? '').indexOf('?');
+  const pathPart = q < 0 ? (url ?? '') : (url ?? '').slice(0, q);
+  return pathPart.endsWith('/messages') && !/[?&]peekonly=true(&|$)/i.test(url ?? '');
 }
 
 /** One service of the engine. A new instance is made for each start (azurite servers cannot restart). */
@@ -233,6 +274,12 @@ export interface EngineService {
    * Not counted against the extent limit. 0 while stopped.
    */
   metadataBytesEstimate(): number;
+  /**
+   * The content bytes per container (blob) or queue (queue), read from the running server's LokiJS
+   * collections (see {@link contentBytesOf}); undefined for table or while stopped.
+   * @param storeBytes the extent store's bytes for the service's category, or undefined in disk mode
+   */
+  contentBytes(storeBytes: number | undefined): ContentBytes | undefined;
 }
 
 
@@ -338,8 +385,10 @@ export function createService(options: EngineServiceOptions): EngineService {
       const save = options.inMemory || window <= 0 ? undefined : saveWithin(s as ServerInternals, window);
       saver = save;
       // Requests in flight, so reclaim() can wait for a moment when every extent written is referenced.
-      s.httpServer.on('request', (_req, res) => {
+      const onDataChange = options.onDataChange;
+      s.httpServer.on('request', (req, res) => {
         if (save !== undefined) res.once('finish', () => { if (res.statusCode >= 200 && res.statusCode < 300) save.touch(); });
+        if (onDataChange !== undefined && changesData(req.method, req.url)) res.once('finish', () => { if (res.statusCode < 400) onDataChange(); });
         inFlight++;
         res.once('close', () => {
           if (--inFlight === 0) {
@@ -413,12 +462,68 @@ export function createService(options: EngineServiceOptions): EngineService {
       }
       return bytes;
     },
+    contentBytes(storeBytes: number | undefined): ContentBytes | undefined {
+      const s = server as ServerInternals | undefined;
+      if (s === undefined || options.kind === 'table') return undefined;
+      return { items: contentBytesOf(options.kind, s.metadataStore?.db), storeBytes };
+    },
   };
+}
+
+/** An extent chunk as azurite's records keep it (`persistency`: common/persistence/IExtentChunk). */
+interface ChunkRef { readonly id: string; readonly offset: number; readonly count: number }
+
+/**
+ * Sums the unique extent chunks each container or queue refers to, from azurite's LokiJS
+ * collections, the records its GC walks to find referenced extents
+ * (blob/persistence/BlobReferredExtentsAsyncIterator.js, queue/persistence/QueueReferredExtentsAsyncIterator.js):
+ * blob: `$BLOBS_COLLECTION$` records (`accountName`, `containerName`, `persistency`,
+ * `committedBlocksInOrder[].persistency`, `pageRangesInOrder[].persistency`; snapshots and versions
+ * are records of their own) and `$BLOCKS_COLLECTION$` (uncommitted blocks: `accountName`,
+ * `containerName`, `persistency`); queue: `$MESSAGES_COLLECTION$` (`accountName`, `queueName`,
+ * `persistency`). Containers and queues without content are listed with 0 (`$CONTAINERS_COLLECTION$`,
+ * `$QUEUES_COLLECTION$`: `accountName`, `name`). Synchronous: one pass over the records, on the
+ * engine's thread.
+ */
+function contentBytesOf(kind: 'blob' | 'queue', db: LokiLike | undefined): ContentBytesItem[] {
+  type Doc = Record<string, unknown>;
+  const docs = (name: string): Doc[] => (db?.getCollection?.(name)?.data ?? []) as Doc[];
+  const sums = new Map<string, { account: string; name: string; seen: Set<string>; bytes: number }>();
+  const entry = (account: unknown, name: unknown) => {
+    const key = `${String(account)}\u0000${String(name)}`;
+    let e = sums.get(key);
+    if (e === undefined) sums.set(key, (e = { account: String(account), name: String(name), seen: new Set(), bytes: 0 }));
+    return e;
+  };
+  const add = (e: ReturnType<typeof entry>, chunk: unknown): void => {
+    const c = chunk as ChunkRef | undefined;
+    if (c === undefined || c === null || typeof c.count !== 'number') return;
+    const id = `${c.id}:${c.offset}:${c.count}`;
+    if (e.seen.has(id)) return;
+    e.seen.add(id);
+    e.bytes += c.count;
+  };
+  if (kind === 'blob') {
+    for (const c of docs('$CONTAINERS_COLLECTION$')) entry(c['accountName'], c['name']);
+    for (const b of docs('$BLOBS_COLLECTION$')) {
+      const e = entry(b['accountName'], b['containerName']);
+      add(e, b['persistency']);
+      for (const block of (b['committedBlocksInOrder'] as { persistency?: unknown }[] | undefined) ?? []) add(e, block.persistency);
+      for (const range of (b['pageRangesInOrder'] as { persistency?: unknown }[] | undefined) ?? []) add(e, range.persistency);
+    }
+    for (const block of docs('$BLOCKS_COLLECTION$')) add(entry(block['accountName'], block['containerName']), block['persistency']);
+  } else {
+    for (const q of docs('$QUEUES_COLLECTION$')) entry(q['accountName'], q['name']);
+    for (const m of docs('$MESSAGES_COLLECTION$')) add(entry(m['accountName'], m['queueName']), m['persistency']);
+  }
+  return [...sums.values()].map(({ account, name, bytes }) => ({ account, name, bytes }));
 }
 
 /** The part of a LokiJS database (lokijs 1.5 `Loki`) the estimate and the final save use. */
 interface LokiLike {
   readonly collections: readonly { readonly data: unknown[] }[];
+  /** A collection by name, or null (lokijs `Loki.getCollection`). */
+  getCollection?(name: string): { readonly data: unknown[] } | null;
   /** True while a save (autosave or explicit) is being written (`throttledSaves`, on by default). */
   readonly throttledSavePending?: boolean;
   /** True when a collection changed since the last save started. */

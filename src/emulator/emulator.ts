@@ -16,6 +16,7 @@ import { diskUsageBytes } from './diskUsage';
 import { ENGINE_API_VERSIONS } from './engineFacts';
 import { EngineHost, type EngineExit, type HostServiceOptions } from './engineHost';
 import type { LoadResult } from './engineProtocol';
+import type { ContentBytes } from './azurite';
 import type { LimitHit } from './memoryMeter';
 import { MemoryMeter } from './memoryMeter';
 import { failure, type Failure } from '../core/outcome';
@@ -115,6 +116,13 @@ export class Emulator {
    * engine up.
    */
   readonly onDidLoseEngine: Event<EngineLoss> = this.lossEmitter.event;
+  /**
+   * Fires with the service whose data a client may have changed (a request other than GET, HEAD or
+   * OPTIONS, or a dequeue, answered below 400): at once, then at most every 250 ms per service
+   * while changes go on, the last change always reported; never while idle. The Storage view
+   * refreshes on it.
+   */
+  readonly onDidChangeData: Event<ServiceKind>;
   private readonly unfinishedSaveEmitter = new Emitter<UnfinishedSave>();
   /**
    * Fires when a disk-mode service starts on a folder where its last stop began saving and never
@@ -140,6 +148,7 @@ export class Emulator {
       { extentLimitBytes: settings.options.extentMemoryLimitBytes, apiVersionCheck: settings.options.apiVersionCheck },
     );
     this.meter = new MemoryMeter(this.host, settings.options.extentMemoryLimitBytes);
+    this.onDidChangeData = this.host.onDidChangeData;
     this.onDidChangeMemory = this.meter.onDidChange;
     this.onDidHitLimit = this.meter.onDidHitLimit;
     this.subscriptions.push(
@@ -454,6 +463,18 @@ export class Emulator {
     for (const kind of EXTENT_SERVICE_KINDS) freed += await this.services[kind].reclaim();
     await this.host.refreshMemory().catch(() => undefined); // so that memoryReport() shows the drop at once
     return freed;
+  }
+
+  /**
+   * The bytes of content each container (`blob`) or queue (`queue`) of every account refers to,
+   * read from the engine's records (src/emulator/azurite.ts `contentBytesOf`): what the Storage view
+   * shows beside each. In memory mode `storeBytes` is what the extent store holds for the service,
+   * which also counts content deleted but not yet freed by azurite's GC.
+   * @returns undefined when the service is not running
+   * @throws Error when the engine ends meanwhile
+   */
+  async contentBytes(kind: 'blob' | 'queue'): Promise<ContentBytes | undefined> {
+    return this.services[kind].contentBytes();
   }
 
   /**

@@ -13,6 +13,7 @@ import type { ApiVersionCheck } from '../core/apiVersions';
 import { Emitter, type Event } from '../core/events';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
+import type { ContentBytes } from './azurite';
 import {
   isEngineEvent, type EngineEvent, type EngineMessage, type EngineOp, type EngineOps, type EngineStats, type EngineWorkerData,
   type LoadResult, type WireServiceOptions,
@@ -67,6 +68,8 @@ export interface ServiceHandle {
   clean(): Promise<void>;
   /** Frees unreferenced in-memory extents now (Azurite's GC, run once). @returns bytes freed */
   reclaim(): Promise<number>;
+  /** Content bytes per container or queue (blob and queue while running); undefined otherwise. */
+  contentBytes(): Promise<ContentBytes | undefined>;
 }
 
 /** A service's options as the host takes them: the wire options, and where its access-log lines go. */
@@ -89,6 +92,7 @@ export class EngineHost {
   private readonly memoryEmitter = new Emitter<EngineMemory>();
   private readonly refusalEmitter = new Emitter<EngineRefusal>();
   private readonly servedNewerEmitter = new Emitter<{ kind: ServiceKind; asked: string; servedAs: string }>();
+  private readonly dataEmitter = new Emitter<ServiceKind>();
   private debugSink: ((line: string) => void) | undefined;
   /** The settings a new worker starts with (kept current by the setters). */
   private state: { extentLimitBytes: number | undefined; apiVersionCheck: ApiVersionCheck };
@@ -101,6 +105,8 @@ export class EngineHost {
   readonly onDidRefuse: Event<EngineRefusal> = this.refusalEmitter.event;
   /** Fires for the first request of each version newer than the engine knows, per service kind. */
   readonly onDidServeNewer: Event<{ kind: ServiceKind; asked: string; servedAs: string }> = this.servedNewerEmitter.event;
+  /** Fires when a service's data may have changed (the worker's `changed` event: at most every 250 ms per kind). */
+  readonly onDidChangeData: Event<ServiceKind> = this.dataEmitter.event;
 
   constructor(private readonly options: EngineHostOptions, initial: { extentLimitBytes: number | undefined; apiVersionCheck: ApiVersionCheck }) {
     this.state = { ...initial };
@@ -157,6 +163,7 @@ export class EngineHost {
       },
       clean: async () => { await this.request('clean', { options: wire }); },
       reclaim: () => this.request('reclaim', { service }),
+      contentBytes: async () => (await this.request('contentBytes', { service })) ?? undefined,
     };
   }
 
@@ -224,7 +231,7 @@ export class EngineHost {
 
   /** Removes every listener (call after terminate). */
   dispose(): void {
-    for (const e of [this.exitEmitter, this.memoryEmitter, this.refusalEmitter, this.servedNewerEmitter]) e.dispose();
+    for (const e of [this.exitEmitter, this.memoryEmitter, this.refusalEmitter, this.servedNewerEmitter, this.dataEmitter]) e.dispose();
   }
 
   private request<K extends EngineOp>(op: K, fields: EngineOps[K]['request']): Promise<EngineOps[K]['value']> {
@@ -305,6 +312,9 @@ export class EngineHost {
       }
       case 'debug':
         if (this.debugSink !== undefined) for (const line of e.lines) this.debugSink(line);
+        return;
+      case 'changed':
+        this.dataEmitter.fire(e.kind);
         return;
       case 'servedNewer':
         this.servedNewerEmitter.fire({ kind: e.kind, asked: e.asked, servedAs: e.servedAs });

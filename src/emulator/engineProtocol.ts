@@ -10,7 +10,7 @@
 import type { ApiVersionCheck } from '../core/apiVersions';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
-import type { EngineServiceOptions } from './azurite';
+import type { ContentBytes, EngineServiceOptions } from './azurite';
 import type { CodeCacheState } from './codeCache';
 
 /** What the worker is started with (`workerData`). Paths absolute; sizes in bytes. */
@@ -31,7 +31,7 @@ export interface EngineWorkerData {
  * A service's options as they cross: the adapter's EngineServiceOptions without what cannot cross
  * (the worker makes the API-version policy and the chunk store itself), and `accessLog` as a flag.
  */
-export type WireServiceOptions = Omit<EngineServiceOptions, 'accessLog' | 'apiVersionPolicy' | 'memoryStore'> & {
+export type WireServiceOptions = Omit<EngineServiceOptions, 'accessLog' | 'apiVersionPolicy' | 'memoryStore' | 'onDataChange'> & {
   /** True: send the service's access-log lines as `access` events. */
   readonly accessLog: boolean;
 };
@@ -65,6 +65,8 @@ export interface EngineStats {
  * - `stop`: stop it; answered when the port is free and disk data is saved.
  * - `clean`: delete a stopped service's data.
  * - `reclaim`: free unreferenced extents of a running service now; the answer is the bytes freed.
+ * - `contentBytes`: the content bytes per container or queue of a running blob or queue service
+ *   (null for table or when not running).
  * - `memory`: the extent store's figures now (also sent unasked as `memory` events).
  * - `setLimit`: the extent limit in bytes (null = Azurite's default); false when below current use.
  * - `crashForTest`: throw an uncaught exception in the worker (tests of crash handling only).
@@ -76,6 +78,7 @@ export interface EngineOps {
   stop: { request: { service: number }; value: null };
   clean: { request: { options: WireServiceOptions }; value: null };
   reclaim: { request: { service: number }; value: number };
+  contentBytes: { request: { service: number }; value: ContentBytes | null };
   memory: { request: Record<never, never>; value: EngineMemoryFigures };
   setLimit: { request: { limitBytes: number | null }; value: boolean };
   stats: { request: Record<never, never>; value: EngineStats };
@@ -108,6 +111,11 @@ export type EngineEvent =
   | { readonly event: 'debug'; readonly lines: readonly string[] }
   /** The first request of a version newer than the engine knows, per service kind. */
   | { readonly event: 'servedNewer'; readonly kind: ServiceKind; readonly asked: string; readonly servedAs: string }
+  /**
+   * A request that may have changed a service's data was answered (azurite.ts `changesData`): sent
+   * at once, then at most once per 250 ms per service kind while changes go on, the last always sent.
+   */
+  | { readonly event: 'changed'; readonly kind: ServiceKind }
   /** A line for the output channel (code cache outcomes and the like). */
   | { readonly event: 'log'; readonly level: 'info' | 'error'; readonly line: string };
 

@@ -60,6 +60,8 @@ let loadMs = 0;
 let store: MeteredChunkStore | undefined;
 const cache = data.codeCacheDir !== undefined ? new CodeCachedModule<Engine>(data.enginePath, data.codeCacheDir, log) : undefined;
 const services = new Map<number, EngineService>();
+const serviceKinds = new Map<number, ServiceKind>();
+const serviceInMemory = new Map<number, boolean>();
 const policies = {} as Record<ServiceKind, ApiVersionPolicy>;
 for (const kind of SERVICE_KINDS) {
   policies[kind] = createApiVersionPolicy(data.apiVersionCheck, (asked, servedAs) => post({ event: 'servedNewer', kind, asked, servedAs }));
@@ -105,6 +107,29 @@ function scheduleMemory(): void {
   else setTimeout(send, wait).unref();
 }
 
+/**
+ * `changed` events per service kind: the first change at once (the Storage view refreshes within a
+ * second), then at most one per CHANGE_EVENT_INTERVAL_MS while clients keep writing, the last
+ * change always sent; nothing while idle.
+ */
+const CHANGE_EVENT_INTERVAL_MS = 250;
+const changeTimers = new Map<ServiceKind, { last: number; scheduled: boolean }>();
+function scheduleChanged(kind: ServiceKind): void {
+  let t = changeTimers.get(kind);
+  if (t === undefined) changeTimers.set(kind, (t = { last: -Infinity, scheduled: false }));
+  if (t.scheduled) return;
+  t.scheduled = true;
+  const timer = t;
+  const send = (): void => {
+    timer.scheduled = false;
+    timer.last = performance.now();
+    post({ event: 'changed', kind });
+  };
+  const wait = timer.last + CHANGE_EVENT_INTERVAL_MS - performance.now();
+  if (wait <= 0) setImmediate(send);
+  else setTimeout(send, wait).unref();
+}
+
 function setDebugLog(enabled: boolean): void {
   engine?.setDebugLogSink(enabled ? (line) => { pendingDebug.push(line); scheduleFlush(); } : undefined);
 }
@@ -140,6 +165,7 @@ function serviceOptions(service: number, o: WireServiceOptions): Parameters<Engi
       scheduleFlush();
     } : undefined,
     memoryStore: store,
+    onDataChange: () => scheduleChanged(o.kind),
   };
 }
 
@@ -154,11 +180,15 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     const created = e.createService(serviceOptions(service, options));
     const endpoint = await created.start();
     services.set(service, created);
+    serviceKinds.set(service, options.kind);
+    serviceInMemory.set(service, options.inMemory);
     return endpoint;
   },
   stop: async ({ service }) => {
     const s = services.get(service);
     services.delete(service);
+    serviceKinds.delete(service);
+    serviceInMemory.delete(service);
     pendingAccess.delete(service);
     await s?.stop();
     return null;
@@ -173,6 +203,13 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     const before = store.totalSize();
     await s.reclaim();
     return Math.max(0, before - store.totalSize());
+  },
+  contentBytes: ({ service }) => {
+    const s = services.get(service);
+    if (s === undefined) return null;
+    const kind = [...SERVICE_KINDS].find((k) => k !== 'table' && serviceKinds.get(service) === k);
+    const storeBytes = kind !== undefined && store !== undefined && serviceInMemory.get(service) === true ? store.categoryBytes(kind) : undefined;
+    return s.contentBytes(storeBytes) ?? null;
   },
   memory: () => {
     load();

@@ -13,6 +13,7 @@ import { failure, type Failure, type FailureReason, type Outcome } from '../core
 import { describeLocationError, describePortConflict, describeStartError, startErrorSetting, type PortConflict } from '../core/startErrors';
 import { findFreePort, probePortHolder } from './ports';
 import type { HostServiceOptions, ServiceHandle } from './engineHost';
+import type { ContentBytes } from './azurite';
 import { certificateProblem } from './certificates';
 
 export type { Failure, Outcome };
@@ -188,6 +189,11 @@ export class ServiceManager {
   /** Frees unreferenced in-memory extents now (see ServiceHandle.reclaim); no-op unless running. */
   async reclaim(): Promise<number> {
     return (await this.running?.reclaim()) ?? 0;
+  }
+
+  /** Content bytes per container or queue (see ServiceHandle.contentBytes); undefined unless running. */
+  async contentBytes(): Promise<ContentBytes | undefined> {
+    return this.running?.contentBytes();
   }
 
   /**
