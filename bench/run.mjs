@@ -29,10 +29,11 @@
 // lateness of a 10 ms timer on the thread that hosts the emulator (./lateness.mjs).
 //
 // Then test data: reset, export and import of 1,000 blobs / 50 MiB / 10,000 entities through the
-// data layer as shipped (./testData.mjs, dist/data.js).
+// data layer as shipped (./testData.mjs, dist/data.js). Then the Storage view's first page of a
+// container of 10,000 blobs (./storageView.mjs).
 //
 // Flags: --quick (fewer rounds), --no-vscode, --vscode-runs=N, --no-save, --save-entities=N,
-// --no-lateness, --no-durability, --no-testdata, --json=PATH. Also the cost of disk mode's 1 s
+// --no-lateness, --no-durability, --no-testdata, --no-storageview, --json=PATH. Also the cost of disk mode's 1 s
 // durability window on writes (./durability.mjs).
 // Needs: dist/storage-emulators.vsix, dist/extension.js and dist/data.js (npm run package), out/engine-bundle.js
 // (node esbuild.mjs --engine-bundle); `npm run bench` builds all three first.
@@ -48,6 +49,7 @@ import { measureSave } from './save.mjs';
 import { measureLateness, startHost } from './lateness.mjs';
 import { measureDurabilityCost } from './durability.mjs';
 import { measureTestData, testDataRows } from './testData.mjs';
+import { measureStorageView, storageViewRows } from './storageView.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(`--${name}`);
@@ -57,6 +59,7 @@ const VSCODE = !flag('no-vscode');
 const VSCODE_RUNS = Number(option('vscode-runs', QUICK ? 2 : 6));
 const SAVE = !flag('no-save');
 const TEST_DATA = !flag('no-testdata');
+const STORAGE_VIEW = !flag('no-storageview');
 const LATENESS = !flag('no-lateness');
 const DURABILITY = !flag('no-durability');
 const SAVE_ENTITIES = Number(option('save-entities', 100_000));
@@ -345,6 +348,12 @@ async function main() {
     testData = await measureTestData({ runs: QUICK ? 3 : 5, log });
   }
 
+  let storageView;
+  if (STORAGE_VIEW) {
+    log('bench: the Storage view with 10,000 blobs in one container');
+    storageView = await measureStorageView({ runs: QUICK ? 5 : 15, log });
+  }
+
   // .vsix size
   const vsix = path.join(repoRoot, 'dist', 'storage-emulators.vsix');
   const vsixMiB = fs.existsSync(vsix) ? fs.statSync(vsix).size / MIB : undefined;
@@ -455,6 +464,7 @@ async function main() {
       note: save === undefined ? '' : `median of ${save.runs.length} (${save.runs.map((t) => Math.round(t)).join(', ')} ms); database ${(save.dbBytes / MIB).toFixed(1)} MiB; written in ${(save.fillMs / 1000).toFixed(1)} s; load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores`,
     },
     ...(testData === undefined ? [] : testDataRows(testData)),
+    ...(storageView === undefined ? [] : storageViewRows(storageView)),
   ].map((r) => ({ ...r, result: r.value === undefined || Number.isNaN(r.value) ? 'SKIP' : r.pass(r.value) ? 'PASS' : 'FAIL' }));
   console.log(`\nCRC-64/NVME, 16 MiB, one thread: azurite's ${fmt(crc.azuriteMiBs, 'MiB/s')}, the seam's ${fmt(crc.oursMiBs, 'MiB/s')} ` +
     `(${(crc.oursMiBs / crc.azuriteMiBs).toFixed(1)}×; MD5 for scale: ${fmt(crc.md5MiBs, 'MiB/s')}); same digest: ${crc.same ? 'yes' : 'NO'}`);
@@ -469,6 +479,7 @@ async function main() {
   result.crc64 = crc;
   result.save = save;
   result.testData = testData;
+  result.storageView = storageView;
   result.lateness = lateness;
   result.durability = durability;
   result.vsixMiB = vsixMiB;

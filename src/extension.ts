@@ -27,6 +27,7 @@ import { FunctionsStorage } from './ui/functionsStorage';
 import { AzuriteTaskProvider } from './ui/azuriteTask';
 import { SnapshotCommands, type SnapshotCommandArgs } from './ui/snapshotCommands';
 import { DataTarget } from './ui/dataTarget';
+import { StorageView, type StorageNode, type StorageTreeSnapshot } from './ui/storageView';
 import { bindToLoopback, ExposureAlerts } from './ui/exposureAlerts';
 import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, setCertificatePassword, watchPasswordSetting } from './ui/certificatePassword';
 import type { ServiceKind } from './core/services';
@@ -81,6 +82,10 @@ export interface TestingApi extends ExtensionApi {
   storedCertificatePassword(): Thenable<string | undefined>;
   /** Runs what "Move to Secret Storage" on the azurite.pwd notice runs. */
   movePasswordToSecretStorage(): Promise<boolean>;
+  /** The Storage view's tree as it shows now, expanded `depth` levels (first pages). */
+  storageTree(depth?: number): Promise<StorageTreeSnapshot[]>;
+  /** A node of the Storage view by id (loaded by {@link storageTree} first), to pass to its commands. */
+  storageNode(id: string): StorageNode | undefined;
   /** Wall time of activate(), in ms. */
   readonly activationMs: number;
 }
@@ -151,6 +156,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     vscode.commands.registerCommand(COMMANDS.importSnapshot, (a: unknown) => snapshots.importSnapshot(argsOf(a))),
     vscode.commands.registerCommand(COMMANDS.reset, (a: unknown) => snapshots.reset(argsOf(a))),
   );
+  // The Storage view: the data target's containers, blobs, queues and tables (dist/data.js on first expand).
+  const storageView = new StorageView({ emulator, target, extensionPath: context.extensionPath, log });
+  context.subscriptions.push(storageView);
   const watcher = new SettingsWatcher(emulator, reload, deps);
   const debugEnabled = () => readExtensionSettings().debugEnvironment;
   void password.ready.then(() => reload());
@@ -193,6 +201,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     bindToLoopback: (kind) => bindToLoopback(kind, deps),
     storedCertificatePassword: () => context.secrets.get(PASSWORD_SECRET_KEY),
     movePasswordToSecretStorage: () => movePasswordToSecretStorage(password),
+    storageTree: (depth) => storageView.snapshot(depth),
+    storageNode: (id) => storageView.node(id),
     activationMs,
   };
 }

@@ -20,6 +20,12 @@ export const COMMANDS = {
   exportSnapshot: 'azurite.exportSnapshot',
   importSnapshot: 'azurite.importSnapshot',
   reset: 'azurite.reset',
+  storageRefresh: 'azurite.storage.refresh',
+  storageLoadMore: 'azurite.storage.loadMore',
+  storageOpen: 'azurite.storage.open',
+  storageSave: 'azurite.storage.save',
+  storageUpload: 'azurite.storage.upload',
+  storageDelete: 'azurite.storage.delete',
 } as const;
 
 /** A per-service lifecycle verb, as in Azurite's ids. */

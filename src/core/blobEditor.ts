@@ -1,0 +1,26 @@
+/**
+ * Which editor suits a blob's content, from its Content-Type and name: what the Storage view's Open
+ * uses to choose between VS Code's text editor, its image preview (`imagePreview.previewEditor`)
+ * and the hex editor. Pure; no vscode.
+ */
+
+const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-javascript|ecmascript|x-sh|x-yaml|yaml|toml|sql|graphql|x-ndjson|ld\+json)|.*\+(json|xml)$)/i;
+const IMAGE_TYPES = /^image\/(png|jpe?g|gif|webp|bmp|x-icon|vnd\.microsoft\.icon|svg\+xml|avif)$/i;
+const IMAGE_EXTENSIONS = /\.(png|jpe?g|gif|webp|bmp|ico|svg|avif|jfif|pjpeg|pjp|tiff?)$/i;
+
+/**
+ * Which editor suits a blob: `image` (VS Code's image preview), `text`, or `binary`. By Content-Type
+ * first; for no type or `application/octet-stream` (what the Blob service stores when none is
+ * given) by the name's extension, which is what VS Code itself goes by.
+ * @param name the blob name
+ * @param contentType its Content-Type (parameters such as `; charset=` are ignored)
+ */
+export function editorFor(name: string, contentType: string | undefined): 'image' | 'text' | 'binary' {
+  const type = (contentType ?? '').split(';')[0]!.trim();
+  if (IMAGE_TYPES.test(type) || (IMAGE_EXTENSIONS.test(name) && (type === '' || type === 'application/octet-stream'))) return 'image';
+  if (TEXT_TYPES.test(type)) return 'text';
+  if (type === '' || type === 'application/octet-stream') {
+    return /\.[A-Za-z0-9]{1,8}$/.test(name) && !/\.(bin|dat|exe|dll|so|zip|gz|tgz|7z|rar|pdf|parquet|avro|wasm|mp[34]|wav|ogg|mov|woff2?|ttf|otf)$/i.test(name) ? 'text' : 'binary';
+  }
+  return 'binary';
+}

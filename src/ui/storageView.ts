@@ -1,0 +1,717 @@
+/**
+ * The Storage view: a tree of the data target's blob containers (with virtual folders by `/`),
+ * blobs, queues with their peeked messages, tables and their entities, in the "Azurite" view
+ * container. It reads through the data layer (src/data/browse.ts, the Azure SDKs, loaded from
+ * dist/data.js on first expand), so it browses the local emulator and an attached Azurite alike.
+ *
+ * Refresh: the local engine reports each change of data per service (Emulator.onDidChangeData, at
+ * most about four times a second while clients write, nothing while idle); the view then reloads
+ * what is expanded under that service. An attached Azurite reports nothing: its data is reloaded by
+ * the view's Refresh button. Listings come in pages of {@link PAGE_SIZE}; "Load more…" fetches the next.
+ *
+ * Blob content opens through a read-only file system (`azurite-blob:` URIs, {@link BlobFileSystem}),
+ * so VS Code picks the editor: text, its image preview, or (for other content) the hex editor when
+ * installed. Messages and entities open as read-only JSON documents (`azurite-item:`).
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { COMMANDS } from '../core/commandIds';
+import { formatBytes } from '../core/memory';
+import { editorFor } from '../core/blobEditor';
+import type { ServiceKind } from '../core/services';
+import type { Emulator } from '../emulator/emulator';
+import type { BlobInfo, EntityInfo, ItemRef, MessageInfo, StorageClients, StorageEndpoints } from '../data/index';
+import { dataLayer, type DataLayer } from './dataLayer';
+import type { DataTarget } from './dataTarget';
+import { notify } from './notify';
+import { withDelayedProgress } from './progress';
+
+/** The view's id (package.json `contributes.views`). */
+export const STORAGE_VIEW_ID = 'azurite.storage';
+/** The URI scheme of blob content (read-only): `azurite-blob:/<account>/<container>/<blob name>`. */
+export const BLOB_SCHEME = 'azurite-blob';
+/** The URI scheme of a message's or an entity's JSON (read-only). */
+export const ITEM_SCHEME = 'azurite-item';
+/** Items per page (the data layer's page size). */
+export const PAGE_SIZE = 200;
+
+/** A node of the tree. `account` names the storage account every node belongs to. */
+export type StorageNode =
+  | { readonly type: 'account'; readonly id: string; readonly account: string }
+  | { readonly type: 'service'; readonly id: string; readonly account: string; readonly kind: ServiceKind }
+  | { readonly type: 'container'; readonly id: string; readonly account: string; readonly name: string; readonly bytes?: number | undefined }
+  | { readonly type: 'folder'; readonly id: string; readonly account: string; readonly container: string; readonly prefix: string }
+  | { readonly type: 'blob'; readonly id: string; readonly account: string; readonly container: string; readonly info: BlobInfo }
+  | { readonly type: 'queue'; readonly id: string; readonly account: string; readonly name: string; readonly count?: number | undefined; readonly bytes?: number | undefined }
+  | { readonly type: 'message'; readonly id: string; readonly account: string; readonly queue: string; readonly info: MessageInfo }
+  | { readonly type: 'table'; readonly id: string; readonly account: string; readonly name: string }
+  | { readonly type: 'entity'; readonly id: string; readonly account: string; readonly table: string; readonly entity: EntityInfo }
+  | { readonly type: 'more'; readonly id: string; readonly account: string; readonly parent: StorageNode }
+  | { readonly type: 'note'; readonly id: string; readonly account: string; readonly text: string; readonly tooltip?: string | undefined; readonly error?: boolean };
+
+/** What one node of the tree shows, for tests (TestingApi.storageTree). */
+export interface StorageTreeSnapshot {
+  readonly id: string;
+  readonly label: string;
+  readonly description?: string | undefined;
+  readonly contextValue?: string | undefined;
+  readonly children?: StorageTreeSnapshot[];
+}
+
+/** Arguments the view's commands accept besides the node (tests and other extensions). */
+export interface StorageCommandArgs {
+  /** Skip the confirmations. */
+  readonly skipConfirmation?: boolean;
+  /** Save: the file to write (absolute). Upload: the files to upload (absolute paths). */
+  readonly file?: string;
+  readonly files?: readonly string[];
+}
+
+/** A parent's loaded listing: its children so far and the continuation of the next page. */
+interface Listing {
+  items: StorageNode[];
+  continuation: string | undefined;
+  /** Set when the data changed: the next getChildren reloads as many items as were loaded. */
+  stale: boolean;
+  /** The "Load more…" item while there is a next page. */
+  more: StorageNode | undefined;
+}
+
+const SERVICE_LABELS: Record<ServiceKind, string> = { blob: 'Blob Containers', queue: 'Queues', table: 'Tables' };
+const MORE = 'Load more…';
+
+/** See the file comment. */
+export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode.TreeDragAndDropController<StorageNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<StorageNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  readonly dropMimeTypes = ['text/uri-list', 'files'];
+  readonly dragMimeTypes: readonly string[] = [];
+  private readonly listings = new Map<string, Listing>();
+  private readonly roots = new Map<string, StorageNode>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private clientCache: { key: string; clients: StorageClients } | undefined;
+  private contentBytes: Partial<Record<'blob' | 'queue', Map<string, number>>> = {};
+  readonly blobs: BlobFileSystem;
+  private readonly items = new ItemDocuments();
+  private readonly view: vscode.TreeView<StorageNode>;
+
+  constructor(private readonly deps: { readonly emulator: Emulator; readonly target: DataTarget; readonly extensionPath: string; readonly log: { error(line: string): void } }) {
+    this.blobs = new BlobFileSystem(() => this.data(), (account) => this.clients(account));
+    this.view = vscode.window.createTreeView(STORAGE_VIEW_ID, { treeDataProvider: this, dragAndDropController: this, canSelectMany: true, showCollapseAll: true });
+    const dataChanged = deps.emulator.onDidChangeData((kind) => this.invalidate(kind));
+    this.subscriptions.push(
+      this.view,
+      { dispose: () => dataChanged.dispose() },
+      deps.target.onDidChange(() => this.invalidate()),
+      vscode.workspace.registerFileSystemProvider(BLOB_SCHEME, this.blobs, { isReadonly: true, isCaseSensitive: true }),
+      vscode.workspace.registerTextDocumentContentProvider(ITEM_SCHEME, this.items),
+      vscode.commands.registerCommand(COMMANDS.storageRefresh, () => this.invalidate()),
+      vscode.commands.registerCommand(COMMANDS.storageLoadMore, (node: StorageNode) => this.loadMore(node)),
+      vscode.commands.registerCommand(COMMANDS.storageOpen, (node: StorageNode) => this.open(node)),
+      vscode.commands.registerCommand(COMMANDS.storageSave, (node: StorageNode, args?: StorageCommandArgs) => this.save(node, args)),
+      vscode.commands.registerCommand(COMMANDS.storageUpload, (node: StorageNode, args?: StorageCommandArgs) => this.upload(node, args)),
+      vscode.commands.registerCommand(COMMANDS.storageDelete, (...args: unknown[]) => this.delete(args)),
+    );
+  }
+
+  private data(): DataLayer {
+    return dataLayer(this.deps.extensionPath);
+  }
+
+  /** The accounts the view shows and their endpoints: the data target's. */
+  private accounts(): StorageEndpoints[] {
+    const endpoints = this.deps.target.endpoints();
+    return endpoints === undefined ? [] : [endpoints];
+  }
+
+  /** SDK clients of an account, kept while the target's endpoints stay the same. */
+  private clients(account: string): StorageClients {
+    const endpoints = this.accounts().find((e) => e.accountName === account);
+    if (endpoints === undefined) throw vscode.FileSystemError.Unavailable(`No running service serves account ${account}.`);
+    const key = JSON.stringify(endpoints);
+    if (this.clientCache?.key !== key) this.clientCache = { key, clients: this.data().storageClients(endpoints) };
+    return this.clientCache.clients;
+  }
+
+  /**
+   * Marks what was loaded as stale and redraws: everything, or one service's part. Expanded nodes
+   * reload as many items as they showed; collapsed ones reload when next expanded.
+   */
+  invalidate(kind?: ServiceKind): void {
+    for (const [id, listing] of this.listings) if (kind === undefined || id.split('/')[1] === kind) listing.stale = true;
+    if (kind !== undefined) this.contentBytes = { ...this.contentBytes, [kind]: undefined };
+    else this.contentBytes = {};
+    if (kind === 'blob') this.blobs.changed();
+    const roots = [...this.roots.values()].filter((r) => kind === undefined || (r.type === 'service' && r.kind === kind));
+    if (kind === undefined || roots.length === 0) this.changed.fire(undefined);
+    else for (const r of roots) this.changed.fire(r);
+  }
+
+  getTreeItem(node: StorageNode): vscode.TreeItem {
+    return treeItem(node);
+  }
+
+  getParent(): undefined {
+    return undefined;
+  }
+
+  async getChildren(node?: StorageNode): Promise<StorageNode[]> {
+    if (node === undefined) return this.rootNodes();
+    try {
+      switch (node.type) {
+        case 'account': return this.serviceNodes(node.account);
+        case 'service': case 'container': case 'folder': case 'queue': case 'table': return await this.listed(node);
+        default: return [];
+      }
+    } catch (err) {
+      return [{ type: 'note', id: `${node.id}/error`, account: node.account, text: errorText(err), error: true }];
+    }
+  }
+
+  private rootNodes(): StorageNode[] {
+    const accounts = this.accounts();
+    if (accounts.length === 1) return this.serviceNodes(accounts[0]!.accountName);
+    return accounts.map((e) => this.root({ type: 'account', id: `${e.accountName}`, account: e.accountName }));
+  }
+
+  private serviceNodes(account: string): StorageNode[] {
+    const endpoints = this.accounts().find((e) => e.accountName === account);
+    if (endpoints === undefined) return [];
+    return (['blob', 'queue', 'table'] as const).filter((k) => endpoints[k] !== undefined).map((kind) => this.root({ type: 'service', id: `${account}/${kind}`, account, kind }));
+  }
+
+  /** The same object for the same root, so that a refresh of one service names it. */
+  private root(node: StorageNode): StorageNode {
+    const known = this.roots.get(node.id);
+    if (known !== undefined) return known;
+    this.roots.set(node.id, node);
+    return node;
+  }
+
+  private async listed(parent: StorageNode): Promise<StorageNode[]> {
+    let listing = this.listings.get(parent.id);
+    if (listing === undefined || listing.stale) {
+      const want = listing === undefined ? PAGE_SIZE : Math.max(PAGE_SIZE, listing.items.filter((i) => i.type !== 'note').length);
+      const page = await this.fetch(parent, undefined, want);
+      listing = { items: page.items, continuation: page.continuation, stale: false, more: undefined };
+      this.listings.set(parent.id, listing);
+    }
+    if (listing.continuation === undefined) return listing.items;
+    listing.more ??= { type: 'more', id: `${parent.id}/…more`, account: parent.account, parent };
+    return [...listing.items, listing.more];
+  }
+
+  private async loadMore(more: StorageNode): Promise<void> {
+    if (more?.type !== 'more') return;
+    const listing = this.listings.get(more.parent.id);
+    if (listing?.continuation === undefined) return;
+    try {
+      const page = await this.fetch(more.parent, listing.continuation, PAGE_SIZE);
+      listing.items.push(...page.items);
+      listing.continuation = page.continuation;
+      if (page.continuation === undefined) listing.more = undefined;
+    } catch (err) {
+      void notify('error', `Azurite: listing more failed: ${errorText(err)}`);
+    }
+    this.changed.fire(more.parent);
+  }
+
+  /** One page of a parent's children, as nodes. */
+  private async fetch(parent: StorageNode, continuation: string | undefined, pageSize: number): Promise<{ items: StorageNode[]; continuation?: string | undefined }> {
+    const data = this.data();
+    const clients = this.clients(parent.account);
+    const account = parent.account;
+    switch (parent.type) {
+      case 'service': {
+        if (parent.kind === 'blob') {
+          const [page, bytes] = await Promise.all([data.listContainers(clients, continuation, pageSize), this.bytesOf('blob')]);
+          return { ...page, items: page.items.map((c) => ({ type: 'container', id: `${account}/blob/${c.name}`, account, name: c.name, bytes: bytes?.get(`${account}/${c.name}`) })) };
+        }
+        if (parent.kind === 'queue') {
+          const [page, bytes] = await Promise.all([data.listQueues(clients, continuation, pageSize), this.bytesOf('queue')]);
+          const counts = await mapLimited(page.items, 16, (q) => clients.queue!.getQueueClient(q.name).getProperties().then((p) => p.approximateMessagesCount, () => undefined));
+          return { ...page, items: page.items.map((q, i) => ({ type: 'queue', id: `${account}/queue/${q.name}`, account, name: q.name, count: counts[i], bytes: bytes?.get(`${account}/${q.name}`) })) };
+        }
+        const page = await data.listTables(clients, continuation, pageSize);
+        return { ...page, items: page.items.map((t) => ({ type: 'table', id: `${account}/table/${t.name}`, account, name: t.name })) };
+      }
+      case 'container': case 'folder': {
+        const container = parent.type === 'container' ? parent.name : parent.container;
+        const prefix = parent.type === 'folder' ? parent.prefix : '';
+        const page = await data.listBlobs(clients, container, prefix, continuation, pageSize);
+        return {
+          ...page,
+          items: page.items.map((b): StorageNode => (b.kind === 'folder'
+            ? { type: 'folder', id: `${account}/blob/${container}/${b.name}`, account, container, prefix: b.name }
+            : { type: 'blob', id: `${account}/blob/${container}/${b.name}`, account, container, info: b })),
+        };
+      }
+      case 'queue': {
+        const peek = await data.peekMessages(clients, parent.name);
+        const items: StorageNode[] = peek.messages.map((m) => ({ type: 'message', id: `${account}/queue/${parent.name}/${m.messageId}`, account, queue: parent.name, info: m }));
+        if (peek.approximateCount > peek.messages.length) {
+          items.push({ type: 'note', id: `${parent.id}/…peek`, account, text: `The first ${peek.messages.length} of about ${peek.approximateCount.toLocaleString('en-US')} messages`, tooltip: 'Peek Messages returns at most 32 messages and never dequeues them.' });
+        }
+        return { items };
+      }
+      case 'table': {
+        const page = await data.listEntities(clients, parent.name, continuation, pageSize);
+        return { ...page, items: page.items.map((e) => ({ type: 'entity', id: `${account}/table/${parent.name}/${e.partitionKey}\u0000${e.rowKey}`, account, table: parent.name, entity: e })) };
+      }
+      default:
+        return { items: [] };
+    }
+  }
+
+  /** Content bytes per `<account>/<container or queue>` from the local engine; undefined while attached. */
+  private async bytesOf(kind: 'blob' | 'queue'): Promise<Map<string, number> | undefined> {
+    if (!this.deps.target.isLocal()) return undefined;
+    const known = this.contentBytes[kind];
+    if (known !== undefined) return known;
+    const figures = await this.deps.emulator.contentBytes(kind).catch(() => undefined);
+    if (figures === undefined) return undefined;
+    const map = new Map<string, number>(figures.items.map((i) => [`${i.account}/${i.name}`, i.bytes]));
+    this.contentBytes = { ...this.contentBytes, [kind]: map };
+    return map;
+  }
+
+  /** Opens a blob (in the editor VS Code picks, or the hex editor for binary content), a message or an entity. */
+  private async open(node: StorageNode): Promise<void> {
+    if (node.type === 'blob') {
+      const uri = blobUri(node.account, node.container, node.info.name);
+      const editor = editorFor(node.info.name, node.info.contentType);
+      if (editor === 'image') await vscode.commands.executeCommand('vscode.openWith', uri, 'imagePreview.previewEditor');
+      else if (editor === 'binary' && vscode.extensions.getExtension(HEX_EDITOR_EXTENSION) !== undefined) await vscode.commands.executeCommand('vscode.openWith', uri, 'hexEditor.hexedit');
+      else await vscode.commands.executeCommand('vscode.open', uri);
+      return;
+    }
+    if (node.type === 'message' || node.type === 'entity') {
+      const uri = this.items.put(node);
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc, { preview: true });
+    }
+  }
+
+  /** Save Blob As…: writes a blob's content to a file the user picks (or `args.file`). */
+  private async save(node: StorageNode, args: StorageCommandArgs = {}): Promise<string | undefined> {
+    if (node?.type !== 'blob') return undefined;
+    const base = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const file = args.file ?? (await vscode.window.showSaveDialog({
+      title: `Save blob ${node.info.name}`,
+      ...(base !== undefined ? { defaultUri: vscode.Uri.joinPath(base, path.posix.basename(node.info.name)) } : {}),
+    }))?.fsPath;
+    if (file === undefined) return undefined;
+    try {
+      await withDelayedProgress(`Saving ${node.info.name}`, true, (o) => this.data().saveBlob(this.clients(node.account), node.container, node.info.name, file, o.signal));
+      return file;
+    } catch (err) {
+      void notify('error', `Azurite: saving blob ${node.info.name} failed: ${errorText(err)}`);
+      return undefined;
+    }
+  }
+
+  /** Upload Files…: files the user picks (or `args.files`) into a container or folder; resolves to the blob names written. */
+  private async upload(node: StorageNode, args: StorageCommandArgs = {}): Promise<string[]> {
+    const place = uploadPlace(node);
+    if (place === undefined) return [];
+    const files = args.files ?? (await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Upload', title: `Upload to ${place.container}/${place.prefix}` }))?.map((u) => u.fsPath);
+    if (files === undefined || files.length === 0) return [];
+    return this.uploadAll(node.account, place, files.map((f) => ({ name: path.basename(f), content: f })), args.skipConfirmation === true);
+  }
+
+  private async uploadAll(account: string, place: { container: string; prefix: string }, files: readonly { name: string; content: string | Uint8Array }[], skipConfirmation: boolean): Promise<string[]> {
+    const data = this.data();
+    try {
+      const clients = this.clients(account);
+      const named = files.map((f) => ({ ...f, blob: `${place.prefix}${f.name}` }));
+      if (!skipConfirmation) {
+        const existing = (await mapLimited(named, 16, async (f) => ((await data.blobExists(clients, place.container, f.blob)) ? f.blob : undefined))).filter((b): b is string => b !== undefined);
+        if (existing.length > 0) {
+          const what = existing.length === 1 ? `Blob "${existing[0]}" exists` : `${existing.length} of these blobs exist`;
+          const choice = await vscode.window.showWarningMessage(`${what} in container ${place.container}. Replace?`, { modal: true, detail: 'The blob content and properties are replaced; this cannot be undone.' }, 'Replace');
+          if (choice !== 'Replace') return [];
+        }
+      }
+      await withDelayedProgress(`Uploading to ${place.container}`, true, async (o) => {
+        let done = 0;
+        await mapLimited(named, 4, async (f) => {
+          if (o.signal?.aborted === true) return;
+          await data.uploadBlob(clients, place.container, f.blob, f.content, o.signal);
+          o.progress?.({ done: ++done, total: named.length, message: f.blob });
+        });
+      });
+      this.refreshListing(`${account}/blob/${place.container}`);
+      return named.map((f) => f.blob);
+    } catch (err) {
+      void notify('error', `Azurite: upload to ${place.container} failed: ${errorText(err)}`);
+      return [];
+    }
+  }
+
+  /** Drop files from the Explorer or the desktop onto a container, folder or blob (its folder). */
+  async handleDrop(target: StorageNode | undefined, transfer: vscode.DataTransfer, token: vscode.CancellationToken): Promise<void> {
+    const place = target !== undefined ? uploadPlace(target) : undefined;
+    if (target === undefined || place === undefined) {
+      void notify('info', 'Azurite: drop files onto a blob container or folder of the Storage view to upload them.');
+      return;
+    }
+    const files: { name: string; content: string | Uint8Array }[] = [];
+    const uriList = await transfer.get('text/uri-list')?.asString();
+    if (uriList !== undefined && uriList.trim() !== '') {
+      for (const line of uriList.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))) {
+        const uri = vscode.Uri.parse(line);
+        const name = path.posix.basename(uri.path);
+        if (uri.scheme === 'file') files.push({ name, content: uri.fsPath });
+        else files.push({ name, content: await vscode.workspace.fs.readFile(uri) });
+      }
+    } else {
+      const pending: Promise<void>[] = [];
+      transfer.forEach((item) => {
+        const file = item.asFile();
+        if (file !== undefined) pending.push(Promise.resolve(file.data()).then((bytes) => { files.push({ name: file.name, content: bytes }); }));
+      });
+      await Promise.all(pending);
+    }
+    if (token.isCancellationRequested || files.length === 0) return;
+    await this.uploadAll(target.account, place, files, false);
+  }
+
+  /**
+   * Delete, from the context menu (the node, then the selection) or a caller: nodes, then
+   * optionally `{ skipConfirmation }`. Asks once (modal) for everything selected. Resolves to the
+   * number of items deleted.
+   */
+  private async delete(args: readonly unknown[]): Promise<number> {
+    const nodes: StorageNode[] = [];
+    let options: StorageCommandArgs = {};
+    for (const a of args) {
+      if (Array.isArray(a)) nodes.push(...(a as StorageNode[]));
+      else if (isNode(a)) nodes.push(a);
+      else if (typeof a === 'object' && a !== null) options = a as StorageCommandArgs;
+    }
+    const unique = [...new Map(nodes.map((n) => [n.id, n] as const)).values()];
+    const refs = unique.map((n) => ({ node: n, ref: refOf(n) })).filter((r): r is { node: StorageNode; ref: ItemRef } => r.ref !== undefined);
+    if (refs.length === 0) return 0;
+    if (options.skipConfirmation !== true) {
+      const first = refs[0]!;
+      const title = refs.length === 1 ? `Delete ${describeRef(first.ref)}?` : `Delete ${refs.length} items?`;
+      const detail = `${refs.length === 1 ? consequence(first.ref) : refs.map((r) => describeRef(r.ref)).slice(0, 10).join('\n')}\nThis cannot be undone.`;
+      if ((await vscode.window.showWarningMessage(title, { modal: true, detail }, 'Delete')) !== 'Delete') return 0;
+    }
+    const data = this.data();
+    let deleted = 0;
+    const failures: string[] = [];
+    await withDelayedProgress('Deleting', false, async (o) => {
+      await mapLimited(refs, 8, async (r) => {
+        try {
+          await data.deleteItem(this.clients(r.node.account), r.ref);
+          deleted++;
+        } catch (err) {
+          failures.push(`${describeRef(r.ref)}: ${errorText(err)}`);
+        }
+        o.progress?.({ done: deleted + failures.length, total: refs.length, message: describeRef(r.ref) });
+      });
+    });
+    if (failures.length > 0) void notify('error', `Azurite: ${failures.length === 1 ? 'a delete' : `${failures.length} deletes`} failed: ${failures.slice(0, 3).join('; ')}`);
+    // An attached Azurite reports no changes: reload what the deletes touched.
+    this.invalidate();
+    return deleted;
+  }
+
+  private refreshListing(prefixId: string): void {
+    for (const [id, listing] of this.listings) if (id.startsWith(prefixId)) listing.stale = true;
+    this.changed.fire(undefined);
+  }
+
+  /**
+   * The tree as it shows now, expanded down to `depth` levels (first pages only): for tests.
+   * @param depth how many levels to expand (default 4: service, container, folder, blob)
+   */
+  async snapshot(depth = 4): Promise<StorageTreeSnapshot[]> {
+    const walk = async (node: StorageNode | undefined, level: number): Promise<StorageTreeSnapshot[]> => {
+      const children = await this.getChildren(node);
+      return Promise.all(children.map(async (child) => {
+        const item = treeItem(child);
+        const label = typeof item.label === 'string' ? item.label : item.label?.label ?? '';
+        const expandable = item.collapsibleState !== vscode.TreeItemCollapsibleState.None;
+        return {
+          id: child.id, label, description: typeof item.description === 'string' ? item.description : undefined, contextValue: item.contextValue,
+          ...(expandable && level < depth ? { children: await walk(child, level + 1) } : {}),
+        };
+      }));
+    };
+    return walk(undefined, 1);
+  }
+
+  /** The node with this id among those loaded (after {@link snapshot} or expanding), for tests. */
+  node(id: string): StorageNode | undefined {
+    const root = this.roots.get(id);
+    if (root !== undefined) return root;
+    for (const listing of this.listings.values()) {
+      const found = listing.items.find((n) => n.id === id) ?? (listing.more?.id === id ? listing.more : undefined);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+    this.changed.dispose();
+    this.blobs.dispose();
+  }
+}
+
+/** The hex editor extension (ms-vscode.hexeditor); VS Code's binary-file notice otherwise. */
+const HEX_EDITOR_EXTENSION = 'ms-vscode.hexeditor';
+/** The URI of a blob's content in the read-only file system. */
+export function blobUri(account: string, container: string, name: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: BLOB_SCHEME, path: `/${account}/${container}/${name}` });
+}
+
+/** Parses a blob URI. @returns undefined when it names no blob (an account or a container) */
+export function parseBlobUri(uri: vscode.Uri): { account: string; container: string; name: string } | undefined {
+  const match = /^\/([^/]+)\/([^/]+)\/(.+)$/s.exec(uri.path);
+  return match === null ? undefined : { account: match[1]!, container: match[2]!, name: match[3]! };
+}
+
+/**
+ * Blob content as a read-only file system: `stat` is Get Blob Properties, `readFile` is Get Blob.
+ * Everything else is refused (NoPermissions); VS Code shows such editors as read-only. Watched
+ * blobs are told to reload on every change of blob data ({@link changed}).
+ */
+export class BlobFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.emitter.event;
+  private readonly watched = new Map<string, { uri: vscode.Uri; count: number }>();
+
+  /**
+   * @param data the data layer (loaded on first use)
+   * @param clients the SDK clients of an account; throws FileSystemError.Unavailable when none serves it
+   */
+  constructor(private readonly data: () => DataLayer, private readonly clients: (account: string) => StorageClients) {}
+
+  private target(uri: vscode.Uri): { clients: StorageClients; container: string; name: string } {
+    const parsed = parseBlobUri(uri);
+    if (parsed === undefined) throw vscode.FileSystemError.FileNotFound(uri);
+    return { clients: this.clients(parsed.account), container: parsed.container, name: parsed.name };
+  }
+
+  /** Get Blob Properties; a missing blob is FileNotFound. */
+  async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+    if (parseBlobUri(uri) === undefined) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0, permissions: vscode.FilePermission.Readonly };
+    const { clients, container, name } = this.target(uri);
+    try {
+      const s = await this.data().statBlob(clients, container, name);
+      return { type: vscode.FileType.File, size: s.size, ctime: s.createdOn?.getTime() ?? 0, mtime: s.lastModified?.getTime() ?? 0, permissions: vscode.FilePermission.Readonly };
+    } catch (err) {
+      throw notFound(err, uri);
+    }
+  }
+
+  /** Get Blob: the whole content. */
+  async readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    const { clients, container, name } = this.target(uri);
+    try {
+      return (await this.data().readBlob(clients, container, name)).content;
+    } catch (err) {
+      throw notFound(err, uri);
+    }
+  }
+
+  watch(uri: vscode.Uri): vscode.Disposable {
+    const key = uri.toString();
+    const entry = this.watched.get(key) ?? { uri, count: 0 };
+    entry.count++;
+    this.watched.set(key, entry);
+    return new vscode.Disposable(() => {
+      if (--entry.count <= 0) this.watched.delete(key);
+    });
+  }
+
+  /** Tells VS Code that every watched blob may have changed (it then stats and reloads open ones). */
+  changed(): void {
+    if (this.watched.size > 0) this.emitter.fire([...this.watched.values()].map((w) => ({ type: vscode.FileChangeType.Changed, uri: w.uri })));
+  }
+
+  readDirectory(): [string, vscode.FileType][] { throw vscode.FileSystemError.NoPermissions('The Storage view lists blobs; this file system only reads them.'); }
+  createDirectory(): void { throw vscode.FileSystemError.NoPermissions('Blob content is read-only here: upload from the Storage view.'); }
+  writeFile(): void { throw vscode.FileSystemError.NoPermissions('Blob content is read-only here: upload from the Storage view.'); }
+  delete(): void { throw vscode.FileSystemError.NoPermissions('Delete blobs from the Storage view.'); }
+  rename(): void { throw vscode.FileSystemError.NoPermissions('Blob content is read-only here.'); }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+/** Messages and entities as read-only JSON documents, from what the view last listed. */
+class ItemDocuments implements vscode.TextDocumentContentProvider {
+  private readonly docs = new Map<string, string>();
+
+  put(node: StorageNode): vscode.Uri {
+    const [pathPart, json] = node.type === 'message'
+      ? [`/${node.account}/${node.queue}/${node.info.messageId}.json`, JSON.stringify(node.info, null, 2)]
+      : node.type === 'entity' ? [`/${node.account}/${node.table}/${encodeURIComponent(node.entity.partitionKey ?? '')}/${encodeURIComponent(node.entity.rowKey ?? '')}.json`, JSON.stringify(node.entity, null, 2)]
+        : ['/unknown.json', '{}'];
+    const uri = vscode.Uri.from({ scheme: ITEM_SCHEME, path: pathPart });
+    if (this.docs.size > 500) this.docs.clear();
+    this.docs.set(uri.toString(), json);
+    return uri;
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.docs.get(uri.toString()) ?? '// Gone: open it again from the Storage view.';
+  }
+}
+
+function treeItem(node: StorageNode): vscode.TreeItem {
+  const C = vscode.TreeItemCollapsibleState;
+  let item: vscode.TreeItem;
+  switch (node.type) {
+    case 'account':
+      item = new vscode.TreeItem(node.account, C.Expanded);
+      item.iconPath = new vscode.ThemeIcon('account');
+      break;
+    case 'service':
+      item = new vscode.TreeItem(SERVICE_LABELS[node.kind], C.Collapsed);
+      item.iconPath = new vscode.ThemeIcon(node.kind === 'blob' ? 'archive' : node.kind === 'queue' ? 'list-ordered' : 'table');
+      break;
+    case 'container':
+      item = new vscode.TreeItem(node.name, C.Collapsed);
+      item.iconPath = new vscode.ThemeIcon('package');
+      if (node.bytes !== undefined) item.description = formatBytes(node.bytes);
+      item.tooltip = node.bytes !== undefined ? `Container ${node.name}: ${formatBytes(node.bytes)} of blob content held by the engine` : `Container ${node.name}`;
+      break;
+    case 'folder':
+      item = new vscode.TreeItem(node.prefix.slice(0, -1).split('/').pop() || '/', C.Collapsed);
+      item.iconPath = vscode.ThemeIcon.Folder;
+      item.tooltip = `Virtual folder ${node.prefix} (blob names that start with it)`;
+      break;
+    case 'blob': {
+      const b = node.info;
+      item = new vscode.TreeItem(b.name.split('/').pop() || b.name, C.None);
+      item.resourceUri = blobUri(node.account, node.container, b.name);
+      item.description = [formatBytes(b.size), b.contentType, b.lastModified?.toLocaleString()].filter((p) => p !== undefined && p !== '').join(' · ');
+      item.tooltip = new vscode.MarkdownString([`**${b.name}**`, `${b.size.toLocaleString('en-US')} bytes · ${b.blobType ?? 'blob'}`, `Content-Type: ${b.contentType ?? '(none)'}`, `Last modified: ${b.lastModified?.toISOString() ?? '?'}`].join('  \n'));
+      item.command = { command: COMMANDS.storageOpen, title: 'Open', arguments: [node] };
+      break;
+    }
+    case 'queue':
+      item = new vscode.TreeItem(node.name, C.Collapsed);
+      item.iconPath = new vscode.ThemeIcon('inbox');
+      item.description = [node.count !== undefined ? `${node.count.toLocaleString('en-US')} message${node.count === 1 ? '' : 's'}` : undefined, node.bytes !== undefined ? formatBytes(node.bytes) : undefined].filter((p) => p !== undefined).join(' · ');
+      item.tooltip = `Queue ${node.name}: about ${node.count ?? '?'} messages (approximate count)${node.bytes !== undefined ? `, ${formatBytes(node.bytes)} held by the engine` : ''}`;
+      break;
+    case 'message': {
+      const m = node.info;
+      item = new vscode.TreeItem(m.text.length > 80 ? `${m.text.slice(0, 80)}…` : m.text || '(empty)', C.None);
+      item.iconPath = new vscode.ThemeIcon('mail');
+      item.description = `${m.insertedOn?.toLocaleString() ?? ''}${m.dequeueCount > 0 ? ` · dequeued ${m.dequeueCount}×` : ''}`;
+      item.tooltip = `Message ${m.messageId}\nInserted ${m.insertedOn?.toISOString() ?? '?'}, expires ${m.expiresOn?.toISOString() ?? '?'}\n\n${m.text.slice(0, 2000)}`;
+      item.command = { command: COMMANDS.storageOpen, title: 'Open', arguments: [node] };
+      break;
+    }
+    case 'table':
+      item = new vscode.TreeItem(node.name, C.Collapsed);
+      item.iconPath = new vscode.ThemeIcon('table');
+      break;
+    case 'entity': {
+      const e = node.entity;
+      item = new vscode.TreeItem(`${e.partitionKey} · ${e.rowKey}`, C.None);
+      item.iconPath = new vscode.ThemeIcon('symbol-object');
+      const props = Object.keys(e).filter((k) => !['partitionKey', 'rowKey', 'etag', 'timestamp'].includes(k) && !k.endsWith('@odata.type'));
+      item.description = props.slice(0, 4).map((k) => `${k}: ${String(e[k])}`).join(', ');
+      item.tooltip = JSON.stringify(e, null, 2).slice(0, 2000);
+      item.command = { command: COMMANDS.storageOpen, title: 'Open', arguments: [node] };
+      break;
+    }
+    case 'more':
+      item = new vscode.TreeItem(MORE, C.None);
+      item.iconPath = new vscode.ThemeIcon('ellipsis');
+      item.command = { command: COMMANDS.storageLoadMore, title: MORE, arguments: [node] };
+      break;
+    case 'note':
+      item = new vscode.TreeItem(node.text, C.None);
+      item.iconPath = new vscode.ThemeIcon(node.error === true ? 'error' : 'info');
+      if (node.tooltip !== undefined) item.tooltip = node.tooltip;
+      break;
+  }
+  item.id = node.id;
+  item.contextValue = `azurite.${node.type}`;
+  return item;
+}
+
+function isNode(value: unknown): value is StorageNode {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string' && typeof (value as { id?: unknown }).id === 'string';
+}
+
+function refOf(node: StorageNode): ItemRef | undefined {
+  switch (node.type) {
+    case 'container': return { kind: 'container', name: node.name };
+    case 'blob': return { kind: 'blob', container: node.container, name: node.info.name };
+    case 'queue': return { kind: 'queue', name: node.name };
+    case 'message': return { kind: 'message', queue: node.queue, messageId: node.info.messageId };
+    case 'table': return { kind: 'table', name: node.name };
+    case 'entity': return { kind: 'entity', table: node.table, partitionKey: node.entity.partitionKey ?? '', rowKey: node.entity.rowKey ?? '' };
+    default: return undefined;
+  }
+}
+
+function describeRef(ref: ItemRef): string {
+  switch (ref.kind) {
+    case 'container': return `container "${ref.name}"`;
+    case 'blob': return `blob "${ref.name}"`;
+    case 'queue': return `queue "${ref.name}"`;
+    case 'message': return `message ${ref.messageId}`;
+    case 'table': return `table "${ref.name}"`;
+    case 'entity': return `entity "${ref.partitionKey}" / "${ref.rowKey}"`;
+  }
+}
+
+function consequence(ref: ItemRef): string {
+  switch (ref.kind) {
+    case 'container': return 'Every blob in it is deleted too.';
+    case 'blob': return 'Its snapshots are deleted too.';
+    case 'queue': return 'Every message in it is deleted too.';
+    case 'message': return `Queue ${ref.queue}'s visible messages are received to find it (their dequeue counts go up by one) and made visible again at once.`;
+    case 'table': return 'Every entity in it is deleted too.';
+    case 'entity': return `From table ${ref.table}.`;
+  }
+}
+
+function uploadPlace(node: StorageNode): { container: string; prefix: string } | undefined {
+  if (node.type === 'container') return { container: node.name, prefix: '' };
+  if (node.type === 'folder') return { container: node.container, prefix: node.prefix };
+  if (node.type === 'blob') {
+    const slash = node.info.name.lastIndexOf('/');
+    return { container: node.container, prefix: slash < 0 ? '' : node.info.name.slice(0, slash + 1) };
+  }
+  return undefined;
+}
+
+function notFound(err: unknown, uri: vscode.Uri): Error {
+  if (err instanceof vscode.FileSystemError) return err;
+  const status = (err as { statusCode?: number }).statusCode;
+  return status === 404 ? vscode.FileSystemError.FileNotFound(uri) : vscode.FileSystemError.Unavailable(`${uri.path}: ${errorText(err)}`);
+}
+
+function errorText(err: unknown): string {
+  const e = err as { message?: string; code?: string; statusCode?: number };
+  if (e?.code === 'ECONNREFUSED') return 'the service does not answer (stopped?)';
+  const first = String(e?.message ?? err).split('\n')[0]!;
+  return e?.statusCode !== undefined ? `${first} (HTTP ${e.statusCode})` : first;
+}
+
+/** Runs `fn` over `items`, at most `limit` at once; results in order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}

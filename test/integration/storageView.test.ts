@@ -1,0 +1,165 @@
+/**
+ * The Storage view in the real VS Code: its items after SDK writes (refreshed by the engine's change
+ * events, no Refresh), in-memory bytes per container and queue, paging, opening a blob and an
+ * entity, save, upload, and delete.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { BlobServiceClient } from '@azure/storage-blob';
+import { QueueServiceClient } from '@azure/storage-queue';
+import { TableClient } from '@azure/data-tables';
+import { api, configure, reset, waitFor } from './helpers';
+import type { StorageTreeSnapshot } from '../../src/ui/storageView';
+
+/** The node with this id in a snapshot, searched depth-first. */
+function find(tree: readonly StorageTreeSnapshot[] | undefined, id: string): StorageTreeSnapshot | undefined {
+  for (const node of tree ?? []) {
+    if (node.id === id) return node;
+    const inner = find(node.children, id);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
+}
+
+const ACCOUNT = 'devstoreaccount1';
+
+describe('Storage view', () => {
+  before(async () => {
+    await reset();
+  });
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await reset();
+  });
+
+  it('is empty while nothing runs, then shows what SDK clients write, with bytes per container and queue', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    assert.deepEqual(await a.storageTree(), [], 'nothing runs: the welcome view shows');
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start'), [{ ok: true }, { ok: true }, { ok: true }]);
+    const tree = await waitFor('three services', async () => {
+      const t = await a.storageTree();
+      return t.length === 3 ? t : undefined;
+    });
+    assert.deepEqual(tree.map((n) => n.label), ['Blob Containers', 'Queues', 'Tables']);
+
+    const cs = a.emulator.connectionString();
+    const docs = BlobServiceClient.fromConnectionString(cs).getContainerClient('docs');
+    await docs.create();
+    await docs.getBlockBlobClient('readme.txt').uploadData(Buffer.from('hello storage view\n'), { blobHTTPHeaders: { blobContentType: 'text/plain' } });
+    await docs.getBlockBlobClient('img/pixel.bin').uploadData(Buffer.alloc(3000, 1));
+    const jobs = QueueServiceClient.fromConnectionString(cs).getQueueClient('jobs');
+    await jobs.create();
+    await jobs.sendMessage('first job');
+    await jobs.sendMessage('second job');
+    const people = TableClient.fromConnectionString(cs, 'people', { allowInsecureConnection: true });
+    await people.createTable();
+    await people.createEntity({ partitionKey: 'p', rowKey: '1', name: 'Ada' });
+
+    // No Refresh: the engine's change events mark the listings stale.
+    const after = await waitFor('the written items', async () => {
+      const t = await a.storageTree();
+      return find(t, `${ACCOUNT}/blob/docs/img/pixel.bin`) !== undefined && find(t, `${ACCOUNT}/table/people/p\u00001`) !== undefined ? t : undefined;
+    });
+    const container = find(after, `${ACCOUNT}/blob/docs`)!;
+    assert.equal(container.contextValue, 'azurite.container');
+    assert.equal(container.description, '2.9 KB', 'the container\'s bytes held by the engine');
+    const readme = find(after, `${ACCOUNT}/blob/docs/readme.txt`)!;
+    assert.match(readme.description ?? '', /^19 B · text\/plain · /);
+    assert.equal(find(after, `${ACCOUNT}/blob/docs/img/`)?.label, 'img');
+    const queue = find(after, `${ACCOUNT}/queue/jobs`)!;
+    assert.match(queue.description ?? '', /^2 messages · \d+ B$/);
+    assert.deepEqual(queue.children?.map((m) => m.label), ['first job', 'second job']);
+    assert.equal((await jobs.peekMessages()).peekedMessageItems[0]?.dequeueCount, 0, 'the view only peeks');
+    assert.equal(find(after, `${ACCOUNT}/table/people/p\u00001`)?.label, 'p · 1');
+
+    // A delete by another client disappears too.
+    await docs.getBlobClient('img/pixel.bin').delete();
+    await waitFor('the deleted blob gone', async () => (find(await a.storageTree(), `${ACCOUNT}/blob/docs/img/`) === undefined ? true : undefined));
+  });
+
+  it('opens a blob read-only and an entity as JSON, saves and uploads a blob, and deletes', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start');
+    const cs = a.emulator.connectionString();
+    const docs = BlobServiceClient.fromConnectionString(cs).getContainerClient('docs');
+    await docs.create();
+    await docs.getBlockBlobClient('notes/today.md').uploadData(Buffer.from('# Today\n'), { blobHTTPHeaders: { blobContentType: 'text/markdown' } });
+    const people = TableClient.fromConnectionString(cs, 'people', { allowInsecureConnection: true });
+    await people.createTable();
+    await people.createEntity({ partitionKey: 'p', rowKey: '1', name: 'Ada' });
+    const blobId = `${ACCOUNT}/blob/docs/notes/today.md`;
+    await waitFor('the blob in the tree', async () => find(await a.storageTree(), blobId));
+
+    await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(blobId));
+    const editor = await waitFor('the blob editor', () => vscode.window.activeTextEditor);
+    assert.equal(editor.document.uri.scheme, 'azurite-blob');
+    assert.equal(editor.document.getText(), '# Today\n');
+    assert.equal(editor.document.languageId, 'markdown');
+    // Read-only: the file system is registered as such, so VS Code offers no save.
+    assert.equal(vscode.workspace.fs.isWritableFileSystem('azurite-blob'), false);
+    await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(editor.document.uri, Buffer.from('x'))));
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    // A change by a client reaches the open document (the file system's change event).
+    await docs.getBlockBlobClient('notes/today.md').uploadData(Buffer.from('# Today, changed\n'));
+    await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(blobId));
+    await waitFor('the new content', () => (vscode.window.activeTextEditor?.document.getText() === '# Today, changed\n' ? true : undefined));
+
+    await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(`${ACCOUNT}/table/people/p\u00001`));
+    const entity = await waitFor('the entity JSON', () => (vscode.window.activeTextEditor?.document.uri.scheme === 'azurite-item' ? vscode.window.activeTextEditor.document : undefined));
+    assert.equal((JSON.parse(entity.getText()) as { name: string }).name, 'Ada');
+
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-view-'));
+    try {
+      const saved = await vscode.commands.executeCommand<string>('azurite.storage.save', a.storageNode(blobId), { file: path.join(dir, 'today.md') });
+      assert.equal(fs.readFileSync(saved, 'utf8'), '# Today, changed\n');
+      fs.writeFileSync(path.join(dir, 'data.json'), '{"a":1}');
+      const uploaded = await vscode.commands.executeCommand<string[]>('azurite.storage.upload', a.storageNode(`${ACCOUNT}/blob/docs/notes/`), { files: [path.join(dir, 'data.json')] });
+      assert.deepEqual(uploaded, ['notes/data.json']);
+      assert.equal((await docs.getBlobClient('notes/data.json').getProperties()).contentType, 'application/json');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+
+    // Delete two selected blobs at once, then the container.
+    await waitFor('the uploaded blob in the tree', async () => find(await a.storageTree(), `${ACCOUNT}/blob/docs/notes/data.json`));
+    const selected = [a.storageNode(blobId), a.storageNode(`${ACCOUNT}/blob/docs/notes/data.json`)];
+    assert.equal(await vscode.commands.executeCommand('azurite.storage.delete', selected[0], selected, { skipConfirmation: true }), 2);
+    assert.deepEqual(await waitFor('an empty container', async () => {
+      const docsNode = find(await a.storageTree(), `${ACCOUNT}/blob/docs`);
+      return docsNode?.children?.length === 0 ? docsNode.children : undefined;
+    }), []);
+    assert.equal(await vscode.commands.executeCommand('azurite.storage.delete', a.storageNode(`${ACCOUNT}/blob/docs`), undefined, { skipConfirmation: true }), 1);
+    assert.equal(await docs.exists(), false);
+  });
+
+  it('pages a large container: the first page, then Load more…', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const big = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('big');
+    await big.create();
+    const names = Array.from({ length: 450 }, (_, i) => `b${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < names.length; i += 50) await Promise.all(names.slice(i, i + 50).map((n) => big.getBlockBlobClient(n).uploadData(Buffer.from(n))));
+    const containerId = `${ACCOUNT}/blob/big`;
+    const first = await waitFor('the first page', async () => {
+      const c = find(await a.storageTree(), containerId);
+      return c?.children?.length === 201 ? c.children : undefined;
+    });
+    assert.equal(first[200]!.label, 'Load more…');
+    await vscode.commands.executeCommand('azurite.storage.loadMore', a.storageNode(`${containerId}/…more`));
+    const second = find(await a.storageTree(), containerId)!.children!;
+    assert.equal(second.length, 401);
+    assert.equal(second[399]!.label, 'b0399');
+    // A change keeps what was loaded: the listing reloads as many items as it showed.
+    await big.getBlockBlobClient('b0000').delete();
+    await waitFor('the reloaded listing', async () => {
+      const c = find(await a.storageTree(), containerId)!.children!;
+      return c[0]!.label === 'b0001' && c.length === 401 ? true : undefined;
+    });
+  });
+});

@@ -1,0 +1,24 @@
+import * as assert from 'node:assert/strict';
+import { editorFor } from '../../../src/core/blobEditor';
+
+describe('core/blobEditor', () => {
+  it('goes by Content-Type first', () => {
+    assert.equal(editorFor('a.bin', 'text/plain; charset=utf-8'), 'text');
+    assert.equal(editorFor('data', 'application/json'), 'text');
+    assert.equal(editorFor('feed', 'application/atom+xml'), 'text');
+    assert.equal(editorFor('picture', 'image/png'), 'image');
+    assert.equal(editorFor('picture.txt', 'image/jpeg'), 'image');
+    assert.equal(editorFor('archive.txt', 'application/zip'), 'binary');
+    assert.equal(editorFor('photo.tiff', 'image/tiff'), 'binary', 'a type VS Code cannot preview');
+  });
+
+  it('goes by the name when the type says nothing (none, or the Blob service default octet-stream)', () => {
+    assert.equal(editorFor('logo.png', 'application/octet-stream'), 'image');
+    assert.equal(editorFor('logo.PNG', undefined), 'image');
+    assert.equal(editorFor('notes.md', 'application/octet-stream'), 'text');
+    assert.equal(editorFor('src/main.rs', undefined), 'text');
+    assert.equal(editorFor('payload', 'application/octet-stream'), 'binary');
+    assert.equal(editorFor('backup.zip', undefined), 'binary');
+    assert.equal(editorFor('model.parquet', 'application/octet-stream'), 'binary');
+  });
+});
