@@ -1,0 +1,100 @@
+// UI (e2e) tier: the Storage view in a real VS Code (code-server) driven by headless Chromium: the
+// welcome view's Start button, a blob written by an SDK client appearing in the expanded tree with no
+// Refresh, and opening it in an editor. Run: `node esbuild.mjs --production && node --test test/e2e/`.
+// Harness facts: test/harness/README.md.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import path from 'node:path';
+import { BlobServiceClient } from '@azure/storage-blob';
+import { freePort, httpStatus, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
+
+const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+/** The view container's activity bar entry (package.json `viewsContainers.activitybar`, title "Azurite"). */
+const ACTIVITY = '.part.activitybar .action-item a.action-label[aria-label^="Azurite"], .part.activitybar .action-item[aria-label^="Azurite"]';
+const VIEW = '[id="workbench.view.extension.azurite"]';
+
+describe('Storage view (code-server + Chromium)', { timeout: 240_000 }, () => {
+  let port;
+  let workspace;
+  let server;
+  let browser;
+  let page;
+  let broken = false;
+
+  const step = (name, fn, timeout = 60_000) =>
+    it(name, { timeout }, async (t) => {
+      if (broken) return t.skip('an earlier step failed');
+      try {
+        await fn(t);
+      } catch (err) {
+        broken = true;
+        throw err;
+      }
+    });
+
+  /** A row of the Storage view's tree by its label. */
+  const row = (label) => page.locator(`${VIEW} .monaco-list-row`).filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) });
+
+  before(async () => {
+    port = await freePort();
+    workspace = makeTempDir('storage-emulators-e2e-view-');
+    server = await startCodeServer({
+      workspaceFolder: workspace.dir,
+      extensionDevelopmentPath: repoRoot,
+      userSettings: { 'azurite.blobPort': port, 'azurite.queuePort': 0, 'azurite.tablePort': 0, 'azurite.inMemoryPersistence': true },
+    });
+    browser = await launchBrowser({ origin: server.origin });
+    page = await browser.context.newPage();
+    await page.goto(server.url);
+  });
+
+  after(async () => {
+    if (broken && page) {
+      const shot = path.join(os.tmpdir(), `storage-emulators-e2e-view-failure-${Date.now()}.png`);
+      await page.screenshot({ path: shot }).catch(() => {});
+      process.stderr.write(`e2e failure screenshot: ${shot}\n`);
+      if (server) process.stderr.write(`--- code-server output (tail) ---\n${server.output().split('\n').slice(-60).join('\n')}\n`);
+    }
+    try {
+      await browser?.close();
+    } finally {
+      try {
+        await server?.stop();
+      } finally {
+        workspace?.remove();
+      }
+    }
+  });
+
+  step('the Azurite view container shows the welcome view, whose Start button starts the services', async () => {
+    const entry = page.locator(ACTIVITY).first();
+    await waitFor('the Azurite activity bar entry', () => entry.isVisible(), { timeoutMs: 60_000, intervalMs: 100 });
+    await entry.click();
+    const start = page.locator(`${VIEW} .welcome-view-content a.monaco-button`, { hasText: 'Start Azurite' });
+    await waitFor('the welcome view\'s Start Azurite button', () => start.isVisible(), { timeoutMs: 30_000, intervalMs: 100 });
+    await start.click();
+    await waitFor(`the blob service on port ${port}`, () => httpStatus(`http://127.0.0.1:${port}/devstoreaccount1?comp=list`), { timeoutMs: 30_000, intervalMs: 50 });
+    await waitFor('the Blob Containers item', () => row('Blob Containers').isVisible(), { timeoutMs: 15_000, intervalMs: 50 });
+  });
+
+  step('a blob an SDK client uploads appears in the expanded container without a Refresh, and opens', async () => {
+    const account = BlobServiceClient.fromConnectionString(`DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};BlobEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`);
+    const container = account.getContainerClient('e2e-view');
+    await row('Blob Containers').click();
+    await container.create();
+    await waitFor('the container item', () => row('e2e-view').isVisible(), { timeoutMs: 15_000, intervalMs: 50 });
+    await row('e2e-view').click();
+    const uploaded = performance.now();
+    await container.getBlockBlobClient('hello.txt').uploadData(Buffer.from('hello from the e2e test'), { blobHTTPHeaders: { blobContentType: 'text/plain' } });
+    await waitFor('hello.txt in the tree', () => row('hello.txt').isVisible(), { timeoutMs: 10_000, intervalMs: 20 });
+    const visibleMs = Math.round(performance.now() - uploaded);
+    console.log(`e2e: upload → visible in the Storage view ${visibleMs} ms`);
+
+    await row('hello.txt').click();
+    const editor = page.locator('.editor-instance .monaco-editor .view-lines');
+    await waitFor('the blob in an editor', async () => (await editor.first().innerText().catch(() => '')).replace(/\u00a0/g, ' ').includes('hello from the e2e test'), { timeoutMs: 20_000, intervalMs: 100 });
+    const tab = page.locator('.tabs-container .tab', { hasText: 'hello.txt' });
+    assert.ok(await tab.isVisible(), 'an editor tab named hello.txt');
+  });
+});
