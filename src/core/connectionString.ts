@@ -29,9 +29,21 @@ export function connectableHost(host: string): string {
   return host;
 }
 
-/** Path-style endpoint URL: `http://127.0.0.1:10000/devstoreaccount1`. */
-export function endpointUrl(address: ClientAddress): string {
-  return `${address.https ? 'https' : 'http'}://${connectableHost(address.host)}:${address.port}/${DEV_ACCOUNT_NAME}`;
+/** A storage account: its name and shared key (base64). */
+export interface StorageAccount {
+  readonly name: string;
+  readonly key: string;
+}
+
+/** The development account, which every Azurite serves. */
+export const DEV_ACCOUNT: StorageAccount = { name: DEV_ACCOUNT_NAME, key: DEV_ACCOUNT_KEY };
+
+/**
+ * Path-style endpoint URL: `http://127.0.0.1:10000/devstoreaccount1`.
+ * @param accountName the account in the path (default the development account)
+ */
+export function endpointUrl(address: ClientAddress, accountName: string = DEV_ACCOUNT_NAME): string {
+  return `${address.https ? 'https' : 'http'}://${connectableHost(address.host)}:${address.port}/${accountName}`;
 }
 
 const ENDPOINT_KEYS: Readonly<Record<ServiceKind, string>> = {
@@ -44,15 +56,16 @@ const ENDPOINT_KEYS: Readonly<Record<ServiceKind, string>> = {
  * Builds a connection string naming the given services' endpoints, e.g.
  * `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=…;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;`.
  * @param addresses the services to include (at least one), in any order; output order is blob, queue, table.
+ * @param account the account (default the development account)
  */
-export function connectionString(addresses: Partial<Record<ServiceKind, ClientAddress>>): string {
+export function connectionString(addresses: Partial<Record<ServiceKind, ClientAddress>>, account: StorageAccount = DEV_ACCOUNT): string {
   const kinds = (['blob', 'queue', 'table'] as const).filter((k) => addresses[k] !== undefined);
   const https = kinds.some((k) => addresses[k]!.https);
   const parts = [
     `DefaultEndpointsProtocol=${https ? 'https' : 'http'}`,
-    `AccountName=${DEV_ACCOUNT_NAME}`,
-    `AccountKey=${DEV_ACCOUNT_KEY}`,
-    ...kinds.map((k) => `${ENDPOINT_KEYS[k]}=${endpointUrl(addresses[k]!)}`),
+    `AccountName=${account.name}`,
+    `AccountKey=${account.key}`,
+    ...kinds.map((k) => `${ENDPOINT_KEYS[k]}=${endpointUrl(addresses[k]!, account.name)}`),
   ];
   return parts.join(';') + ';';
 }

@@ -280,6 +280,12 @@ export interface EngineService {
    * @param storeBytes the extent store's bytes for the service's category, or undefined in disk mode
    */
   contentBytes(storeBytes: number | undefined): ContentBytes | undefined;
+  /**
+   * Has the running server read `AZURITE_ACCOUNTS` from this thread's environment again now, rather
+   * than at its next 60 s refresh (common/AccountDataStore.js `refresh()`, on the server's
+   * `accountDataStore`). No-op while stopped.
+   */
+  refreshAccounts(): void;
 }
 
 
@@ -462,6 +468,10 @@ export function createService(options: EngineServiceOptions): EngineService {
       }
       return bytes;
     },
+    refreshAccounts(): void {
+      const store = (server as ServerInternals | undefined)?.accountDataStore;
+      if (typeof store?.refresh === 'function') store.refresh();
+    },
     contentBytes(storeBytes: number | undefined): ContentBytes | undefined {
       const s = server as ServerInternals | undefined;
       if (s === undefined || options.kind === 'table') return undefined;
@@ -618,6 +628,8 @@ interface ServerInternals extends ServerBase {
   readonly metadataStore?: { db?: LokiLike };
   readonly extentMetadataStore?: { db?: LokiLike };
   readonly extentStore?: unknown;
+  /** The server's account store (common/AccountDataStore.js), which reads AZURITE_ACCOUNTS. */
+  readonly accountDataStore?: { refresh?(): void };
 }
 
 /**

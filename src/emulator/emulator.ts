@@ -4,7 +4,8 @@
  * {@link MemoryMeter} (one extent store shared by blob and queue, as in Azurite). Knows nothing of
  * VS Code; the extension feeds it settings and draws its events.
  */
-import { connectionString, type ClientAddress } from '../core/connectionString';
+import { connectionString, DEV_ACCOUNT, type ClientAddress, type StorageAccount } from '../core/connectionString';
+import { azuriteAccountsValue } from '../core/accounts';
 import { Emitter, type Disposable, type Event } from '../core/events';
 import type { Endpoint, ServiceState } from '../core/lifecycle';
 import type { MemoryReport } from '../core/memory';
@@ -123,6 +124,7 @@ export class Emulator {
    * refreshes on it.
    */
   readonly onDidChangeData: Event<ServiceKind>;
+  private extraAccounts: StorageAccount[] = [];
   private readonly unfinishedSaveEmitter = new Emitter<UnfinishedSave>();
   /**
    * Fires when a disk-mode service starts on a folder where its last stop began saving and never
@@ -427,11 +429,12 @@ export class Emulator {
 
   /**
    * A connection string for the running services (all three if none runs, from the settings).
+   * @param account the account (default the development account; see {@link accounts})
    */
-  connectionString(): string {
+  connectionString(account: StorageAccount = DEV_ACCOUNT): string {
     const running = SERVICE_KINDS.filter((k) => this.endpoint(k) !== undefined);
     const kinds = running.length > 0 ? running : SERVICE_KINDS;
-    return connectionString(Object.fromEntries(kinds.map((k) => [k, this.clientAddress(k)])));
+    return connectionString(Object.fromEntries(kinds.map((k) => [k, this.clientAddress(k)])), account);
   }
 
   /** The in-memory extent store as the engine last reported it (bytes; events keep it current). */
@@ -463,6 +466,22 @@ export class Emulator {
     for (const kind of EXTENT_SERVICE_KINDS) freed += await this.services[kind].reclaim();
     await this.host.refreshMemory().catch(() => undefined); // so that memoryReport() shows the drop at once
     return freed;
+  }
+
+  /**
+   * Sets the extra accounts the engine serves besides the development account (Azurite's
+   * `AZURITE_ACCOUNTS`, set in the engine's worker only); running services take them at once.
+   * @param extra the custom accounts with their keys (none: the development account only)
+   * @throws Error when the engine ends meanwhile
+   */
+  async setAccounts(extra: readonly StorageAccount[]): Promise<void> {
+    this.extraAccounts = [...extra];
+    await this.host.setAccounts(azuriteAccountsValue(extra));
+  }
+
+  /** Every account the engine serves: the development account first, then `azurite.accounts`. */
+  accounts(): StorageAccount[] {
+    return [DEV_ACCOUNT, ...this.extraAccounts];
   }
 
   /**

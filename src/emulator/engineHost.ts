@@ -95,7 +95,7 @@ export class EngineHost {
   private readonly dataEmitter = new Emitter<ServiceKind>();
   private debugSink: ((line: string) => void) | undefined;
   /** The settings a new worker starts with (kept current by the setters). */
-  private state: { extentLimitBytes: number | undefined; apiVersionCheck: ApiVersionCheck };
+  private state: { extentLimitBytes: number | undefined; apiVersionCheck: ApiVersionCheck; accounts?: string | undefined };
 
   /** Fires when the worker ends without being asked to (crash, out of memory, uncaught exception). */
   readonly onDidExit: Event<EngineExit> = this.exitEmitter.event;
@@ -189,6 +189,17 @@ export class EngineHost {
     if (this.worker !== undefined) await this.request('setApiVersionCheck', { mode });
   }
 
+  /**
+   * Sets the worker's own `AZURITE_ACCOUNTS` (src/core/accounts.ts `azuriteAccountsValue`; undefined =
+   * Azurite's default account only) and has running services read it again at once. The worker's
+   * environment is a copy: the extension host's `process.env`, which other extensions share, is
+   * never touched. Resolves when in force.
+   */
+  async setAccounts(value: string | undefined): Promise<void> {
+    this.state.accounts = value;
+    if (this.worker !== undefined) await this.request('setAccounts', { value: value ?? null });
+  }
+
   /** Routes azurite's debug log to `sink`, or turns it off (undefined). */
   setDebugLogSink(sink: ((line: string) => void) | undefined): void {
     const was = this.debugSink !== undefined;
@@ -251,6 +262,7 @@ export class EngineHost {
       extentLimitBytes: this.state.extentLimitBytes,
       apiVersionCheck: this.state.apiVersionCheck,
       debugLog: this.debugSink !== undefined,
+      accounts: this.state.accounts,
     };
     const heapLimitMb = this.options.heapLimitMb();
     const worker = new Worker(this.options.workerPath, {

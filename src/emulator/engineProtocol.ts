@@ -25,6 +25,8 @@ export interface EngineWorkerData {
   readonly apiVersionCheck: ApiVersionCheck;
   /** True to route azurite's debug log to `debug` events from the start. */
   readonly debugLog: boolean;
+  /** The worker's `AZURITE_ACCOUNTS` at start (changed later with `setAccounts`); undefined = Azurite's default account only. */
+  readonly accounts?: string | undefined;
 }
 
 /**
@@ -69,6 +71,7 @@ export interface EngineStats {
  *   (null for table or when not running).
  * - `memory`: the extent store's figures now (also sent unasked as `memory` events).
  * - `setLimit`: the extent limit in bytes (null = Azurite's default); false when below current use.
+ * - `setAccounts`: the worker's own `AZURITE_ACCOUNTS` (null: unset), read again by running services at once.
  * - `crashForTest`: throw an uncaught exception in the worker (tests of crash handling only).
  * - `collectGarbageForTest`: a full garbage collection in the worker (tests that measure leaks only).
  */
@@ -84,6 +87,7 @@ export interface EngineOps {
   stats: { request: Record<never, never>; value: EngineStats };
   setApiVersionCheck: { request: { mode: ApiVersionCheck }; value: null };
   setDebugLog: { request: { enabled: boolean }; value: null };
+  setAccounts: { request: { value: string | null }; value: null };
   crashForTest: { request: Record<never, never>; value: null };
   collectGarbageForTest: { request: Record<never, never>; value: null };
 }

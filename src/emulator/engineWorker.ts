@@ -49,6 +49,13 @@ function lowerThisThreadsPriority(): number | undefined {
   }
 }
 lowerThisThreadsPriority();
+// The worker's process.env is its own copy (worker_threads): azurite reads its accounts from here.
+setAccountsVariable(data.accounts);
+
+function setAccountsVariable(value: string | null | undefined): void {
+  if (value === undefined || value === null) delete process.env['AZURITE_ACCOUNTS'];
+  else process.env['AZURITE_ACCOUNTS'] = value;
+}
 const log = {
   info: (line: string) => post({ event: 'log', level: 'info', line }),
   error: (line: string) => post({ event: 'log', level: 'error', line }),
@@ -230,6 +237,11 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
   },
   setApiVersionCheck: ({ mode }) => {
     for (const kind of SERVICE_KINDS) policies[kind].mode = mode;
+    return null;
+  },
+  setAccounts: ({ value }) => {
+    setAccountsVariable(value);
+    for (const s of services.values()) s.refreshAccounts();
     return null;
   },
   setDebugLog: ({ enabled }) => {

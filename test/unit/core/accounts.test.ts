@@ -1,0 +1,28 @@
+import * as assert from 'node:assert/strict';
+import { accountKeySecret, azuriteAccountsValue, generateAccountKey, parseAccountNames } from '../../../src/core/accounts';
+import { DEV_ACCOUNT_KEY } from '../../../src/core/connectionString';
+
+describe('core/accounts', () => {
+  it('accepts Azure account names and nothing else, naming the setting', () => {
+    assert.deepEqual(parseAccountNames(undefined), { names: [] });
+    assert.deepEqual(parseAccountNames(['tenant1', 'abc', 'a23456789012345678901234']), { names: ['tenant1', 'abc', 'a23456789012345678901234'] });
+    for (const bad of [['ab'], ['Tenant1'], ['ten-ant'], ['a234567890123456789012345'], [1], 'tenant1', { a: 1 }]) {
+      const r = parseAccountNames(bad);
+      assert.ok('error' in r && r.error.includes('azurite.accounts'), `${JSON.stringify(bad)}: ${JSON.stringify(r)}`);
+    }
+    assert.match((parseAccountNames(['devstoreaccount1']) as { error: string }).error, /always there/);
+    assert.match((parseAccountNames(['tenant1', 'tenant1']) as { error: string }).error, /twice/);
+  });
+
+  it('builds AZURITE_ACCOUNTS with the development account first (a value replaces Azurite\'s default)', () => {
+    assert.equal(azuriteAccountsValue([]), undefined);
+    assert.equal(azuriteAccountsValue([{ name: 'tenant1', key: 'a2V5' }]), `devstoreaccount1:${DEV_ACCOUNT_KEY};tenant1:a2V5`);
+  });
+
+  it('generates 64-byte keys, each new, and names their secrets', () => {
+    const a = generateAccountKey();
+    assert.equal(Buffer.from(a, 'base64').length, 64);
+    assert.notEqual(a, generateAccountKey());
+    assert.equal(accountKeySecret('tenant1'), 'azurite.accountKey.tenant1');
+  });
+});
