@@ -11,7 +11,7 @@
  */
 import * as vscode from 'vscode';
 import { COMMANDS, serviceCommand } from './core/commandIds';
-import { endpointUrl } from './core/connectionString';
+import { endpointUrl, type StorageAccount } from './core/connectionString';
 import { formatBytes, formatUsage, type MemoryReport } from './core/memory';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
 import type { Outcome } from './emulator/serviceManager';
@@ -32,6 +32,16 @@ export interface CommandDeps extends NotifyDeps {
   readonly showMemoryPanel: () => void;
   /** `Azurite: Set Certificate Password` (./ui/certificatePassword.ts); a string argument is stored without asking. */
   readonly setCertificatePassword: (given: unknown) => Promise<boolean>;
+  /** The local engine's accounts, the development account first (./ui/accounts.ts). */
+  readonly accounts: () => readonly StorageAccount[];
+  /** The attached Azurite's connection string while `azurite.attach` is set (./ui/dataTarget.ts). */
+  readonly attachedConnectionString: () => string | undefined;
+}
+
+/** What a caller may pass to `azurite.copyConnectionString`. */
+export interface CopyConnectionStringArgs {
+  /** The account (default: ask when there are several, else the development account). */
+  readonly account?: string;
 }
 
 /** Registers every command; disposables go into `context.subscriptions`. */
@@ -80,14 +90,40 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     reg(serviceCommand('clean', kind), (args) => clean([kind], args));
   }
 
-  reg(COMMANDS.copyConnectionString, async () => {
-    const value = emulator.connectionString();
+  // Resolves to the string copied, or undefined when the pick was dismissed or the account is unknown.
+  reg(COMMANDS.copyConnectionString, async (args) => {
+    const attached = deps.attachedConnectionString();
+    if (attached !== undefined) {
+      await vscode.env.clipboard.writeText(attached);
+      void vscode.window.showInformationMessage('Connection string of the attached Azurite (azurite.attach) copied to the clipboard.');
+      return attached;
+    }
+    const accounts = deps.accounts();
+    const asked = typeof args === 'object' && args !== null ? (args as CopyConnectionStringArgs).account : undefined;
+    let account = accounts[0]!;
+    if (asked !== undefined) {
+      const found = accounts.find((a) => a.name === asked);
+      if (found === undefined) {
+        void notify('error', `Azurite: no account ${asked}. The accounts are ${accounts.map((a) => a.name).join(', ')} (azurite.accounts).`);
+        return undefined;
+      }
+      account = found;
+    } else if (accounts.length > 1) {
+      const pick = await vscode.window.showQuickPick(
+        accounts.map((a, i) => ({ label: a.name, description: i === 0 ? 'the development account (UseDevelopmentStorage=true)' : 'azurite.accounts', account: a })),
+        { title: 'Copy the connection string of which account?' },
+      );
+      if (pick === undefined) return undefined;
+      account = pick.account;
+    }
+    const value = emulator.connectionString(account);
     await vscode.env.clipboard.writeText(value);
     const running = SERVICE_KINDS.filter((k) => emulator.endpoint(k) !== undefined).map(serviceName);
+    const of = accounts.length > 1 ? ` of ${account.name}` : '';
     void vscode.window.showInformationMessage(
       running.length > 0
-        ? `Connection string for ${running.join(', ')} copied to the clipboard.`
-        : 'Connection string copied to the clipboard. No service is running yet: it uses the configured ports.',
+        ? `Connection string${of} for ${running.join(', ')} copied to the clipboard.`
+        : `Connection string${of} copied to the clipboard. No service is running yet: it uses the configured ports.`,
     );
     return value;
   });

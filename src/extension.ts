@@ -27,6 +27,8 @@ import { FunctionsStorage } from './ui/functionsStorage';
 import { AzuriteTaskProvider } from './ui/azuriteTask';
 import { SnapshotCommands, type SnapshotCommandArgs } from './ui/snapshotCommands';
 import { DataTarget } from './ui/dataTarget';
+import { Accounts } from './ui/accounts';
+import { accountKeySecret } from './core/accounts';
 import { StorageView, type StorageNode, type StorageTreeSnapshot } from './ui/storageView';
 import { bindToLoopback, ExposureAlerts } from './ui/exposureAlerts';
 import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, setCertificatePassword, watchPasswordSetting } from './ui/certificatePassword';
@@ -86,6 +88,10 @@ export interface TestingApi extends ExtensionApi {
   storageTree(depth?: number): Promise<StorageTreeSnapshot[]>;
   /** A node of the Storage view by id (loaded by {@link storageTree} first), to pass to its commands. */
   storageNode(id: string): StorageNode | undefined;
+  /** An account's key as stored in Secret Storage (`azurite.accounts`). */
+  storedAccountKey(name: string): Thenable<string | undefined>;
+  /** Resolves when the accounts of the current `azurite.accounts` are in the engine. */
+  accountsReady(): Promise<void>;
   /** Wall time of activate(), in ms. */
   readonly activationMs: number;
 }
@@ -123,6 +129,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
   };
   const emulator = new Emulator(settings(), log, engineFiles);
   const target = new DataTarget(emulator, log);
+  // azurite.accounts: keys in Secret Storage, given to the engine's worker only.
+  const accounts = new Accounts(context.secrets, emulator, log);
   const statusBar = new StatusBar(emulator, warningThreshold, target);
   const memoryPanel = new MemoryPanel(emulator, warningThreshold);
   const memoryAlerts = new MemoryAlerts(emulator, warningThreshold);
@@ -139,8 +147,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     reloadSettings: () => void reload(),
     showMemoryPanel: () => memoryPanel.show(),
     setCertificatePassword: (given: unknown) => setCertificatePassword(password, given),
+    accounts: () => accounts.all(),
+    attachedConnectionString: () => target.attachedConnectionString(),
     prepareStart: async () => {
       await password.ready;
+      await accounts.ready;
       const go = await ensureDataFolderChosen(context.workspaceState);
       if (go) await reload();
       return go;
@@ -158,12 +169,12 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
   );
   // The Storage view: the data target's containers, blobs, queues and tables (dist/data.js on first expand).
   const storageView = new StorageView({ emulator, target, extensionPath: context.extensionPath, log });
-  context.subscriptions.push(storageView);
+  context.subscriptions.push(storageView, accounts.onDidChange(() => storageView.invalidate()));
   const watcher = new SettingsWatcher(emulator, reload, deps);
   const debugEnabled = () => readExtensionSettings().debugEnvironment;
   void password.ready.then(() => reload());
   context.subscriptions.push(
-    target, statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts, password,
+    target, accounts, statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts, password,
     new ExposureAlerts(deps), watchPasswordSetting(password, context.globalState),
     DebugEnvironment.register(connectionEnv, debugEnabled, log),
     FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log)),
@@ -203,6 +214,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     movePasswordToSecretStorage: () => movePasswordToSecretStorage(password),
     storageTree: (depth) => storageView.snapshot(depth),
     storageNode: (id) => storageView.node(id),
+    storedAccountKey: (name) => context.secrets.get(accountKeySecret(name)),
+    accountsReady: () => accounts.ready,
     activationMs,
   };
 }

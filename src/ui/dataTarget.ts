@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { ATTACH_SETTING, attachConnectionString, parseAttach, type AttachTarget } from '../core/attach';
-import { DEV_ACCOUNT_KEY, DEV_ACCOUNT_NAME, endpointUrl } from '../core/connectionString';
+import { DEV_ACCOUNT_KEY, DEV_ACCOUNT_NAME, endpointUrl, type StorageAccount } from '../core/connectionString';
 import { failure } from '../core/outcome';
 import { SERVICE_KINDS, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
@@ -59,18 +59,31 @@ export class DataTarget implements vscode.Disposable {
   }
 
   /**
+   * The accounts there is data in: the attached Azurite's one, or every account of the local engine
+   * (the development account first, then `azurite.accounts`).
+   */
+  accounts(): StorageAccount[] {
+    const t = this.attached();
+    return t !== undefined ? [{ name: t.accountName, key: t.accountKey }] : this.emulator.accounts();
+  }
+
+  /**
    * The endpoints and key for the data layer (src/data/clients.ts), limited to `kinds` (default all
    * of {@link kinds}); undefined when there is nothing to work on.
+   * @param accountName one of {@link accounts} (default the first: the development account, or the attached one)
    */
-  endpoints(kinds: readonly ServiceKind[] = this.kinds()): StorageEndpoints | undefined {
+  endpoints(kinds: readonly ServiceKind[] = this.kinds(), accountName?: string): StorageEndpoints | undefined {
     const use = this.kinds().filter((k) => kinds.includes(k));
     if (use.length === 0) return undefined;
     const t = this.attached();
     if (t !== undefined) {
+      if (accountName !== undefined && accountName !== t.accountName) return undefined;
       return { accountName: t.accountName, accountKey: t.accountKey, blob: use.includes('blob') ? t.blob : undefined, queue: use.includes('queue') ? t.queue : undefined, table: use.includes('table') ? t.table : undefined };
     }
-    const url = (k: ServiceKind): string | undefined => (use.includes(k) ? endpointUrl(this.emulator.clientAddress(k)) : undefined);
-    return { accountName: DEV_ACCOUNT_NAME, accountKey: DEV_ACCOUNT_KEY, blob: url('blob'), queue: url('queue'), table: url('table') };
+    const account = accountName === undefined ? { name: DEV_ACCOUNT_NAME, key: DEV_ACCOUNT_KEY } : this.emulator.accounts().find((a) => a.name === accountName);
+    if (account === undefined) return undefined;
+    const url = (k: ServiceKind): string | undefined => (use.includes(k) ? endpointUrl(this.emulator.clientAddress(k), account.name) : undefined);
+    return { accountName: account.name, accountKey: account.key, blob: url('blob'), queue: url('queue'), table: url('table') };
   }
 
   /** The attached Azurite's connection string, or undefined when not attached. */

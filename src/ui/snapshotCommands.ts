@@ -16,7 +16,7 @@ import { azuriteConfig, workspaceFolderPath } from '../config';
 import { CANCELLED, failure, type Outcome } from '../core/outcome';
 import { resolveLocation } from '../core/settings';
 import { serviceName, type ServiceKind } from '../core/services';
-import type { ClientAddress } from '../core/connectionString';
+import type { ClientAddress, StorageAccount } from '../core/connectionString';
 import type { Emulator } from '../emulator/emulator';
 import type { DataCounts, StorageClients } from '../data/index';
 import { dataLayer, type DataLayer } from './dataLayer';
@@ -60,12 +60,15 @@ export class SnapshotCommands {
     return dataLayer(this.deps.extensionPath);
   }
 
-  /** The SDK clients of the local emulator's development account for the given running services. */
-  private clients(kinds: readonly ServiceKind[]): StorageClients {
+  /**
+   * The SDK clients of one account of the local emulator (default the development account) for the
+   * given running services.
+   */
+  private clients(kinds: readonly ServiceKind[], account?: StorageAccount): StorageClients {
     const addresses: Partial<Record<ServiceKind, ClientAddress>> = {};
     for (const kind of kinds) addresses[kind] = this.deps.emulator.clientAddress(kind);
     const data = this.data();
-    return data.storageClients(data.emulatorEndpoints(addresses));
+    return data.storageClients(data.emulatorEndpoints(addresses, account));
   }
 
   /** The SDK clients of the data target (attached, or the local running services). */
@@ -164,8 +167,9 @@ export class SnapshotCommands {
   }
 
   /**
-   * `Azurite: Reset`: empties the running services and loads `azurite.seed` into them, without a
-   * restart (ports and clients' connections stay).
+   * `Azurite: Reset`: empties the running services of every account (the development account and
+   * `azurite.accounts`) and loads `azurite.seed` into the development account, without a restart
+   * (ports and clients' connections stay).
    * @param kinds the services to reset (default: every running one)
    */
   async reset(args: SnapshotCommandArgs = {}, kinds?: readonly ServiceKind[]): Promise<Outcome> {
@@ -179,13 +183,18 @@ export class SnapshotCommands {
     if (folder !== undefined && typeof folder !== 'string') return this.show(failure('setting', `azurite.seed: ${folder.fix}`, { setting: 'azurite.seed' }));
     if (args.skipConfirmation !== true) {
       const choice = await vscode.window.showWarningMessage(`Reset ${running.map(serviceName).join(', ')}?`,
-        { modal: true, detail: `Every container, queue and table is deleted${folder !== undefined ? `, then the seed in ${folder} is loaded` : ''}. The services keep running on their ports.` }, 'Reset');
+        { modal: true, detail: `Every container, queue and table${this.deps.emulator.accounts().length > 1 ? ' of every account' : ''} is deleted${folder !== undefined ? `, then the seed in ${folder} is loaded` : ''}. The services keep running on their ports.` }, 'Reset');
       if (choice !== 'Reset') return CANCELLED;
     }
     const data = this.data();
     try {
       const seed = folder !== undefined && fs.existsSync(folder) ? await data.readSnapshot(folder, running) : undefined;
-      const counts = await withDelayedProgress('Resetting', true, (options) => data.resetAccount(this.clients(running), seed, { ...options, reclaim: this.reclaim() }));
+      // Every account of the engine is emptied; the seed goes into the development account.
+      const others = this.deps.emulator.accounts().slice(1);
+      const counts = await withDelayedProgress('Resetting', true, async (options) => {
+        for (const account of others) await data.resetAccount(this.clients(running, account), undefined, { ...options, reclaim: this.reclaim() });
+        return data.resetAccount(this.clients(running), seed, { ...options, reclaim: this.reclaim() });
+      });
       this.deps.log.info(`Reset ${running.map(serviceName).join(', ')}${seed !== undefined ? `; seed loaded: ${describe(data, counts, running)}` : ''}.`);
       return { ok: true };
     } catch (err) {

@@ -118,10 +118,9 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     return dataLayer(this.deps.extensionPath);
   }
 
-  /** The accounts the view shows and their endpoints: the data target's. */
+  /** The accounts the view shows and their endpoints: the data target's (several with `azurite.accounts`). */
   private accounts(): StorageEndpoints[] {
-    const endpoints = this.deps.target.endpoints();
-    return endpoints === undefined ? [] : [endpoints];
+    return this.deps.target.accounts().map((a) => this.deps.target.endpoints(undefined, a.name)).filter((e): e is StorageEndpoints => e !== undefined);
   }
 
   /** SDK clients of an account, kept while the target's endpoints stay the same. */

@@ -1,0 +1,82 @@
+/**
+ * `azurite.accounts`: extra storage accounts for the local engine. Each name's key is generated
+ * the first time it is used and kept in VS Code's SecretStorage (`azurite.accountKey.<name>`, shared
+ * by every window on this machine), never in settings.json. The engine gets the accounts as
+ * Azurite's `AZURITE_ACCOUNTS` in its worker only (Emulator.setAccounts); running services take a
+ * change at once. A name removed from the setting keeps its key, so adding it back gives the same
+ * connection string.
+ */
+import * as vscode from 'vscode';
+import { ACCOUNT_KEY_SECRET_PREFIX, ACCOUNTS_SETTING, accountKeySecret, generateAccountKey, parseAccountNames } from '../core/accounts';
+import { DEV_ACCOUNT, type StorageAccount } from '../core/connectionString';
+import { OPEN_SETTINGS } from '../core/commandIds';
+import type { Emulator } from '../emulator/emulator';
+import { notify } from './notify';
+
+/** See the file comment. */
+export class Accounts implements vscode.Disposable {
+  private extra: StorageAccount[] = [];
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when the accounts (or a key) changed and the engine has them. */
+  readonly onDidChange = this.changed.event;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  /** Resolves when the accounts of the current setting are in the engine. */
+  ready: Promise<void>;
+
+  constructor(private readonly secrets: vscode.SecretStorage, private readonly emulator: Emulator, private readonly log: { info(line: string): void; error(line: string): void }) {
+    this.ready = this.apply();
+    this.subscriptions.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(ACCOUNTS_SETTING)) this.ready = this.apply();
+      }),
+      // Another window may have made a key first: use what is stored.
+      secrets.onDidChange((e) => {
+        if (e.key.startsWith(ACCOUNT_KEY_SECRET_PREFIX) && this.extra.some((a) => accountKeySecret(a.name) === e.key)) this.ready = this.apply();
+      }),
+    );
+  }
+
+  /** Every account of the local engine: the development account first, then `azurite.accounts`. */
+  all(): StorageAccount[] {
+    return [DEV_ACCOUNT, ...this.extra];
+  }
+
+  private async apply(): Promise<void> {
+    const parsed = parseAccountNames(vscode.workspace.getConfiguration().get(ACCOUNTS_SETTING));
+    let extra: StorageAccount[] = [];
+    if ('error' in parsed) {
+      this.log.error(`${parsed.error} Only devstoreaccount1 is served until it is fixed.`);
+      void notify('error', `Azurite: ${parsed.error}`, 'Open Settings').then((c) => {
+        if (c !== undefined) void vscode.commands.executeCommand(OPEN_SETTINGS, ACCOUNTS_SETTING);
+      });
+    } else {
+      extra = await Promise.all(parsed.names.map(async (name) => ({ name, key: await this.keyOf(name) })));
+    }
+    const before = JSON.stringify(this.extra);
+    this.extra = extra;
+    try {
+      await this.emulator.setAccounts(extra);
+    } catch (err) {
+      this.log.error(`The accounts could not be given to the engine (the next start will): ${(err as Error).message}`);
+    }
+    if (JSON.stringify(extra) !== before) {
+      if (extra.length > 0) this.log.info(`Accounts: devstoreaccount1, ${extra.map((a) => a.name).join(', ')} (keys in Secret Storage; Azurite: Copy Connection String gives each).`);
+      this.changed.fire();
+    }
+  }
+
+  /** The stored key of `name`, made and stored the first time. */
+  private async keyOf(name: string): Promise<string> {
+    const secret = accountKeySecret(name);
+    const stored = await this.secrets.get(secret);
+    if (stored !== undefined && stored !== '') return stored;
+    await this.secrets.store(secret, generateAccountKey());
+    // Read back: when two windows raced, both use the key stored last (onDidChange re-applies).
+    return (await this.secrets.get(secret))!;
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * `azurite.accounts` in the real VS Code: keys generated into Secret Storage (never settings.json),
+ * Copy Connection String per account, the Storage view and Reset across accounts, a bad value.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { BlobServiceClient } from '@azure/storage-blob';
+import { api, reset, waitFor } from './helpers';
+
+async function setAccounts(value: unknown): Promise<void> {
+  await vscode.workspace.getConfiguration('azurite').update('accounts', value, vscode.ConfigurationTarget.Workspace);
+}
+
+async function containers(cs: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const c of BlobServiceClient.fromConnectionString(cs).listContainers()) names.push(c.name);
+  return names;
+}
+
+describe('Custom accounts', () => {
+  before(async () => {
+    await reset();
+  });
+  afterEach(async () => {
+    await setAccounts(undefined);
+    await reset();
+  });
+
+  it('keeps generated keys in Secret Storage and copies each account\'s connection string', async () => {
+    const a = await api();
+    await setAccounts(['tenant1', 'tenant2']);
+    await waitFor('the accounts in the engine', () => (a.emulator.accounts().length === 3 ? true : undefined));
+    await a.accountsReady();
+    const key = await a.storedAccountKey('tenant1');
+    assert.ok(key !== undefined && Buffer.from(key, 'base64').length === 64, 'a 64-byte key in Secret Storage');
+    assert.notEqual(await a.storedAccountKey('tenant2'), key);
+    assert.deepEqual(vscode.workspace.getConfiguration('azurite').get('accounts'), ['tenant1', 'tenant2'], 'settings hold the names only');
+
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    const cs = await vscode.commands.executeCommand<string>('azurite.copyConnectionString', { account: 'tenant1' });
+    assert.ok(cs.includes('AccountName=tenant1;') && cs.includes(`AccountKey=${key};`), cs);
+    assert.equal(await vscode.env.clipboard.readText(), cs);
+    await BlobServiceClient.fromConnectionString(cs).getContainerClient('tenant-data').create();
+    await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('dev-data').create();
+    assert.deepEqual(await containers(cs), ['tenant-data']);
+    assert.equal(await vscode.commands.executeCommand('azurite.copyConnectionString', { account: 'nobody' }), undefined);
+
+    // The Storage view shows each account; Reset empties them all.
+    const tree = await waitFor('account nodes', async () => {
+      const t = await a.storageTree(3);
+      return t.length === 3 ? t : undefined;
+    });
+    assert.deepEqual(tree.map((n) => n.label), ['devstoreaccount1', 'tenant1', 'tenant2']);
+    assert.deepEqual(tree[1]!.children?.[0]?.children?.map((c) => c.label), ['tenant-data']);
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.reset', { skipConfirmation: true }), { ok: true });
+    assert.deepEqual(await containers(cs), []);
+    assert.deepEqual(await containers(a.emulator.connectionString()), []);
+
+    // A name removed and added back keeps its key.
+    await setAccounts(['tenant2']);
+    await waitFor('tenant1 gone', () => (a.emulator.accounts().length === 2 ? true : undefined));
+    await setAccounts(['tenant1']);
+    await waitFor('tenant1 back', () => (a.emulator.accounts().some((x) => x.name === 'tenant1') ? true : undefined));
+    await a.accountsReady();
+    assert.equal(a.emulator.accounts().find((x) => x.name === 'tenant1')?.key, key);
+  });
+
+  it('names the setting when a name is not an account name, and serves the development account', async () => {
+    const a = await api();
+    await setAccounts(['Not_Valid']);
+    await waitFor('the error', () => a.notifications().find((n) => n.includes('azurite.accounts') && n.includes('"Not_Valid"')));
+    await a.accountsReady();
+    assert.deepEqual(a.emulator.accounts().map((x) => x.name), ['devstoreaccount1']);
+  });
+});
