@@ -88,6 +88,8 @@ export interface TestingApi extends ExtensionApi {
   storageTree(depth?: number): Promise<StorageTreeSnapshot[]>;
   /** A node of the Storage view by id (loaded by {@link storageTree} first), to pass to its commands. */
   storageNode(id: string): StorageNode | undefined;
+  /** Drops `transfer` on the Storage view's node `id`, as a drag and drop does. */
+  storageDrop(id: string, transfer: vscode.DataTransfer): Promise<void>;
   /** An account's key as stored in Secret Storage (`azurite.accounts`). */
   storedAccountKey(name: string): Thenable<string | undefined>;
   /** Resolves when the accounts of the current `azurite.accounts` are in the engine. */
@@ -214,6 +216,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     movePasswordToSecretStorage: () => movePasswordToSecretStorage(password),
     storageTree: (depth) => storageView.snapshot(depth),
     storageNode: (id) => storageView.node(id),
+    storageDrop: (id, transfer) => storageView.handleDrop(storageView.node(id), transfer, new vscode.CancellationTokenSource().token),
     storedAccountKey: (name) => context.secrets.get(accountKeySecret(name)),
     accountsReady: () => accounts.ready,
     activationMs,

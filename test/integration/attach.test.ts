@@ -1,7 +1,7 @@
 /**
  * `azurite.attach` in the real VS Code: a second Azurite (the azurite CLI from node_modules, started
- * by the test) is attached; the status bar shows it, the local emulator does not start, and Export
- * and Import work on it.
+ * by the test) is attached; the status bar shows it, the local emulator does not start, and Export,
+ * Import, the Storage view and Copy Connection String work on it.
  */
 import * as assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
@@ -91,6 +91,16 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }
+
+    // The Storage view browses the attached Azurite (its Refresh reloads: it sends no change events).
+    await vscode.commands.executeCommand('azurite.storage.refresh');
+    const tree = await a.storageTree();
+    assert.deepEqual(tree.map((n) => n.label), ['Blob Containers', 'Queues', 'Tables']);
+    assert.deepEqual(tree[0]!.children?.map((c) => c.label), ['imported', 'remote-data']);
+    assert.deepEqual(tree[0]!.children?.[1]?.children?.map((c) => c.label), ['x.txt']);
+    assert.equal(tree[0]!.children?.[1]?.description, undefined, 'no engine figures for an Azurite elsewhere');
+    const copied = await vscode.commands.executeCommand<string>('azurite.copyConnectionString');
+    assert.match(copied, new RegExp(`BlobEndpoint=http://127\\.0\\.0\\.1:${blobPort}/devstoreaccount1`), 'the attached Azurite\'s connection string');
 
     const resetOutcome = await vscode.commands.executeCommand<{ ok: boolean; reason?: string }>('azurite.reset', { skipConfirmation: true });
     assert.equal(resetOutcome.ok, false, 'reset never empties an attached, maybe shared, Azurite');

@@ -137,6 +137,39 @@ describe('Storage view', () => {
     assert.equal(await docs.exists(), false);
   });
 
+  it('uploads files dropped on a folder, and opens an image in VS Code\'s image preview', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const pics = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('pics');
+    await pics.create();
+    await pics.getBlockBlobClient('old/keep.txt').uploadData(Buffer.from('x'));
+    await waitFor('the folder', async () => find(await a.storageTree(), `${ACCOUNT}/blob/pics/old/`));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-drop-'));
+    try {
+      // A 1×1 PNG.
+      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+      fs.writeFileSync(path.join(dir, 'dot.png'), png);
+      fs.writeFileSync(path.join(dir, 'notes.txt'), 'dropped');
+      const transfer = new vscode.DataTransfer();
+      transfer.set('text/uri-list', new vscode.DataTransferItem([vscode.Uri.file(path.join(dir, 'dot.png')), vscode.Uri.file(path.join(dir, 'notes.txt'))].map((u) => u.toString()).join('\r\n')));
+      await a.storageDrop(`${ACCOUNT}/blob/pics/old/`, transfer);
+      assert.equal((await pics.getBlobClient('old/dot.png').getProperties()).contentType, 'image/png');
+      assert.equal((await pics.getBlobClient('old/notes.txt').downloadToBuffer()).toString(), 'dropped');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const dotId = `${ACCOUNT}/blob/pics/old/dot.png`;
+    await waitFor('the dropped image in the tree', async () => find(await a.storageTree(), dotId));
+    await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(dotId));
+    const tab = await waitFor('the image preview', () => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      return input instanceof vscode.TabInputCustom ? input : undefined;
+    });
+    assert.equal(tab.viewType, 'imagePreview.previewEditor');
+    assert.equal(tab.uri.scheme, 'azurite-blob');
+  });
+
   it('pages a large container: the first page, then Load more…', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });
