@@ -274,7 +274,10 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     return map;
   }
 
-  /** Opens a blob (in the editor VS Code picks, or the hex editor for binary content), a message or an entity. */
+  /**
+   * Opens a blob (in the editor VS Code picks, or the hex editor for binary content), a message or
+   * an entity as JSON, or a table's loaded entities as one JSON array.
+   */
   private async open(node: StorageNode): Promise<void> {
     if (node.type === 'blob') {
       const uri = blobUri(node.account, node.container, node.info.name);
@@ -282,6 +285,18 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       if (editor === 'image') await vscode.commands.executeCommand('vscode.openWith', uri, 'imagePreview.previewEditor');
       else if (editor === 'binary' && vscode.extensions.getExtension(HEX_EDITOR_EXTENSION) !== undefined) await vscode.commands.executeCommand('vscode.openWith', uri, 'hexEditor.hexedit');
       else await vscode.commands.executeCommand('vscode.open', uri);
+      return;
+    }
+    if (node.type === 'table') {
+      // The entities loaded so far (the first page, more after Load more…) as one JSON array.
+      let listing = this.listings.get(node.id);
+      if (listing === undefined || listing.stale) {
+        await this.listed(node);
+        listing = this.listings.get(node.id);
+      }
+      const entities = (listing?.items ?? []).flatMap((n) => (n.type === 'entity' ? [n.entity] : []));
+      const uri = this.items.putJson(`/${node.account}/${node.name}.json`, entities);
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
       return;
     }
     if (node.type === 'message' || node.type === 'entity') {
@@ -546,6 +561,9 @@ export class BlobFileSystem implements vscode.FileSystemProvider, vscode.Disposa
 /** Messages and entities as read-only JSON documents, from what the view last listed. */
 class ItemDocuments implements vscode.TextDocumentContentProvider {
   private readonly docs = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  /** Fires when a document's content was replaced (an item opened again after a change). */
+  readonly onDidChange = this.changed.event;
 
   put(node: StorageNode): vscode.Uri {
     const [pathPart, json] = node.type === 'message'
@@ -555,6 +573,15 @@ class ItemDocuments implements vscode.TextDocumentContentProvider {
     const uri = vscode.Uri.from({ scheme: ITEM_SCHEME, path: pathPart });
     if (this.docs.size > 500) this.docs.clear();
     this.docs.set(uri.toString(), json);
+    this.changed.fire(uri);
+    return uri;
+  }
+
+  /** A JSON document of `value` at `pathPart` (replacing an earlier one of that path). */
+  putJson(pathPart: string, value: unknown): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: ITEM_SCHEME, path: pathPart });
+    this.docs.set(uri.toString(), JSON.stringify(value, null, 2));
+    this.changed.fire(uri);
     return uri;
   }
 

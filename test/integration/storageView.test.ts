@@ -112,6 +112,9 @@ describe('Storage view', () => {
     await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(`${ACCOUNT}/table/people/p\u00001`));
     const entity = await waitFor('the entity JSON', () => (vscode.window.activeTextEditor?.document.uri.scheme === 'azurite-item' ? vscode.window.activeTextEditor.document : undefined));
     assert.equal((JSON.parse(entity.getText()) as { name: string }).name, 'Ada');
+    await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(`${ACCOUNT}/table/people`));
+    const page = await waitFor('the table\'s page as JSON', () => (vscode.window.activeTextEditor?.document.uri.path.endsWith('/people.json') ? vscode.window.activeTextEditor.document : undefined));
+    assert.deepEqual((JSON.parse(page.getText()) as { rowKey: string }[]).map((e) => e.rowKey), ['1']);
 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-view-'));
     try {
