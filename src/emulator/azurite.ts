@@ -214,6 +214,11 @@ export interface ContentBytesItem {
   /** The container or queue. */
   readonly name: string;
   readonly bytes: number;
+  /**
+   * Records: blobs with their snapshots and versions, or messages (hidden ones included, as
+   * azurite's Get Queue Metadata counts them: LokiQueueMetadataStore `getMessagesCount`).
+   */
+  readonly count: number;
 }
 
 /** What {@link EngineService.contentBytes} answers. Bytes. */
@@ -498,11 +503,11 @@ interface ChunkRef { readonly id: string; readonly offset: number; readonly coun
 function contentBytesOf(kind: 'blob' | 'queue', db: LokiLike | undefined): ContentBytesItem[] {
   type Doc = Record<string, unknown>;
   const docs = (name: string): Doc[] => (db?.getCollection?.(name)?.data ?? []) as Doc[];
-  const sums = new Map<string, { account: string; name: string; seen: Set<string>; bytes: number }>();
+  const sums = new Map<string, { account: string; name: string; seen: Set<string>; bytes: number; count: number }>();
   const entry = (account: unknown, name: unknown) => {
     const key = `${String(account)}\u0000${String(name)}`;
     let e = sums.get(key);
-    if (e === undefined) sums.set(key, (e = { account: String(account), name: String(name), seen: new Set(), bytes: 0 }));
+    if (e === undefined) sums.set(key, (e = { account: String(account), name: String(name), seen: new Set(), bytes: 0, count: 0 }));
     return e;
   };
   const add = (e: ReturnType<typeof entry>, chunk: unknown): void => {
@@ -517,6 +522,7 @@ function contentBytesOf(kind: 'blob' | 'queue', db: LokiLike | undefined): Conte
     for (const c of docs('$CONTAINERS_COLLECTION$')) entry(c['accountName'], c['name']);
     for (const b of docs('$BLOBS_COLLECTION$')) {
       const e = entry(b['accountName'], b['containerName']);
+      e.count++;
       add(e, b['persistency']);
       for (const block of (b['committedBlocksInOrder'] as { persistency?: unknown }[] | undefined) ?? []) add(e, block.persistency);
       for (const range of (b['pageRangesInOrder'] as { persistency?: unknown }[] | undefined) ?? []) add(e, range.persistency);
@@ -524,9 +530,13 @@ function contentBytesOf(kind: 'blob' | 'queue', db: LokiLike | undefined): Conte
     for (const block of docs('$BLOCKS_COLLECTION$')) add(entry(block['accountName'], block['containerName']), block['persistency']);
   } else {
     for (const q of docs('$QUEUES_COLLECTION$')) entry(q['accountName'], q['name']);
-    for (const m of docs('$MESSAGES_COLLECTION$')) add(entry(m['accountName'], m['queueName']), m['persistency']);
+    for (const m of docs('$MESSAGES_COLLECTION$')) {
+      const e = entry(m['accountName'], m['queueName']);
+      e.count++;
+      add(e, m['persistency']);
+    }
   }
-  return [...sums.values()].map(({ account, name, bytes }) => ({ account, name, bytes }));
+  return [...sums.values()].map(({ account, name, bytes, count }) => ({ account, name, bytes, count }));
 }
 
 /** The part of a LokiJS database (lokijs 1.5 `Loki`) the estimate and the final save use. */

@@ -34,6 +34,8 @@ export const BLOB_SCHEME = 'azurite-blob';
 export const ITEM_SCHEME = 'azurite-item';
 /** Items per page (the data layer's page size). */
 export const PAGE_SIZE = 200;
+/** The engine's per-container and per-queue figures are read at most this often while clients write (ms). */
+const FIGURES_MIN_INTERVAL_MS = 2000;
 
 /** A node of the tree. `account` names the storage account every node belongs to. */
 export type StorageNode =
@@ -90,7 +92,11 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   private readonly roots = new Map<string, StorageNode>();
   private readonly subscriptions: vscode.Disposable[] = [];
   private clientCache: { key: string; clients: StorageClients } | undefined;
-  private contentBytes: Partial<Record<'blob' | 'queue', Map<string, number>>> = {};
+  /** The engine's figures per `<account>/<container or queue>`, with when they were read (ms, Date.now()). */
+  private contentFigures: Partial<Record<'blob' | 'queue', { map: Map<string, { bytes: number; count: number }>; at: number }>> = {};
+  /** Services whose figures changed since they were read. */
+  private readonly figuresDirty = new Set<ServiceKind>();
+  private readonly figureTimers = new Map<ServiceKind, NodeJS.Timeout>();
   readonly blobs: BlobFileSystem;
   private readonly items = new ItemDocuments();
   private readonly view: vscode.TreeView<StorageNode>;
@@ -138,8 +144,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
    */
   invalidate(kind?: ServiceKind): void {
     for (const [id, listing] of this.listings) if (kind === undefined || id.split('/')[1] === kind) listing.stale = true;
-    if (kind !== undefined) this.contentBytes = { ...this.contentBytes, [kind]: undefined };
-    else this.contentBytes = {};
+    if (kind !== undefined) this.figuresDirty.add(kind);
+    else this.contentFigures = {};
     if (kind === 'blob') this.blobs.changed();
     const roots = [...this.roots.values()].filter((r) => kind === undefined || (r.type === 'service' && r.kind === kind));
     if (kind === undefined || roots.length === 0) this.changed.fire(undefined);
@@ -223,13 +229,17 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     switch (parent.type) {
       case 'service': {
         if (parent.kind === 'blob') {
-          const [page, bytes] = await Promise.all([data.listContainers(clients, continuation, pageSize), this.bytesOf('blob')]);
-          return { ...page, items: page.items.map((c) => ({ type: 'container', id: `${account}/blob/${c.name}`, account, name: c.name, bytes: bytes?.get(`${account}/${c.name}`) })) };
+          const [page, figures] = await Promise.all([data.listContainers(clients, continuation, pageSize), this.figuresOf('blob')]);
+          return { ...page, items: page.items.map((c) => ({ type: 'container', id: `${account}/blob/${c.name}`, account, name: c.name, bytes: figures?.get(`${account}/${c.name}`)?.bytes })) };
         }
         if (parent.kind === 'queue') {
-          const [page, bytes] = await Promise.all([data.listQueues(clients, continuation, pageSize), this.bytesOf('queue')]);
-          const counts = await mapLimited(page.items, 16, (q) => clients.queue!.getQueueClient(q.name).getProperties().then((p) => p.approximateMessagesCount, () => undefined));
-          return { ...page, items: page.items.map((q, i) => ({ type: 'queue', id: `${account}/queue/${q.name}`, account, name: q.name, count: counts[i], bytes: bytes?.get(`${account}/${q.name}`) })) };
+          const [page, figures] = await Promise.all([data.listQueues(clients, continuation, pageSize), this.figuresOf('queue')]);
+          // The local engine counts messages as Get Queue Metadata does, in one request for every queue;
+          // an attached Azurite is asked per queue.
+          const counts = figures !== undefined
+            ? page.items.map((q) => figures.get(`${account}/${q.name}`)?.count)
+            : await mapLimited(page.items, 16, (q) => clients.queue!.getQueueClient(q.name).getProperties().then((p) => p.approximateMessagesCount, () => undefined));
+          return { ...page, items: page.items.map((q, i) => ({ type: 'queue', id: `${account}/queue/${q.name}`, account, name: q.name, count: counts[i], bytes: figures?.get(`${account}/${q.name}`)?.bytes })) };
         }
         const page = await data.listTables(clients, continuation, pageSize);
         return { ...page, items: page.items.map((t) => ({ type: 'table', id: `${account}/table/${t.name}`, account, name: t.name })) };
@@ -262,15 +272,27 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     }
   }
 
-  /** Content bytes per `<account>/<container or queue>` from the local engine; undefined while attached. */
-  private async bytesOf(kind: 'blob' | 'queue'): Promise<Map<string, number> | undefined> {
+  /**
+   * Content bytes and record counts per `<account>/<container or queue>` from the local engine
+   * (Emulator.contentBytes, a pass over every record on the engine's thread); undefined while
+   * attached. Read at most every {@link FIGURES_MIN_INTERVAL_MS} while clients write: a change within
+   * that time gets the figures read before, and the service is refreshed again once it has passed.
+   */
+  private async figuresOf(kind: 'blob' | 'queue'): Promise<Map<string, { bytes: number; count: number }> | undefined> {
     if (!this.deps.target.isLocal()) return undefined;
-    const known = this.contentBytes[kind];
-    if (known !== undefined) return known;
+    const known = this.contentFigures[kind];
+    const age = known !== undefined ? Date.now() - known.at : Infinity;
+    if (known !== undefined && (!this.figuresDirty.has(kind) || age < FIGURES_MIN_INTERVAL_MS)) {
+      if (this.figuresDirty.has(kind) && !this.figureTimers.has(kind)) {
+        this.figureTimers.set(kind, setTimeout(() => { this.figureTimers.delete(kind); this.invalidate(kind); }, FIGURES_MIN_INTERVAL_MS - age));
+      }
+      return known.map;
+    }
+    this.figuresDirty.delete(kind);
     const figures = await this.deps.emulator.contentBytes(kind).catch(() => undefined);
     if (figures === undefined) return undefined;
-    const map = new Map<string, number>(figures.items.map((i) => [`${i.account}/${i.name}`, i.bytes]));
-    this.contentBytes = { ...this.contentBytes, [kind]: map };
+    const map = new Map(figures.items.map((i) => [`${i.account}/${i.name}`, { bytes: i.bytes, count: i.count }] as const));
+    this.contentFigures = { ...this.contentFigures, [kind]: { map, at: Date.now() } };
     return map;
   }
 
@@ -469,6 +491,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   }
 
   dispose(): void {
+    for (const timer of this.figureTimers.values()) clearTimeout(timer);
     for (const s of this.subscriptions) s.dispose();
     this.changed.dispose();
     this.blobs.dispose();

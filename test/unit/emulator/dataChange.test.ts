@@ -149,6 +149,7 @@ describe('Engine data changes and content bytes (real engine, real SDKs)', funct
     const queues = await emulator.contentBytes('queue');
     const queueBytes = Object.fromEntries(queues!.items.map((i) => [i.name, i.bytes]));
     assert.equal(queueBytes['idle'], 0);
+    assert.deepEqual(Object.fromEntries(queues!.items.map((i) => [i.name, i.count])), { jobs: 2, idle: 0 }, 'messages per queue, as Get Queue Metadata counts');
     assert.ok(queueBytes['jobs']! > 0, 'the messages\' bytes');
     assert.equal(queues!.storeBytes, queueBytes['jobs'], 'every queue byte in the store is a message\'s');
 
@@ -168,7 +169,7 @@ describe('Engine data changes and content bytes (real engine, real SDKs)', funct
     await docs.create();
     await docs.getBlockBlobClient('a').uploadData(Buffer.alloc(777));
     const figures = await emulator.contentBytes('blob');
-    assert.deepEqual(figures, { items: [{ account: 'devstoreaccount1', name: 'docs', bytes: 777 }], storeBytes: undefined });
+    assert.deepEqual(figures, { items: [{ account: 'devstoreaccount1', name: 'docs', bytes: 777, count: 1 }], storeBytes: undefined });
     assert.equal(await emulator.contentBytes('queue'), undefined);
   });
 });
