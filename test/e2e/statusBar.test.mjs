@@ -3,15 +3,15 @@
 // what `node --test <dir>` picks up). Needs dist/extension.js; builds nothing itself.
 // Env: E2E_SCREENSHOT=1 writes the screenshot to media/screenshot-statusbar.png (default: a temp folder);
 // HARNESS_VERBOSE=1 also prints code-server's output. Harness facts: test/harness/README.md.
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
-import { freePort, httpStatus, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
+import { freePort, httpStatus, makeTempDir, repoRoot, waitFor } from '../harness/codeServer.mjs';
+import { e2eSession } from '../harness/e2eSession.mjs';
 
 const STATUSBAR = '#workbench\\.parts\\.statusbar';
 const BLOB_ITEM = `${STATUSBAR} .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]`;
@@ -53,67 +53,26 @@ async function waitForItemText(item, what, text, timeoutMs = 30_000) {
 }
 
 describe('Blob status bar item (code-server + Chromium)', { timeout: 240_000 }, () => {
+  const session = e2eSession('statusbar');
+  const step = session.step;
   let port; // the blob port P
   let accountUrl;
-  let workspace;
-  let server;
-  let browser;
   let page;
   let clickToServingMs;
-  let broken = false;
-  const pageErrors = [];
-
-  /** A test step that is skipped once an earlier one failed (each depends on the ones before). */
-  const step = (name, fn, timeout = 60_000) =>
-    it(name, { timeout }, async (t) => {
-      if (broken) return t.skip('an earlier step failed');
-      try {
-        await fn(t);
-      } catch (err) {
-        broken = true;
-        throw err;
-      }
-    });
 
   before(async () => {
     port = await freePort();
     accountUrl = `http://127.0.0.1:${port}/devstoreaccount1`;
-    workspace = makeTempDir('storage-emulators-e2e-ws-');
-    server = await startCodeServer({
-      workspaceFolder: workspace.dir,
-      extensionDevelopmentPath: repoRoot,
-      userSettings: {
-        'azurite.blobPort': port,
-        'azurite.queuePort': 0,
-        'azurite.tablePort': 0,
-        'azurite.inMemoryPersistence': true,
-        'azurite.extentMemoryLimit': 1,
-      },
-    });
-    browser = await launchBrowser({ origin: server.origin });
-    page = await browser.context.newPage();
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
-    await page.goto(server.url);
+    ({ page } = await session.open({
+      'azurite.blobPort': port,
+      'azurite.queuePort': 0,
+      'azurite.tablePort': 0,
+      'azurite.inMemoryPersistence': true,
+      'azurite.extentMemoryLimit': 1,
+    }));
   });
 
-  after(async () => {
-    if (broken && page) {
-      const shot = path.join(os.tmpdir(), `storage-emulators-e2e-failure-${Date.now()}.png`);
-      await page.screenshot({ path: shot }).catch(() => {});
-      process.stderr.write(`e2e failure screenshot: ${shot}\n`);
-      if (pageErrors.length) process.stderr.write(`page errors:\n${pageErrors.join('\n')}\n`);
-      if (server) process.stderr.write(`--- code-server output (tail) ---\n${server.output().split('\n').slice(-60).join('\n')}\n`);
-    }
-    try {
-      await browser?.close();
-    } finally {
-      try {
-        await server?.stop();
-      } finally {
-        workspace?.remove();
-      }
-    }
-  });
+  after(() => session.close());
 
   step('shows the Blob item stopped, and the port is not served', async () => {
     const item = page.locator(BLOB_ITEM);

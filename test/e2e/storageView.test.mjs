@@ -3,12 +3,11 @@
 // Refresh, opening it in an editor, and deleting it through the context menu and its confirmation.
 // Run: `node esbuild.mjs --production && node --test test/e2e/`.
 // Harness facts: test/harness/README.md.
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import os from 'node:os';
-import path from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
-import { freePort, httpStatus, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
+import { freePort, httpStatus, waitFor } from '../harness/codeServer.mjs';
+import { e2eSession } from '../harness/e2eSession.mjs';
 
 const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 /** The view container's activity bar entry (package.json `viewsContainers.activitybar`, title "Azurite"). */
@@ -16,57 +15,20 @@ const ACTIVITY = '.part.activitybar .action-item a.action-label[aria-label^="Azu
 const VIEW = '[id="workbench.view.extension.azurite"]';
 
 describe('Storage view (code-server + Chromium)', { timeout: 240_000 }, () => {
+  const session = e2eSession('view');
+  const step = session.step;
   let port;
-  let workspace;
-  let server;
-  let browser;
   let page;
-  let broken = false;
-
-  const step = (name, fn, timeout = 60_000) =>
-    it(name, { timeout }, async (t) => {
-      if (broken) return t.skip('an earlier step failed');
-      try {
-        await fn(t);
-      } catch (err) {
-        broken = true;
-        throw err;
-      }
-    });
 
   /** A row of the Storage view's tree by its label. */
   const row = (label) => page.locator(`${VIEW} .monaco-list-row`).filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) });
 
   before(async () => {
     port = await freePort();
-    workspace = makeTempDir('storage-emulators-e2e-view-');
-    server = await startCodeServer({
-      workspaceFolder: workspace.dir,
-      extensionDevelopmentPath: repoRoot,
-      userSettings: { 'azurite.blobPort': port, 'azurite.queuePort': 0, 'azurite.tablePort': 0, 'azurite.inMemoryPersistence': true },
-    });
-    browser = await launchBrowser({ origin: server.origin });
-    page = await browser.context.newPage();
-    await page.goto(server.url);
+    ({ page } = await session.open({ 'azurite.blobPort': port, 'azurite.queuePort': 0, 'azurite.tablePort': 0, 'azurite.inMemoryPersistence': true }));
   });
 
-  after(async () => {
-    if (broken && page) {
-      const shot = path.join(os.tmpdir(), `storage-emulators-e2e-view-failure-${Date.now()}.png`);
-      await page.screenshot({ path: shot }).catch(() => {});
-      process.stderr.write(`e2e failure screenshot: ${shot}\n`);
-      if (server) process.stderr.write(`--- code-server output (tail) ---\n${server.output().split('\n').slice(-60).join('\n')}\n`);
-    }
-    try {
-      await browser?.close();
-    } finally {
-      try {
-        await server?.stop();
-      } finally {
-        workspace?.remove();
-      }
-    }
-  });
+  after(() => session.close());
 
   step('the Azurite view container shows the welcome view, whose Start button starts the services', async () => {
     const entry = page.locator(ACTIVITY).first();
