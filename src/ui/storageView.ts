@@ -13,6 +13,7 @@
  * so VS Code picks the editor: text, its image preview, or (for other content) the hex editor when
  * installed. Messages and entities open as read-only JSON documents (`azurite-item:`).
  */
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../core/commandIds';
@@ -34,6 +35,8 @@ export const BLOB_SCHEME = 'azurite-blob';
 export const ITEM_SCHEME = 'azurite-item';
 /** Items per page (the data layer's page size). */
 export const PAGE_SIZE = 200;
+/** The most items one List request returns (`maxresults`, per the storage REST API). */
+const MAX_PAGE_SIZE = 5000;
 /** The engine's per-container and per-queue figures are read at most this often while clients write (ms). */
 const FIGURES_MIN_INTERVAL_MS = 2000;
 
@@ -91,7 +94,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   private readonly listings = new Map<string, Listing>();
   private readonly roots = new Map<string, StorageNode>();
   private readonly subscriptions: vscode.Disposable[] = [];
-  private clientCache: { key: string; clients: StorageClients } | undefined;
+  /** SDK clients per account, with the endpoints they were made for. */
+  private readonly clientCache = new Map<string, { key: string; clients: StorageClients }>();
   /** The engine's figures per `<account>/<container or queue>`, with when they were read (ms, Date.now()). */
   private contentFigures: Partial<Record<'blob' | 'queue', { map: Map<string, { bytes: number; count: number }>; at: number }>> = {};
   /** Services whose figures changed since they were read. */
@@ -134,8 +138,9 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     const endpoints = this.accounts().find((e) => e.accountName === account);
     if (endpoints === undefined) throw vscode.FileSystemError.Unavailable(`No running service serves account ${account}.`);
     const key = JSON.stringify(endpoints);
-    if (this.clientCache?.key !== key) this.clientCache = { key, clients: this.data().storageClients(endpoints) };
-    return this.clientCache.clients;
+    let cached = this.clientCache.get(account);
+    if (cached?.key !== key) this.clientCache.set(account, (cached = { key, clients: this.data().storageClients(endpoints) }));
+    return cached.clients;
   }
 
   /**
@@ -196,7 +201,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   private async listed(parent: StorageNode): Promise<StorageNode[]> {
     let listing = this.listings.get(parent.id);
     if (listing === undefined || listing.stale) {
-      const want = listing === undefined ? PAGE_SIZE : Math.max(PAGE_SIZE, listing.items.filter((i) => i.type !== 'note').length);
+      // As many as were shown, within the service's largest page (maxresults ≤ 5,000).
+      const want = listing === undefined ? PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.max(PAGE_SIZE, listing.items.filter((i) => i.type !== 'note').length));
       const page = await this.fetch(parent, undefined, want);
       listing = { items: page.items, continuation: page.continuation, stale: false, more: undefined };
       this.listings.set(parent.id, listing);
@@ -341,7 +347,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       await withDelayedProgress(`Saving ${node.info.name}`, true, (o) => this.data().saveBlob(this.clients(node.account), node.container, node.info.name, file, o.signal));
       return file;
     } catch (err) {
-      void notify('error', `Azurite: saving blob ${node.info.name} failed: ${errorText(err)}`);
+      if ((err as Error).name !== 'AbortError') void notify('error', `Azurite: saving blob ${node.info.name} failed: ${errorText(err)}`);
       return undefined;
     }
   }
@@ -379,7 +385,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       this.refreshListing(`${account}/blob/${place.container}`);
       return named.map((f) => f.blob);
     } catch (err) {
-      void notify('error', `Azurite: upload to ${place.container} failed: ${errorText(err)}`);
+      this.refreshListing(`${account}/blob/${place.container}`);
+      if ((err as Error).name !== 'AbortError') void notify('error', `Azurite: upload to ${place.container} failed: ${errorText(err)}`);
       return [];
     }
   }
@@ -397,7 +404,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       for (const line of uriList.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))) {
         const uri = vscode.Uri.parse(line);
         const name = path.posix.basename(uri.path);
-        if (uri.scheme === 'file') files.push({ name, content: uri.fsPath });
+        if (uri.scheme === 'file') files.push(...await filesUnder(uri.fsPath, name));
         else files.push({ name, content: await vscode.workspace.fs.readFile(uri) });
       }
     } else {
@@ -749,6 +756,20 @@ function errorText(err: unknown): string {
   if (e?.code === 'ECONNREFUSED') return 'the service does not answer (stopped?)';
   const first = String(e?.message ?? err).split('\n')[0]!;
   return e?.statusCode !== undefined ? `${first} (HTTP ${e.statusCode})` : first;
+}
+
+/**
+ * A dropped file, or every file under a dropped folder with blob names below the folder's name
+ * (`photos/2024/a.jpg`), as a drop of a folder in a file manager would copy it.
+ */
+async function filesUnder(file: string, name: string): Promise<{ name: string; content: string }[]> {
+  const stat = await fs.stat(file);
+  if (!stat.isDirectory()) return [{ name, content: file }];
+  const entries = await fs.readdir(file, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => {
+    const full = path.join(e.parentPath, e.name);
+    return { name: `${name}/${path.relative(file, full).split(path.sep).join('/')}`, content: full };
+  });
 }
 
 /** Runs `fn` over `items`, at most `limit` at once; results in order. */

@@ -143,7 +143,7 @@ describe('Storage view', () => {
     assert.equal(await docs.exists(), false);
   });
 
-  it('uploads files dropped on a folder, and opens an image in VS Code\'s image preview', async () => {
+  it('uploads files and folders dropped on a folder, and opens an image in VS Code\'s image preview', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });
     await vscode.commands.executeCommand('azurite.start_blob');
@@ -157,11 +157,15 @@ describe('Storage view', () => {
       const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
       fs.writeFileSync(path.join(dir, 'dot.png'), png);
       fs.writeFileSync(path.join(dir, 'notes.txt'), 'dropped');
+      fs.mkdirSync(path.join(dir, 'album', 'inner'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'album', 'inner', 'deep.txt'), 'in a dropped folder');
       const transfer = new vscode.DataTransfer();
-      transfer.set('text/uri-list', new vscode.DataTransferItem([vscode.Uri.file(path.join(dir, 'dot.png')), vscode.Uri.file(path.join(dir, 'notes.txt'))].map((u) => u.toString()).join('\r\n')));
+      const dropped = ['dot.png', 'notes.txt', 'album'].map((f) => vscode.Uri.file(path.join(dir, f)).toString());
+      transfer.set('text/uri-list', new vscode.DataTransferItem(dropped.join('\r\n')));
       await a.storageDrop(`${ACCOUNT}/blob/pics/old/`, transfer);
       assert.equal((await pics.getBlobClient('old/dot.png').getProperties()).contentType, 'image/png');
       assert.equal((await pics.getBlobClient('old/notes.txt').downloadToBuffer()).toString(), 'dropped');
+      assert.equal((await pics.getBlobClient('old/album/inner/deep.txt').downloadToBuffer()).toString(), 'in a dropped folder', 'a folder brings its files');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
