@@ -58,13 +58,16 @@ const tableModules = () => ({
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
- * Requires every service's part of azurite now (what a first start of each would require), listening
- * on nothing: the engine host's warm-up, so that a click only builds and starts the servers.
+ * Requires services' parts of azurite now (what a first start of each would require), listening on
+ * nothing: the engine host's warm-up, so that a click only builds and starts the server.
+ * @param kinds the services (default all three)
  */
-export function preloadServiceModules(): void {
-  blobModules();
-  queueModules();
-  tableModules();
+export function preloadServiceModules(kinds: readonly ServiceKind[] = ['blob', 'queue', 'table']): void {
+  for (const kind of kinds) {
+    if (kind === 'blob') blobModules();
+    else if (kind === 'queue') queueModules();
+    else tableModules();
+  }
 }
 
 /** Azurite's default extent memory limit in bytes: `Math.trunc(os.totalmem() * 0.5)`. */

@@ -93,8 +93,10 @@ export class Emulator {
   private readonly stateEmitter = new Emitter<ServiceStateChange>();
   private readonly lossEmitter = new Emitter<EngineLoss>();
   private readonly subscriptions: Disposable[] = [];
-  /** The warm-up of the engine now running (cleared when the engine ends). */
+  /** The load of the engine now running: its top level (cleared when the engine ends). */
   private warming: Promise<void> | undefined;
+  /** The warm-up's preload of every service's code (after {@link warming}). */
+  private preloading: Promise<void> | undefined;
   /** Whether each service was last started in memory mode (settings may have changed since). */
   private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
   /** The options each running service was started with. */
@@ -243,12 +245,30 @@ export class Emulator {
   }
 
   /**
-   * Brings the engine up in its worker and loads everything a start needs, listening on nothing
-   * (the warm-up after activation, and the first step of every start). Logs the load time once per
-   * engine. Later calls resolve at once.
+   * The warm-up after activation: brings the engine up in its worker and loads everything a start
+   * needs (every service's part of azurite, one at a time, so a start asked for meanwhile waits for
+   * one service's code, not three), listening on nothing and showing nothing. Later calls resolve
+   * at once.
    * @throws Error when the engine does not load
    */
   warmUp(): Promise<void> {
+    this.preloading ??= (async () => {
+      await this.loadEngine();
+      const ms = await this.host.preload();
+      this.log.info(`Engine warm-up done: every service's code loaded in ${ms} ms.`);
+    })().catch((err: unknown) => {
+      this.preloading = undefined;
+      throw err;
+    });
+    return this.preloading;
+  }
+
+  /**
+   * Brings the engine up in its worker (its top level; a start requires its service's part), the
+   * first step of every start. Logs the load time once per engine. Later calls resolve at once.
+   * @throws Error when the engine does not load
+   */
+  private loadEngine(): Promise<void> {
     this.warming ??= (async () => {
       const started = performance.now();
       const result = await withBound(this.host.load(), LIFECYCLE_BOUNDS.engineLoadMs).catch(async (err: unknown) => {
@@ -346,7 +366,7 @@ export class Emulator {
   private async startNow(kind: ServiceKind): Promise<Outcome> {
     const began = performance.now();
     try {
-      await this.warmUp();
+      await this.loadEngine();
     } catch (err) {
       const message = `${serviceName(kind)} service could not start: the emulator engine did not load (${(err as Error).message}).`;
       this.log.error(message);
@@ -384,7 +404,7 @@ export class Emulator {
         if (!stopped.ok) return stopped;
       }
       try {
-        await this.warmUp();
+        await this.loadEngine();
       } catch (err) {
         return failure('engine', `${serviceName(kind)} data could not be cleaned: the emulator engine did not load (${(err as Error).message}).`);
       }
@@ -636,6 +656,7 @@ export class Emulator {
   /** The engine's worker ended without being asked to: close what it ran, say why and what is lost. */
   private engineLost(exit: EngineExit): void {
     this.warming = undefined;
+    this.preloading = undefined;
     const stopped = this.runningKinds();
     const lostInMemory = stopped.filter((k) => this.lastStartInMemory[k]);
     const onDisk = stopped.filter((k) => !this.lastStartInMemory[k]);

@@ -128,8 +128,8 @@ export class EngineHost {
   }
 
   /**
-   * Starts the worker if needed and loads the engine and every service's part of azurite, listening
-   * on nothing: the warm-up, and the first step of every start. Later calls answer at once.
+   * Starts the worker if needed and loads the engine's top level, listening on nothing: the first
+   * step of every start and of the warm-up. Later calls answer at once.
    * @throws Error when the engine does not load (or the worker ends meanwhile)
    */
   async load(): Promise<LoadResult> {
@@ -138,6 +138,18 @@ export class EngineHost {
     this.loaded = result;
     if (this.memory.limitBytes === undefined) this.memory = { ...this.memory, limitBytes: this.state.extentLimitBytes ?? result.defaultLimitBytes };
     return result;
+  }
+
+  /**
+   * Requires every service's part of azurite in the worker, one service at a time (a start sent
+   * meanwhile goes between them), and then writes the code cache if it needs writing: the rest of
+   * the warm-up, after {@link load}.
+   * @returns the time it took in the worker, ms
+   * @throws Error when the worker ends meanwhile
+   */
+  async preload(): Promise<number> {
+    await this.load();
+    return this.request('preload', {});
   }
 
   /** A new service of the engine (nothing happens in the worker until its start). */

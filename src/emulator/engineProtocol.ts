@@ -62,7 +62,9 @@ export interface EngineStats {
 
 /**
  * Each request: its fields (besides `op` and `id`) and the value its answer carries.
- * - `load`: load the engine and every service's part of azurite, listen on nothing (the warm-up).
+ * - `load`: load the engine's top level, listen on nothing (the first step of a start and the warm-up).
+ * - `preload`: require every service's part of azurite, one at a time, so that a start sent meanwhile
+ *   waits for one service's, not three (the rest of the warm-up); the answer is the time taken (ms).
  * - `start`: make and start a service; the answer is its real endpoint.
  * - `stop`: stop it; answered when the port is free and disk data is saved.
  * - `clean`: delete a stopped service's data.
@@ -77,6 +79,7 @@ export interface EngineStats {
  */
 export interface EngineOps {
   load: { request: Record<never, never>; value: LoadResult };
+  preload: { request: Record<never, never>; value: number };
   start: { request: { service: number; options: WireServiceOptions }; value: Endpoint };
   stop: { request: { service: number }; value: null };
   clean: { request: { options: WireServiceOptions }; value: null };

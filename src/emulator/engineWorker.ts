@@ -141,13 +141,15 @@ function setDebugLog(enabled: boolean): void {
   engine?.setDebugLogSink(enabled ? (line) => { pendingDebug.push(line); scheduleFlush(); } : undefined);
 }
 
-/** Loads the engine once (through the code cache when there is one), with every service's modules. */
+/**
+ * Loads the engine once (through the code cache when there is one): its top level only. Each
+ * service's part of azurite is required by its first start, or ahead of it by `preload`.
+ */
 function load(): Engine {
   if (engine !== undefined) return engine;
   const began = performance.now();
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const loaded = cache !== undefined ? cache.load() : (require(data.enginePath) as Engine);
-  loaded.preloadServiceModules();
   loadMs = Math.round(performance.now() - began);
   codeCacheState = cache?.state;
   engine = loaded;
@@ -156,10 +158,11 @@ function load(): Engine {
   s.onDidRefuse((r) => post({ event: 'refused', ...r }));
   store = s;
   setDebugLog(data.debugLog);
-  // Written once, when there was none or V8 refused it: the next window's worker skips compiling.
-  void cache?.save();
   return loaded;
 }
+
+/** True while `preload` runs: the code cache is then written when it ends, holding every service's code. */
+let preloading = false;
 
 function serviceOptions(service: number, o: WireServiceOptions): Parameters<Engine['createService']>[0] {
   return {
@@ -182,10 +185,30 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     const e = load();
     return { loadMs, codeCache: codeCacheState, defaultLimitBytes: e.DEFAULT_LIMIT_BYTES };
   },
+  preload: async () => {
+    const e = load();
+    const began = performance.now();
+    preloading = true;
+    try {
+      // One service at a time, yielding between them: a start sent meanwhile (a click during the
+      // warm-up) is handled after the service being loaded, not after all three.
+      for (const kind of SERVICE_KINDS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        e.preloadServiceModules([kind]);
+      }
+    } finally {
+      preloading = false;
+    }
+    // Written once, when there was none or V8 refused it: the next window's worker skips compiling.
+    void cache?.save();
+    return Math.round(performance.now() - began);
+  },
   start: async ({ service, options }) => {
     const e = load();
     const created = e.createService(serviceOptions(service, options));
     const endpoint = await created.start();
+    // Without a warm-up, the cache is written after the first start (it then holds what a start compiles).
+    if (!preloading) void cache?.save();
     services.set(service, created);
     serviceKinds.set(service, options.kind);
     serviceInMemory.set(service, options.inMemory);
