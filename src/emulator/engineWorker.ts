@@ -67,8 +67,8 @@ let loadMs = 0;
 let store: MeteredChunkStore | undefined;
 const cache = data.codeCacheDir !== undefined ? new CodeCachedModule<Engine>(data.enginePath, data.codeCacheDir, log) : undefined;
 const services = new Map<number, EngineService>();
-const serviceKinds = new Map<number, ServiceKind>();
-const serviceInMemory = new Map<number, boolean>();
+/** Each running service's kind and mode (what `contentBytes` needs to pick the store's figure). */
+const serviceInfo = new Map<number, { readonly kind: ServiceKind; readonly inMemory: boolean }>();
 const policies = {} as Record<ServiceKind, ApiVersionPolicy>;
 for (const kind of SERVICE_KINDS) {
   policies[kind] = createApiVersionPolicy(data.apiVersionCheck, (asked, servedAs) => post({ event: 'servedNewer', kind, asked, servedAs }));
@@ -210,15 +210,13 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     // Without a warm-up, the cache is written after the first start (it then holds what a start compiles).
     if (!preloading) void cache?.save();
     services.set(service, created);
-    serviceKinds.set(service, options.kind);
-    serviceInMemory.set(service, options.inMemory);
+    serviceInfo.set(service, { kind: options.kind, inMemory: options.inMemory });
     return endpoint;
   },
   stop: async ({ service }) => {
     const s = services.get(service);
     services.delete(service);
-    serviceKinds.delete(service);
-    serviceInMemory.delete(service);
+    serviceInfo.delete(service);
     pendingAccess.delete(service);
     await s?.stop();
     return null;
@@ -237,8 +235,8 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
   contentBytes: ({ service }) => {
     const s = services.get(service);
     if (s === undefined) return null;
-    const kind = [...SERVICE_KINDS].find((k) => k !== 'table' && serviceKinds.get(service) === k);
-    const storeBytes = kind !== undefined && store !== undefined && serviceInMemory.get(service) === true ? store.categoryBytes(kind) : undefined;
+    const info = serviceInfo.get(service);
+    const storeBytes = info?.inMemory === true && store !== undefined ? store.categoryBytes(info.kind) : undefined;
     return s.contentBytes(storeBytes) ?? null;
   },
   memory: () => {
