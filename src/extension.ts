@@ -149,7 +149,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     reloadSettings: () => void reload(),
     showMemoryPanel: () => memoryPanel.show(),
     setCertificatePassword: (given: unknown) => setCertificatePassword(password, given),
-    accounts: () => accounts.all(),
+    accounts: () => emulator.accounts(),
     attachedConnectionString: () => target.attachedConnectionString(),
     prepareStart: async () => {
       await password.ready;

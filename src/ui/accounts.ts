@@ -8,7 +8,7 @@
  */
 import * as vscode from 'vscode';
 import { ACCOUNT_KEY_SECRET_PREFIX, ACCOUNTS_SETTING, accountKeySecret, generateAccountKey, parseAccountNames } from '../core/accounts';
-import { DEV_ACCOUNT, type StorageAccount } from '../core/connectionString';
+import type { StorageAccount } from '../core/connectionString';
 import { OPEN_SETTINGS } from '../core/commandIds';
 import type { Emulator } from '../emulator/emulator';
 import { notify } from './notify';
@@ -34,11 +34,6 @@ export class Accounts implements vscode.Disposable {
         if (e.key.startsWith(ACCOUNT_KEY_SECRET_PREFIX) && this.extra.some((a) => accountKeySecret(a.name) === e.key)) this.ready = this.apply();
       }),
     );
-  }
-
-  /** Every account of the local engine: the development account first, then `azurite.accounts`. */
-  all(): StorageAccount[] {
-    return [DEV_ACCOUNT, ...this.extra];
   }
 
   private async apply(): Promise<void> {
