@@ -30,14 +30,17 @@ const data = workerData as EngineWorkerData;
 const post = (message: EngineResponse | EngineEvent): void => port.postMessage(message);
 
 /**
- * On Linux, this thread runs one step below normal priority (nice 10 where the process runs at 0):
- * when the CPU is short, the extension host's thread (and the editor's other work) runs first and
- * the engine waits. Linux schedules threads one by one and `setpriority` takes a thread id, which
+ * On Linux, once the engine has loaded, this thread runs one step below normal priority (nice 10
+ * where the process runs at 0): when the CPU is short, the extension host's thread (and the
+ * editor's other work) runs first and the engine waits. The load runs at normal priority, since a
+ * click in a window that is still opening waits for it. Called once; later calls do nothing. Linux schedules threads one by one and `setpriority` takes a thread id, which
  * /proc/thread-self names. Elsewhere priorities are per process, and this does nothing.
  * @returns the niceness set, or undefined when not changed
  */
+let lowered = false;
 function lowerThisThreadsPriority(): number | undefined {
-  if (process.platform !== 'linux') return undefined;
+  if (process.platform !== 'linux' || lowered) return undefined;
+  lowered = true;
   try {
     const tid = Number(path.basename(fs.readlinkSync('/proc/thread-self')));
     if (!Number.isInteger(tid) || tid <= 0) return undefined;
@@ -48,7 +51,6 @@ function lowerThisThreadsPriority(): number | undefined {
     return undefined;
   }
 }
-lowerThisThreadsPriority();
 // The worker's process.env is its own copy (worker_threads): azurite reads its accounts from here.
 setAccountsVariable(data.accounts);
 
@@ -201,6 +203,9 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     }
     // Written once, when there was none or V8 refused it: the next window's worker skips compiling.
     void cache?.save();
+    // The load ran at normal priority, so that a click in a window that is still opening does not
+    // wait behind the editor's own start; serving requests runs below it.
+    lowerThisThreadsPriority();
     return Math.round(performance.now() - began);
   },
   start: async ({ service, options }) => {
@@ -209,6 +214,7 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     const endpoint = await created.start();
     // Without a warm-up, the cache is written after the first start (it then holds what a start compiles).
     if (!preloading) void cache?.save();
+    lowerThisThreadsPriority();
     services.set(service, created);
     serviceInfo.set(service, { kind: options.kind, inMemory: options.inMemory });
     return endpoint;
