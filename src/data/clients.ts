@@ -8,7 +8,7 @@ import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-bl
 import { QueueServiceClient, StorageSharedKeyCredential as QueueSharedKeyCredential } from '@azure/storage-queue';
 import { AzureNamedKeyCredential, TableClient, TableServiceClient } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
-import { DEV_ACCOUNT_KEY, DEV_ACCOUNT_NAME, endpointUrl, type ClientAddress } from '../core/connectionString';
+import { DEV_ACCOUNT, endpointUrl, type ClientAddress, type StorageAccount } from '../core/connectionString';
 
 /**
  * Where an account's services are: path-style endpoint URLs that include the account
@@ -67,11 +67,11 @@ export function servicesOf(endpoints: StorageEndpoints): ServiceKind[] {
  */
 export function emulatorEndpoints(
   addresses: Partial<Record<ServiceKind, ClientAddress>>,
-  account: { readonly name: string; readonly key: string } = { name: DEV_ACCOUNT_NAME, key: DEV_ACCOUNT_KEY },
+  account: StorageAccount = DEV_ACCOUNT,
 ): StorageEndpoints {
   const url = (kind: ServiceKind): string | undefined => {
     const a = addresses[kind];
-    return a === undefined ? undefined : endpointUrl(a).replace(new RegExp(`/${DEV_ACCOUNT_NAME}$`), `/${account.name}`);
+    return a === undefined ? undefined : endpointUrl(a, account.name);
   };
   return { accountName: account.name, accountKey: account.key, blob: url('blob'), queue: url('queue'), table: url('table') };
 }

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { ATTACH_SETTING, attachConnectionString, parseAttach, type AttachTarget } from '../core/attach';
-import { DEV_ACCOUNT_KEY, DEV_ACCOUNT_NAME, endpointUrl, type StorageAccount } from '../core/connectionString';
+import { DEV_ACCOUNT, endpointUrl, type StorageAccount } from '../core/connectionString';
 import { failure } from '../core/outcome';
 import { SERVICE_KINDS, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
@@ -80,7 +80,7 @@ export class DataTarget implements vscode.Disposable {
       if (accountName !== undefined && accountName !== t.accountName) return undefined;
       return { accountName: t.accountName, accountKey: t.accountKey, blob: use.includes('blob') ? t.blob : undefined, queue: use.includes('queue') ? t.queue : undefined, table: use.includes('table') ? t.table : undefined };
     }
-    const account = accountName === undefined ? { name: DEV_ACCOUNT_NAME, key: DEV_ACCOUNT_KEY } : this.emulator.accounts().find((a) => a.name === accountName);
+    const account = accountName === undefined ? DEV_ACCOUNT : this.emulator.accounts().find((a) => a.name === accountName);
     if (account === undefined) return undefined;
     const url = (k: ServiceKind): string | undefined => (use.includes(k) ? endpointUrl(this.emulator.clientAddress(k), account.name) : undefined);
     return { accountName: account.name, accountKey: account.key, blob: url('blob'), queue: url('queue'), table: url('table') };
