@@ -8,6 +8,8 @@ import * as fsp from 'node:fs/promises';
 import { lookup as mimeLookup } from 'mime-types';
 import type { TableEntityResult } from '@azure/data-tables';
 import type { StorageClients } from './clients';
+import type { DataOptions } from './snapshot';
+import { pool, tracker } from './work';
 
 /** Items per page of a listing; a "Load more…" item fetches the next page. */
 export const PAGE_SIZE = 200;
@@ -221,6 +223,63 @@ export async function deleteItem(clients: StorageClients, ref: ItemRef): Promise
     case 'table': await service(clients.table, 'Table').deleteTable(ref.name); return;
     case 'entity': await service(clients.tableClient(ref.table), 'Table').deleteEntity(ref.partitionKey, ref.rowKey); return;
   }
+}
+
+/** A file or bytes to upload as a blob: the blob's full name, and a file's path or the bytes. */
+export interface UploadItem {
+  readonly blob: string;
+  readonly content: string | Uint8Array;
+}
+
+/**
+ * Uploads several blobs into one container ({@link uploadBlob} each), four at a time, reporting
+ * progress per blob. Stops at the first failure or at an abort (options.signal), which it throws.
+ */
+export async function uploadBlobs(clients: StorageClients, container: string, items: readonly UploadItem[], options: DataOptions = {}): Promise<void> {
+  const progress = tracker(options, items.length);
+  await pool(items, { signal: options.signal, concurrency: 4 }, async (item) => {
+    await uploadBlob(clients, container, item.blob, item.content, options.signal);
+    progress.step(item.blob);
+  });
+}
+
+/** Which of `names` exist as blobs in `container`, in the order given. */
+export async function existingBlobs(clients: StorageClients, container: string, names: readonly string[]): Promise<string[]> {
+  const found = new Set<string>();
+  await pool(names, {}, async (name) => {
+    if (await blobExists(clients, container, name)) found.add(name);
+  });
+  return names.filter((n) => found.has(n));
+}
+
+/** The approximate message count of each queue (Get Queue Metadata), in order; undefined where it failed. */
+export async function queueCounts(clients: StorageClients, queues: readonly string[]): Promise<(number | undefined)[]> {
+  const counts = new Map<string, number | undefined>();
+  const client = service(clients.queue, 'Queue');
+  await pool(queues, {}, async (name) => {
+    counts.set(name, await client.getQueueClient(name).getProperties().then((p) => p.approximateMessagesCount, () => undefined));
+  });
+  return queues.map((q) => counts.get(q));
+}
+
+/**
+ * Deletes several items ({@link deleteItem} each), eight at a time, going on past failures.
+ * @returns how many were deleted, and each failure with its error's first line
+ */
+export async function deleteItems(clients: StorageClients, refs: readonly ItemRef[], options: DataOptions = {}): Promise<{ deleted: number; failures: { ref: ItemRef; message: string }[] }> {
+  const progress = tracker(options, refs.length);
+  let deleted = 0;
+  const failures: { ref: ItemRef; message: string }[] = [];
+  await pool(refs, { signal: options.signal, concurrency: 8 }, async (ref) => {
+    try {
+      await deleteItem(clients, ref);
+      deleted++;
+    } catch (err) {
+      failures.push({ ref, message: (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim() });
+    }
+    progress.step(ref.kind);
+  });
+  return { deleted, failures };
 }
 
 /** How long messages received on the way to the one being deleted stay hidden if restoring them fails (s). */

@@ -18,6 +18,7 @@ import {
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
+import { pool, tracker } from './work';
 
 /** A blob of a snapshot: its description and where its content is (an absolute path). */
 export interface SnapshotBlob {
@@ -594,40 +595,6 @@ async function uploadBlob(container: ContainerClient, b: SnapshotBlob, signal?: 
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-/** Runs `work` over `items` with at most `options.concurrency` (16) at once; stops at the first failure or an abort. */
-async function pool<T>(items: readonly T[], options: Pick<DataOptions, 'signal' | 'concurrency'>, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed: unknown;
-  const worker = async (): Promise<void> => {
-    while (failed === undefined && next < items.length) {
-      options.signal?.throwIfAborted();
-      const item = items[next++]!;
-      try {
-        await work(item);
-      } catch (err) {
-        failed ??= err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 16, items.length) }, worker));
-  if (failed !== undefined) throw failed;
-}
-
-/** Counts steps and reports them through `options.progress`. */
-function tracker(options: DataOptions, total: number): { step(message: string, n?: number): void; addTotal(n: number): void } {
-  let done = 0;
-  let all = total;
-  return {
-    step(message, n = 1) {
-      done += n;
-      options.progress?.({ done, total: all, message });
-    },
-    addTotal(n) {
-      all += n;
-    },
-  };
-}
 
 function withoutUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;

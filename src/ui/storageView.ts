@@ -244,7 +244,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
           // an attached Azurite is asked per queue.
           const counts = figures !== undefined
             ? page.items.map((q) => figures.get(`${account}/${q.name}`)?.count)
-            : await mapLimited(page.items, 16, (q) => clients.queue!.getQueueClient(q.name).getProperties().then((p) => p.approximateMessagesCount, () => undefined));
+            : await data.queueCounts(clients, page.items.map((q) => q.name));
           return { ...page, items: page.items.map((q, i) => ({ type: 'queue', id: `${account}/queue/${q.name}`, account, name: q.name, count: counts[i], bytes: figures?.get(`${account}/${q.name}`)?.bytes })) };
         }
         const page = await data.listTables(clients, continuation, pageSize);
@@ -367,21 +367,14 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       const clients = this.clients(account);
       const named = files.map((f) => ({ ...f, blob: `${place.prefix}${f.name}` }));
       if (!skipConfirmation) {
-        const existing = (await mapLimited(named, 16, async (f) => ((await data.blobExists(clients, place.container, f.blob)) ? f.blob : undefined))).filter((b): b is string => b !== undefined);
+        const existing = await data.existingBlobs(clients, place.container, named.map((f) => f.blob));
         if (existing.length > 0) {
           const what = existing.length === 1 ? `Blob "${existing[0]}" exists` : `${existing.length} of these blobs exist`;
           const choice = await vscode.window.showWarningMessage(`${what} in container ${place.container}. Replace?`, { modal: true, detail: 'The blob content and properties are replaced; this cannot be undone.' }, 'Replace');
           if (choice !== 'Replace') return [];
         }
       }
-      await withDelayedProgress(`Uploading to ${place.container}`, true, async (o) => {
-        let done = 0;
-        await mapLimited(named, 4, async (f) => {
-          if (o.signal?.aborted === true) return;
-          await data.uploadBlob(clients, place.container, f.blob, f.content, o.signal);
-          o.progress?.({ done: ++done, total: named.length, message: f.blob });
-        });
-      });
+      await withDelayedProgress(`Uploading to ${place.container}`, true, (o) => data.uploadBlobs(clients, place.container, named, o));
       this.refreshListing(`${account}/blob/${place.container}`);
       return named.map((f) => f.blob);
     } catch (err) {
@@ -444,16 +437,15 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     const data = this.data();
     let deleted = 0;
     const failures: string[] = [];
+    // Usually one account; the selection may span several when azurite.accounts lists more.
+    const byAccount = new Map<string, ItemRef[]>();
+    for (const r of refs) byAccount.set(r.node.account, [...(byAccount.get(r.node.account) ?? []), r.ref]);
     await withDelayedProgress('Deleting', false, async (o) => {
-      await mapLimited(refs, 8, async (r) => {
-        try {
-          await data.deleteItem(this.clients(r.node.account), r.ref);
-          deleted++;
-        } catch (err) {
-          failures.push(`${describeRef(r.ref)}: ${errorText(err)}`);
-        }
-        o.progress?.({ done: deleted + failures.length, total: refs.length, message: describeRef(r.ref) });
-      });
+      for (const [account, accountRefs] of byAccount) {
+        const result = await data.deleteItems(this.clients(account), accountRefs, o);
+        deleted += result.deleted;
+        failures.push(...result.failures.map((f) => `${describeRef(f.ref)}: ${f.message}`));
+      }
     });
     if (failures.length > 0) void notify('error', `Azurite: ${failures.length === 1 ? 'a delete' : `${failures.length} deletes`} failed: ${failures.slice(0, 3).join('; ')}`);
     // An attached Azurite reports no changes: reload what the deletes touched.
@@ -770,18 +762,4 @@ async function filesUnder(file: string, name: string): Promise<{ name: string; c
     const full = path.join(e.parentPath, e.name);
     return { name: `${name}/${path.relative(file, full).split(path.sep).join('/')}`, content: full };
   });
-}
-
-/** Runs `fn` over `items`, at most `limit` at once; results in order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  });
-  await Promise.all(workers);
-  return results;
 }
