@@ -62,6 +62,8 @@ export interface TestingApi extends ExtensionApi {
   readonly emulator: Emulator;
   /** What each status bar item shows now. */
   statusItems(): Record<StatusItemKey, StatusItemSnapshot>;
+  /** What let the service items show (undefined while they wait for the warm-up). */
+  statusItemsShownBy(): StatusBar['revealedBy'];
   /** The folder chosen for data in a multi-root workspace (remembered per workspace), if any. */
   dataFolder(): string | undefined;
   /** Notifications shown so far (newest last, at most 50). */
@@ -133,7 +135,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
   const target = new DataTarget(emulator, log);
   // azurite.accounts: keys in Secret Storage, given to the engine's worker only.
   const accounts = new Accounts(context.secrets, emulator, log);
-  const statusBar = new StatusBar(emulator, warningThreshold, target);
+  // Warm before the click: once activation is done, the engine loads in its worker thread (nothing
+  // is shown, no port is bound). The service items appear when it has loaded, so that a click on
+  // one only builds and starts the server (StatusBar, REVEAL_WAIT_MS).
+  const warmedUp = readExtensionSettings().engineWarmUp ? warmUpAfterActivation(emulator, context, log) : undefined;
+  const statusBar = new StatusBar(emulator, warningThreshold, target, warmedUp);
   const memoryPanel = new MemoryPanel(emulator, warningThreshold);
   const memoryAlerts = new MemoryAlerts(emulator, warningThreshold);
   const connectionEnv = new ConnectionEnvironment(emulator, log);
@@ -187,13 +193,6 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     emulator.onDidFindUnfinishedSave((u) => void notify('warning', unfinishedSaveMessage(u))),
     emulator.onDidLoseEngine((loss) => void notify('error', loss.message)),
   );
-  // Warm before the click: once activation is done, the engine loads in its worker thread (nothing
-  // is shown, no port is bound), so a first click only builds and starts the server.
-  if (readExtensionSettings().engineWarmUp) {
-    const warm = setTimeout(() => void emulator.warmUp().catch((err: Error) => log.error(`Engine warm-up failed (a start will try again): ${err.message}`)), WARM_UP_DELAY_MS);
-    context.subscriptions.push({ dispose: () => clearTimeout(warm) });
-  }
-
   const autoStarted = autoStart(emulator, deps, (line) => log.info(line));
   const activationMs = Math.round((performance.now() - started) * 10) / 10;
   channel.info(`Activated in ${activationMs} ms`);
@@ -203,6 +202,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
     ...api,
     emulator,
     statusItems: () => statusBar.snapshot(),
+    statusItemsShownBy: () => statusBar.revealedBy,
     terminalVariables: () => terminal.values(),
     terminalDescription: () => terminal.description(),
     rescanLocalSettings: () => connectionEnv.rescan(),
@@ -224,6 +224,22 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
 }
 
 /** Explains once, registers nothing: both extensions would claim the same command ids and ports. */
+/**
+ * Starts the engine's warm-up {@link WARM_UP_DELAY_MS} after activation returns, on the engine's
+ * thread. Resolves when it has finished or failed (a failure is logged: the next start tries again),
+ * or when the extension is disposed first; never rejects.
+ */
+function warmUpAfterActivation(emulator: Emulator, context: vscode.ExtensionContext, log: { error(line: string): void }): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const warm = setTimeout(() => {
+      emulator.warmUp()
+        .catch((err: Error) => log.error(`Engine warm-up failed (a start will try again): ${err.message}`))
+        .finally(resolve);
+    }, WARM_UP_DELAY_MS);
+    context.subscriptions.push({ dispose: () => { clearTimeout(warm); resolve(); } });
+  });
+}
+
 function stayPassive(channel: vscode.LogOutputChannel): { passive: true } {
   const message = 'The Azurite extension is installed and enabled. It registers the same commands (azurite.start …) and uses the same ports as Storage Emulators, so Storage Emulators stays inactive. Disable the Azurite extension and reload the window to use Storage Emulators.';
   channel.warn(message);

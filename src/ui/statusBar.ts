@@ -15,6 +15,13 @@ import { StatusItem, type StatusItemSnapshot } from './statusItem';
 /** How often the on-disk size of running disk-mode services is measured, in ms. */
 export const DISK_REFRESH_MS = 15_000;
 
+/**
+ * The longest the service items wait for the engine's warm-up before they appear anyway, in ms from
+ * activation. The warm-up takes a few hundred ms in a window that is still opening (bench/README.md,
+ * "First click"); on a machine slow enough to take longer, the items should not stay away.
+ */
+export const REVEAL_WAIT_MS = 2_000;
+
 /** Item ids: `azurite.blob`, `azurite.queue`, `azurite.table`, `azurite.memory`, `azurite.attach`. */
 export type StatusItemKey = ServiceKind | 'memory' | 'attach';
 
@@ -42,8 +49,22 @@ export class StatusBar implements vscode.Disposable {
   private readonly diskBytes: Partial<Record<ServiceKind, number>> = {};
   private diskTimer: NodeJS.Timeout | undefined;
 
-  /** @param warningThreshold percent for the meter's warning colour (`azurite.memory.warningThreshold`) */
-  constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number = () => 80, private readonly attachment?: Attachment) {
+  /** False until the service items may show (see the constructor's `engineReady`). */
+  private revealed: boolean;
+  /** Why the service items showed: the warm-up settled, a service changed state, the wait ran out, or at once (no warm-up). */
+  revealedBy: 'warm-up' | 'state' | 'timeout' | 'no warm-up' | undefined;
+  private revealTimer: NodeJS.Timeout | undefined;
+  private disposed = false;
+
+  /**
+   * @param warningThreshold percent for the meter's warning colour (`azurite.memory.warningThreshold`)
+   * @param attachment the attached Azurite (`azurite.attach`), whose item replaces the others
+   * @param engineReady the engine's warm-up: the Blob, Queue and Table items appear when it settles,
+   *   at the first change of a service's state (a start from the palette, a task, the autostart), or
+   *   after {@link REVEAL_WAIT_MS}, whichever comes first, so that a click on an item only starts the
+   *   server. Undefined (the warm-up is off): they appear at once.
+   */
+  constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number = () => 80, private readonly attachment?: Attachment, engineReady?: Promise<void>) {
     const items = {} as Record<StatusItemKey, StatusItem>;
     SERVICE_KINDS.forEach((kind, i) => {
       items[kind] = new StatusItem(`azurite.${kind}`, `Azurite ${serviceName(kind)}`, 100 - i);
@@ -51,15 +72,31 @@ export class StatusBar implements vscode.Disposable {
     items.memory = new StatusItem('azurite.memory', 'Azurite Memory', 100 - SERVICE_KINDS.length);
     items.attach = new StatusItem('azurite.attach', 'Azurite (attached)', 100);
     this.items = items;
+    this.revealed = engineReady === undefined;
+    if (engineReady === undefined) this.revealedBy = 'no warm-up';
+    else {
+      this.revealTimer = setTimeout(() => this.reveal('timeout'), REVEAL_WAIT_MS);
+      void engineReady.then(() => this.reveal('warm-up'));
+    }
     if (attachment !== undefined) this.subscriptions.push(attachment.onDidChange(() => this.refresh()));
     this.subscriptions.push(
       emulator.onDidChangeState(({ kind }) => {
+        this.reveal('state');
         this.renderService(kind);
         this.renderMemory();
         this.measureDisk();
       }),
       emulator.onDidChangeMemory(() => this.renderMemory()),
     );
+    this.refresh();
+  }
+
+  /** Lets the service items show from now on (once; later calls do nothing). */
+  private reveal(by: NonNullable<StatusBar['revealedBy']>): void {
+    if (this.revealed || this.disposed) return;
+    this.revealed = true;
+    this.revealedBy = by;
+    clearTimeout(this.revealTimer);
     this.refresh();
   }
 
@@ -100,6 +137,8 @@ export class StatusBar implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.revealTimer);
     clearInterval(this.diskTimer);
     for (const s of this.subscriptions) s.dispose();
     for (const item of Object.values(this.items)) item.dispose();
@@ -122,7 +161,7 @@ export class StatusBar implements vscode.Disposable {
       ...(this.diskBytes[kind] !== undefined && !inMemory ? { diskBytes: this.diskBytes[kind] } : {}),
       ...(newest !== undefined ? { apiVersion: { newest, check: options.apiVersionCheck } } : {}),
       ...(state.status === 'running' ? { networkAddresses: networkAddresses() } : {}),
-    }), !this.isAttached());
+    }), this.revealed && !this.isAttached());
   }
 
   private renderMemory(): void {

@@ -40,7 +40,13 @@ describe('Storage Emulators in a real VS Code', function () {
     const a = await api();
     assert.ok(a.activationMs >= 0 && a.activationMs < 5000, `activationMs ${a.activationMs}`);
     console.log(`integration: activate() took ${a.activationMs} ms`);
-    const items = a.statusItems();
+    // The service items appear once the warm-up has loaded the engine: a click on one only listens.
+    const items = await waitFor('the service items', () => {
+      const now = a.statusItems();
+      return now.blob.visible ? now : undefined;
+    });
+    assert.equal(a.statusItemsShownBy(), 'warm-up');
+    assert.ok(a.emulator.engineLoadResult() !== undefined, 'the items showed before the engine had loaded');
     for (const [kind, name] of [['blob', 'Blob'], ['queue', 'Queue'], ['table', 'Table']] as const) {
       assert.equal(items[kind].visible, true);
       assert.match(items[kind].text, new RegExp(`^\\$\\(debug-start\\) ${name}$`));
