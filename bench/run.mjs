@@ -383,6 +383,7 @@ async function main() {
       coldClickToServingMs: pickOf(cold, 'clickToServingMs'), coldEngineLoadMs: pickOf(cold, 'engineLoadMs'), coldRuns: cold.length,
       allClickToServingMs: pick('clickToServingMs'),
       official, officialClickToServingMs: pickOfficial('clickToServingMs'), officialActivationMs: pickOfficial('vscodeActivationMs'),
+      openToServingMs: pick('openToServingMs'), officialOpenToServingMs: pickOfficial('openToServingMs'),
     };
   }
 
@@ -441,6 +442,12 @@ async function main() {
       note: vscode === undefined ? '' : `ours ${fmt(vscode.allClickToServingMs, 'ms')} (with an earlier window's code cache ${fmt(vscode.clickToServingMs, 'ms')}, first ever ${fmt(vscode.coldClickToServingMs, 'ms')}) vs official ${fmt(vscode.officialClickToServingMs, 'ms')}; ${vscode.runs.length} + ${vscode.official.length} windows`,
     },
     {
+      // No target: the whole wait of someone who opens a window and clicks Blob as soon as it shows.
+      metric: 'window opened → port answering, clicked as soon as the item appears ÷ the official Azurite extension 3.37.0', unit: '×', target: '—', pass: undefined,
+      value: vscode === undefined ? undefined : vscode.openToServingMs / vscode.officialOpenToServingMs,
+      note: vscode === undefined ? '' : `ours ${fmt(vscode.openToServingMs, 'ms')} vs official ${fmt(vscode.officialOpenToServingMs, 'ms')}: the item appears when the engine has loaded, then the click only listens`,
+    },
+    {
       metric: 'activation ÷ the official Azurite extension\'s, both as VS Code reports it (Running Extensions)', unit: '×', target: '≤ 0.05×', pass: (v) => v <= 0.05,
       value: vscode === undefined ? undefined : vscode.vscodeActivationMs / vscode.officialActivationMs,
       note: vscode === undefined ? '' : `ours ${fmt(vscode.vscodeActivationMs, 'ms')} vs official ${fmt(vscode.officialActivationMs, 'ms')}`,
@@ -471,14 +478,16 @@ async function main() {
     },
     ...(testData === undefined ? [] : testDataRows(testData)),
     ...(storageView === undefined ? [] : storageViewRows(storageView)),
-  ].map((r) => ({ ...r, result: r.value === undefined || Number.isNaN(r.value) ? 'SKIP' : r.pass(r.value) ? 'PASS' : 'FAIL' }));
+  ].map((r) => ({ ...r, result: r.value === undefined || Number.isNaN(r.value) ? 'SKIP' : r.pass === undefined ? 'INFO' : r.pass(r.value) ? 'PASS' : 'FAIL' }));
   console.log(`\nCRC-64/NVME, 16 MiB, one thread: azurite's ${fmt(crc.azuriteMiBs, 'MiB/s')}, the seam's ${fmt(crc.oursMiBs, 'MiB/s')} ` +
     `(${(crc.oursMiBs / crc.azuriteMiBs).toFixed(1)}×; MD5 for scale: ${fmt(crc.md5MiBs, 'MiB/s')}); same digest: ${crc.same ? 'yes' : 'NO'}`);
   console.log('\nTargets\n');
   console.log(table(['metric', 'measured', 'target', 'result', 'detail'], rows.map((r) => [r.metric, fmt(r.value, r.unit), r.target, r.result, r.note])));
   const passed = rows.filter((r) => r.result === 'PASS').length;
   const failed = rows.filter((r) => r.result === 'FAIL').length;
-  console.log(`\nbench: ${passed} of ${rows.length} targets met, ${failed} missed${rows.length - passed - failed ? `, ${rows.length - passed - failed} not measured` : ''}; ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  const info = rows.filter((r) => r.result === 'INFO').length;
+  const targets = rows.length - info;
+  console.log(`\nbench: ${passed} of ${targets} targets met, ${failed} missed${targets - passed - failed ? `, ${targets - passed - failed} not measured` : ''}${info ? ` (and ${info} row${info > 1 ? 's' : ''} without a target)` : ''}; ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
   result.medians = medians;
   result.meter = { onMedianUs: median(meter.on) * 1000, offMedianUs: median(meter.off) * 1000, ratio: meterRatio, samples: meter.on.length + meter.off.length, reports: meter.reports };

@@ -66,14 +66,16 @@ async function runningExtensionsActivation(page, name = /(?:storage-emulators\.s
 
 /**
  * Clicks a status bar item and times, from the page's own mousedown (so Playwright's checks before
- * the click are not counted), until the blob port answers HTTP. @returns ms
+ * the click are not counted), until the blob port answers HTTP.
+ * @returns `ms`: mousedown → answering; `servedAt`: when it answered (Date.now())
  */
 async function clickToServing(page, item, port) {
   await page.evaluate(() => document.addEventListener('mousedown', () => { window.benchMouseDownAt = Date.now(); }, { capture: true, once: true }));
   await item.locator('a.statusbar-item-label').click();
   await waitFor(`HTTP from the blob port ${port}`, () => httpStatus(`http://127.0.0.1:${port}/devstoreaccount1?comp=list`),
     { timeoutMs: 30_000, intervalMs: 5 });
-  return Date.now() - await page.evaluate(() => window.benchMouseDownAt);
+  const servedAt = Date.now();
+  return { ms: servedAt - await page.evaluate(() => window.benchMouseDownAt), servedAt };
 }
 
 /** The extension's code-cache folder under a code-server user-data folder. */
@@ -99,13 +101,16 @@ async function oneRun(log, { seedCache, keepCache } = {}) {
     if (seedCache !== undefined) fs.cpSync(seedCache, codeCacheDir(server.userDataDir), { recursive: true });
     browser = await launchBrowser({ origin: server.origin });
     const page = await browser.context.newPage();
+    const openedAt = Date.now();
     await page.goto(server.url);
     const activationMs = await waitFor('"Activated in N ms" in the Azurite output log',
       () => findInLogs(serverDir, /Activated in ([\d.]+) ms/), { timeoutMs: 90_000, intervalMs: 100 });
     const item = page.locator(BLOB_ITEM);
     await waitFor('the Blob status bar item', async () => (await item.isVisible()) && (await item.innerText()).trim() === 'Blob',
       { timeoutMs: 60_000, intervalMs: 50 });
-    const clickToServingMs = await clickToServing(page, item, port);
+    const click = await clickToServing(page, item, port);
+    const clickToServingMs = click.ms;
+    const openToServingMs = click.servedAt - openedAt;
     const engineLoadMs = await waitFor('engine load line', () => findInLogs(serverDir, /[Ee]ngine loaded in ([\d.]+) ms/), { timeoutMs: 2_000, intervalMs: 100 })
       .catch(() => undefined);
     const vscodeActivationMs = await runningExtensionsActivation(page).catch((err) => {
@@ -118,7 +123,7 @@ async function oneRun(log, { seedCache, keepCache } = {}) {
         { timeoutMs: 10_000, intervalMs: 50 });
       fs.cpSync(codeCacheDir(server.userDataDir), keepCache, { recursive: true });
     }
-    const result = { activationMs, vscodeActivationMs, clickToServingMs, engineLoadMs, codeCache };
+    const result = { activationMs, vscodeActivationMs, clickToServingMs, openToServingMs, engineLoadMs, codeCache };
     log(`  vscode run: ${JSON.stringify(result)}`);
     return result;
   } finally {
@@ -191,16 +196,19 @@ async function oneOfficialRun(log, packageDir) {
     });
     browser = await launchBrowser({ origin: server.origin });
     const page = await browser.context.newPage();
+    const openedAt = Date.now();
     await page.goto(server.url);
     const item = page.locator('#workbench\\.parts\\.statusbar .statusbar-item', { hasText: '[Azurite Blob Service]' }).first();
     await waitFor('the official Blob status bar item', async () => (await item.isVisible()) && (await item.innerText()).trim() === '[Azurite Blob Service]',
       { timeoutMs: 90_000, intervalMs: 50 });
-    const clickToServingMs = await clickToServing(page, item, port);
+    const click = await clickToServing(page, item, port);
+    const clickToServingMs = click.ms;
+    const openToServingMs = click.servedAt - openedAt;
     const vscodeActivationMs = await runningExtensionsActivation(page, /Azurite(?! Blob)/).catch((err) => {
       log(`  (could not read the official extension's row in the Running Extensions view: ${err.message})`);
       return undefined;
     });
-    const result = { clickToServingMs, vscodeActivationMs };
+    const result = { clickToServingMs, openToServingMs, vscodeActivationMs };
     log(`  official run: ${JSON.stringify(result)}`);
     return result;
   } finally {
