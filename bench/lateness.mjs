@@ -3,11 +3,14 @@
 // host: it runs our emulator as the extension does (`worker`: the Emulator over the engine host, the
 // engine in a worker thread) or as it did before (`inproc`: the engine on the same thread), and
 // records the lateness of every tick of a 10 ms setInterval. This process is the client: per phase,
-// 16 parallel 64 KiB uploads in a loop for a fixed time, then one 64 MiB upload in 4 MiB blocks.
+// for a fixed time, 16 parallel 64 KiB uploads in a loop, then 64 MiB uploads in 4 MiB blocks.
 // Variants alternate over rounds; samples are pooled per variant and phase; p50 and p99 are quoted.
 // All traffic goes to 127.0.0.1; every loop is bounded in count and time.
 //
-// Alone: `node esbuild.mjs --engine-bundle && node bench/lateness.mjs [--rounds=3] [--seconds=4]`.
+// Alone: `node esbuild.mjs --engine-bundle && node bench/lateness.mjs [--rounds=3] [--seconds=4]
+// [--variants=worker,inproc,child,floor]`: `child` runs the engine in a child process of the host
+// (what a child-process engine host would do), `floor` a no-work server instead of any emulator
+// (what the machine alone costs the timer). bench/run.mjs measures `worker` and `inproc`.
 // From bench/run.mjs: measureLateness({ rounds, seconds, log }).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -27,7 +30,20 @@ function quantile(values, p) {
 /** The child: runs the emulator `variant`, ticks, and answers `phase NAME` / `report` lines on stdin. */
 async function host(variant) {
   const { startInProcess, startOurs } = await import('./targets.mjs');
-  const target = variant === 'worker' ? await startOurs({ inMemory: true }) : await startInProcess({ inMemory: true });
+  let target;
+  if (variant === 'child') {
+    // The engine in a child process of this host (as a child-process engine host would run it),
+    // on the hosting thread of that child: this host only ticks.
+    const c = spawn(process.execPath, [fileURLToPath(import.meta.url), '--engine-only'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const { value } = await createInterface({ input: c.stdout })[Symbol.asyncIterator]().next();
+    target = { connectionString: JSON.parse(value).connectionString, close: async () => { c.stdin.end(); await once(c, 'exit'); } };
+  } else if (variant === 'floor') {
+    // No emulator: the no-work HTTP server in a process of its own, what the machine alone costs the timer.
+    const { startFloorProcess } = await import('./floor.mjs');
+    target = await startFloorProcess();
+  } else {
+    target = variant === 'worker' ? await startOurs({ inMemory: true }) : await startInProcess({ inMemory: true });
+  }
   const samples = {};
   let phase = 'idle';
   let last = performance.now();
@@ -84,14 +100,28 @@ async function parallelUploads(container, seconds) {
 }
 
 /**
- * Measures the timer's lateness on the hosting thread for both variants, alternating.
+ * 64 MiB uploads in 4 MiB blocks, one after the other, for `seconds` (at least one): one upload
+ * lasts about 100 timer ticks, too few for a p99 that is not simply the worst tick.
+ */
+async function repeatedBigUploads(container, big, seconds) {
+  const end = Date.now() + seconds * 1000;
+  let n = 0;
+  do {
+    await container.getBlockBlobClient('big').uploadData(big, { blockSize: 4 * 1024 * 1024, maxSingleShotSize: 4 * 1024 * 1024, concurrency: 4 });
+    n++;
+  } while (Date.now() < end && n < 1_000);
+  return n;
+}
+
+/**
+ * Measures the timer's lateness on the hosting thread for each variant, alternating.
  * @returns {{ [variant: string]: { [phase: string]: { p50: number, p99: number, samples: number } } }} ms
  */
-export async function measureLateness({ rounds = 3, seconds = 4, log = () => undefined } = {}) {
-  const pooled = { worker: {}, inproc: {} };
+export async function measureLateness({ rounds = 3, seconds = 4, variants = ['worker', 'inproc'], log = () => undefined } = {}) {
+  const pooled = Object.fromEntries(variants.map((v) => [v, {}]));
   const big = Buffer.alloc(64 * 1024 * 1024, 3);
   for (let round = 0; round < rounds; round++) {
-    for (const variant of round % 2 === 0 ? ['worker', 'inproc'] : ['inproc', 'worker']) {
+    for (const variant of round % 2 === 0 ? variants : [...variants].reverse()) {
       const h = await startHost(variant);
       try {
         const container = BlobServiceClient.fromConnectionString(h.connectionString).getContainerClient(`late${round}`);
@@ -99,12 +129,12 @@ export async function measureLateness({ rounds = 3, seconds = 4, log = () => und
         h.send('phase parallel16x64k');
         const uploads = await parallelUploads(container, seconds);
         h.send('phase upload64m');
-        await container.getBlockBlobClient('big').uploadData(big, { blockSize: 4 * 1024 * 1024, maxSingleShotSize: 4 * 1024 * 1024, concurrency: 4 });
+        const bigUploads = await repeatedBigUploads(container, big, seconds);
         h.send('phase done');
         h.send('report');
         const { samples } = await h.next();
         for (const phase of ['parallel16x64k', 'upload64m']) (pooled[variant][phase] ??= []).push(...(samples[phase] ?? []));
-        log(`lateness: round ${round + 1} ${variant}: ${uploads} uploads`);
+        log(`lateness: round ${round + 1} ${variant}: ${uploads} uploads of 64 KiB, ${bigUploads} of 64 MiB`);
       } finally {
         await h.close();
       }
@@ -121,10 +151,17 @@ export async function measureLateness({ rounds = 3, seconds = 4, log = () => und
 const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const variant = arg('host');
-  if (variant !== undefined) {
+  if (process.argv.includes('--engine-only')) {
+    const { startInProcess } = await import('./targets.mjs');
+    const t = await startInProcess({ inMemory: true });
+    process.stdout.write(`${JSON.stringify({ connectionString: t.connectionString })}\n`);
+    for await (const line of createInterface({ input: process.stdin })) void line; // until stdin ends
+    await t.close();
+  } else if (variant !== undefined) {
     await host(variant);
   } else {
-    const result = await measureLateness({ rounds: Number(arg('rounds') ?? 3), seconds: Number(arg('seconds') ?? 4), log: (l) => console.error(l) });
+    const variants = arg('variants')?.split(',');
+    const result = await measureLateness({ rounds: Number(arg('rounds') ?? 3), seconds: Number(arg('seconds') ?? 4), variants, log: (l) => console.error(l) });
     for (const [variant, phases] of Object.entries(result)) {
       for (const [phase, q] of Object.entries(phases)) {
         console.log(`lateness of a 10 ms timer, ${variant}, ${phase}: p50 ${q.p50.toFixed(2)} ms, p99 ${q.p99.toFixed(2)} ms (${q.samples} ticks)`);
