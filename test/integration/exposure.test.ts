@@ -1,5 +1,5 @@
 /**
- * Issue 12 in a real VS Code: a service on 0.0.0.0 is said to be reachable from the network (one
+ * In a real VS Code: a service on 0.0.0.0 is said to be reachable from the network (one
  * notification, a warning-coloured item) and "Bind to 127.0.0.1" moves it back; a data folder on
  * which Node's recursive mkdir never returns fails within its bound naming azurite.location; the
  * PFX password goes to Secret Storage.
@@ -14,7 +14,7 @@ import { api, configure, reset, waitFor } from './helpers';
 const config = () => vscode.workspace.getConfiguration('azurite');
 const target = vscode.ConfigurationTarget.Workspace;
 
-describe('Exposure, bounded starts and the certificate password (issue 12)', function () {
+describe('Exposure, bounded starts and the certificate password', function () {
   this.timeout(60_000);
   before(reset);
   afterEach(async () => {
