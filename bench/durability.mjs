@@ -3,7 +3,7 @@
 // same engine with only Azurite's own 5 s LokiJS autosave (`saveWindowMs: 0`). Ops: 1 KiB upload,
 // enqueue, table insert; medians per op; the ratio (window ÷ autosave only) is the row.
 //
-// Side by side and fair: each variant runs in a child process of its own (`--serve=WINDOW_MS`:
+// Side by side and fair: each variant runs in a child process of its own (`--serve=WINDOW_MS|default`:
 // startInProcess, the engine on that process's main thread), so a save of one never blocks the other's
 // event loop; the client (this process) alternates single operations between them (A B A B …, the
 // order swapped each round), so both see the same machine load at the same moments. Every save of the
@@ -82,7 +82,7 @@ async function cell(name, saveWindowMs, preload) {
  *   medians (and p99) in µs
  */
 export async function measureDurabilityCost({ rounds = 8, perRound = 60, preload = 0, control = false, log = () => undefined } = {}) {
-  const cells = await Promise.all([cell('window', control ? 0 : undefined, preload), cell('autosave', 0, preload)]);
+  const cells = await Promise.all([cell('window', control ? 0 : 'default', preload), cell('autosave', 0, preload)]);
   const samples = {};
   try {
     for (let round = 0; round < rounds; round++) {
@@ -113,7 +113,8 @@ export async function measureDurabilityCost({ rounds = 8, perRound = 60, preload
 const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 
 if (process.argv[1] === self && arg('serve') !== undefined) {
-  const target = await startInProcess({ inMemory: false, saveWindowMs: Number(arg('serve')) });
+  // --serve=default: the engine's own window (SAVE_WINDOW_MS), as the extension runs it.
+  const target = await startInProcess({ inMemory: false, saveWindowMs: arg('serve') === 'default' ? undefined : Number(arg('serve')) });
   process.stdout.write(`${JSON.stringify({ connectionString: target.connectionString })}\n`);
   process.stdin.resume();
   process.stdin.once('end', async () => {

@@ -374,9 +374,12 @@ async function closeAndWaitForPort(server: ServerBase): Promise<void> {
 
 /**
  * Creates one service of the engine from plain options.
- * @throws Error when a blob/queue service is asked for memory mode without a memory store.
+ * @throws Error when a blob/queue service is asked for memory mode without a memory store, or when
+ *   `saveWindowMs` is not a number of ms ≥ 0 (NaN would make setTimeout save after every write).
  */
 export function createService(options: EngineServiceOptions): EngineService {
+  const window = options.saveWindowMs ?? SAVE_WINDOW_MS;
+  if (!Number.isFinite(window) || window < 0) throw new Error(`saveWindowMs must be a number of ms ≥ 0, not ${String(options.saveWindowMs)}`);
   let server: ServerBase | undefined;
   let saver: Saver | undefined;
   let inFlight = 0;
@@ -395,8 +398,7 @@ export function createService(options: EngineServiceOptions): EngineService {
       }
       server = s;
       // Disk mode: what a client was told is written reaches the disk within SAVE_WINDOW_MS.
-      const window = options.saveWindowMs ?? SAVE_WINDOW_MS;
-      const save = options.inMemory || window <= 0 ? undefined : saveWithin(s as ServerInternals, window);
+      const save = options.inMemory || window === 0 ? undefined : saveWithin(s as ServerInternals, window);
       saver = save;
       // Requests in flight, so reclaim() can wait for a moment when every extent written is referenced.
       const onDataChange = options.onDataChange;
