@@ -10,7 +10,6 @@ type CreateService = (options: Record<string, unknown>) => unknown;
 
 describe('Save window option (real engine bundle)', () => {
   it('refuses NaN, a negative or an infinite saveWindowMs, and takes undefined, 0 and 1000', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createService } = require(engineFiles().enginePath) as { createService: CreateService };
     const base = { kind: 'table', host: '127.0.0.1', port: 0, inMemory: false, location: '/nonexistent', loose: false };
     for (const bad of [NaN, -1, Infinity]) {
