@@ -134,6 +134,24 @@ const engineOutside = {
   },
 };
 
+/**
+ * One namespace object for the `vscode` module in the extension's bundle. esbuild turns each
+ * `import * as vscode from 'vscode'` of an external CommonJS module into its own
+ * `__toESM(require("vscode"))`, which copies every property of VS Code's API object (hundreds of
+ * getters) once per importing file: about 20 copies while dist/extension.js loads, several ms of
+ * the activation VS Code reports. Routed through one virtual ES module (`export * from 'vscode'`),
+ * the copy is made once and every file imports that module's namespace.
+ */
+const vscodeOnce = {
+  name: 'vscode-once',
+  setup(build) {
+    build.onResolve({ filter: /^vscode$/ }, (args) => (args.namespace === 'vscode-once'
+      ? { path: 'vscode', external: true }
+      : { path: 'vscode-once', namespace: 'vscode-once' }));
+    build.onLoad({ filter: /.*/, namespace: 'vscode-once' }, () => ({ contents: "export * from 'vscode';", loader: 'js' }));
+  },
+};
+
 /** The Azure SDKs stay in dist/data.js: the build fails if one ends up in the extension's bundle. */
 const sdksOutside = {
   name: 'sdks-outside',
@@ -241,7 +259,7 @@ function printReport(metafile) {
 const builds = engineBundle
   ? [options, { ...workerBuild(path.join(root, 'out/engine-worker.js')), sourcemap: true }]
   : [
-    { ...options, plugins: [engineOutside, sdksOutside] },
+    { ...options, plugins: [vscodeOnce, engineOutside, sdksOutside] },
     { ...options, entryPoints: [path.join(root, 'src/emulator/azurite.ts')], outfile: path.join(root, 'dist/engine.js') },
     workerBuild(path.join(root, 'dist/engineWorker.js')),
     // The data layer and the Azure SDKs (src/data/), loaded on first use by src/ui/dataLayer.ts.
