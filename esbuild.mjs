@@ -106,13 +106,11 @@ const azuriteSeamPlugin = {
     });
     build.onEnd((result) => {
       const inputs = Object.keys(result.metafile?.inputs ?? {});
-      if (result.errors.length > 0 || !inputs.some((p) => p.includes('node_modules/azurite/'))) return;
+      if (result.errors.length > 0 || !inputs.some((p) => p.includes('node_modules/azurite/'))) return undefined;
       // Patch every file that is bundled; a patch none of whose files is bundled is lost (renamed?).
-      for (const patch of patches) {
-        if (!patch.files.some((f) => applied.has(path.join(azuriteSrc, f)))) {
-          result.errors.push({ text: `azurite-seam ${patch.name}: azurite is bundled but none of ${patch.files.join(', ')} is; re-verify the patch in esbuild.mjs` });
-        }
-      }
+      // Errors are returned, not pushed onto result.errors: only returned ones fail the build.
+      const lost = patches.filter((patch) => !patch.files.some((f) => applied.has(path.join(azuriteSrc, f))));
+      return { errors: lost.map((patch) => ({ text: `azurite-seam ${patch.name}: azurite is bundled but none of ${patch.files.join(', ')} is; re-verify the patch in esbuild.mjs` })) };
     });
   },
 };
@@ -129,7 +127,7 @@ const engineOutside = {
     build.onEnd((result) => {
       const leaked = Object.keys(result.metafile?.inputs ?? {}).filter((p) => p.includes('node_modules/azurite/'));
       const out = path.relative(root, build.initialOptions.outfile);
-      if (leaked.length > 0) result.errors.push({ text: `azurite is bundled into ${out} (${leaked[0]} …): it must load lazily from dist/engine.js` });
+      return { errors: leaked.length > 0 ? [{ text: `azurite is bundled into ${out} (${leaked[0]} …): it must load lazily from dist/engine.js` }] : [] };
     });
   },
 };
@@ -158,9 +156,9 @@ const sdksOutside = {
   setup(build) {
     build.onEnd((result) => {
       const out = path.relative(root, build.initialOptions.outfile);
-      if (out.endsWith('data.js')) return;
+      if (out.endsWith('data.js')) return undefined;
       const leaked = Object.keys(result.metafile?.inputs ?? {}).filter((p) => p.includes('node_modules/@azure/'));
-      if (leaked.length > 0) result.errors.push({ text: `an Azure SDK is bundled into ${out} (${leaked[0]} …): it must load lazily from dist/data.js (src/ui/dataLayer.ts)` });
+      return { errors: leaked.length > 0 ? [{ text: `an Azure SDK is bundled into ${out} (${leaked[0]} …): it must load lazily from dist/data.js (src/ui/dataLayer.ts)` }] : [] };
     });
   },
 };
@@ -293,6 +291,8 @@ if (watch) {
     if (b.outfile.endsWith(`${path.sep}engine.js`) && /\bimport\(/.test(fs.readFileSync(b.outfile, 'utf8'))) {
       throw new Error(`${path.relative(root, b.outfile)} contains import(): src/emulator/codeCache.ts cannot run it; give vm.Script an importModuleDynamically first`);
     }
+    const vscodeRequires = b.plugins?.includes(vscodeOnce) ? fs.readFileSync(b.outfile, 'utf8').split('require("vscode")').length - 1 : 0;
+    if (vscodeRequires > 1) throw new Error(`${path.relative(root, b.outfile)} requires vscode ${vscodeRequires} times: the vscode-once plugin no longer routes every import through one module`);
     const bytes = Object.entries(result.metafile.outputs).filter(([f]) => !f.endsWith('.map')).reduce((n, [, o]) => n + o.bytes, 0);
     console.log(`[esbuild] ${path.relative(root, b.outfile)} ${(bytes / 1024 / 1024).toFixed(2)} MiB${production ? ' (minified)' : ''}`);
     if (report) printReport(result.metafile);
