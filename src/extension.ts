@@ -223,7 +223,6 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
   };
 }
 
-/** Explains once, registers nothing: both extensions would claim the same command ids and ports. */
 /**
  * Starts the engine's warm-up {@link WARM_UP_DELAY_MS} after activation returns, on the engine's
  * thread. Resolves when it has finished or failed (a failure is logged: the next start tries again),
@@ -240,6 +239,7 @@ function warmUpAfterActivation(emulator: Emulator, context: vscode.ExtensionCont
   });
 }
 
+/** Explains once, registers nothing: both extensions would claim the same command ids and ports. */
 function stayPassive(channel: vscode.LogOutputChannel): { passive: true } {
   const message = 'The Azurite extension is installed and enabled. It registers the same commands (azurite.start …) and uses the same ports as Storage Emulators, so Storage Emulators stays inactive. Disable the Azurite extension and reload the window to use Storage Emulators.';
   channel.warn(message);

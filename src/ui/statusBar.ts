@@ -49,9 +49,10 @@ export class StatusBar implements vscode.Disposable {
   private readonly diskBytes: Partial<Record<ServiceKind, number>> = {};
   private diskTimer: NodeJS.Timeout | undefined;
 
-  /** False until the service items may show (see the constructor's `engineReady`). */
-  private revealed: boolean;
-  /** Why the service items showed: the warm-up settled, a service changed state, the wait ran out, or at once (no warm-up). */
+  /**
+   * Why the service items may show: the warm-up settled, a service changed state, the wait ran out,
+   * or at once (no warm-up). Undefined while they wait (see the constructor's `engineReady`).
+   */
   revealedBy: 'warm-up' | 'state' | 'timeout' | 'no warm-up' | undefined;
   private revealTimer: NodeJS.Timeout | undefined;
   private disposed = false;
@@ -72,7 +73,6 @@ export class StatusBar implements vscode.Disposable {
     items.memory = new StatusItem('azurite.memory', 'Azurite Memory', 100 - SERVICE_KINDS.length);
     items.attach = new StatusItem('azurite.attach', 'Azurite (attached)', 100);
     this.items = items;
-    this.revealed = engineReady === undefined;
     if (engineReady === undefined) this.revealedBy = 'no warm-up';
     else {
       this.revealTimer = setTimeout(() => this.reveal('timeout'), REVEAL_WAIT_MS);
@@ -93,8 +93,7 @@ export class StatusBar implements vscode.Disposable {
 
   /** Lets the service items show from now on (once; later calls do nothing). */
   private reveal(by: NonNullable<StatusBar['revealedBy']>): void {
-    if (this.revealed || this.disposed) return;
-    this.revealed = true;
+    if (this.revealedBy !== undefined || this.disposed) return;
     this.revealedBy = by;
     clearTimeout(this.revealTimer);
     this.refresh();
@@ -161,7 +160,7 @@ export class StatusBar implements vscode.Disposable {
       ...(this.diskBytes[kind] !== undefined && !inMemory ? { diskBytes: this.diskBytes[kind] } : {}),
       ...(newest !== undefined ? { apiVersion: { newest, check: options.apiVersionCheck } } : {}),
       ...(state.status === 'running' ? { networkAddresses: networkAddresses() } : {}),
-    }), this.revealed && !this.isAttached());
+    }), this.revealedBy !== undefined && !this.isAttached());
   }
 
   private renderMemory(): void {
