@@ -118,8 +118,8 @@ const azuriteSeamPlugin = {
 /**
  * The engine outside the extension: dist/extension.js holds the VS Code layer and the engine host
  * (src/emulator/engineHost.ts); the adapter and azurite are dist/engine.js, which the engine host's
- * worker (dist/engineWorker.js) loads, in its own thread. Activation parses the small bundle, not
- * azurite's. The build fails if azurite ever ends up in extension.js or in the worker's entry.
+ * process (dist/engineProcess.js) loads, in a process of its own. Activation parses the small bundle, not
+ * azurite's. The build fails if azurite ever ends up in extension.js or in the engine process's entry.
  */
 const engineOutside = {
   name: 'engine-outside',
@@ -192,13 +192,13 @@ const options = {
 };
 
 /**
- * The engine host's worker (src/emulator/engineWorker.ts): small, without azurite; it loads the
+ * The engine host's process entry (src/emulator/engineProcess.ts): small, without azurite; it loads the
  * engine module it is given (dist/engine.js through the code cache; out/engine-bundle.js in tests).
  */
-const workerBuild = (outfile) => {
+const processBuild = (outfile) => {
   const base = { ...options };
   delete base.stdin;
-  return { ...base, entryPoints: [path.join(root, 'src/emulator/engineWorker.ts')], outfile, plugins: [engineOutside] };
+  return { ...base, entryPoints: [path.join(root, 'src/emulator/engineProcess.ts')], outfile, plugins: [engineOutside] };
 };
 
 if (engineBundle) {
@@ -255,11 +255,11 @@ function printReport(metafile) {
 // The extension and the engine it loads on the first start; the engine bundle for tests and the
 // bench is one file of both.
 const builds = engineBundle
-  ? [options, { ...workerBuild(path.join(root, 'out/engine-worker.js')), sourcemap: true }]
+  ? [options, { ...processBuild(path.join(root, 'out/engine-process.js')), sourcemap: true }]
   : [
     { ...options, plugins: [vscodeOnce, engineOutside, sdksOutside] },
     { ...options, entryPoints: [path.join(root, 'src/emulator/azurite.ts')], outfile: path.join(root, 'dist/engine.js') },
-    workerBuild(path.join(root, 'dist/engineWorker.js')),
+    processBuild(path.join(root, 'dist/engineProcess.js')),
     // The data layer and the Azure SDKs (src/data/), loaded on first use by src/ui/dataLayer.ts.
     { ...options, entryPoints: [path.join(root, 'src/data/index.ts')], outfile: path.join(root, 'dist/data.js'), plugins: [engineOutside, sdksOutside] },
   ];

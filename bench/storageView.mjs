@@ -1,9 +1,9 @@
 // The Storage view with 10,000 blobs in one container: how long its first page takes, as the view
 // gets it: the data layer as shipped (dist/data.js: src/data/browse.ts with the Azure SDKs) against
-// our Emulator (out/engine-bundle.js, the engine in its worker thread), in memory, on loopback.
+// our Emulator (out/engine-bundle.js, the engine in its own process), in memory, on loopback.
 // Target: the container's first page (200 blobs) in ≤ 300 ms (median). Also measured:
 // - expanding "Blob Containers": the container list and the per-container bytes from the engine
-//   (Emulator.contentBytes, which reads every blob's record in the worker);
+//   (Emulator.contentBytes, which reads every blob's record in the engine's process);
 // - "Load more…": a later page (the 25th of 50);
 // - the longest stall of this thread's event loop while a first page is fetched (the extension
 //   host's thread in the extension: what would freeze other extensions).

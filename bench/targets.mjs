@@ -20,11 +20,11 @@ const engines = new Map();
  * `bundle` (relative to the repository). BENCH_ENGINE_BUNDLE overrides the default.
  */
 /**
- * Where an Emulator finds the engine: the engine host's worker (out/engine-worker.js, built with the
+ * Where an Emulator finds the engine: the engine host's process (out/engine-process.js, built with the
  * engine bundle) and the engine build it loads.
  */
 export function engineFiles(bundle = process.env.BENCH_ENGINE_BUNDLE ?? 'out/engine-bundle.js') {
-  return { workerPath: path.join(repoRoot, 'out', 'engine-worker.js'), enginePath: path.resolve(repoRoot, bundle) };
+  return { processPath: path.join(repoRoot, 'out', 'engine-process.js'), enginePath: path.resolve(repoRoot, bundle) };
 }
 
 export function loadEngine(bundle = process.env.BENCH_ENGINE_BUNDLE ?? 'out/engine-bundle.js') {

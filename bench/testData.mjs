@@ -1,6 +1,6 @@
 // Reset, export and import of a 1,000-blob / 50 MB / 10,000-entity dataset, as the extension does
 // them: the data layer as shipped (dist/data.js: src/data/snapshot.ts with the Azure SDKs) against
-// our Emulator (out/engine-bundle.js, the engine in its worker thread), in memory, through the
+// our Emulator (out/engine-bundle.js, the engine in its own process), in memory, through the
 // storage REST API on loopback. Targets: reset ≤ 3 s, export ≤ 5 s, import ≤ 5 s (medians).
 //
 // Dataset: one container of 1,000 block blobs of 52,429 bytes (50 MiB in all) in 10 folders, one

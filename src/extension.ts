@@ -124,18 +124,18 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
   const password = new CertificatePassword(context.secrets, () => watcher.refresh());
   const settings = () => readSettings(context.globalStorageUri.fsPath, context.workspaceState.get<string>(DATA_FOLDER_KEY), { pwd: password.current });
   const log = channelLog(channel);
-  // The engine runs in a worker thread, which loads dist/engine.js through a V8 code cache in global
+  // The engine runs in a child process, which loads dist/engine.js through a V8 code cache in global
   // storage (later windows skip compiling azurite).
   const engineFiles = {
-    workerPath: context.asAbsolutePath('dist/engineWorker.js'),
+    processPath: context.asAbsolutePath('dist/engineProcess.js'),
     enginePath: context.asAbsolutePath('dist/engine.js'),
     codeCacheDir: path.join(context.globalStorageUri.fsPath, 'code-cache'),
   };
   const emulator = new Emulator(settings(), log, engineFiles);
   const target = new DataTarget(emulator, log);
-  // azurite.accounts: keys in Secret Storage, given to the engine's worker only.
+  // azurite.accounts: keys in Secret Storage, given to the engine's process only.
   const accounts = new Accounts(context.secrets, emulator, log);
-  // Warm before the click: once activation is done, the engine loads in its worker thread (nothing
+  // Warm before the click: once activation is done, the engine loads in its own process (nothing
   // is shown, no port is bound). The service items appear when it has loaded, so that a click on
   // one only builds and starts the server (StatusBar, REVEAL_WAIT_MS).
   const warmedUp = readExtensionSettings().engineWarmUp ? warmUpAfterActivation(emulator, context, log) : undefined;

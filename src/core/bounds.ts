@@ -21,7 +21,7 @@ export interface LifecycleBounds {
    */
   readonly folderMs: number;
   /**
-   * Loading the engine in its worker (azurite's modules, ~1 s cold without a code cache on a fast
+   * Loading the engine in its process (azurite's modules, ~1 s cold without a code cache on a fast
    * machine, a few seconds on a slow disk or under an antivirus scan): 30 s.
    */
   readonly engineLoadMs: number;

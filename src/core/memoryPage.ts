@@ -100,8 +100,8 @@ ${row('Queue messages', bytes(r.queueBytes), 'queue-bytes')}
 ${row('Limit', `${bytes(r.limitBytes)} — ${limitNote}`, 'limit-bytes')}
 ${row('Warning threshold', `${input.warningThreshold}% (azurite.memory.warningThreshold)`, 'threshold')}
 ${row('Not counted: table entities and metadata (estimate)', bytes(input.metadataEstimateBytes), 'metadata-bytes')}
-${row('Extension host heap used', bytes(input.heapUsedBytes), 'heap-bytes')}
-${row('Extension host resident memory (RSS)', bytes(input.rssBytes), 'rss-bytes')}
+${row('Engine heap used', bytes(input.heapUsedBytes), 'heap-bytes')}
+${row('Engine process resident memory (RSS)', bytes(input.rssBytes), 'rss-bytes')}
 </table>
 <div class="legend"><span class="swatch-used">━ used</span><span class="swatch-limit">╍ limit</span></div>
 ${memoryChartSvg(input.samples, input.now)}

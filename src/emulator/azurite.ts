@@ -202,7 +202,7 @@ export interface EngineServiceOptions {
   readonly saveWindowMs?: number;
   /**
    * Called when a request that may have changed data has been answered with a status below 400
-   * ({@link changesData}): on the request's path, keep it cheap (the worker throttles what it posts).
+   * ({@link changesData}): on the request's path, keep it cheap (the engine process throttles what it sends).
    */
   readonly onDataChange?: (() => void) | undefined;
 }

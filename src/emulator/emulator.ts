@@ -1,6 +1,6 @@
 /**
  * The emulator facade: three {@link ServiceManager}s (blob, queue, table) driven by validated
- * settings, over the engine host (./engineHost.ts: azurite runs in a worker thread) and its
+ * settings, over the engine host (./engineHost.ts: azurite runs in a child process) and its
  * {@link MemoryMeter} (one extent store shared by blob and queue, as in Azurite). Knows nothing of
  * VS Code; the extension feeds it settings and draws its events.
  */
@@ -26,15 +26,15 @@ import { hostsOverlap } from '../core/hosts';
 import { ServiceManager, type Blocker, type Outcome } from './serviceManager';
 import { takeUnfinishedSave, unfinishedSaveMessage, type UnfinishedSave } from './shutdownMarker';
 
-/** The engine module's shape (src/emulator/azurite.ts, dist/engine.js): it runs in the engine host's worker. */
+/** The engine module's shape (src/emulator/azurite.ts, dist/engine.js): it runs in the engine's process. */
 export type Engine = typeof import('./azurite');
 
 export { LIMIT_BURST_GAP_MS, MEMORY_REFRESH_MS, type LimitHit } from './memoryMeter';
 
-/** Where the engine is: the worker's entry and the engine module it loads. Paths absolute. */
+/** Where the engine is: the engine process's entry and the engine module it loads. Paths absolute. */
 export interface EngineFiles {
-  /** dist/engineWorker.js (out/engine-worker.js in tests). */
-  readonly workerPath: string;
+  /** dist/engineProcess.js (out/engine-process.js in tests). */
+  readonly processPath: string;
   /** dist/engine.js (out/engine-bundle.js in tests). */
   readonly enginePath: string;
   /** Folder of the engine's V8 code cache (the extension's global storage); undefined: none. */
@@ -71,9 +71,9 @@ export interface MemoryBreakdown {
   readonly report: MemoryReport;
   /** LokiJS metadata of running services: serialized JSON length (see EngineService.metadataBytesEstimate). */
   readonly metadataEstimateBytes: number;
-  /** The engine worker's JavaScript heap in use (0 while no engine runs). */
+  /** The engine's JavaScript heap in use (0 while no engine runs). */
   readonly heapUsedBytes: number;
-  /** The extension host process's resident set (the worker is a thread of it). */
+  /** The engine process's resident set, extents included (0 while no engine runs). */
   readonly rssBytes: number;
 }
 
@@ -87,7 +87,7 @@ export class Emulator {
   /** One manager per service kind. */
   readonly services: Readonly<Record<ServiceKind, ServiceManager>>;
   private settings: ParsedSettings;
-  /** Runs the engine in a worker thread; made at construction, the worker only on the first use. */
+  /** Runs the engine in a child process; made at construction, the process only on the first use. */
   private readonly host: EngineHost;
   private readonly meter: MemoryMeter;
   private readonly stateEmitter = new Emitter<ServiceStateChange>();
@@ -136,7 +136,7 @@ export class Emulator {
   readonly onDidFindUnfinishedSave: Event<UnfinishedSave> = this.unfinishedSaveEmitter.event;
 
   /**
-   * @param engine where the engine host's worker and the engine module are; nothing is loaded or
+   * @param engine where the engine process's entry and the engine module are; nothing is loaded or
    *   started until the first {@link warmUp} or start
    */
   constructor(
@@ -245,7 +245,7 @@ export class Emulator {
   }
 
   /**
-   * The warm-up after activation: brings the engine up in its worker and loads everything a start
+   * The warm-up after activation: brings the engine up in its process and loads everything a start
    * needs (every service's part of azurite, one at a time, so a start asked for meanwhile waits for
    * one service's code, not three), listening on nothing and showing nothing. Later calls resolve
    * at once.
@@ -264,7 +264,7 @@ export class Emulator {
   }
 
   /**
-   * Brings the engine up in its worker (its top level; a start requires its service's part), the
+   * Brings the engine up in its process (its top level; a start requires its service's part), the
    * first step of every start. Logs the load time once per engine. Later calls resolve at once.
    * @throws Error when the engine does not load
    */
@@ -273,12 +273,12 @@ export class Emulator {
       const started = performance.now();
       const result = await withBound(this.host.load(), LIFECYCLE_BOUNDS.engineLoadMs).catch(async (err: unknown) => {
         if (!(err instanceof StepTimeout)) throw err;
-        // A worker stuck in its load is no use to a later start: end it, the next start makes a new one.
+        // An engine stuck in its load is no use to a later start: end it, the next start makes a new one.
         await this.host.terminate().catch(() => undefined);
         throw new Error(`it did not load within ${formatBound(err.boundMs)} (a slow disk or a virus scan of the extension folder?); try again`);
       });
       const cache = result.codeCache !== undefined ? `, code cache: ${result.codeCache}` : '';
-      this.log.info(`Engine loaded in ${Math.round(performance.now() - started)} ms (in its worker thread: ${result.loadMs} ms${cache})`);
+      this.log.info(`Engine loaded in ${Math.round(performance.now() - started)} ms (in its process: ${result.loadMs} ms${cache})`);
     })().catch((err: unknown) => {
       this.warming = undefined;
       throw err;
@@ -490,7 +490,7 @@ export class Emulator {
 
   /**
    * Sets the extra accounts the engine serves besides the development account (Azurite's
-   * `AZURITE_ACCOUNTS`, set in the engine's worker only); running services take them at once.
+   * `AZURITE_ACCOUNTS`, set in the engine's process only); running services take them at once.
    * @param extra the custom accounts with their keys (none: the development account only)
    * @throws Error when the engine ends meanwhile
    */
@@ -517,16 +517,16 @@ export class Emulator {
   }
 
   /**
-   * The memory report plus what is not counted: LokiJS metadata (estimated) and the engine's heap,
-   * asked of the engine, and the process's RSS.
+   * The memory report plus what is not counted: LokiJS metadata (estimated), the engine's heap and
+   * the engine process's resident set, asked of the engine (zeros while no engine runs).
    */
   async memoryBreakdown(): Promise<MemoryBreakdown> {
-    const stats = await this.host.stats().catch(() => ({ metadataEstimateBytes: 0, heapUsedBytes: 0 }));
+    const stats = await this.host.stats().catch(() => ({ metadataEstimateBytes: 0, heapUsedBytes: 0, rssBytes: 0 }));
     return {
       report: await this.memoryReportNow().catch(() => this.memoryReport()),
       metadataEstimateBytes: stats.metadataEstimateBytes,
       heapUsedBytes: stats.heapUsedBytes,
-      rssBytes: process.memoryUsage().rss,
+      rssBytes: stats.rssBytes,
     };
   }
 
@@ -538,12 +538,22 @@ export class Emulator {
     return this.host.crashForTest();
   }
 
-  /** A full garbage collection in the engine's worker, for tests that measure leaks. */
+  /** Fills the engine's heap until its process runs out of memory: for the tests of `azurite.engine.heapLimit` (test-only API). */
+  exhaustEngineHeapForTest(): Promise<void> {
+    return this.host.exhaustHeapForTest();
+  }
+
+  /** The engine process's id while one runs (tests look at its threads' priorities). */
+  get enginePid(): number | undefined {
+    return this.host.pid;
+  }
+
+  /** A full garbage collection in the engine, for tests that measure leaks. */
   collectGarbageForTest(): Promise<void> {
     return this.host.collectGarbageForTest();
   }
 
-  /** True while the engine's worker runs. */
+  /** True while the engine's process runs. */
   get engineRunning(): boolean {
     return this.host.isRunning;
   }
@@ -653,7 +663,7 @@ export class Emulator {
     return refused === undefined ? undefined : failure('memoryLimit', refused, { setting: 'azurite.extentMemoryLimit' });
   }
 
-  /** The engine's worker ended without being asked to: close what it ran, say why and what is lost. */
+  /** The engine's process ended without being asked to: close what it ran, say why and what is lost. */
   private engineLost(exit: EngineExit): void {
     this.warming = undefined;
     this.preloading = undefined;

@@ -1,48 +1,49 @@
 /**
- * The engine host, extension-host side: runs the engine (azurite and our adapter) in a
- * `worker_threads` Worker (./engineWorker.ts) and speaks ./engineProtocol.ts to it. Every request,
- * server and timer of the emulator then runs on the worker's thread: the extension host's thread,
- * which every other extension shares, only passes messages. An uncaught exception or an
- * out-of-memory in the engine ends the worker, not the extension host: {@link EngineHost.onDidExit}
- * fires with the reason, and the next request brings a new worker up.
+ * The engine host, extension-host side: runs the engine (azurite and our adapter) in a child process
+ * (./engineProcess.ts, started with `child_process.fork`) and speaks ./engineProtocol.ts to it over
+ * the IPC channel. Every request, server and timer of the emulator, and the garbage collection of
+ * its heap, then run in that process, at the lowest CPU priority once the engine has loaded: the
+ * extension host's thread, which every other extension shares, only passes messages. An uncaught
+ * exception or an out-of-memory in the engine ends its process, not the extension host:
+ * {@link EngineHost.onDidExit} fires with the reason, and the next request brings a new process up.
  *
- * Why a worker thread, not a child process: bench/README.md ("Engine host").
+ * Why a child process, not a worker thread: bench/README.md ("Engine host").
  */
-import { Worker } from 'node:worker_threads';
+import { fork, type ChildProcess } from 'node:child_process';
 import type { ApiVersionCheck } from '../core/apiVersions';
 import { Emitter, type Event } from '../core/events';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
 import type { ContentBytes } from './azurite';
 import {
-  isEngineEvent, type EngineEvent, type EngineMessage, type EngineOp, type EngineOps, type EngineStats, type EngineWorkerData,
+  isEngineEvent, type EngineEvent, type EngineMessage, type EngineOp, type EngineOps, type EngineProcessData, type EngineStats,
   type LoadResult, type WireServiceOptions,
 } from './engineProtocol';
 
-/** Where the worker and the engine are, and how the worker starts. */
+/** Where the engine process and the engine are, and how the process starts. */
 export interface EngineHostOptions {
-  /** The worker's entry file: dist/engineWorker.js (out/engine-worker.js in tests). Absolute. */
-  readonly workerPath: string;
+  /** The engine process's entry file: dist/engineProcess.js (out/engine-process.js in tests). Absolute. */
+  readonly processPath: string;
   /** The engine module: dist/engine.js (out/engine-bundle.js in tests). Absolute. */
   readonly enginePath: string;
   /** Folder of the engine's V8 code cache; undefined to load without one. */
   readonly codeCacheDir: string | undefined;
   /**
-   * The worker's V8 heap limit in MB (`resourceLimits.maxOldGenerationSizeMb`): past it the worker
-   * ends with ERR_WORKER_OUT_OF_MEMORY instead of taking memory from the editor. Blob and queue
+   * The engine process's V8 heap limit in MB (`--max-old-space-size`): past it the process ends
+   * ("JavaScript heap out of memory") instead of taking memory from the editor. Blob and queue
    * content is held in Buffers outside this heap; table entities and all metadata are inside it.
    */
   readonly heapLimitMb: () => number;
-  /** Where the worker's own log lines go (code cache outcomes). */
+  /** Where the engine's own log lines go (code cache outcomes). */
   readonly log: { info(line: string): void; error(line: string): void };
 }
 
-/** Why the worker ended (`reason` is for people: "out of memory (heap limit 2048 MB)", "engine crash forced by a test"). */
+/** Why the engine's process ended (`reason` is for people: "it ran out of memory (…)", "an uncaught error in the engine: …"). */
 export interface EngineExit {
   readonly reason: string;
 }
 
-/** The memory figures the worker last sent (bytes). */
+/** The memory figures the engine last sent (bytes). */
 export interface EngineMemory {
   readonly blobBytes: number;
   readonly queueBytes: number;
@@ -79,9 +80,9 @@ export interface HostServiceOptions extends Omit<WireServiceOptions, 'accessLog'
 
 type Pending = { resolve(value: unknown): void; reject(err: Error): void };
 
-/** Runs the engine in a worker thread; see the file comment. Dispose with {@link terminate}. */
+/** Runs the engine in a child process; see the file comment. Dispose with {@link terminate}. */
 export class EngineHost {
-  private worker: Worker | undefined;
+  private child: ChildProcess | undefined;
   private nextId = 1;
   private nextService = 1;
   private readonly pending = new Map<number, Pending>();
@@ -94,27 +95,32 @@ export class EngineHost {
   private readonly servedNewerEmitter = new Emitter<{ kind: ServiceKind; asked: string; servedAs: string }>();
   private readonly dataEmitter = new Emitter<ServiceKind>();
   private debugSink: ((line: string) => void) | undefined;
-  /** The settings a new worker starts with (kept current by the setters). */
+  /** The settings a new engine process starts with (kept current by the setters). */
   private state: { extentLimitBytes: number | undefined; apiVersionCheck: ApiVersionCheck; accounts?: string | undefined };
 
-  /** Fires when the worker ends without being asked to (crash, out of memory, uncaught exception). */
+  /** Fires when the engine's process ends without being asked to (crash, out of memory, uncaught exception, killed). */
   readonly onDidExit: Event<EngineExit> = this.exitEmitter.event;
-  /** Fires with the extent store's figures after they change (at most once per worker event-loop turn). */
+  /** Fires with the extent store's figures after they change (at most once per 100 ms). */
   readonly onDidChangeMemory: Event<EngineMemory> = this.memoryEmitter.event;
   /** Fires for each write refused by the extent limit. */
   readonly onDidRefuse: Event<EngineRefusal> = this.refusalEmitter.event;
   /** Fires for the first request of each version newer than the engine knows, per service kind. */
   readonly onDidServeNewer: Event<{ kind: ServiceKind; asked: string; servedAs: string }> = this.servedNewerEmitter.event;
-  /** Fires when a service's data may have changed (the worker's `changed` event: at most every 250 ms per kind). */
+  /** Fires when a service's data may have changed (the engine's `changed` event: at most every 250 ms per kind). */
   readonly onDidChangeData: Event<ServiceKind> = this.dataEmitter.event;
 
   constructor(private readonly options: EngineHostOptions, initial: { extentLimitBytes: number | undefined; apiVersionCheck: ApiVersionCheck }) {
     this.state = { ...initial };
   }
 
-  /** True while a worker runs. */
+  /** True while an engine process runs. */
   get isRunning(): boolean {
-    return this.worker !== undefined;
+    return this.child !== undefined;
+  }
+
+  /** The engine process's id while one runs (tests look at its threads' priorities). */
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   /** The extent store's figures as last reported (zeros before the engine loads). */
@@ -128,12 +134,12 @@ export class EngineHost {
   }
 
   /**
-   * Starts the worker if needed and loads the engine's top level, listening on nothing: the first
+   * Starts the engine process if needed and loads the engine's top level, listening on nothing: the first
    * step of every start and of the warm-up. Later calls answer at once.
-   * @throws Error when the engine does not load (or the worker ends meanwhile)
+   * @throws Error when the engine does not load (or its process ends meanwhile)
    */
   async load(): Promise<LoadResult> {
-    if (this.loaded !== undefined && this.worker !== undefined) return this.loaded;
+    if (this.loaded !== undefined && this.child !== undefined) return this.loaded;
     const result = await this.request('load', {});
     this.loaded = result;
     if (this.memory.limitBytes === undefined) this.memory = { ...this.memory, limitBytes: this.state.extentLimitBytes ?? result.defaultLimitBytes };
@@ -141,18 +147,18 @@ export class EngineHost {
   }
 
   /**
-   * Requires every service's part of azurite in the worker, one service at a time (a start sent
+   * Requires every service's part of azurite in the engine, one service at a time (a start sent
    * meanwhile goes between them), and then writes the code cache if it needs writing: the rest of
    * the warm-up, after {@link load}.
-   * @returns the time it took in the worker, ms
-   * @throws Error when the worker ends meanwhile
+   * @returns the time it took in the engine, ms
+   * @throws Error when the engine's process ends meanwhile
    */
   async preload(): Promise<number> {
     await this.load();
     return this.request('preload', {});
   }
 
-  /** A new service of the engine (nothing happens in the worker until its start). */
+  /** A new service of the engine (nothing happens in the engine until its start). */
   createService(options: HostServiceOptions): ServiceHandle {
     const service = this.nextService++;
     const wire: WireServiceOptions = { ...options, accessLog: options.accessLog !== undefined };
@@ -184,9 +190,9 @@ export class EngineHost {
    * @returns false when the limit is below what is stored (the limit in force stays)
    */
   async setLimit(limitBytes: number | undefined): Promise<boolean> {
-    if (this.worker === undefined) {
+    if (this.child === undefined) {
       this.state.extentLimitBytes = limitBytes;
-      // The figure comes from the next worker; until then the meter shows the setting.
+      // The figure comes from the next engine process; until then the meter shows the setting.
       this.memory = { ...this.memory, limitBytes: undefined };
       return true;
     }
@@ -198,38 +204,38 @@ export class EngineHost {
   /** Applies an API-version policy to every service, running or not; resolves when it is in force. */
   async setApiVersionCheck(mode: ApiVersionCheck): Promise<void> {
     this.state.apiVersionCheck = mode;
-    if (this.worker !== undefined) await this.request('setApiVersionCheck', { mode });
+    if (this.child !== undefined) await this.request('setApiVersionCheck', { mode });
   }
 
   /**
-   * Sets the worker's own `AZURITE_ACCOUNTS` (src/core/accounts.ts `azuriteAccountsValue`; undefined =
-   * Azurite's default account only) and has running services read it again at once. The worker's
-   * environment is a copy: the extension host's `process.env`, which other extensions share, is
-   * never touched. Resolves when in force.
+   * Sets the engine process's own `AZURITE_ACCOUNTS` (src/core/accounts.ts `azuriteAccountsValue`;
+   * undefined = Azurite's default account only) and has running services read it again at once. The
+   * extension host's `process.env`, which other extensions share, is never touched. Resolves when
+   * in force.
    */
   async setAccounts(value: string | undefined): Promise<void> {
     this.state.accounts = value;
-    if (this.worker !== undefined) await this.request('setAccounts', { value: value ?? null });
+    if (this.child !== undefined) await this.request('setAccounts', { value: value ?? null });
   }
 
   /** Routes azurite's debug log to `sink`, or turns it off (undefined). */
   setDebugLogSink(sink: ((line: string) => void) | undefined): void {
     const was = this.debugSink !== undefined;
     this.debugSink = sink;
-    if (this.worker !== undefined && was !== (sink !== undefined)) void this.request('setDebugLog', { enabled: sink !== undefined }).catch(() => undefined);
+    if (this.child !== undefined && was !== (sink !== undefined)) void this.request('setDebugLog', { enabled: sink !== undefined }).catch(() => undefined);
   }
 
   /** Asks the engine for the extent store's figures now (they then hold every write it has answered). */
   async refreshMemory(): Promise<EngineMemory> {
-    if (this.worker === undefined) return this.memory;
+    if (this.child === undefined) return this.memory;
     const m = await this.request('memory', {});
     this.memory = m;
     return m;
   }
 
-  /** The worker's heap and the LokiJS estimate of its running services (bytes); zeros without a worker. */
+  /** The engine's heap and the LokiJS estimate of its running services (bytes); zeros without an engine process. */
   async stats(): Promise<EngineStats> {
-    if (this.worker === undefined) return { metadataEstimateBytes: 0, heapUsedBytes: 0 };
+    if (this.child === undefined) return { metadataEstimateBytes: 0, heapUsedBytes: 0, rssBytes: 0 };
     return this.request('stats', {});
   }
 
@@ -238,18 +244,31 @@ export class EngineHost {
     await this.request('crashForTest', {});
   }
 
-  /** Runs a full garbage collection in the worker (tests that measure leaks). */
-  async collectGarbageForTest(): Promise<void> {
-    if (this.worker !== undefined) await this.request('collectGarbageForTest', {});
+  /** Fills the engine's heap until it runs out (tests of the heap limit: see ExtensionMode.Test). */
+  async exhaustHeapForTest(): Promise<void> {
+    await this.request('exhaustHeapForTest', {});
   }
 
-  /** Ends the worker (after every service was stopped). Fires no onDidExit. */
+  /** Runs a full garbage collection in the engine (tests that measure leaks). */
+  async collectGarbageForTest(): Promise<void> {
+    if (this.child !== undefined) await this.request('collectGarbageForTest', {});
+  }
+
+  /**
+   * Ends the engine's process (after every service was stopped) and resolves when it has exited.
+   * Fires no onDidExit. A process that does not end within {@link TERMINATE_WAIT_MS} is killed.
+   */
   async terminate(): Promise<void> {
-    const worker = this.worker;
-    this.worker = undefined;
+    const child = this.child;
+    this.child = undefined;
     this.loaded = undefined;
-    if (worker !== undefined) await worker.terminate();
     this.failPending('the emulator engine was shut down');
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), TERMINATE_WAIT_MS);
+    await exited;
+    clearTimeout(timer);
   }
 
   /** Removes every listener (call after terminate). */
@@ -258,17 +277,18 @@ export class EngineHost {
   }
 
   private request<K extends EngineOp>(op: K, fields: EngineOps[K]['request']): Promise<EngineOps[K]['value']> {
-    const worker = this.ensureWorker();
+    const child = this.ensureProcess();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      worker.postMessage({ id, op, ...fields });
+      // A send that fails means the process is ending: its 'exit' rejects every pending request.
+      child.send({ id, op, ...fields }, (err) => { if (err !== null && err !== undefined) this.log('error', `could not reach the emulator engine: ${err.message}`); });
     });
   }
 
-  private ensureWorker(): Worker {
-    if (this.worker !== undefined) return this.worker;
-    const data: EngineWorkerData = {
+  private ensureProcess(): ChildProcess {
+    if (this.child !== undefined) return this.child;
+    const data: EngineProcessData = {
       enginePath: this.options.enginePath,
       codeCacheDir: this.options.codeCacheDir,
       extentLimitBytes: this.state.extentLimitBytes,
@@ -277,29 +297,49 @@ export class EngineHost {
       accounts: this.state.accounts,
     };
     const heapLimitMb = this.options.heapLimitMb();
-    const worker = new Worker(this.options.workerPath, {
-      workerData: data,
-      resourceLimits: { maxOldGenerationSizeMb: heapLimitMb },
-      // The worker's console goes to the extension host's (its log), not to a pipe nobody reads.
-      stdout: false,
-      stderr: false,
+    const child = fork(this.options.processPath, [JSON.stringify(data)], {
+      // Our flags only: the extension host's own (an --inspect port when it is being debugged …) are not the engine's.
+      execArgv: [`--max-old-space-size=${heapLimitMb}`],
+      // VS Code's extension host runs on Electron: this makes its binary run as plain Node.
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      // V8's structured clone, as between threads: undefined, Maps and typed arrays cross as they are.
+      serialization: 'advanced',
+      // stdout: the extension host's; stderr: kept (its tail says why the process ended) and passed on.
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     });
-    let failure: Error | undefined;
-    worker.on('message', (message: EngineMessage) => this.receive(message));
-    worker.on('error', (err) => { failure = err; });
-    worker.on('exit', (code) => {
-      if (this.worker !== worker) return; // terminated on purpose
-      this.worker = undefined;
-      this.loaded = undefined;
-      this.accessSinks.clear();
-      this.memory = { blobBytes: 0, queueBytes: 0, usedBytes: 0, limitBytes: this.memory.limitBytes };
-      const reason = describeExit(failure, code, heapLimitMb);
-      this.failPending(`the emulator engine stopped: ${reason}`);
-      this.exitEmitter.fire({ reason });
-      this.memoryEmitter.fire(this.memory);
+    let fatal: string | undefined;
+    let stderrTail = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4096);
     });
-    this.worker = worker;
-    return worker;
+    child.on('message', (message: EngineMessage) => {
+      if (isEngineEvent(message) && message.event === 'fatal') fatal = message.message;
+      else this.receive(message);
+    });
+    // 'error': the process could not be started, or a signal could not be sent; 'exit' follows when it ran.
+    child.on('error', (err) => {
+      if (child.pid === undefined) this.onProcessEnded(child, `it could not be started: ${err.message}`);
+    });
+    child.on('exit', (code, signal) => this.onProcessEnded(child, describeExit({ fatal, stderrTail, code, signal }, heapLimitMb)));
+    this.child = child;
+    return child;
+  }
+
+  private onProcessEnded(child: ChildProcess, reason: string): void {
+    if (this.child !== child) return; // terminated on purpose, or already reported
+    this.child = undefined;
+    this.loaded = undefined;
+    this.accessSinks.clear();
+    this.memory = { blobBytes: 0, queueBytes: 0, usedBytes: 0, limitBytes: this.memory.limitBytes };
+    this.failPending(`the emulator engine stopped: ${reason}`);
+    this.exitEmitter.fire({ reason });
+    this.memoryEmitter.fire(this.memory);
+  }
+
+  private log(level: 'info' | 'error', line: string): void {
+    if (level === 'error') this.options.log.error(line);
+    else this.options.log.info(line);
   }
 
   private failPending(message: string): void {
@@ -344,18 +384,39 @@ export class EngineHost {
         this.servedNewerEmitter.fire({ kind: e.kind, asked: e.asked, servedAs: e.servedAs });
         return;
       case 'log':
-        if (e.level === 'error') this.options.log.error(e.line);
-        else this.options.log.info(e.line);
+        this.log(e.level, e.line);
         return;
+      case 'fatal':
+        return; // taken in ensureProcess: the exit that follows reports it
     }
   }
 }
 
-/** A reason a person can read, from the worker's error (if any) and exit code. */
-export function describeExit(error: Error | undefined, code: number, heapLimitMb: number): string {
-  if ((error as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+/** How long {@link EngineHost.terminate} waits for the engine's process to end before it kills it (ms). */
+export const TERMINATE_WAIT_MS = 5000;
+
+/** What is known of an engine process that ended. */
+export interface EngineEnd {
+  /** The message of the uncaught exception it reported (`fatal`), if any. */
+  readonly fatal: string | undefined;
+  /** The last few KB of its stderr, where V8 writes "JavaScript heap out of memory". */
+  readonly stderrTail: string;
+  /** Its exit code, or null when a signal ended it. */
+  readonly code: number | null;
+  /** The signal that ended it (SIGKILL, SIGABRT …), or null. */
+  readonly signal: NodeJS.Signals | null;
+}
+
+/**
+ * A reason a person can read for an engine process that ended unasked. Out of memory is recognised
+ * by V8's own message on stderr (Node prints "FATAL ERROR: … JavaScript heap out of memory" and
+ * aborts when `--max-old-space-size` is reached).
+ */
+export function describeExit(end: EngineEnd, heapLimitMb: number): string {
+  if (/heap out of memory|Reached heap limit/i.test(end.stderrTail)) {
     return `it ran out of memory (azurite.engine.heapLimit is ${heapLimitMb} MB)`;
   }
-  if (error !== undefined) return `an uncaught error in the engine: ${error.message}`;
-  return `it exited with code ${code}`;
+  if (end.fatal !== undefined) return `an uncaught error in the engine: ${end.fatal}`;
+  if (end.signal !== null) return `it was ended by ${end.signal}`;
+  return `it exited with code ${end.code ?? 'unknown'}`;
 }

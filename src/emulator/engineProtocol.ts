@@ -1,10 +1,11 @@
 /**
  * The one way across to the engine host: the messages between the extension host (src/emulator/
- * engineHost.ts) and the engine's worker thread (src/emulator/engineWorker.ts). Plain data only,
- * structured-clone safe: no functions, no class instances. docs/ARCHITECTURE.md describes the flow.
+ * engineHost.ts) and the engine's process (src/emulator/engineProcess.ts), over Node's IPC channel
+ * with `serialization: 'advanced'` (V8's structured clone). Plain data only: no functions, no class
+ * instances. docs/ARCHITECTURE.md describes the flow.
  *
- * Requests carry an `id`; the worker answers each with exactly one {@link EngineResponse} of the
- * same id. Events ({@link EngineEvent}) flow from the worker unasked. A service the host makes
+ * Requests carry an `id`; the engine answers each with exactly one {@link EngineResponse} of the
+ * same id. Events ({@link EngineEvent}) flow from the engine unasked. A service the host makes
  * gets a number (`service`), chosen by the host, that names it in later requests and events.
  */
 import type { ApiVersionCheck } from '../core/apiVersions';
@@ -13,8 +14,14 @@ import type { ServiceKind } from '../core/services';
 import type { ContentBytes, EngineServiceOptions } from './azurite';
 import type { CodeCacheState } from './codeCache';
 
-/** What the worker is started with (`workerData`). Paths absolute; sizes in bytes. */
-export interface EngineWorkerData {
+/**
+ * The nice value every thread of the engine's process runs at once the engine has loaded: 19, the
+ * lowest priority (bench/README.md, "Engine host", has the measurements behind it).
+ */
+export const ENGINE_NICENESS = 19;
+
+/** What the engine's process is started with (JSON, its first argument). Paths absolute; sizes in bytes. */
+export interface EngineProcessData {
   /** The engine module: dist/engine.js (src/emulator/azurite.ts bundled with azurite and the seams). */
   readonly enginePath: string;
   /** Folder of the engine's V8 code cache, or undefined to load the engine with plain require. */
@@ -25,13 +32,13 @@ export interface EngineWorkerData {
   readonly apiVersionCheck: ApiVersionCheck;
   /** True to route azurite's debug log to `debug` events from the start. */
   readonly debugLog: boolean;
-  /** The worker's `AZURITE_ACCOUNTS` at start (changed later with `setAccounts`); undefined = Azurite's default account only. */
+  /** The process's `AZURITE_ACCOUNTS` at start (changed later with `setAccounts`); undefined = Azurite's default account only. */
   readonly accounts?: string | undefined;
 }
 
 /**
  * A service's options as they cross: the adapter's EngineServiceOptions without what cannot cross
- * (the worker makes the API-version policy and the chunk store itself), and `accessLog` as a flag.
+ * (the engine makes the API-version policy and the chunk store itself), and `accessLog` as a flag.
  */
 export type WireServiceOptions = Omit<EngineServiceOptions, 'accessLog' | 'apiVersionPolicy' | 'memoryStore' | 'onDataChange'> & {
   /** True: send the service's access-log lines as `access` events. */
@@ -54,9 +61,10 @@ export interface EngineMemoryFigures {
   readonly limitBytes: number;
 }
 
-/** What `stats` answers (bytes): the LokiJS estimate of the running services, and the worker's heap. */
+/** What `stats` answers (bytes): the LokiJS estimate of the running services, and the engine process's heap and resident set. */
 export interface EngineStats {
   readonly metadataEstimateBytes: number;
+  readonly rssBytes: number;
   readonly heapUsedBytes: number;
 }
 
@@ -73,9 +81,10 @@ export interface EngineStats {
  *   (null for table or when not running).
  * - `memory`: the extent store's figures now (also sent unasked as `memory` events).
  * - `setLimit`: the extent limit in bytes (null = Azurite's default); false when below current use.
- * - `setAccounts`: the worker's own `AZURITE_ACCOUNTS` (null: unset), read again by running services at once.
- * - `crashForTest`: throw an uncaught exception in the worker (tests of crash handling only).
- * - `collectGarbageForTest`: a full garbage collection in the worker (tests that measure leaks only).
+ * - `setAccounts`: the engine process's own `AZURITE_ACCOUNTS` (null: unset), read again by running services at once.
+ * - `crashForTest`: throw an uncaught exception in the engine (tests of crash handling only).
+ * - `exhaustHeapForTest`: fill the engine's heap until it runs out (tests of the heap limit only).
+ * - `collectGarbageForTest`: a full garbage collection in the engine (tests that measure leaks only).
  */
 export interface EngineOps {
   load: { request: Record<never, never>; value: LoadResult };
@@ -92,6 +101,7 @@ export interface EngineOps {
   setDebugLog: { request: { enabled: boolean }; value: null };
   setAccounts: { request: { value: string | null }; value: null };
   crashForTest: { request: Record<never, never>; value: null };
+  exhaustHeapForTest: { request: Record<never, never>; value: null };
   collectGarbageForTest: { request: Record<never, never>; value: null };
 }
 
@@ -106,9 +116,9 @@ export type EngineResponse =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly id: number; readonly ok: false; readonly error: { readonly message: string; readonly code?: string } };
 
-/** What the worker says unasked. Sizes in bytes. */
+/** What the engine says unasked. Sizes in bytes. */
 export type EngineEvent =
-  /** The extent store changed; sent at most once per event-loop turn of the worker. */
+  /** The extent store changed; sent at most once per 100 ms, the last change always sent. */
   | { readonly event: 'memory'; readonly blobBytes: number; readonly queueBytes: number; readonly usedBytes: number; readonly limitBytes: number }
   /** A write was refused by the limit (HTTP 409 MemoryExtentStoreAtSizeLimit). */
   | { readonly event: 'refused'; readonly category: string; readonly requestedBytes: number; readonly usedBytes: number; readonly limitBytes: number }
@@ -123,10 +133,12 @@ export type EngineEvent =
    * at once, then at most once per 250 ms per service kind while changes go on, the last always sent.
    */
   | { readonly event: 'changed'; readonly kind: ServiceKind }
+  /** An uncaught exception is ending the engine's process: its message, sent just before the exit. */
+  | { readonly event: 'fatal'; readonly message: string }
   /** A line for the output channel (code cache outcomes and the like). */
   | { readonly event: 'log'; readonly level: 'info' | 'error'; readonly line: string };
 
-/** Anything the worker posts. */
+/** Anything the engine sends. */
 export type EngineMessage = EngineResponse | EngineEvent;
 
 /** True when `message` is an event rather than a response. */

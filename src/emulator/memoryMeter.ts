@@ -83,7 +83,7 @@ export class MemoryMeter implements Disposable {
   async applyLimit(settingBytes: number | undefined): Promise<string | undefined> {
     const ok = await this.host.setLimit(settingBytes);
     if (!ok) {
-      // The mirrored figures may trail the worker's by up to its event interval: ask for exact ones.
+      // The mirrored figures may trail the engine's by up to its event interval: ask for exact ones.
       await this.host.refreshMemory().catch(() => undefined);
       const r = this.report();
       const asked = settingBytes ?? this.host.loadResult?.defaultLimitBytes ?? defaultLimitBytes(os.totalmem());

@@ -18,7 +18,7 @@ import { certificateProblem } from './certificates';
 
 export type { Failure, Outcome };
 
-/** Makes an engine service from options (EngineHost.createService in production: the service runs in the engine's worker). */
+/** Makes an engine service from options (EngineHost.createService in production: the service runs in the engine's process). */
 export type ServiceFactory = (options: HostServiceOptions) => ServiceHandle;
 
 /** Called before a start with what the service is about to use; resolve a failure to refuse the start. */

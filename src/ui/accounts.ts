@@ -2,7 +2,7 @@
  * `azurite.accounts`: extra storage accounts for the local engine. Each name's key is generated
  * the first time it is used and kept in VS Code's SecretStorage (`azurite.accountKey.<name>`, shared
  * by every window on this machine), never in settings.json. The engine gets the accounts as
- * Azurite's `AZURITE_ACCOUNTS` in its worker only (Emulator.setAccounts); running services take a
+ * Azurite's `AZURITE_ACCOUNTS` in the engine's process only (Emulator.setAccounts); running services take a
  * change at once. A name removed from the setting keeps its key, so adding it back gives the same
  * connection string.
  */

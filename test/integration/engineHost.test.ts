@@ -1,6 +1,6 @@
 /**
  * The engine host in a real VS Code: an uncaught exception in the engine (forced through the
- * test-only API) ends the engine's worker, not the extension host. Every service it ran shows
+ * test-only API) ends the engine's process, not the extension host. Every service it ran shows
  * stopped with the reason and what was lost; the next start brings a new engine up.
  */
 import * as assert from 'node:assert/strict';

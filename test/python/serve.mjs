@@ -49,8 +49,8 @@ if (settings.errors.length > 0) {
   console.error(`serve.mjs: ${settings.errors.map((e) => e.message).join('; ')}`);
   process.exit(2);
 }
-// The engine runs in the engine host's worker thread, as in the extension (out/engine-worker.js).
-const emulator = new Emulator(settings, log, { workerPath: path.join(root, 'out', 'engine-worker.js'), enginePath: bundlePath });
+// The engine runs in the engine host's process, as in the extension (out/engine-process.js).
+const emulator = new Emulator(settings, log, { processPath: path.join(root, 'out', 'engine-process.js'), enginePath: bundlePath });
 
 let stopping;
 function stop(code) {

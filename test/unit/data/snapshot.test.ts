@@ -1,5 +1,5 @@
 /**
- * Snapshots, seeds and reset against the real engine (in its worker) with the newest Azure SDKs:
+ * Snapshots, seeds and reset against the real engine (in its own process) with the newest Azure SDKs:
  * export → import → export is byte-identical; a seed folder reads back item by item; reset keeps
  * ports and clients' connections; an import that hits the memory limit leaves the data it found.
  */

@@ -1,6 +1,6 @@
 /**
  * Custom accounts in the real engine with the newest SDKs: set before the engine starts (the
- * worker's AZURITE_ACCOUNTS at start) and while services run (read again at once, no restart), the
+ * engine process's AZURITE_ACCOUNTS at start) and while services run (read again at once, no restart), the
  * development account kept, and the extension host's own environment untouched.
  */
 import * as assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Bad setting values over the real Emulator (the bundled engine in its worker): for each value, all
+ * Bad setting values over the real Emulator (the bundled engine in its own process): for each value, all
  * three services are started; the ones it stops fail with a message naming the setting, end closed,
  * and hold no port. The ones it does not touch start. Refused before anything starts, or (the folder,
  * the certificate, the host) at the step that checks it.

@@ -1,5 +1,5 @@
 /**
- * What the Storage view asks of the engine, against the real engine in its worker with the newest
+ * What the Storage view asks of the engine, against the real engine in its own process with the newest
  * SDKs: Emulator.onDidChangeData after writes (not after reads or peeks; throttled under a burst,
  * the last change always reported) and Emulator.contentBytes per container and queue.
  */
@@ -30,7 +30,7 @@ function record(emulator: Emulator): { events: { kind: ServiceKind; at: number }
   };
 }
 
-/** Resolves once the worker has answered a request sent now: every event it posted before is delivered. */
+/** Resolves once the engine has answered a request sent now: every event it sent before is delivered. */
 async function drained(emulator: Emulator): Promise<void> {
   await emulator.contentBytes('blob');
 }

@@ -1,12 +1,13 @@
 /**
- * Reliability figures, each asserted as a number, on the real engine in its worker thread with real
- * SDK clients: a kill -9 shortly after the last acknowledged write loses nothing (disk mode's
- * durability window, SAVE_WINDOW_MS), 200 start/stop cycles leak no file descriptors and little
+ * Reliability figures, each asserted as a number, on the real engine in its own process with real
+ * SDK clients: a kill -9 of the engine shortly after the last acknowledged write loses nothing (disk
+ * mode's durability window, SAVE_WINDOW_MS), a kill -9 of its host leaves nothing running and loses
+ * nothing, 200 start/stop cycles leak no file descriptors and little
  * memory, and 32 concurrent clients × 100 mixed operations see no error while the memory meter
  * stays exact.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -20,18 +21,31 @@ import { clients, disposeAfterEach, engineFiles, inParallel, makeEmulator, start
 
 const N = 200;
 
+/** Polls `done` every 20 ms until it is true; rejects naming `what` after `timeoutMs`. */
+async function waitUntil(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
-describe('Reliability (real engine in its worker, real SDK clients)', function () {
+
+describe('Reliability (real engine in its own process, real SDK clients)', function () {
   this.timeout(180_000);
   const track = disposeAfterEach();
 
-  it(`kill -9 of the process running the emulator (disk mode), 1.5 s after the last acknowledged write, loses 0 of ${N} blobs, ${N} messages and ${N} entities`, async () => {
-    const location = tempDir('emu-kill-');
+  /**
+   * Starts diskEmulatorChild (an Emulator in disk mode, as the extension host runs it) on `location`,
+   * writes N blobs, N messages and N entities, waits `waitMs`, then does `kill` to it.
+   * @returns the engine process's id
+   */
+  async function writeThenKill(location: string, waitMs: number, kill: (host: ChildProcess, enginePid: number) => Promise<void>): Promise<number> {
     const files = engineFiles();
-    const child = spawn(process.execPath, [path.join(__dirname, '..', 'helpers', 'diskEmulatorChild.js'), location, files.workerPath, files.enginePath], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [path.join(__dirname, '..', 'helpers', 'diskEmulatorChild.js'), location, files.processPath, files.enginePath], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
-      const { connectionString } = JSON.parse(line) as { connectionString: string };
+      const { connectionString, enginePid } = JSON.parse(line) as { connectionString: string; enginePid: number };
       const container = BlobServiceClient.fromConnectionString(connectionString).getContainerClient('kept');
       await container.create();
       await inParallel(N, 8, (i) => container.getBlockBlobClient(`b${i}`).upload(`blob ${i}`, `blob ${i}`.length));
@@ -41,38 +55,70 @@ describe('Reliability (real engine in its worker, real SDK clients)', function (
       const table = TableClient.fromConnectionString(connectionString, 'kept', { allowInsecureConnection: true });
       await table.createTable();
       await inParallel(N, 8, (i) => table.createEntity({ partitionKey: 'p', rowKey: `r${i}`, i }));
-      // The stated window is 1 s after the response (plus one save); this wait is the requirement.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      child.kill('SIGKILL');
-      await once(child, 'exit');
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      await kill(child, enginePid);
+      return enginePid;
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
+  }
 
+  /** What a new emulator on `location` finds of writeThenKill's data. */
+  async function countKept(location: string): Promise<{ blobs: number; messages: number; entities: number }> {
     const { emulator } = track(makeEmulator({ location }));
     await startAll(emulator);
     const c = clients(emulator);
     let blobs = 0;
     for await (const blob of c.blob().getContainerClient('kept').listBlobsFlat()) if (blob.name.startsWith('b')) blobs++;
-    const messages = (await c.queue().getQueueClient('kept').getProperties()).approximateMessagesCount;
+    const messages = (await c.queue().getQueueClient('kept').getProperties()).approximateMessagesCount ?? 0;
     let entities = 0;
     for await (const entity of c.table('kept').listEntities()) if (entity.partitionKey === 'p') entities++;
-    assert.deepEqual({ blobs, messages, entities }, { blobs: N, messages: N, entities: N });
     await emulator.dispose();
+    return { blobs, messages, entities };
+  }
+
+  const alive = (pid: number): boolean => fs.existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+
+  it(`kill -9 of the engine's process (disk mode), 1.5 s after the last acknowledged write, loses 0 of ${N} blobs, ${N} messages and ${N} entities`, async () => {
+    const location = tempDir('emu-kill-');
+    // The stated window is 1 s after the response (plus one save); this wait is the requirement.
+    await writeThenKill(location, 1500, async (host, enginePid) => {
+      process.kill(enginePid, 'SIGKILL');
+      await waitUntil(() => !alive(enginePid), 10_000, 'the engine process to end');
+      host.kill('SIGKILL');
+      await once(host, 'exit');
+    });
+    assert.deepEqual(await countKept(location), { blobs: N, messages: N, entities: N });
     fs.rmSync(location, { recursive: true, force: true });
   });
 
-  it('200 start/stop cycles of Blob, Queue and Table: 0 failures, 0 file descriptors leaked, RSS growth ≤ 5 MB, JavaScript heap growth ≤ 5 MB (both threads, after a full collection)', async () => {
+  it('kill -9 of the extension host leaves nothing running: the engine stops its services, saving disk data, and exits', async function () {
+    if (process.platform !== 'linux') this.skip(); // /proc tells whether the engine's process still runs
+    const location = tempDir('emu-host-kill-');
+    // No wait after the last write: what the engine saves on its way out is all that keeps the data.
+    const enginePid = await writeThenKill(location, 0, async (host) => {
+      host.kill('SIGKILL');
+      await once(host, 'exit');
+    });
+    await waitUntil(() => !alive(enginePid), 15_000, 'the engine process to exit after its host went away');
+    assert.deepEqual(await countKept(location), { blobs: N, messages: N, entities: N });
+    fs.rmSync(location, { recursive: true, force: true });
+  });
+
+  it('200 start/stop cycles of Blob, Queue and Table: 0 failures, 0 file descriptors leaked, RSS growth ≤ 5 MB, JavaScript heap growth ≤ 5 MB (host and engine process together, after a full collection)', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
-    const fds = (): number => fs.readdirSync('/proc/self/fd').length;
-    // V8 collects lazily: without a full collection in both threads, garbage reads as growth.
+    await startAll(emulator);
+    const enginePid = emulator.enginePid;
+    assert.ok(enginePid !== undefined);
+    const fds = (): number => fs.readdirSync('/proc/self/fd').length + fs.readdirSync(`/proc/${enginePid}/fd`).length;
+    // V8 collects lazily: without a full collection in both processes, garbage reads as growth.
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;
     const heaps = async (): Promise<{ heap: number; rss: number }> => {
       await emulator.collectGarbageForTest();
       gc();
-      const { heapUsedBytes } = await emulator.memoryBreakdown();
-      return { heap: process.memoryUsage().heapUsed + heapUsedBytes, rss: process.memoryUsage().rss };
+      const { heapUsedBytes, rssBytes } = await emulator.memoryBreakdown();
+      return { heap: process.memoryUsage().heapUsed + heapUsedBytes, rss: process.memoryUsage().rss + rssBytes };
     };
     const cycle = async (): Promise<void> => {
       await startAll(emulator);

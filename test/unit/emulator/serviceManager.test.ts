@@ -1,6 +1,6 @@
 /**
  * ServiceManager (src/emulator/serviceManager.ts): one service's lifecycle and its typed failures,
- * over a real engine host (the bundled engine in its worker thread). No mocks of the engine.
+ * over a real engine host (the bundled engine in its own process). No mocks of the engine.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -61,7 +61,7 @@ describe('Bundled engine (out/engine-bundle.js): the CRC64 seam under real SDK u
           { blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: inMemory, location },
           { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: location, rootHasAzuriteData: false },
         );
-        emulator = new engine.Emulator(settings, new MemoryLog(), { workerPath: path.join(repoRoot, 'out', 'engine-worker.js'), enginePath: bundlePath });
+        emulator = new engine.Emulator(settings, new MemoryLog(), { processPath: path.join(repoRoot, 'out', 'engine-process.js'), enginePath: bundlePath });
         const outcome = await emulator.start('blob');
         if (!outcome.ok) throw new Error(outcome.message);
         container = BlobServiceClient.fromConnectionString(emulator.connectionString()).getContainerClient(`crc-${inMemory ? 'mem' : 'disk'}`);

@@ -1,24 +1,24 @@
 /**
  * A process that runs an emulator in disk mode and nothing else, for tests that kill it: started as
- * `node diskEmulatorChild.js LOCATION WORKER_PATH ENGINE_PATH`, it starts Blob, Queue and Table on
- * free ports (the engine in its worker thread, as in the extension), prints one JSON line
- * `{ "connectionString": … }` and runs until it is killed.
+ * `node diskEmulatorChild.js LOCATION PROCESS_PATH ENGINE_PATH`, it starts Blob, Queue and Table on
+ * free ports (the engine in its own process, as in the extension), prints one JSON line
+ * `{ "connectionString": …, "enginePid": … }` (the engine's own process) and runs until it is killed.
  */
 import * as os from 'node:os';
 import { parseSettings } from '../../../src/core/settings';
 import { Emulator } from '../../../src/emulator/emulator';
 
-const [location, workerPath, enginePath] = process.argv.slice(2);
-if (location === undefined || workerPath === undefined || enginePath === undefined) throw new Error('usage: diskEmulatorChild.js LOCATION WORKER_PATH ENGINE_PATH');
+const [location, processPath, enginePath] = process.argv.slice(2);
+if (location === undefined || processPath === undefined || enginePath === undefined) throw new Error('usage: diskEmulatorChild.js LOCATION PROCESS_PATH ENGINE_PATH');
 const settings = parseSettings({ blobPort: 0, queuePort: 0, tablePort: 0, location, silent: true },
   { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: location, rootHasAzuriteData: false });
 const quiet = { info() {}, error(line: string) { process.stderr.write(`${line}\n`); }, access() {}, debug() {} };
-const emulator = new Emulator(settings, quiet, { workerPath, enginePath });
+const emulator = new Emulator(settings, quiet, { processPath, enginePath });
 void (async () => {
   for (const kind of ['blob', 'queue', 'table'] as const) {
     const outcome = await emulator.start(kind);
     if (!outcome.ok) throw new Error(outcome.message);
   }
-  process.stdout.write(`${JSON.stringify({ connectionString: emulator.connectionString() })}\n`);
+  process.stdout.write(`${JSON.stringify({ connectionString: emulator.connectionString(), enginePid: emulator.enginePid })}\n`);
   setInterval(() => undefined, 60_000);
 })();

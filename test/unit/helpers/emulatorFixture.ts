@@ -44,15 +44,15 @@ export function bundledEngine(): Engine {
 let built = false;
 
 /**
- * Where an Emulator finds the engine as the extension runs it: the engine host's worker
- * (out/engine-worker.js) loading out/engine-bundle.js, both built once per test process.
+ * Where an Emulator finds the engine as the extension runs it: the engine host's process
+ * (out/engine-process.js) loading out/engine-bundle.js, both built once per test process.
  */
 export function engineFiles(): EngineFiles {
   if (!built) {
     execFileSync(process.execPath, [path.join(repoRoot, 'esbuild.mjs'), '--engine-bundle'], { cwd: repoRoot, stdio: 'pipe' });
     built = true;
   }
-  return { workerPath: path.join(repoRoot, 'out', 'engine-worker.js'), enginePath: path.join(repoRoot, 'out', 'engine-bundle.js') };
+  return { processPath: path.join(repoRoot, 'out', 'engine-process.js'), enginePath: path.join(repoRoot, 'out', 'engine-bundle.js') };
 }
 
 /**

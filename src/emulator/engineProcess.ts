@@ -1,57 +1,73 @@
 /**
- * The engine host's worker thread (dist/engineWorker.js): loads the engine (dist/engine.js, through
- * the V8 code cache) and runs its services on this thread, answering the requests of
- * ./engineProtocol.ts. Nothing here blocks the extension host: requests, the servers' work and
- * azurite's timers run on this thread, and an uncaught exception or an out-of-memory here ends the
- * worker, which the extension host sees as an `exit` (./engineHost.ts), not as a crash of its own.
+ * The engine host's process (dist/engineProcess.js), a child of the extension host: loads the engine
+ * (dist/engine.js, through the V8 code cache) and runs its services, answering the requests of
+ * ./engineProtocol.ts over the IPC channel. Nothing here runs on the extension host's threads:
+ * requests, the servers' work, azurite's timers and V8's garbage collection of the engine's heap all
+ * run in this process, and an uncaught exception or an out-of-memory here ends this process, which
+ * the extension host sees as an `exit` (./engineHost.ts), not as a crash of its own.
+ *
+ * Once the engine has loaded, every thread of this process runs at the lowest priority (nice 19;
+ * see {@link lowerPriority}), so that when the CPU is short the editor runs first.
+ *
+ * If the extension host goes away without a word (its IPC channel closes), every service stops,
+ * saving disk data, and the process exits: nothing is left running.
  *
  * Small on purpose: azurite itself is in dist/engine.js, loaded on the first request (`load`, sent
  * by the warm-up, or the first `start`).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
-import { parentPort, workerData } from 'node:worker_threads';
 import type { ServiceKind } from '../core/services';
 import { SERVICE_KINDS } from '../core/services';
 import { createApiVersionPolicy, type ApiVersionPolicy } from '../engine/apiVersionPolicy';
 import type { EngineService, MeteredChunkStore } from './azurite';
 import { CodeCachedModule, type CodeCacheState } from './codeCache';
-import type { EngineEvent, EngineMemoryFigures, EngineOps, EngineRequest, EngineResponse, EngineWorkerData, LoadResult, WireServiceOptions } from './engineProtocol';
+import {
+  ENGINE_NICENESS, type EngineEvent, type EngineMemoryFigures, type EngineOps, type EngineProcessData, type EngineRequest,
+  type EngineResponse, type LoadResult, type WireServiceOptions,
+} from './engineProtocol';
 
 type Engine = typeof import('./azurite');
 
-const port = parentPort;
-if (port === null) throw new Error('engineWorker.js runs only as a worker thread (see src/emulator/engineHost.ts)');
-const data = workerData as EngineWorkerData;
+const sendToHost = process.send?.bind(process);
+if (sendToHost === undefined) throw new Error('engineProcess.js runs only as a child process with an IPC channel (see src/emulator/engineHost.ts)');
+const data = JSON.parse(process.argv[2] ?? '{}') as EngineProcessData;
 
-const post = (message: EngineResponse | EngineEvent): void => port.postMessage(message);
+const post = (message: EngineResponse | EngineEvent): void => {
+  // The channel is gone when the extension host went away: 'disconnect' below ends this process.
+  if (process.connected) sendToHost(message);
+};
 
 /**
- * On Linux, once the engine has loaded, this thread runs one step below normal priority (nice 10
- * where the process runs at 0): when the CPU is short, the extension host's thread (and the
- * editor's other work) runs first and the engine waits. The load runs at normal priority, since a
- * click in a window that is still opening waits for it. Called once; later calls do nothing. Linux schedules threads one by one and `setpriority` takes a thread id, which
- * /proc/thread-self names. Elsewhere priorities are per process, and this does nothing.
- * @returns the niceness set, or undefined when not changed
+ * Runs every thread of this process at nice {@link ENGINE_NICENESS} (19, the lowest priority), once
+ * the engine has loaded. Every thread, not only the one that runs JavaScript: V8 marks and sweeps
+ * the engine's heap on helper threads of its own, and at normal priority those held the extension
+ * host's thread off the CPU for several ms at a time while large uploads kept the engine busy
+ * (bench/README.md, "Engine host"). Linux schedules threads one by one, and `setpriority` takes a
+ * thread id (the ids are in /proc/self/task); threads started later inherit the nice value of the
+ * thread that starts them. On macOS and Windows a priority belongs to the whole process.
+ * The load itself runs at normal priority, since a click in a window that is still opening waits
+ * for it. Called after every load and start; the work is done once.
+ * @returns the niceness set, or undefined when not changed (already done, or refused)
  */
 let lowered = false;
-function lowerThisThreadsPriority(): number | undefined {
-  if (process.platform !== 'linux' || lowered) return undefined;
+function lowerPriority(): number | undefined {
+  if (lowered) return undefined;
   lowered = true;
   try {
-    const tid = Number(path.basename(fs.readlinkSync('/proc/thread-self')));
-    if (!Number.isInteger(tid) || tid <= 0) return undefined;
-    const nice = Math.min(19, os.getPriority(tid) + 10);
-    os.setPriority(tid, nice);
-    return nice;
+    if (process.platform === 'linux') {
+      for (const tid of fs.readdirSync('/proc/self/task')) os.setPriority(Number(tid), ENGINE_NICENESS);
+    } else {
+      os.setPriority(ENGINE_NICENESS);
+    }
+    return ENGINE_NICENESS;
   } catch {
     return undefined;
   }
 }
-// The worker's process.env is its own copy (worker_threads): azurite reads its accounts from here.
+// This process's environment is its own: azurite reads its accounts from here, and the extension host's stays as it is.
 setAccountsVariable(data.accounts);
 
 function setAccountsVariable(value: string | null | undefined): void {
@@ -201,11 +217,11 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     } finally {
       preloading = false;
     }
-    // Written once, when there was none or V8 refused it: the next window's worker skips compiling.
+    // Written once, when there was none or V8 refused it: the next window's engine skips compiling.
     void cache?.save();
     // The load ran at normal priority, so that a click in a window that is still opening does not
     // wait behind the editor's own start; serving requests runs below it.
-    lowerThisThreadsPriority();
+    lowerPriority();
     return Math.round(performance.now() - began);
   },
   start: async ({ service, options }) => {
@@ -214,7 +230,7 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     const endpoint = await created.start();
     // Without a warm-up, the cache is written after the first start (it then holds what a start compiles).
     if (!preloading) void cache?.save();
-    lowerThisThreadsPriority();
+    lowerPriority();
     services.set(service, created);
     serviceInfo.set(service, { kind: options.kind, inMemory: options.inMemory });
     return endpoint;
@@ -260,7 +276,8 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
   stats: () => {
     let metadataEstimateBytes = 0;
     for (const s of services.values()) metadataEstimateBytes += s.metadataBytesEstimate();
-    return { metadataEstimateBytes, heapUsedBytes: process.memoryUsage().heapUsed };
+    const { heapUsed, rss } = process.memoryUsage();
+    return { metadataEstimateBytes, heapUsedBytes: heapUsed, rssBytes: rss };
   },
   setApiVersionCheck: ({ mode }) => {
     for (const kind of SERVICE_KINDS) policies[kind].mode = mode;
@@ -284,9 +301,42 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     setImmediate(() => { throw new Error('engine crash forced by a test (crashForTest)'); });
     return null;
   },
+  exhaustHeapForTest: () => {
+    const kept: unknown[] = [];
+    setImmediate(() => {
+      for (;;) kept.push(Array.from({ length: 1024 }, (_, i) => ({ i, text: `entity ${i}` })));
+    });
+    return null;
+  },
 };
 
-port.on('message', (request: EngineRequest) => {
+/**
+ * An uncaught exception ends this process; the extension host first gets its
+ * message (`fatal`), so that what it shows says why.
+ */
+process.on('uncaughtException', (err) => {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`${err instanceof Error ? err.stack ?? message : message}\n`);
+  const exit = (): never => process.exit(70);
+  if (!process.connected) exit();
+  sendToHost({ event: 'fatal', message } satisfies EngineEvent, undefined, {}, exit);
+  setTimeout(exit, 1000);
+});
+
+/**
+ * The extension host went away (it exited or crashed, or ended this process's channel): stop every
+ * service, which saves disk data and frees the ports, then exit. Bounded: each stop is.
+ */
+process.on('disconnect', () => {
+  void (async () => {
+    const stops = [...services.values()].map((s) => s.stop().catch(() => undefined));
+    services.clear();
+    await Promise.race([Promise.all(stops), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    process.exit(0);
+  })();
+});
+
+process.on('message', (request: EngineRequest) => {
   const handler = handlers[request.op] as Handler<keyof EngineOps>;
   void (async () => {
     try {

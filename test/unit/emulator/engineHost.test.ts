@@ -1,0 +1,60 @@
+/**
+ * The engine host's process, against the real engine: how it ends and what the extension host is
+ * told (the reason a person reads), and that the next request brings a new process up. The crash
+ * in a real VS Code is test/integration/engineHost.test.ts.
+ */
+import * as assert from 'node:assert/strict';
+import { EngineHost, type EngineExit } from '../../../src/emulator/engineHost';
+import { engineFiles } from '../helpers/emulatorFixture';
+
+describe('EngineHost (the engine in its own process)', function () {
+  this.timeout(60_000);
+  let host: EngineHost | undefined;
+  afterEach(async () => { await host?.terminate(); host?.dispose(); host = undefined; });
+
+  function makeHost(heapLimitMb = 512): EngineHost {
+    host = new EngineHost({ ...engineFiles(), codeCacheDir: undefined, heapLimitMb: () => heapLimitMb, log: { info() {}, error() {} } },
+      { extentLimitBytes: undefined, apiVersionCheck: 'acceptNewer' });
+    return host;
+  }
+  const nextExit = (h: EngineHost): Promise<EngineExit> => new Promise((resolve) => { const d = h.onDidExit((e) => { d.dispose(); resolve(e); }); });
+
+  it('an uncaught exception ends the engine\'s process with its message as the reason; the next request starts a new process', async () => {
+    const h = makeHost();
+    await h.load();
+    const first = h.pid;
+    const exit = nextExit(h);
+    await h.crashForTest();
+    assert.equal((await exit).reason, 'an uncaught error in the engine: engine crash forced by a test (crashForTest)');
+    assert.equal(h.isRunning, false);
+    await h.load();
+    assert.ok(h.pid !== undefined && h.pid !== first, 'a new process');
+  });
+
+  it('past azurite.engine.heapLimit the process ends and the reason says it ran out of memory, naming the setting', async () => {
+    const h = makeHost(128);
+    await h.load();
+    const exit = nextExit(h);
+    await h.exhaustHeapForTest();
+    assert.equal((await exit).reason, 'it ran out of memory (azurite.engine.heapLimit is 128 MB)');
+  });
+
+  it('a process killed from outside is reported with its signal, and pending requests fail with the reason', async () => {
+    const h = makeHost();
+    await h.load();
+    const exit = nextExit(h);
+    process.kill(h.pid!, 'SIGKILL');
+    assert.equal((await exit).reason, 'it was ended by SIGKILL');
+  });
+
+  it('terminate() resolves once the process has exited, and fires no exit event', async () => {
+    const h = makeHost();
+    await h.load();
+    const pid = h.pid!;
+    let fired = false;
+    h.onDidExit(() => { fired = true; });
+    await h.terminate();
+    assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the process is gone');
+    assert.equal(fired, false);
+  });
+});
