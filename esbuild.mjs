@@ -252,14 +252,18 @@ function printReport(metafile) {
   }
 }
 
+/** The checksum thread of the engine's process (src/engine/checksumThread.ts): small, without azurite. */
+const checksumBuild = (outfile) => ({ ...processBuild(outfile), entryPoints: [path.join(root, 'src/engine/checksumWorker.ts')] });
+
 // The extension and the engine it loads on the first start; the engine bundle for tests and the
 // bench is one file of both.
 const builds = engineBundle
-  ? [options, { ...processBuild(path.join(root, 'out/engine-process.js')), sourcemap: true }]
+  ? [options, { ...processBuild(path.join(root, 'out/engine-process.js')), sourcemap: true }, checksumBuild(path.join(root, 'out/checksum-worker.js'))]
   : [
     { ...options, plugins: [vscodeOnce, engineOutside, sdksOutside] },
     { ...options, entryPoints: [path.join(root, 'src/emulator/azurite.ts')], outfile: path.join(root, 'dist/engine.js') },
     processBuild(path.join(root, 'dist/engineProcess.js')),
+    checksumBuild(path.join(root, 'dist/checksumWorker.js')),
     // The data layer and the Azure SDKs (src/data/), loaded on first use by src/ui/dataLayer.ts.
     { ...options, entryPoints: [path.join(root, 'src/data/index.ts')], outfile: path.join(root, 'dist/data.js'), plugins: [engineOutside, sdksOutside] },
   ];

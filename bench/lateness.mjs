@@ -1,16 +1,16 @@
 // How late a 10 ms timer fires on the thread that hosts the emulator, while the emulator serves load:
 // what every other extension in the extension host waits behind. A child process plays the extension
-// host: it runs our emulator as the extension does (`worker`: the Emulator over the engine host, the
-// engine in a worker thread) or as it did before (`inproc`: the engine on the same thread), and
-// records the lateness of every tick of a 10 ms setInterval. This process is the client: per phase,
+// host: it runs our emulator as the extension does (`host`: the Emulator over the engine host, the
+// engine in a process of its own at the lowest priority) or as it did before (`inproc`: the engine on
+// the same thread), and records the lateness of every tick of a 10 ms setInterval. This process is the client: per phase,
 // for a fixed time, 16 parallel 64 KiB uploads in a loop, then 64 MiB uploads in 4 MiB blocks.
 // Variants alternate over rounds; samples are pooled per variant and phase; p50 and p99 are quoted.
 // All traffic goes to 127.0.0.1; every loop is bounded in count and time.
 //
 // Alone: `node esbuild.mjs --engine-bundle && node bench/lateness.mjs [--rounds=3] [--seconds=4]
-// [--variants=worker,inproc,child,floor]`: `child` runs the engine in a child process of the host
-// (what a child-process engine host would do), `floor` a no-work server instead of any emulator
-// (what the machine alone costs the timer). bench/run.mjs measures `worker` and `inproc`.
+// [--variants=host,inproc,child,floor]`: `child` runs the engine in a child process of the host at
+// normal priority (what the engine host's lowered priority buys), `floor` a no-work server instead
+// of any emulator (what the machine alone costs the timer). bench/run.mjs measures `host` and `inproc`.
 // From bench/run.mjs: measureLateness({ rounds, seconds, log }).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -32,8 +32,8 @@ async function host(variant) {
   const { startInProcess, startOurs } = await import('./targets.mjs');
   let target;
   if (variant === 'child') {
-    // The engine in a child process of this host (as a child-process engine host would run it),
-    // on the hosting thread of that child: this host only ticks.
+    // The engine in a child process of this host at normal priority, on the hosting thread of that
+    // child: this host only ticks.
     const c = spawn(process.execPath, [fileURLToPath(import.meta.url), '--engine-only'], { stdio: ['pipe', 'pipe', 'inherit'] });
     const { value } = await createInterface({ input: c.stdout })[Symbol.asyncIterator]().next();
     target = { connectionString: JSON.parse(value).connectionString, close: async () => { c.stdin.end(); await once(c, 'exit'); } };
@@ -42,7 +42,7 @@ async function host(variant) {
     const { startFloorProcess } = await import('./floor.mjs');
     target = await startFloorProcess();
   } else {
-    target = variant === 'worker' ? await startOurs({ inMemory: true }) : await startInProcess({ inMemory: true });
+    target = variant === 'host' ? await startOurs({ inMemory: true }) : await startInProcess({ inMemory: true });
   }
   const samples = {};
   let phase = 'idle';
@@ -66,7 +66,7 @@ async function host(variant) {
 }
 
 /**
- * Starts a host child (the emulator hosted as the extension host hosts it: `worker` or `inproc`) and
+ * Starts a host child (the emulator hosted as the extension host hosts it: `host` or `inproc`) and
  * returns its connection string, a way to send lines, the next JSON line it prints, and close().
  * Also a bench target: clients in this process, the emulator in another, as users run it.
  */
@@ -117,7 +117,7 @@ async function repeatedBigUploads(container, big, seconds) {
  * Measures the timer's lateness on the hosting thread for each variant, alternating.
  * @returns {{ [variant: string]: { [phase: string]: { p50: number, p99: number, samples: number } } }} ms
  */
-export async function measureLateness({ rounds = 3, seconds = 4, variants = ['worker', 'inproc'], log = () => undefined } = {}) {
+export async function measureLateness({ rounds = 3, seconds = 4, variants = ['host', 'inproc'], log = () => undefined } = {}) {
   const pooled = Object.fromEntries(variants.map((v) => [v, {}]));
   const big = Buffer.alloc(64 * 1024 * 1024, 3);
   for (let round = 0; round < rounds; round++) {

@@ -24,7 +24,7 @@ const engines = new Map();
  * engine bundle) and the engine build it loads.
  */
 export function engineFiles(bundle = process.env.BENCH_ENGINE_BUNDLE ?? 'out/engine-bundle.js') {
-  return { processPath: path.join(repoRoot, 'out', 'engine-process.js'), enginePath: path.resolve(repoRoot, bundle) };
+  return { processPath: path.join(repoRoot, 'out', 'engine-process.js'), enginePath: path.resolve(repoRoot, bundle), checksumWorkerPath: path.join(repoRoot, 'out', 'checksum-worker.js') };
 }
 
 export function loadEngine(bundle = process.env.BENCH_ENGINE_BUNDLE ?? 'out/engine-bundle.js') {

@@ -129,6 +129,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi | Testi
   const engineFiles = {
     processPath: context.asAbsolutePath('dist/engineProcess.js'),
     enginePath: context.asAbsolutePath('dist/engine.js'),
+    checksumWorkerPath: context.asAbsolutePath('dist/checksumWorker.js'),
     codeCacheDir: path.join(context.globalStorageUri.fsPath, 'code-cache'),
   };
   const emulator = new Emulator(settings(), log, engineFiles);

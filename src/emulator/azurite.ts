@@ -71,6 +71,8 @@ export function preloadServiceModules(kinds: readonly ServiceKind[] = ['blob', '
 }
 
 /** Azurite's default extent memory limit in bytes: `Math.trunc(os.totalmem() * 0.5)`. */
+export { offloadChecksums } from '../engine/azuriteChecksums';
+
 export const DEFAULT_LIMIT_BYTES: number = DEFAULT_EXTENT_MEMORY_LIMIT;
 
 /**

@@ -37,6 +37,8 @@ export interface EngineFiles {
   readonly processPath: string;
   /** dist/engine.js (out/engine-bundle.js in tests). */
   readonly enginePath: string;
+  /** dist/checksumWorker.js (out/checksum-worker.js in tests): large bodies are hashed there; undefined: on the serving thread. */
+  readonly checksumWorkerPath?: string | undefined;
   /** Folder of the engine's V8 code cache (the extension's global storage); undefined: none. */
   readonly codeCacheDir?: string;
 }

@@ -26,6 +26,8 @@ export interface EngineHostOptions {
   readonly processPath: string;
   /** The engine module: dist/engine.js (out/engine-bundle.js in tests). Absolute. */
   readonly enginePath: string;
+  /** The checksum thread's entry: dist/checksumWorker.js (out/checksum-worker.js in tests); undefined: hash on the serving thread. */
+  readonly checksumWorkerPath?: string | undefined;
   /** Folder of the engine's V8 code cache; undefined to load without one. */
   readonly codeCacheDir: string | undefined;
   /**
@@ -291,6 +293,7 @@ export class EngineHost {
     const data: EngineProcessData = {
       enginePath: this.options.enginePath,
       codeCacheDir: this.options.codeCacheDir,
+      checksumWorkerPath: this.options.checksumWorkerPath,
       extentLimitBytes: this.state.extentLimitBytes,
       apiVersionCheck: this.state.apiVersionCheck,
       debugLog: this.debugSink !== undefined,

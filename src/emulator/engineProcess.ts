@@ -171,6 +171,7 @@ function load(): Engine {
   loadMs = Math.round(performance.now() - began);
   codeCacheState = cache?.state;
   engine = loaded;
+  if (data.checksumWorkerPath !== undefined) loaded.offloadChecksums(data.checksumWorkerPath);
   const s = new loaded.MeteredChunkStore(data.extentLimitBytes);
   s.onDidChange(scheduleMemory);
   s.onDidRefuse((r) => post({ event: 'refused', ...r }));

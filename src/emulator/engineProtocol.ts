@@ -26,6 +26,11 @@ export interface EngineProcessData {
   readonly enginePath: string;
   /** Folder of the engine's V8 code cache, or undefined to load the engine with plain require. */
   readonly codeCacheDir: string | undefined;
+  /**
+   * The checksum thread's entry (dist/checksumWorker.js): large bodies are hashed there
+   * (src/engine/checksumThread.ts). Undefined: on the serving thread, as azurite does.
+   */
+  readonly checksumWorkerPath: string | undefined;
   /** The extent store's limit in bytes at start; undefined = Azurite's default (50% of total memory). */
   readonly extentLimitBytes: number | undefined;
   /** The API-version policy at start (changed later with `setApiVersionCheck`). */

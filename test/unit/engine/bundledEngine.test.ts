@@ -2,7 +2,8 @@
  * The engine as the extension bundles it (esbuild.mjs: applicationinsights stub + the CRC64 seam),
  * built into out/engine-bundle.js by `node esbuild.mjs --engine-bundle` before these tests, and
  * driven by the real Azure SDK: block, append and page uploads with and without Content-MD5 / a
- * client CRC64 succeed, return azurite's own CRC64 values, and read back byte-identical.
+ * client CRC64 succeed, return azurite's own CRC64 values and the content's MD5, and read back
+ * byte-identical, with the checksums of large bodies on the checksum thread and on the serving thread.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -49,8 +50,10 @@ describe('Bundled engine (out/engine-bundle.js): the CRC64 seam under real SDK u
     assert.equal(typeof utils.newEtag, 'function');
   });
 
-  for (const inMemory of [true, false]) {
-    describe(inMemory ? 'in memory' : 'on disk', () => {
+  // The engine's process hashes bodies of 1 MiB or more on its checksum thread; `serving thread`
+  // is azurite's own way, which the engine takes without one.
+  for (const { inMemory, thread } of [{ inMemory: true, thread: true }, { inMemory: false, thread: true }, { inMemory: true, thread: false }]) {
+    describe(`${inMemory ? 'in memory' : 'on disk'}, checksums of large bodies on the ${thread ? 'checksum thread' : 'serving thread'}`, () => {
       let emulator: EmulatorModule.Emulator;
       let container: ContainerClient;
       let location: string;
@@ -61,10 +64,14 @@ describe('Bundled engine (out/engine-bundle.js): the CRC64 seam under real SDK u
           { blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: inMemory, location },
           { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: location, rootHasAzuriteData: false },
         );
-        emulator = new engine.Emulator(settings, new MemoryLog(), { processPath: path.join(repoRoot, 'out', 'engine-process.js'), enginePath: bundlePath });
+        emulator = new engine.Emulator(settings, new MemoryLog(), {
+          processPath: path.join(repoRoot, 'out', 'engine-process.js'),
+          enginePath: bundlePath,
+          checksumWorkerPath: thread ? path.join(repoRoot, 'out', 'checksum-worker.js') : undefined,
+        });
         const outcome = await emulator.start('blob');
         if (!outcome.ok) throw new Error(outcome.message);
-        container = BlobServiceClient.fromConnectionString(emulator.connectionString()).getContainerClient(`crc-${inMemory ? 'mem' : 'disk'}`);
+        container = BlobServiceClient.fromConnectionString(emulator.connectionString()).getContainerClient(`crc-${inMemory ? 'mem' : 'disk'}-${thread ? 'thread' : 'inline'}`);
         await container.create();
       });
       after(async () => {
@@ -91,6 +98,18 @@ describe('Bundled engine (out/engine-bundle.js): the CRC64 seam under real SDK u
         await blob.commitBlockList(ids);
         const back = await blob.downloadToBuffer();
         assert.ok(back.equals(Buffer.concat(blocks)), 'downloaded bytes differ from the staged blocks');
+      });
+
+      it('Put Blob answers the content\'s MD5 (1 KiB and 3 MiB bodies); a wrong Content-MD5 on a 2 MiB block is refused (400 Md5Mismatch)', async () => {
+        for (const size of [1024, 3 * 1024 * 1024 + 5]) {
+          const data = crypto.randomBytes(size);
+          const res = await container.getBlockBlobClient(`put-${size}.bin`).upload(data, data.length);
+          assert.equal(b64(res.contentMD5), crypto.createHash('md5').update(data).digest('base64'), `MD5 of ${size} bytes`);
+        }
+        const block = crypto.randomBytes(2 * 1024 * 1024);
+        const wrong = crypto.createHash('md5').update('something else').digest();
+        await assert.rejects(container.getBlockBlobClient('md5.bin').stageBlock(blockId(0), block, block.length, { transactionalContentMD5: wrong }),
+          (e: unknown) => e instanceof RestError && e.statusCode === 400 && e.code === 'Md5Mismatch');
       });
 
       it('accepts a client CRC64 that matches and refuses one that does not (400 Crc64Mismatch)', async () => {

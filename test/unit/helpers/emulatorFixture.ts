@@ -52,7 +52,11 @@ export function engineFiles(): EngineFiles {
     execFileSync(process.execPath, [path.join(repoRoot, 'esbuild.mjs'), '--engine-bundle'], { cwd: repoRoot, stdio: 'pipe' });
     built = true;
   }
-  return { processPath: path.join(repoRoot, 'out', 'engine-process.js'), enginePath: path.join(repoRoot, 'out', 'engine-bundle.js') };
+  return {
+    processPath: path.join(repoRoot, 'out', 'engine-process.js'),
+    enginePath: path.join(repoRoot, 'out', 'engine-bundle.js'),
+    checksumWorkerPath: path.join(repoRoot, 'out', 'checksum-worker.js'),
+  };
 }
 
 /**

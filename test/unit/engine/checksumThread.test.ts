@@ -1,0 +1,66 @@
+/**
+ * The checksum thread (src/engine/checksumThread.ts) as the engine's process runs it
+ * (out/checksum-worker.js): the digests equal MD5 and azurite's own CRC-64 of the same bytes, for
+ * any chunking and for many jobs at once; a dropped job answers nothing and the next ones are
+ * unaffected. Through the engine and the SDKs: test/unit/engine/bundledEngine.test.ts.
+ */
+import * as assert from 'node:assert/strict';
+import * as crypto from 'node:crypto';
+import * as path from 'node:path';
+import { CHECKSUM_BATCH_BYTES, ChecksumThread } from '../../../src/engine/checksumThread';
+import { engineFiles } from '../helpers/emulatorFixture';
+
+/** azurite's own, unbundled CRC64 (node_modules): the reference. */
+const azuriteUtils = require('azurite/dist/src/common/utils/utils') as { getCRC64FromString(b: Uint8Array): Uint8Array };
+const hex = (b: Uint8Array | undefined): string | undefined => b === undefined ? undefined : Buffer.from(b).toString('hex');
+
+describe('Checksum thread', function () {
+  this.timeout(60_000);
+  let thread: ChecksumThread;
+  before(() => { thread = new ChecksumThread(path.resolve(engineFiles().checksumWorkerPath!)); });
+  after(() => thread.close());
+
+  it('gives MD5 and azurite\'s CRC-64 of the bytes, whatever the chunking (0 B to 9 MiB, chunks of 1 B to 5 MiB)', async () => {
+    for (const [size, chunk] of [[0, 1], [1, 1], [1000, 7], [CHECKSUM_BATCH_BYTES, 65536], [CHECKSUM_BATCH_BYTES + 1, 65536], [4 * 1024 * 1024 + 13, 65536], [9 * 1024 * 1024, 5 * 1024 * 1024]] as const) {
+      const data = crypto.randomBytes(size);
+      const job = thread.begin(true, true);
+      for (let at = 0; at < size; at += chunk) job.update(data.subarray(at, at + chunk));
+      const d = await job.digest();
+      assert.equal(hex(d.md5), crypto.createHash('md5').update(data).digest('hex'), `MD5 of ${size} B in chunks of ${chunk}`);
+      assert.equal(hex(d.crc64), hex(azuriteUtils.getCRC64FromString(data)), `CRC-64 of ${size} B in chunks of ${chunk}`);
+    }
+  });
+
+  it('computes only what is asked, for 32 jobs at once; a chunk reused by the caller after update() does not change the digest', async () => {
+    const inputs = Array.from({ length: 32 }, (_, i) => crypto.randomBytes(300_000 + i * 1000));
+    const results = await Promise.all(inputs.map(async (data, i) => {
+      const job = thread.begin(i % 2 === 0, i % 2 === 1);
+      const scratch = Buffer.alloc(100_000);
+      for (let at = 0; at < data.length; at += scratch.length) {
+        const n = data.copy(scratch, 0, at, at + scratch.length);
+        job.update(scratch.subarray(0, n));
+        scratch.fill(0); // the caller reuses its buffer at once
+      }
+      return job.digest();
+    }));
+    results.forEach((d, i) => {
+      if (i % 2 === 0) {
+        assert.equal(hex(d.md5), crypto.createHash('md5').update(inputs[i]!).digest('hex'));
+        assert.equal(d.crc64, undefined);
+      } else {
+        assert.equal(d.md5, undefined);
+        assert.equal(hex(d.crc64), hex(azuriteUtils.getCRC64FromString(inputs[i]!)));
+      }
+    });
+  });
+
+  it('forgets a dropped job; the jobs after it are answered as usual', async () => {
+    const dropped = thread.begin(true, false);
+    dropped.update(crypto.randomBytes(CHECKSUM_BATCH_BYTES + 10));
+    dropped.drop();
+    const data = crypto.randomBytes(2 * CHECKSUM_BATCH_BYTES);
+    const job = thread.begin(true, false);
+    job.update(data);
+    assert.equal(hex((await job.digest()).md5), crypto.createHash('md5').update(data).digest('hex'));
+  });
+});
