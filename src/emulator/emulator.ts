@@ -540,11 +540,6 @@ export class Emulator {
     return this.host.crashForTest();
   }
 
-  /** Fills the engine's heap until its process runs out of memory: for the tests of `azurite.engine.heapLimit` (test-only API). */
-  exhaustEngineHeapForTest(): Promise<void> {
-    return this.host.exhaustHeapForTest();
-  }
-
   /** The engine process's id while one runs (tests look at its threads' priorities). */
   get enginePid(): number | undefined {
     return this.host.pid;
