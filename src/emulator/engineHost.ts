@@ -246,7 +246,7 @@ export class EngineHost {
     await this.request('crashForTest', {});
   }
 
-  /** Fills the engine's heap until it runs out (tests of the heap limit: see ExtensionMode.Test). */
+  /** Fills the engine's heap until its process runs out of memory (unit tests of the heap limit). */
   async exhaustHeapForTest(): Promise<void> {
     await this.request('exhaustHeapForTest', {});
   }

@@ -56,10 +56,9 @@ export function getCRC64FromStream(stream: Readable): Promise<Uint8Array> {
 
 /**
  * Bodies of at least this many bytes (1 MiB) are hashed on the checksum thread once one is set
- * ({@link offloadChecksums}); smaller ones on the serving thread. Measured on 2 cores with 4 MiB
- * blocks: 64 MiB uploads took about a quarter less time. With 32 KiB instead, 16 parallel 64 KiB
- * uploads were several percent slower: for a body that small, the copy, the two messages and the
- * waits cost more than the hashing they move.
+ * ({@link offloadChecksums}); smaller ones on the serving thread. For a small body the copy, the two
+ * messages and the waits cost more than the hashing they move (bench/README.md, "Engine host", has
+ * the A/B behind the threshold).
  */
 export const OFFLOAD_MIN_BYTES = 1024 * 1024;
 

@@ -5,8 +5,8 @@
  * Azure Storage answers every Put Blob with the content's MD5 and every Put Block without
  * Content-MD5 with its CRC-64 (azurite 3.37 blob/handlers/BlockBlobHandler.js computes them through
  * common/utils/utils.js `computeTransactionalChecksums`, which the engine seam hands to
- * ./azuriteChecksums.ts). On the serving thread that is about a tenth of a 64 KiB upload's time and
- * milliseconds per 4 MiB block, during which no other request is served. Here the serving thread
+ * ./azuriteChecksums.ts). On the serving thread a 4 MiB block's CRC-64 takes milliseconds, during
+ * which no other request is served. Here the serving thread
  * only copies the body's bytes into batches and hands them over; the hashing runs meanwhile on the
  * checksum thread, while the serving thread goes on with other requests.
  *
