@@ -10,13 +10,15 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import { api, configure } from './helpers';
 
 describe('deactivate()', () => {
-  it('stops every service: ports free, disk data saved', async () => {
+  it('stops every service: ports free, disk data saved, the engine\'s process gone', async () => {
     const a = await api();
     const workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     await configure({ inMemoryPersistence: false, blobPort: 0, queuePort: 0, tablePort: 0 });
     await vscode.commands.executeCommand('azurite.start');
     const ports = (['blob', 'queue', 'table'] as const).map((k) => a.emulator.endpoint(k)!.port);
     await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('saved-on-deactivate').create();
+    const enginePid = a.emulator.enginePid;
+    assert.ok(enginePid !== undefined && enginePid !== process.pid, 'the engine runs in a process of its own');
 
     // The extension host loaded dist/extension.js with Node's require: the same module instance.
     const main = path.join(vscode.extensions.getExtension('storage-emulators.storage-emulators')!.extensionPath, 'dist', 'extension.js');
@@ -35,5 +37,6 @@ describe('deactivate()', () => {
     }
     const db = fs.readFileSync(path.join(workspace, '.azurite', '__azurite_db_blob__.json'), 'utf8');
     assert.ok(db.includes('saved-on-deactivate'), 'the container was saved to disk');
+    assert.throws(() => process.kill(enginePid, 0), /ESRCH/, 'the engine\'s process has exited: nothing is left running');
   });
 });
