@@ -302,7 +302,7 @@ export class EngineHost {
     const heapLimitMb = this.options.heapLimitMb();
     const child = fork(this.options.processPath, [JSON.stringify(data)], {
       // Our flags only: the extension host's own (an --inspect port when it is being debugged …) are not the engine's.
-      execArgv: [`--max-old-space-size=${heapLimitMb}`],
+      execArgv: [`--max-old-space-size=${heapLimitMb}`, ...ENGINE_V8_FLAGS],
       // VS Code's extension host runs on Electron: this makes its binary run as plain Node.
       env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
       // V8's structured clone, as between threads: undefined, Maps and typed arrays cross as they are.
@@ -394,6 +394,16 @@ export class EngineHost {
     }
   }
 }
+
+/**
+ * V8 flags of the engine's process besides its heap limit. `--single-threaded-gc`: V8 collects the
+ * engine's garbage on the engine's own thread (incrementally, as before) instead of on helper
+ * threads beside it. Those helpers, busy with the heap's growth while large uploads come in, are
+ * threads that compete with the editor's for the cores; on the engine's thread the work stays at
+ * the engine's priority and uses one core. The cost is longer collection steps inside the engine.
+ * bench/README.md ("Engine host") has the measurements.
+ */
+export const ENGINE_V8_FLAGS: readonly string[] = ['--single-threaded-gc'];
 
 /** How long {@link EngineHost.terminate} waits for the engine's process to end before it kills it (ms). */
 export const TERMINATE_WAIT_MS = 5000;

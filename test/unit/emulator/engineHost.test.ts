@@ -4,7 +4,8 @@
  * in a real VS Code is test/integration/engineHost.test.ts.
  */
 import * as assert from 'node:assert/strict';
-import { EngineHost, type EngineExit } from '../../../src/emulator/engineHost';
+import * as fs from 'node:fs';
+import { ENGINE_V8_FLAGS, EngineHost, type EngineExit } from '../../../src/emulator/engineHost';
 import { engineFiles } from '../helpers/emulatorFixture';
 
 describe('EngineHost (the engine in its own process)', function () {
@@ -18,6 +19,15 @@ describe('EngineHost (the engine in its own process)', function () {
     return host;
   }
   const nextExit = (h: EngineHost): Promise<EngineExit> => new Promise((resolve) => { const d = h.onDidExit((e) => { d.dispose(); resolve(e); }); });
+
+  it('starts the engine\'s process with the heap limit and the engine\'s V8 flags, not the extension host\'s flags', async function () {
+    if (process.platform !== 'linux') this.skip(); // /proc/PID/cmdline
+    const h = makeHost(640);
+    await h.load();
+    const args = fs.readFileSync(`/proc/${h.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    assert.deepEqual(args.slice(1, 2 + ENGINE_V8_FLAGS.length), ['--max-old-space-size=640', ...ENGINE_V8_FLAGS]);
+    for (const flag of process.execArgv) assert.ok(!args.includes(flag) || ENGINE_V8_FLAGS.includes(flag), `the host's ${flag} is not passed on`);
+  });
 
   it('an uncaught exception ends the engine\'s process with its message as the reason; the next request starts a new process', async () => {
     const h = makeHost();
