@@ -96,6 +96,7 @@ export function computeTransactionalChecksums(
   let held: Uint8Array[] = [];
   let heldBytes = 0;
   let job: ChecksumJob | undefined;
+  let ended = false;
   return new Promise((resolve, reject) => {
     stream
       .on('data', (data: Uint8Array | string) => {
@@ -118,6 +119,7 @@ export function computeTransactionalChecksums(
         }
       })
       .on('end', () => {
+        ended = true;
         if (job !== undefined) {
           job.digest().then((d) => resolve({ md5: d.md5, crc64: d.crc64 }), reject);
           return;
@@ -129,8 +131,11 @@ export function computeTransactionalChecksums(
         resolve({ md5: md5 === undefined ? undefined : new Uint8Array(md5.digest()), crc64: crc?.digest() });
       })
       .on('error', (err) => {
+        ended = true;
         job?.drop();
         reject(err);
-      });
+      })
+      // A request aborted by its client closes without 'end' or 'error': the thread forgets its job.
+      .on('close', () => { if (!ended) job?.drop(); });
   });
 }

@@ -11,6 +11,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Readable } from 'node:stream';
 import { BlobServiceClient, RestError, type ContainerClient } from '@azure/storage-blob';
 import { parseSettings } from '../../../src/core/settings';
 import type * as EmulatorModule from '../../../src/emulator/emulator';
@@ -110,6 +111,26 @@ describe('Bundled engine (out/engine-bundle.js): the CRC64 seam under real SDK u
         const wrong = crypto.createHash('md5').update('something else').digest();
         await assert.rejects(container.getBlockBlobClient('md5.bin').stageBlock(blockId(0), block, block.length, { transactionalContentMD5: wrong }),
           (e: unknown) => e instanceof RestError && e.statusCode === 400 && e.code === 'Md5Mismatch');
+      });
+
+      it('a large block whose client goes away halfway is forgotten; the next blocks get their CRC64 as before', async () => {
+        const blob = container.getBlockBlobClient('aborted.bin');
+        const abort = new AbortController();
+        let sent = 0;
+        const half = new Readable({
+          read() {
+            if (sent >= 2 * 1024 * 1024) return; // stalls halfway through the declared 4 MiB
+            sent += 256 * 1024;
+            this.push(crypto.randomBytes(256 * 1024));
+            if (sent >= 2 * 1024 * 1024) setImmediate(() => abort.abort());
+          },
+        });
+        await assert.rejects(blob.stageBlock(blockId(0), () => half, 4 * 1024 * 1024, { abortSignal: abort.signal }));
+        for (let i = 1; i <= 2; i++) {
+          const data = crypto.randomBytes(3 * 1024 * 1024);
+          const res = await blob.stageBlock(blockId(i), data, data.length);
+          assert.equal(b64(res.xMsContentCrc64), b64(azuriteUtils.getCRC64FromString(data)), `block ${i}`);
+        }
       });
 
       it('accepts a client CRC64 that matches and refuses one that does not (400 Crc64Mismatch)', async () => {
