@@ -42,19 +42,18 @@ const post = (message: EngineResponse | EngineEvent): void => {
 
 /**
  * Runs every thread of this process at nice {@link ENGINE_NICENESS} (19, the lowest priority), once
- * the engine has loaded. Every thread, not only the one that runs JavaScript: V8 marks and sweeps
- * the engine's heap on helper threads of its own, and at normal priority those held the extension
- * host's thread off the CPU for several ms at a time while large uploads kept the engine busy
- * (bench/README.md, "Engine host"). Linux schedules threads one by one, and `setpriority` takes a
- * thread id (the ids are in /proc/self/task); threads started later inherit the nice value of the
- * thread that starts them. On macOS and Windows a priority belongs to the whole process.
- * The load itself runs at normal priority, since a click in a window that is still opening waits
- * for it. Called after every load and start; the work is done once.
- * @returns the niceness set, or undefined when not changed (already done, or refused)
+ * the engine has loaded. Every thread, not only the one that runs JavaScript: V8's helper threads
+ * and libuv's pool are this process's too, and at normal priority V8's helpers held the extension
+ * host's thread off the CPU while large uploads kept the engine busy (bench/README.md, "Engine
+ * host"). Linux schedules threads one by one, and `setpriority` takes a thread id (the ids are in
+ * /proc/self/task); threads started later inherit the nice value of the thread that starts them.
+ * On macOS and Windows a priority belongs to the whole process. The load itself runs at normal
+ * priority, since a click in a window that is still opening waits for it. Called after the
+ * warm-up and after every start; the work is done once. A refusal leaves the priority as it is.
  */
 let lowered = false;
-function lowerPriority(): number | undefined {
-  if (lowered) return undefined;
+function lowerPriority(): void {
+  if (lowered) return;
   lowered = true;
   try {
     if (process.platform === 'linux') {
@@ -62,9 +61,8 @@ function lowerPriority(): number | undefined {
     } else {
       os.setPriority(ENGINE_NICENESS);
     }
-    return ENGINE_NICENESS;
   } catch {
-    return undefined;
+    // Not allowed here (a sandbox, a container's seccomp policy): the engine runs at normal priority.
   }
 }
 // This process's environment is its own: azurite reads its accounts from here, and the extension host's stays as it is.
