@@ -2,8 +2,12 @@
 // what every other extension in the extension host waits behind. A child process plays the extension
 // host: it runs our emulator as the extension does (`host`: the Emulator over the engine host, the
 // engine in a process of its own at the lowest priority) or as it did before (`inproc`: the engine on
-// the same thread), and records the lateness of every tick of a 10 ms setInterval. This process is the client: per phase,
-// for a fixed time, 16 parallel 64 KiB uploads in a loop, then 64 MiB uploads in 4 MiB blocks.
+// the same thread), and records the lateness of every tick of a 10 ms setInterval. Another child
+// process, started fresh for every round, is the client (`--load`): per phase, for a fixed time, 16
+// parallel 64 KiB uploads in a loop, then 64 MiB uploads in 4 MiB blocks. The client is a process of
+// its own so that the row does not depend on what ran before it: inside bench/run.mjs the bench's
+// process has by then the SDK clients, samples and buffers of every target, and its garbage
+// collection competes for the cores with the timer being measured.
 // Variants alternate over rounds; samples are pooled per variant and phase; p50 and p99 are quoted.
 // All traffic goes to 127.0.0.1; every loop is bounded in count and time.
 //
@@ -119,23 +123,23 @@ async function repeatedBigUploads(container, big, seconds) {
  */
 export async function measureLateness({ rounds = 3, seconds = 4, variants = ['host', 'inproc'], log = () => undefined } = {}) {
   const pooled = Object.fromEntries(variants.map((v) => [v, {}]));
-  const big = Buffer.alloc(64 * 1024 * 1024, 3);
   for (let round = 0; round < rounds; round++) {
     for (const variant of round % 2 === 0 ? variants : [...variants].reverse()) {
       const h = await startHost(variant);
+      let load;
       try {
-        const container = BlobServiceClient.fromConnectionString(h.connectionString).getContainerClient(`late${round}`);
-        await container.create();
+        load = await startLoad(h.connectionString, `late${round}`);
         h.send('phase parallel16x64k');
-        const uploads = await parallelUploads(container, seconds);
+        const { uploads } = await load.run('parallel', seconds);
         h.send('phase upload64m');
-        const bigUploads = await repeatedBigUploads(container, big, seconds);
+        const { bigUploads } = await load.run('big', seconds);
         h.send('phase done');
         h.send('report');
         const { samples } = await h.next();
         for (const phase of ['parallel16x64k', 'upload64m']) (pooled[variant][phase] ??= []).push(...(samples[phase] ?? []));
         log(`lateness: round ${round + 1} ${variant}: ${uploads} uploads of 64 KiB, ${bigUploads} of 64 MiB`);
       } finally {
+        await load?.close();
         await h.close();
       }
     }
@@ -148,10 +152,49 @@ export async function measureLateness({ rounds = 3, seconds = 4, variants = ['ho
   return out;
 }
 
+/**
+ * Starts the client (`--load`) for one round: a fresh process with the SDK, which creates
+ * `container` on the emulator at `connectionString` and then runs each phase it is asked for.
+ * @returns run(phase, seconds) resolving to the phase's counts ({ uploads } or { bigUploads }), and close()
+ */
+async function startLoad(connectionString, container) {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--load', connectionString, container], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error('the load process exited early');
+    return JSON.parse(value);
+  };
+  await next(); // ready: the container exists
+  return {
+    run: async (phase, seconds) => {
+      child.stdin.write(`${phase} ${seconds}\n`);
+      return next();
+    },
+    close: async () => { child.stdin.end(); await once(child, 'exit'); },
+  };
+}
+
+/** The client process: `--load CONNECTION_STRING CONTAINER`; phases on stdin (`parallel S`, `big S`), counts on stdout. */
+async function load(connectionString, name) {
+  const container = BlobServiceClient.fromConnectionString(connectionString).getContainerClient(name);
+  await container.create();
+  const big = Buffer.alloc(64 * 1024 * 1024, 3);
+  process.stdout.write('{}\n');
+  for await (const line of createInterface({ input: process.stdin })) {
+    const [phase, seconds] = line.split(' ');
+    if (phase === 'parallel') process.stdout.write(`${JSON.stringify({ uploads: await parallelUploads(container, Number(seconds)) })}\n`);
+    else if (phase === 'big') process.stdout.write(`${JSON.stringify({ bigUploads: await repeatedBigUploads(container, big, Number(seconds)) })}\n`);
+  }
+}
+
 const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const variant = arg('host');
-  if (process.argv.includes('--engine-only')) {
+  const loadAt = process.argv.indexOf('--load');
+  if (loadAt > 0) {
+    await load(process.argv[loadAt + 1], process.argv[loadAt + 2]);
+  } else if (process.argv.includes('--engine-only')) {
     const { startInProcess } = await import('./targets.mjs');
     const t = await startInProcess({ inMemory: true });
     process.stdout.write(`${JSON.stringify({ connectionString: t.connectionString })}\n`);
