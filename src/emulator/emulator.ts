@@ -22,7 +22,9 @@ import type { LimitHit } from './memoryMeter';
 import { MemoryMeter } from './memoryMeter';
 import { failure, type Failure } from '../core/outcome';
 import { formatBound, LIFECYCLE_BOUNDS, StepTimeout, withBound } from '../core/bounds';
-import { hostsOverlap } from '../core/hosts';
+import { describeEngineLoss } from '../core/engineLoss';
+import { ownPortConflict, portsOfOthers, type ListenAddress } from '../core/ownPorts';
+import { LifecycleQueue } from './lifecycleQueue';
 import { ServiceManager, type Blocker, type Outcome } from './serviceManager';
 import { takeUnfinishedSave, unfinishedSaveMessage, type UnfinishedSave } from './shutdownMarker';
 
@@ -103,8 +105,8 @@ export class Emulator {
   private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
   /** The options each running service was started with. */
   private readonly startedWith: Partial<Record<ServiceKind, EmulatorOptions>> = {};
-  /** The lifecycle operation under way per service, if any (see {@link serialize}). */
-  private readonly inFlight: Partial<Record<ServiceKind, { readonly verb: LifecycleVerb; readonly done: Promise<Outcome> }>> = {};
+  /** Each service's lifecycle operations, one at a time (./lifecycleQueue.ts). */
+  private readonly queue = new LifecycleQueue<ServiceKind, LifecycleVerb>((kind, err) => failure('other', `${serviceName(kind)} service: ${(err as Error).message}`));
 
   /** Fires after any service changes state. */
   readonly onDidChangeState: Event<ServiceStateChange> = this.stateEmitter.event;
@@ -165,7 +167,9 @@ export class Emulator {
     this.settings = settings;
     const services = {} as Record<ServiceKind, ServiceManager>;
     for (const kind of SERVICE_KINDS) {
-      const manager = new ServiceManager(kind, (o) => this.host.createService(o), { reservedPorts: () => this.portsOfOthers(kind) });
+      const manager = new ServiceManager(kind, (o) => this.host.createService(o), {
+        reservedPorts: () => { const p = this.ports(); return portsOfOthers(kind, p.configured, p.running); },
+      });
       manager.onDidChangeState((state) => {
         this.stateEmitter.fire({ kind, state });
         if (state.status === 'running' && !this.lastStartInMemory[kind]) void this.reportUnfinishedSave(kind, this.settings.options.location);
@@ -222,7 +226,7 @@ export class Emulator {
 
   /** Stops and starts `kind` with the settings now in force (after any operation under way on it). */
   restart(kind: ServiceKind): Promise<Outcome> {
-    return this.serialize(kind, 'restart', async () => {
+    return this.queue.run(kind, 'restart', async () => {
       if (this.isRunning(kind)) {
         const stopped = await this.stopNow(kind);
         if (!stopped.ok) return stopped;
@@ -327,7 +331,7 @@ export class Emulator {
   start(kind: ServiceKind): Promise<Outcome> {
     const blocked = this.startBlocker?.(kind);
     if (blocked !== undefined) return Promise.resolve(blocked);
-    return this.serialize(kind, 'start', () => (this.isRunning(kind) ? Promise.resolve(OK) : this.startNow(kind)));
+    return this.queue.run(kind, 'start', () => (this.isRunning(kind) ? Promise.resolve(OK) : this.startNow(kind)));
   }
 
   private startBlocker: ((kind: ServiceKind) => Failure | undefined) | undefined;
@@ -346,23 +350,7 @@ export class Emulator {
    * service resolves `{ ok: true }`, a stop under way is shared, a start under way is waited for.
    */
   stop(kind: ServiceKind): Promise<Outcome> {
-    return this.serialize(kind, 'stop', () => (this.isRunning(kind) ? this.stopNow(kind) : Promise.resolve(OK)));
-  }
-
-  /**
-   * Runs lifecycle operations of one service one after another. A call with the same verb as the
-   * operation under way (the latest one asked for) shares its outcome instead of running again, so
-   * two clicks, or a command from another extension during a click, never start a second server.
-   */
-  private serialize(kind: ServiceKind, verb: LifecycleVerb, operation: () => Promise<Outcome>): Promise<Outcome> {
-    const current = this.inFlight[kind];
-    if (current !== undefined && current.verb === verb) return current.done;
-    const done: Promise<Outcome> = (current?.done ?? Promise.resolve(OK))
-      .then(operation)
-      .catch((err: unknown) => failure('other', `${serviceName(kind)} service: ${(err as Error).message}`))
-      .finally(() => { if (this.inFlight[kind]?.done === done) delete this.inFlight[kind]; });
-    this.inFlight[kind] = { verb, done };
-    return done;
+    return this.queue.run(kind, 'stop', () => (this.isRunning(kind) ? this.stopNow(kind) : Promise.resolve(OK)));
   }
 
   private async startNow(kind: ServiceKind): Promise<Outcome> {
@@ -399,7 +387,7 @@ export class Emulator {
    * user ends with an empty service in the state it had.
    */
   clean(kind: ServiceKind): Promise<Outcome> {
-    return this.serialize(kind, 'clean', async () => {
+    return this.queue.run(kind, 'clean', async () => {
       const wasRunning = this.isRunning(kind);
       if (wasRunning) {
         const stopped = await this.stopNow(kind);
@@ -622,35 +610,22 @@ export class Emulator {
     };
   }
 
-  /** Ports our other services are configured to use (nonzero) or run on now: never suggested to `kind`. */
-  private portsOfOthers(kind: ServiceKind): Set<number> {
-    const ports = new Set<number>();
-    for (const other of SERVICE_KINDS) {
-      if (other === kind) continue;
-      const configured = this.settings.options.services[other].port;
-      if (configured !== 0) ports.add(configured);
-      const running = this.endpoint(other);
-      if (running !== undefined) ports.add(running.port);
+  /** Each service's configured port (0: a free one at start) and each running service's address (../core/ownPorts.ts). */
+  private ports(): { configured: Record<ServiceKind, number>; running: Partial<Record<ServiceKind, ListenAddress>> } {
+    const configured = {} as Record<ServiceKind, number>;
+    const running: Partial<Record<ServiceKind, ListenAddress>> = {};
+    for (const kind of SERVICE_KINDS) {
+      configured[kind] = this.settings.options.services[kind].port;
+      const endpoint = this.endpoint(kind);
+      if (endpoint !== undefined) running[kind] = endpoint;
     }
-    return ports;
+    return { configured, running };
   }
 
-  /**
-   * Refuses a start on a port another of our services runs on now (one started on port 0 that got
-   * it, or one still running with older settings): the port is ours, the setting is at fault, and
-   * probing would call our own service "another Azurite".
-   */
+  /** A start refused because another of our services runs on the port it asks for (see ownPortConflict). */
   private ownPortHolder(options: HostServiceOptions): Failure | undefined {
-    if (options.port === 0) return undefined;
-    const holder = SERVICE_KINDS.find((k) => {
-      const e = k === options.kind ? undefined : this.endpoint(k);
-      return e !== undefined && e.port === options.port && hostsOverlap(e.host, options.host);
-    });
-    if (holder === undefined) return undefined;
-    const key = `azurite.${options.kind}Port`;
-    const holderPort = this.settings.options.services[holder].port;
-    const why = holderPort === options.port ? '' : ` (azurite.${holder}Port is ${holderPort}${holderPort === 0 ? ', and it picked this free port' : '; it runs with its earlier settings until it restarts'})`;
-    return failure('setting', `${key} is ${options.port}, the port the ${serviceName(holder)} service runs on now${why}. Set ${key} to another port (0 picks a free one).`, { setting: key });
+    const p = this.ports();
+    return ownPortConflict(options.kind, options, p.configured, p.running);
   }
 
   /** Applies the configured limit to the shared store before a blob/queue start in memory mode. */
@@ -665,14 +640,7 @@ export class Emulator {
     this.warming = undefined;
     this.preloading = undefined;
     const stopped = this.runningKinds();
-    const lostInMemory = stopped.filter((k) => this.lastStartInMemory[k]);
-    const onDisk = stopped.filter((k) => !this.lastStartInMemory[k]);
-    const parts = [`The emulator engine stopped: ${exit.reason}.`];
-    if (stopped.length > 0) parts.push(`${stopped.map(serviceName).join(', ')} ${stopped.length === 1 ? 'is' : 'are'} stopped.`);
-    if (lostInMemory.length > 0) parts.push(`In-memory data of ${lostInMemory.map(serviceName).join(' and ')} is gone.`);
-    if (onDisk.length > 0) parts.push(`Data on disk is kept, up to its last save (${onDisk.map(serviceName).join(', ')}).`);
-    parts.push('Start a service to bring a new engine up.');
-    const message = parts.join(' ');
+    const message = describeEngineLoss(exit.reason, stopped, (k) => this.lastStartInMemory[k]);
     this.log.error(message);
     for (const kind of stopped) this.services[kind].engineLost(message);
     this.lossEmitter.fire({ reason: exit.reason, message, stopped });
