@@ -7,7 +7,7 @@
 // variant's: pooled (the ratio of medians over every round, as npm run bench quotes it) and paired
 // (the mean of each round's ratio, ± its standard error, and every round's), since one process can
 // run a few percent faster or slower than another of the same kind for its whole life.
-// npm run bench measures every op with a new pair of hosts every 2 rounds; this isolates the variants.
+// npm run bench measures every op on three long-lived pairs of hosts; this isolates the variants.
 // Needs out/engine-bundle.js (node esbuild.mjs --engine-bundle).
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';

@@ -25,8 +25,8 @@
 // Then the shutdown save: the table service's stop at 100,000 entities (./save.mjs).
 //
 // Then the engine host's rows: each op with the engine host (host-engine) against the engine on the
-// hosting thread (host-inproc), both in a host process of their own (a new pair every
-// HOST_PAIR_ROUNDS rounds), and the
+// hosting thread (host-inproc), both in a host process of their own (HOST_PAIRS pairs, alive for
+// the whole run, taking the rounds in turn), and the
 // lateness of a 10 ms timer on the thread that hosts the emulator (./lateness.mjs: the client a
 // fresh process of its own, and the same load against the no-work server beside it).
 //
@@ -97,8 +97,13 @@ const PAYLOAD_64M = Buffer.alloc(64 * MIB);
 for (let i = 0; i < PAYLOAD_64M.length; i += 4096) PAYLOAD_64M[i] = i & 0xff; // not all zero
 const MESSAGE = 'hello queue '.repeat(8);
 const UPLOAD_NAMES = 256; // upload targets cycle over this many blob names
-/** Rounds measured with one pair of engine host and in-process host processes, before new ones start. */
-const HOST_PAIR_ROUNDS = 2;
+/**
+ * Pairs of host processes (engine host, in-process engine) behind the host-engine and host-inproc
+ * targets, all alive for the whole run; round r measures pair r % HOST_PAIRS. One process of a kind
+ * can run a few percent faster or slower than another of the same kind for its whole life (where its
+ * code and data landed, what V8 optimized first), and a ratio between a single pair carries that.
+ */
+const HOST_PAIRS = 3;
 
 async function makeCell(name, target) {
   const blobService = BlobServiceClient.fromConnectionString(target.connectionString);
@@ -172,22 +177,27 @@ const OPS = [
 // ---------------------------------------------------------------------------------------------
 // Phases
 
-/** `op.warm` of each op on a cell, not recorded: JIT, connections, first-use allocations. */
+/** `op.warm` of each op on a cell (each member of a group), not recorded: JIT, connections, first-use allocations. */
 async function warmUp(cell) {
-  for (const op of OPS) for (let i = 0; i < op.warm; i++) await op.run(cell);
+  for (const member of cell.members ?? [cell]) for (const op of OPS) for (let i = 0; i < op.warm; i++) await op.run(member);
+}
+
+/** A target made of several processes of one kind (`members`, each a cell), which take the rounds in turn. */
+async function makeGroup(name, targets) {
+  const members = [];
+  for (const t of targets) members.push(await makeCell(name, t));
+  return { name, members };
 }
 
 /**
- * Interleaved rounds of every op on every cell. `beforeRound(r)`, if given, runs before each round
- * and may replace cells in `cells` (same names, a new `generation`), which it warms up itself.
- * @returns samples[op][cell] in ms per op, all generations pooled; byGeneration[op][cell][generation] the same split
+ * Interleaved rounds of every op on every cell; in round r a group runs its member r % members.
+ * @returns samples[op][cell] in ms per op, a group's members pooled; byMember[op][cell][member] the same split
  */
-async function runInterleaved(cells, rounds, beforeRound) {
+async function runInterleaved(cells, rounds) {
   const samples = Object.fromEntries(OPS.map((op) => [op.id, Object.fromEntries(cells.map((c) => [c.name, []]))]));
-  const byGeneration = Object.fromEntries(OPS.map((op) => [op.id, Object.fromEntries(cells.map((c) => [c.name, []]))]));
+  const byMember = Object.fromEntries(OPS.map((op) => [op.id, Object.fromEntries(cells.map((c) => [c.name, []]))]));
   for (const c of cells) await warmUp(c);
   for (let r = 0; r < rounds; r++) {
-    await beforeRound?.(r);
     const started = Date.now();
     for (let o = 0; o < OPS.length; o++) {
       const op = OPS[(o + r) % OPS.length];
@@ -195,11 +205,13 @@ async function runInterleaved(cells, rounds, beforeRound) {
       if (op.id === 'upload64m' && r % 2 === 1) continue;
       for (let k = 0; k < cells.length; k++) {
         const c = cells[(k + r) % cells.length];
+        const m = c.members === undefined ? 0 : r % c.members.length;
+        const target = c.members?.[m] ?? c;
         const out = samples[op.id][c.name];
-        const split = (byGeneration[op.id][c.name][c.generation ?? 0] ??= []);
+        const split = (byMember[op.id][c.name][m] ??= []);
         for (let i = 0; i < op.per; i++) {
           const t0 = performance.now();
-          await op.run(c);
+          await op.run(target);
           const ms = performance.now() - t0;
           out.push(ms);
           split.push(ms);
@@ -208,7 +220,7 @@ async function runInterleaved(cells, rounds, beforeRound) {
     }
     log(`  round ${r + 1}/${rounds} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
-  return { samples, byGeneration };
+  return { samples, byMember };
 }
 
 /**
@@ -296,8 +308,8 @@ async function main() {
   const ours = { memory: await startOurs({ inMemory: true }), disk: await startOurs({ inMemory: false }) };
   // The engine host compared with the engine as it was hosted before, each in a host process of its
   // own (as the extension host hosts it), the clients in this process (as users run them).
-  let hostEngine = await startHost('host');
-  let hostInproc = await startHost('inproc');
+  const hostPairs = [];
+  for (let i = 0; i < HOST_PAIRS; i++) hostPairs.push({ engine: await startHost('host'), inproc: await startHost('inproc') });
   const cli = { memory: await startCli({ inMemory: true }), disk: await startCli({ inMemory: false }) };
   // azurite as it comes: no seam, and its access log on (its default; the lines are dropped here).
   const stock = await startOurs({ inMemory: true, bundle: STOCK_BUNDLE, silent: false });
@@ -306,8 +318,8 @@ async function main() {
   const cells = [
     await makeCell('ours-memory', ours.memory),
     await makeCell('ours-disk', ours.disk),
-    await makeCell('host-engine', hostEngine),
-    await makeCell('host-inproc', hostInproc),
+    await makeGroup('host-engine', hostPairs.map((p) => p.engine)),
+    await makeGroup('host-inproc', hostPairs.map((p) => p.inproc)),
     await makeCell('stock-memory', stock),
     await makeCell('cli-memory', cli.memory),
     await makeCell('cli-disk', cli.disk),
@@ -317,30 +329,15 @@ async function main() {
   result.targets = cells.map((c) => c.name);
 
   let samples;
-  let byGeneration;
+  let byMember;
   let meter;
   try {
     log(`bench: ${rounds} interleaved rounds (${OPS.length} ops × ${cells.length} targets)`);
-    // Fresh host processes every HOST_PAIR_ROUNDS rounds: one process of a kind can run a few
-    // percent faster or slower than another of the same kind for its whole life (where its code and
-    // data landed, what V8 optimized first), and a ratio between one pair of processes carries that.
-    const renewHosts = async (r) => {
-      if (r === 0 || r % HOST_PAIR_ROUNDS !== 0) return;
-      await Promise.all([hostEngine.close(), hostInproc.close()]);
-      hostEngine = await startHost('host');
-      hostInproc = await startHost('inproc');
-      for (const [name, host] of [['host-engine', hostEngine], ['host-inproc', hostInproc]]) {
-        const cell = await makeCell(name, host);
-        cell.generation = r / HOST_PAIR_ROUNDS;
-        await warmUp(cell);
-        cells[cells.findIndex((c) => c.name === name)] = cell;
-      }
-    };
-    ({ samples, byGeneration } = await runInterleaved(cells, rounds, renewHosts));
+    ({ samples, byMember } = await runInterleaved(cells, rounds));
     log('bench: memory meter on/off');
     meter = await runMeter(cells[0], ours.memory.emulator, QUICK ? 40 : 240);
   } finally {
-    await Promise.all([ours.memory.close(), ours.disk.close(), hostEngine.close(), hostInproc.close(), stock.close(), cli.memory.close(), cli.disk.close(), floor.close(), floorHere.close()]);
+    await Promise.all([ours.memory.close(), ours.disk.close(), ...hostPairs.flatMap((p) => [p.engine.close(), p.inproc.close()]), stock.close(), cli.memory.close(), cli.disk.close(), floor.close(), floorHere.close()]);
   }
 
   // Medians per op and cell, in the op's unit.
@@ -451,8 +448,8 @@ async function main() {
     return op.unit === 'MiB/s' ? inproc / ours : ours / inproc;
   };
   // The same ratio for each pair of host processes on its own: how far one pair's figure strays.
-  const pairRatios = (id) => byGeneration[id]['host-engine']
-    .map((engine, g) => median(engine) / median(byGeneration[id]['host-inproc'][g] ?? []))
+  const pairRatios = (id) => byMember[id]['host-engine']
+    .map((engine, m) => median(engine) / median(byMember[id]['host-inproc'][m] ?? []))
     .filter((r) => Number.isFinite(r));
   const engineHostRows = OPS.map((op) => {
     const limit = op.id === 'parallel16x64k' ? 0.9 : 1.0;
