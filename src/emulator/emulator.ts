@@ -16,12 +16,12 @@ import { dataFileNames } from '../core/dataFiles';
 import { diskUsageBytes } from './diskUsage';
 import { ENGINE_API_VERSIONS } from './engineFacts';
 import { EngineHost, type EngineExit, type HostServiceOptions } from './engineHost';
+import { EngineLoader } from './engineLoader';
 import type { LoadResult } from './engineProtocol';
 import type { ContentBytes } from './azurite';
 import type { LimitHit } from './memoryMeter';
 import { MemoryMeter } from './memoryMeter';
 import { failure, type Failure } from '../core/outcome';
-import { formatBound, LIFECYCLE_BOUNDS, StepTimeout, withBound } from '../core/bounds';
 import { describeEngineLoss } from '../core/engineLoss';
 import { ownPortConflict, portsOfOthers, type ListenAddress } from '../core/ownPorts';
 import { LifecycleQueue } from './lifecycleQueue';
@@ -97,10 +97,8 @@ export class Emulator {
   private readonly stateEmitter = new Emitter<ServiceStateChange>();
   private readonly lossEmitter = new Emitter<EngineLoss>();
   private readonly subscriptions: Disposable[] = [];
-  /** The load of the engine now running: its top level (cleared when the engine ends). */
-  private warming: Promise<void> | undefined;
-  /** The warm-up's preload of every service's code (after {@link warming}). */
-  private preloading: Promise<void> | undefined;
+  /** The engine's load and warm-up, once per engine process. */
+  private readonly loader: EngineLoader;
   /** Whether each service was last started in memory mode (settings may have changed since). */
   private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
   /** The options each running service was started with. */
@@ -156,6 +154,7 @@ export class Emulator {
       { extentLimitBytes: settings.options.extentMemoryLimitBytes, apiVersionCheck: settings.options.apiVersionCheck },
     );
     this.meter = new MemoryMeter(this.host, settings.options.extentMemoryLimitBytes);
+    this.loader = new EngineLoader(this.host, this.log);
     this.onDidChangeData = this.host.onDidChangeData;
     this.onDidChangeMemory = this.meter.onDidChange;
     this.onDidHitLimit = this.meter.onDidHitLimit;
@@ -252,44 +251,12 @@ export class Emulator {
 
   /**
    * The warm-up after activation: brings the engine up in its process and loads everything a start
-   * needs (every service's part of azurite, one at a time, so a start asked for meanwhile waits for
-   * one service's code, not three), listening on nothing and showing nothing. Later calls resolve
-   * at once.
+   * needs, listening on nothing and showing nothing (see {@link EngineLoader.warmUp}). Later calls
+   * resolve at once.
    * @throws Error when the engine does not load
    */
   warmUp(): Promise<void> {
-    this.preloading ??= (async () => {
-      await this.loadEngine();
-      const ms = await this.host.preload();
-      this.log.info(`Engine warm-up done: every service's code loaded in ${ms} ms.`);
-    })().catch((err: unknown) => {
-      this.preloading = undefined;
-      throw err;
-    });
-    return this.preloading;
-  }
-
-  /**
-   * Brings the engine up in its process (its top level; a start requires its service's part), the
-   * first step of every start. Logs the load time once per engine. Later calls resolve at once.
-   * @throws Error when the engine does not load
-   */
-  private loadEngine(): Promise<void> {
-    this.warming ??= (async () => {
-      const started = performance.now();
-      const result = await withBound(this.host.load(), LIFECYCLE_BOUNDS.engineLoadMs).catch(async (err: unknown) => {
-        if (!(err instanceof StepTimeout)) throw err;
-        // An engine stuck in its load is no use to a later start: end it, the next start makes a new one.
-        await this.host.terminate().catch(() => undefined);
-        throw new Error(`it did not load within ${formatBound(err.boundMs)} (a slow disk or a virus scan of the extension folder?); try again`);
-      });
-      const cache = result.codeCache !== undefined ? `, code cache: ${result.codeCache}` : '';
-      this.log.info(`Engine loaded in ${Math.round(performance.now() - started)} ms (in its process: ${result.loadMs} ms${cache})`);
-    })().catch((err: unknown) => {
-      this.warming = undefined;
-      throw err;
-    });
-    return this.warming;
+    return this.loader.warmUp();
   }
 
   /** What the engine's load answered (its time and the code cache's state), once it has loaded. */
@@ -356,7 +323,7 @@ export class Emulator {
   private async startNow(kind: ServiceKind): Promise<Outcome> {
     const began = performance.now();
     try {
-      await this.loadEngine();
+      await this.loader.load();
     } catch (err) {
       const message = `${serviceName(kind)} service could not start: the emulator engine did not load (${(err as Error).message}).`;
       this.log.error(message);
@@ -394,7 +361,7 @@ export class Emulator {
         if (!stopped.ok) return stopped;
       }
       try {
-        await this.loadEngine();
+        await this.loader.load();
       } catch (err) {
         return failure('engine', `${serviceName(kind)} data could not be cleaned: the emulator engine did not load (${(err as Error).message}).`);
       }
@@ -637,8 +604,7 @@ export class Emulator {
 
   /** The engine's process ended without being asked to: close what it ran, say why and what is lost. */
   private engineLost(exit: EngineExit): void {
-    this.warming = undefined;
-    this.preloading = undefined;
+    this.loader.forget();
     const stopped = this.runningKinds();
     const message = describeEngineLoss(exit.reason, stopped, (k) => this.lastStartInMemory[k]);
     this.log.error(message);
