@@ -89,7 +89,7 @@ const OK: Outcome = { ok: true };
 /** Runs the three services. Dispose with {@link Emulator.dispose} (stops everything). */
 export class Emulator {
   /** One manager per service kind. */
-  readonly services: Readonly<Record<ServiceKind, ServiceManager>>;
+  private readonly services: Readonly<Record<ServiceKind, ServiceManager>>;
   private settings: ParsedSettings;
   /** Runs the engine in a child process; made at construction, the process only on the first use. */
   private readonly host: EngineHost;

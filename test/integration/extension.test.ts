@@ -123,7 +123,7 @@ describe('Storage Emulators in a real VS Code', function () {
     });
     assert.match(meter.tooltip, /921,600 bytes/);
     assert.match(meter.tooltip, /Table entities and metadata .* not counted/);
-    assert.equal(a.emulator.services.blob.state.status, 'running');
+    assert.equal(a.emulator.status('blob').status, 'running');
   });
 
   it('shows a bad setting on the item and refuses to start, naming the setting and the fix', async () => {
@@ -136,7 +136,7 @@ describe('Storage Emulators in a real VS Code', function () {
     const item = a.statusItems().blob;
     assert.match(item.text, /^\$\(error\) Blob$/);
     assert.match(item.tooltip, /azurite\\\.blobPort is 70000/);
-    assert.equal(a.emulator.services.blob.state.status, 'closed');
+    assert.equal(a.emulator.status('blob').status, 'closed');
   });
 
   it('cleans a running service on confirmation and restarts it empty', async () => {
@@ -146,7 +146,7 @@ describe('Storage Emulators in a real VS Code', function () {
     await BlobServiceClient.fromConnectionString(cs).getContainerClient('to-clean').create();
     const outcomes = await vscode.commands.executeCommand<Outcome[]>('azurite.clean_blob', { skipConfirmation: true });
     assert.deepEqual(outcomes, [{ ok: true }]);
-    assert.equal(a.emulator.services.blob.state.status, 'running');
+    assert.equal(a.emulator.status('blob').status, 'running');
     const fresh = BlobServiceClient.fromConnectionString(a.emulator.connectionString());
     assert.equal(await fresh.getContainerClient('to-clean').exists(), false);
   });

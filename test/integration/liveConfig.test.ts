@@ -58,7 +58,7 @@ describe('Live settings, port conflicts and terminals', () => {
     await configure({ loose: true });
     await waitFor('the queue service to restart with loose on', () => a.emulator.servicesNeedingRestart().length === 0 && a.emulator.endpoint('queue'));
     await a.settled();
-    assert.equal(a.emulator.services.queue.state.status, 'running');
+    assert.equal(a.emulator.status('queue').status, 'running');
   });
 
   it('says whether a taken port is held by another Azurite or another program, and offers a free port', async () => {

@@ -42,7 +42,7 @@ describe('Memory meter in depth', () => {
       return h.length > 0 ? h : undefined;
     });
     assert.deepEqual(hits, ['Blob write of 100 KB refused: the in-memory limit of 1 MB would be exceeded (1,024,000 of 1,048,576 bytes in use, 102,400 asked for). Clients get HTTP 409 MemoryExtentStoreAtSizeLimit until memory is freed or the limit raised; stored data is intact.']);
-    assert.equal(a.emulator.services.blob.state.status, 'running');
+    assert.equal(a.emulator.status('blob').status, 'running');
     assert.deepEqual(await container.getBlockBlobClient('b7').downloadToBuffer(), Buffer.alloc(20 * KiB, 7));
   });
 

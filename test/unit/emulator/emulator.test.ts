@@ -79,7 +79,7 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal(report.limitBytes, 1024 * 1024);
     assert.equal(report.isDefaultLimit, false);
     // The service stays up and earlier data is intact.
-    assert.equal(emulator.services.blob.state.status, 'running');
+    assert.equal(emulator.status('blob').status, 'running');
     for (const [i, b] of blobs.entries()) assert.deepEqual(await container.getBlockBlobClient(`b${i}`).downloadToBuffer(), b);
   });
 
@@ -132,7 +132,7 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
 
     // Clean on a running service: stopped, cleaned, started again, empty.
     assert.deepEqual(await emulator.clean('blob'), { ok: true });
-    assert.equal(emulator.services.blob.state.status, 'running');
+    assert.equal(emulator.status('blob').status, 'running');
     c = clients(emulator);
     assert.equal(await c.blob().getContainerClient('keep').exists(), false);
     assert.deepEqual(fs.readdirSync(path.join(dir, '__blobstorage__')), []);
@@ -151,7 +151,7 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
       const conflict = (outcome as { conflict?: { holder: string; freePort?: number } }).conflict;
       assert.equal(conflict?.holder, 'other');
       assert.ok(conflict?.freePort !== undefined && conflict.freePort > port);
-      assert.deepEqual(emulator.services.blob.state, { status: 'closed', error: message });
+      assert.deepEqual(emulator.status('blob'), { status: 'closed', error: message });
       // One failing service never stops the others.
       assert.deepEqual(await emulator.start('queue'), { ok: true });
     } finally {
@@ -178,7 +178,7 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     const bad = await emulator.start('blob');
     assert.equal(bad.ok, false);
     assert.match((bad as { message: string }).message, /azurite\.blobPort is 70000; use a whole number from 0 to 65535/);
-    assert.equal(emulator.services.blob.state.status, 'closed');
+    assert.equal(emulator.status('blob').status, 'closed');
 
     const file = path.join(tempDir(), 'a-file');
     fs.writeFileSync(file, 'not a folder');
@@ -186,7 +186,7 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     const outcome = await e2.start('table');
     assert.equal(outcome.ok, false);
     assert.match((outcome as { message: string }).message, /azurite\.location resolves to .*a-file.*cannot be created or written \(ENOTDIR/);
-    assert.equal(e2.services.table.state.status, 'closed');
+    assert.equal(e2.status('table').status, 'closed');
   });
 
   it('gives every emulator its own memory store: cleaning one keeps the other\'s data', async () => {

@@ -242,7 +242,7 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
       message,
       `azurite.pwd does not open azurite.cert (${JSON.stringify(certs.pfx)}: mac verify failure); check the password, and that azurite.cert is a PFX (PKCS #12) file — for a PEM certificate set azurite.key instead.`,
     );
-    assert.deepEqual(emulator.services.blob.state, { status: 'closed', error: message });
+    assert.deepEqual(emulator.status('blob'), { status: 'closed', error: message });
     assert.equal(emulator.endpoint('blob'), undefined);
     assert.equal((await emulator.memoryReportNow()).usedBytes, 0);
     // With the right password it starts.
@@ -262,7 +262,7 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
       message,
     );
     assert.ok(message.endsWith('Set azurite.cert to an existing PEM certificate file.'), message);
-    assert.equal(emulator.services.queue.state.status, 'closed');
+    assert.equal(emulator.status('queue').status, 'closed');
     // Refused before anything was written: not even the data folder exists.
     assert.equal(fs.existsSync(path.join(workspace, '.azurite')), false);
     // Cleaning does not need the certificate.

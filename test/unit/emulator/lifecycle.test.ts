@@ -33,7 +33,7 @@ describe('Emulator lifecycle: idempotent and serialized (real engine)', function
     const starts = await Promise.all([emulator.start('queue'), emulator.start('queue'), emulator.start('queue')]);
     assert.deepEqual(starts, [{ ok: true }, { ok: true }, { ok: true }]);
     assert.equal(log.of('info').filter((l) => l.startsWith('Queue: listening on')).length, 1);
-    assert.equal(emulator.services.queue.state.status, 'running');
+    assert.equal(emulator.status('queue').status, 'running');
   });
 
   it('a failed start is shared too: every caller gets the same failure', async () => {
@@ -52,7 +52,7 @@ describe('Emulator lifecycle: idempotent and serialized (real engine)', function
     const stopping = emulator.stop('blob');
     assert.deepEqual(await starting, { ok: true });
     assert.deepEqual(await stopping, { ok: true });
-    assert.equal(emulator.services.blob.state.status, 'closed');
+    assert.equal(emulator.status('blob').status, 'closed');
     assert.ok(port !== undefined && await isPortFree('127.0.0.1', port));
   });
 
@@ -71,6 +71,6 @@ describe('Emulator lifecycle: idempotent and serialized (real engine)', function
     const stopped = await emulator.stopAll();
     assert.deepEqual(await starting, { ok: true });
     assert.ok(stopped.every((o) => o.ok), JSON.stringify(stopped));
-    assert.equal(emulator.services.blob.state.status, 'closed');
+    assert.equal(emulator.status('blob').status, 'closed');
   });
 });

@@ -41,7 +41,7 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     }
     assert.equal(hits.length, 1);
     assert.deepEqual(hits[0], { kind: 'blob', requestedBytes: 300 * 1024, usedBytes: 800 * 1024, limitBytes: MiB });
-    assert.equal(emulator.services.blob.state.status, 'running');
+    assert.equal(emulator.status('blob').status, 'running');
     for (const [i, b] of kept.entries()) assert.deepEqual(await container.getBlockBlobClient(`kept${i}`).downloadToBuffer(), b);
   });
 

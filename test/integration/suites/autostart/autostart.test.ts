@@ -9,9 +9,9 @@ describe('azurite.autoStart "all"', () => {
   it('starts blob and queue when the workspace opens, and skips the table port another Azurite serves', async () => {
     const a = await api();
     await a.settled();
-    assert.equal(a.emulator.services.blob.state.status, 'running');
-    assert.equal(a.emulator.services.queue.state.status, 'running');
-    assert.deepEqual(a.emulator.services.table.state, { status: 'closed' }, 'skipped quietly, not failed');
+    assert.equal(a.emulator.status('blob').status, 'running');
+    assert.equal(a.emulator.status('queue').status, 'running');
+    assert.deepEqual(a.emulator.status('table'), { status: 'closed' }, 'skipped quietly, not failed');
     assert.equal(String(a.emulator.options.services.table.port), process.env.AZURITE_TEST_HELD_PORT);
   });
 });
