@@ -1,6 +1,8 @@
-// Profiles the request path of small in-memory uploads: our emulator (out/engine-bundle.js) in this
-// process, a real SDK client uploading 1 KiB blobs in a loop.
-//   node --cpu-prof --cpu-prof-dir=bench/results/profile bench/profile.mjs [--seconds=10] [--access-log]
+// Times, and profiles, small in-memory uploads: a real SDK client uploading 1 KiB blobs in a loop to
+// our emulator (out/engine-bundle.js). By default that is our Emulator, whose engine runs in a
+// process of its own, so --cpu-prof sees only the client's side; with --access-log-engine=on|off
+// the blob service runs in this process and the profile holds the engine's request path too.
+//   node --cpu-prof --cpu-prof-dir=bench/results/profile bench/profile.mjs [--seconds=10] [--access-log] [--access-log-engine=off]
 //   node bench/cpuprofileTop.mjs bench/results/profile/<file>.cpuprofile
 // --access-log keeps azurite.silent off (access lines built and handed to a sink that drops them), as
 // the extension runs by default; without it azurite.silent is on (the line is still built by azurite:
@@ -20,9 +22,10 @@ const direct = args.find((a) => a.startsWith('--access-log-engine='))?.slice(20)
 const ours = direct === undefined ? await startOurs({ inMemory: true, silent }) : await startDirect(direct === 'on');
 
 async function startDirect(accessLogOn) {
-  const { createService, MeteredChunkStore } = loadEngine();
+  const { createService, MeteredChunkStore, createApiVersionPolicy } = loadEngine();
   const service = createService({
-    kind: 'blob', host: '127.0.0.1', port: 0, inMemory: true, location: '/nonexistent', loose: false, skipApiVersionCheck: false,
+    kind: 'blob', host: '127.0.0.1', port: 0, inMemory: true, location: '/nonexistent', loose: false,
+    apiVersionPolicy: createApiVersionPolicy('acceptNewer', () => undefined),
     accessLog: accessLogOn ? () => {} : undefined, memoryStore: new MeteredChunkStore(undefined), keepAliveSec: 5,
     https: undefined, oauth: undefined, disableProductStyleUrl: false,
   });
