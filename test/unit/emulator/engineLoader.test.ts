@@ -73,4 +73,23 @@ describe('EngineLoader (the engine brought up once per process)', function () {
       forgetting.dispose();
     }
   });
+
+  it('a load that fails after the engine was lost and a new load began leaves the new load in place', async () => {
+    const h = makeHost();
+    const { loader } = makeLoader(h);
+    let second: Promise<void> | undefined;
+    // As Emulator does on a lost engine, and a start that follows at once.
+    const onExit = h.onDidExit(() => { loader.forget(); second = loader.load(); });
+    try {
+      const first = loader.load();
+      process.kill(h.pid!, 'SIGKILL'); // the process is forked by the load's first request
+      await assert.rejects(first, /the emulator engine stopped: it was ended by SIGKILL/);
+      assert.ok(second !== undefined, 'the exit was reported');
+      assert.equal(loader.load(), second, 'later callers share the new load');
+      await second;
+      assert.equal(h.isRunning, true);
+    } finally {
+      onExit.dispose();
+    }
+  });
 });
