@@ -17,6 +17,10 @@ export interface LoadableEngine {
   terminate(): Promise<void>;
 }
 
+/**
+ * The load and the warm-up of one engine host's engine, each once per engine process. Never throws
+ * on its own: {@link load} and {@link warmUp} reject with what went wrong, and a later call tries again.
+ */
 export class EngineLoader {
   private loading: Promise<void> | undefined;
   private warming: Promise<void> | undefined;
