@@ -79,7 +79,7 @@ for (const op of OPS) {
     const m = median(pooled[op.id][v]);
     if (v === base) return `${v} ${m.toFixed(3)} ms`;
     const paired = perRound[op.id][v].map((x, i) => x / perRound[op.id][base][i]);
-    return `${v} ${m.toFixed(3)} ms (÷ ${base}: pooled ${(m / median(pooled[op.id][base])).toFixed(3)}, paired ${mean(paired).toFixed(3)} ± ${standardError(paired).toFixed(3)}; rounds ${paired.map((r) => r.toFixed(2)).join(' ')})`;
+    return `${v} ${m.toFixed(3)} ms (÷ ${base}: pooled ${(m / median(pooled[op.id][base])).toFixed(3)}, paired ${mean(paired).toFixed(3)}${paired.length > 1 ? ` ± ${standardError(paired).toFixed(3)}` : ''}; rounds ${paired.map((r) => r.toFixed(2)).join(' ')})`;
   });
   console.log(`${op.label}: ${parts.join(', ')}`);
 }
