@@ -153,6 +153,51 @@ export async function measureVsCode(runs, log = () => {}) {
   return results;
 }
 
+/**
+ * One fresh window of a no-op extension: our package.json and media (the same manifest, activation
+ * events and contributions) with a `dist/extension.js` whose `activate()` only writes the file
+ * `activated` into the extension's folder, loaded as ours is (`extensionDevelopmentPath`). What VS
+ * Code's activation figure is for an extension whose module and `activate()` cost next to nothing:
+ * the part of our figure that our code does not decide.
+ */
+async function oneNoOpRun(log) {
+  const folder = makeTempDir('bench-noop-ext-');
+  const workspace = makeTempDir('bench-noop-ws-');
+  let server;
+  let browser;
+  try {
+    fs.copyFileSync(path.join(repoRoot, 'package.json'), path.join(folder.dir, 'package.json'));
+    fs.cpSync(path.join(repoRoot, 'media'), path.join(folder.dir, 'media'), { recursive: true });
+    fs.mkdirSync(path.join(folder.dir, 'dist'));
+    fs.writeFileSync(path.join(folder.dir, 'dist', 'extension.js'),
+      "exports.activate = () => { require('fs').writeFileSync(require('path').join(__dirname, '..', 'activated'), ''); };\nexports.deactivate = () => {};\n");
+    server = await startCodeServer({ workspaceFolder: workspace.dir, extensionDevelopmentPath: folder.dir });
+    browser = await launchBrowser({ origin: server.origin });
+    const page = await browser.context.newPage();
+    await page.goto(server.url);
+    await waitFor('the no-op extension\'s activation', () => fs.existsSync(path.join(folder.dir, 'activated')) || undefined,
+      { timeoutMs: 90_000, intervalMs: 100 });
+    const vscodeActivationMs = await runningExtensionsActivation(page).catch((err) => {
+      log(`  (could not read the no-op extension's row in the Running Extensions view: ${err.message})`);
+      return undefined;
+    });
+    log(`  no-op run: ${JSON.stringify({ vscodeActivationMs })}`);
+    return { vscodeActivationMs };
+  } finally {
+    await browser?.close().catch(() => {});
+    await server?.stop().catch(() => {});
+    workspace.remove();
+    folder.remove();
+  }
+}
+
+/** `runs` fresh windows of the no-op extension (see oneNoOpRun). */
+export async function measureNoOp(runs, log = () => {}) {
+  const results = [];
+  for (let i = 0; i < runs; i++) results.push(await oneNoOpRun(log));
+  return results;
+}
+
 /** The official Azurite extension, as the comparison target: its npm package is the extension. */
 const OFFICIAL_VERSION = '3.37.0';
 
