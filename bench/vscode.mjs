@@ -53,10 +53,22 @@ function findInLogs(dir, re) {
  * "Developer: Show Running Extensions" view shows it ("Activation: 193ms").
  */
 async function runningExtensionsActivation(page, name = /(?:storage-emulators\.storage-emulators|Storage Emulators)/) {
-  await page.keyboard.press('F1');
-  await page.keyboard.type('Developer: Show Running Extensions');
-  await page.keyboard.press('Enter');
   const editor = page.locator('.runtime-extensions-editor');
+  // A window that has just opened can drop the keys typed before the command palette has shown: wait
+  // for the palette's input, and open the view again if it does not show (at most 3 tries).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.keyboard.press('F1');
+      await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 5_000 });
+      await page.keyboard.type('Developer: Show Running Extensions');
+      await page.keyboard.press('Enter');
+      await editor.waitFor({ state: 'visible', timeout: 5_000 });
+      break;
+    } catch (err) {
+      if (attempt === 3) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
   return waitFor('the extension\'s row in the Running Extensions view', async () => {
     const text = (await editor.allInnerTexts()).join('\n');
     const m = new RegExp(`${name.source}[^\\n]*\\n[^\\n]*\\n[^\\n]*\\n(?:Startup )?Activation: ([\\d.]+)ms`).exec(text);
