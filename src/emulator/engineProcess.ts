@@ -323,21 +323,35 @@ process.on('uncaughtException', (err) => {
 });
 
 /**
- * The extension host went away (it exited or crashed, or ended this process's channel): stop every
- * service, which saves disk data and frees the ports, then exit. Bounded: each stop is.
+ * Starts, stops and cleans under way. A stop takes its service out of `services` before it saves,
+ * so the `disconnect` handler waits for these before it stops what is left and exits: a stop that
+ * deactivate() sent just before the extension host went away still finishes its save.
+ */
+const lifecycleUnderWay = new Set<Promise<unknown>>();
+const LIFECYCLE_OPS: ReadonlySet<keyof EngineOps> = new Set<keyof EngineOps>(['start', 'stop', 'clean']);
+
+/** How long the engine, once its extension host has gone, gives lifecycle requests and stops before it exits (ms). */
+const EXIT_AFTER_DISCONNECT_MS = 10_000;
+
+/**
+ * The extension host went away (it exited or crashed, or ended this process's channel): let the
+ * starts, stops and cleans under way finish, stop every service still running, which saves disk
+ * data and frees the ports, then exit. Bounded by EXIT_AFTER_DISCONNECT_MS.
  */
 process.on('disconnect', () => {
-  void (async () => {
+  const finish = async (): Promise<void> => {
+    await Promise.all([...lifecycleUnderWay].map((p) => p.catch(() => undefined)));
     const stops = [...services.values()].map((s) => s.stop().catch(() => undefined));
     services.clear();
-    await Promise.race([Promise.all(stops), new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    process.exit(0);
-  })();
+    await Promise.all(stops);
+  };
+  void Promise.race([finish(), new Promise((resolve) => setTimeout(resolve, EXIT_AFTER_DISCONNECT_MS))])
+    .then(() => process.exit(0));
 });
 
 process.on('message', (request: EngineRequest) => {
   const handler = handlers[request.op] as Handler<keyof EngineOps>;
-  void (async () => {
+  const handled = (async () => {
     try {
       const value = await handler(request as never);
       post({ id: request.id, ok: true, value });
@@ -346,4 +360,8 @@ process.on('message', (request: EngineRequest) => {
       post({ id: request.id, ok: false, error: { message: e?.message ?? String(err), ...(typeof e?.code === 'string' ? { code: e.code } : {}) } });
     }
   })();
+  if (LIFECYCLE_OPS.has(request.op)) {
+    lifecycleUnderWay.add(handled);
+    void handled.finally(() => lifecycleUnderWay.delete(handled));
+  }
 });
