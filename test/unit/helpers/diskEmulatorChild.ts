@@ -3,8 +3,11 @@
  * `node diskEmulatorChild.js LOCATION PROCESS_PATH ENGINE_PATH`, it starts Blob, Queue and Table on
  * free ports (the engine in its own process, as in the extension), prints one JSON line
  * `{ "connectionString": …, "enginePid": … }` (the engine's own process) and runs until it is killed.
+ * A line `stop KIND` on its stdin begins a stop of that service (as deactivate() does) and does not
+ * wait for it.
  */
 import * as os from 'node:os';
+import { createInterface } from 'node:readline';
 import { parseSettings } from '../../../src/core/settings';
 import { Emulator } from '../../../src/emulator/emulator';
 
@@ -21,4 +24,8 @@ void (async () => {
   }
   process.stdout.write(`${JSON.stringify({ connectionString: emulator.connectionString(), enginePid: emulator.enginePid })}\n`);
   setInterval(() => undefined, 60_000);
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    const [command, kind] = line.split(' ');
+    if (command === 'stop' && (kind === 'blob' || kind === 'queue' || kind === 'table')) void emulator.stop(kind);
+  });
 })();
