@@ -15,6 +15,7 @@ import { endpointUrl, type StorageAccount } from './core/connectionString';
 import { formatBytes, formatUsage, type MemoryReport } from './core/memory';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
 import type { Outcome } from './emulator/serviceManager';
+import { ReclaimBusyError } from './emulator/emulator';
 import { CANCELLED } from './core/outcome';
 import { notify, showOutcome, type NotifyDeps } from './ui/notify';
 
@@ -145,10 +146,17 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   reg(COMMANDS.setCertificatePassword, (given) => deps.setCertificatePassword(given));
 
   reg(COMMANDS.reclaimMemory, async (): Promise<number> => {
-    const freed = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: 'Azurite: reclaiming memory' },
-      () => emulator.reclaimMemory(),
-    );
+    let freed: number;
+    try {
+      freed = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'Azurite: reclaiming memory' },
+        () => emulator.reclaimMemory(),
+      );
+    } catch (err) {
+      if (!(err instanceof ReclaimBusyError)) throw err;
+      void notify('warning', err.message);
+      return err.freedBytes;
+    }
     void notify('info', `Azurite reclaimed ${formatBytes(freed)} of deleted blob and queue data; in use now: ${formatUsage(emulator.memoryReport())}.`);
     return freed;
   });

@@ -42,6 +42,13 @@ export interface LifecycleBounds {
   readonly stopMs: number;
   /** Deleting one service's data (its files, or its in-memory extents): 60 s. */
   readonly cleanMs: number;
+  /**
+   * Reclaiming memory waits for a moment with no request in flight on the service (an upload in
+   * flight has written content that nothing refers to yet). Between a client's requests there is
+   * one within milliseconds; 10 s only passes while a client holds a request open or the traffic
+   * never pauses, and then nothing is reclaimed.
+   */
+  readonly reclaimIdleMs: number;
 }
 
 /** The bounds in force (tests shorten them through ServiceManager's constructor). */
@@ -53,6 +60,7 @@ export const LIFECYCLE_BOUNDS: LifecycleBounds = {
   listenWithDataMs: 60_000,
   stopMs: 120_000,
   cleanMs: 60_000,
+  reclaimIdleMs: 10_000,
 };
 
 /** A step that ran past its bound. `boundMs` is the bound it ran past. */

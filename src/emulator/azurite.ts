@@ -24,6 +24,7 @@ import logger from 'azurite/dist/src/common/Logger';
 import AllExtentsAsyncIterator from 'azurite/dist/src/common/persistence/AllExtentsAsyncIterator';
 import { DEFAULT_EXTENT_GC_PROTECT_TIME_IN_MS } from 'azurite/dist/src/common/utils/constants';
 import NoLoggerStrategy from 'azurite/dist/src/common/NoLoggerStrategy';
+import { formatBound, StepTimeout, withBound } from '../core/bounds';
 import type { Disposable } from '../core/events';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
@@ -275,8 +276,10 @@ export interface EngineService {
    * spares extents written in the last 10 minutes so that a write in flight keeps its data; this
    * run waits until no request is in flight and spares only extents written after it began.
    * No-op for table, in disk mode, or while stopped.
+   * @param idleWaitMs how long to wait for a moment with no request in flight (ms)
+   * @throws ReclaimBusy when requests were in flight for all of `idleWaitMs` (nothing is freed)
    */
-  reclaim(): Promise<void>;
+  reclaim(idleWaitMs: number): Promise<void>;
   /**
    * An estimate, in bytes, of the metadata the service keeps in LokiJS (containers, blob
    * properties, queue and message records, table entities): the JSON length of its collections'
@@ -298,6 +301,18 @@ export interface EngineService {
   refreshAccounts(): void;
 }
 
+
+/**
+ * A reclaim that found the service never without a request in flight for its whole wait (a client
+ * holds a request open, or traffic never paused); nothing was freed. `code` is `EBUSY`, so that the
+ * kind of failure crosses from the engine's process.
+ */
+export class ReclaimBusy extends Error {
+  readonly code = 'EBUSY';
+  constructor(readonly kind: ServiceKind, readonly waitedMs: number) {
+    super(`the ${kind} service had a request in flight throughout ${formatBound(waitedMs)}`);
+  }
+}
 
 /** After this long, connections still open at stop are cut so the port is freed. */
 const FORCE_CLOSE_AFTER_MS = 2000;
@@ -462,10 +477,13 @@ export function createService(options: EngineServiceOptions): EngineService {
       // The data is gone: a marker of an unfinished save of it is moot (./shutdownMarker.ts).
       await endSave(options.location, options.kind);
     },
-    async reclaim(): Promise<void> {
+    async reclaim(idleWaitMs: number): Promise<void> {
       const s = server as ServerInternals | undefined;
       if (s === undefined || !options.inMemory || options.kind === 'table') return;
-      await whenIdle();
+      // An upload in flight has written extents that no record refers to yet: sweep only between requests.
+      await withBound(whenIdle(), idleWaitMs).catch((err: unknown) => {
+        throw err instanceof StepTimeout ? new ReclaimBusy(options.kind, idleWaitMs) : err;
+      });
       await sweepOnce(options.kind, s);
     },
     metadataBytesEstimate(): number {

@@ -6,6 +6,7 @@
  */
 import { connectionString, DEV_ACCOUNT, type ClientAddress, type StorageAccount } from '../core/connectionString';
 import { azuriteAccountsValue } from '../core/accounts';
+import type { LifecycleBounds } from '../core/bounds';
 import { Emitter, type Disposable, type Event } from '../core/events';
 import type { Endpoint, ServiceState } from '../core/lifecycle';
 import type { MemoryReport } from '../core/memory';
@@ -87,6 +88,16 @@ type LifecycleVerb = 'start' | 'stop' | 'clean' | 'restart';
 const OK: Outcome = { ok: true };
 
 /** Runs the three services. Dispose with {@link Emulator.dispose} (stops everything). */
+/**
+ * Reclaim memory found a service never without a request in flight (a client holds one open, or its
+ * requests never pause): nothing was freed there. `freedBytes`: what the other service freed.
+ */
+export class ReclaimBusyError extends Error {
+  constructor(readonly kinds: readonly ServiceKind[], readonly freedBytes: number) {
+    super(`Nothing was reclaimed from ${kinds.map(serviceName).join(' and ')}: a request was in flight all the time Azurite waited for a pause (a client holds one open, or its requests never pause). Reclaim again once they are done; Azurite's own GC frees deleted data within 10 minutes anyway.`);
+  }
+}
+
 export class Emulator {
   /** One manager per service kind. */
   private readonly services: Readonly<Record<ServiceKind, ServiceManager>>;
@@ -140,11 +151,13 @@ export class Emulator {
   /**
    * @param engine where the engine process's entry and the engine module are; nothing is loaded or
    *   started until the first {@link warmUp} or start
+   * @param bounds lifecycle bounds in place of LIFECYCLE_BOUNDS' (../core/bounds.ts), for tests
    */
   constructor(
     settings: ParsedSettings,
     private readonly log: EmulatorLog,
     engine: EngineFiles,
+    bounds?: Partial<LifecycleBounds>,
   ) {
     // Logging must never throw: on shutdown the output channel may already be disposed, and a throw
     // there would end the stop before the data is saved.
@@ -168,6 +181,7 @@ export class Emulator {
     for (const kind of SERVICE_KINDS) {
       const manager = new ServiceManager(kind, (o) => this.host.createService(o), {
         reservedPorts: () => { const p = this.ports(); return portsOfOthers(kind, p.configured, p.running); },
+        bounds,
       });
       manager.onDidChangeState((state) => {
         this.stateEmitter.fire({ kind, state });
@@ -435,13 +449,24 @@ export class Emulator {
 
   /**
    * Frees in-memory extents that no blob or message refers to any more (deleted data that azurite's
-   * timed GC would free within 1–10 minutes).
+   * timed GC would free within 1–10 minutes), in each service at a moment with no request in flight.
    * @returns bytes freed (the drop in use; concurrent writes can make it smaller)
+   * @throws ReclaimBusyError when a service had a request in flight throughout its wait
+   *   (LifecycleBounds.reclaimIdleMs); the other service is reclaimed all the same
    */
   async reclaimMemory(): Promise<number> {
     let freed = 0;
-    for (const kind of EXTENT_SERVICE_KINDS) freed += await this.services[kind].reclaim();
+    const busy: ServiceKind[] = [];
+    for (const kind of EXTENT_SERVICE_KINDS) {
+      try {
+        freed += await this.services[kind].reclaim();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EBUSY') throw err;
+        busy.push(kind);
+      }
+    }
     await this.host.refreshMemory().catch(() => undefined); // so that memoryReport() shows the drop at once
+    if (busy.length > 0) throw new ReclaimBusyError(busy, freed);
     return freed;
   }
 

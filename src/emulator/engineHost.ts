@@ -69,8 +69,12 @@ export interface ServiceHandle {
   stop(): Promise<void>;
   /** Deletes the service's data (disk files or in-memory extents); only while stopped. */
   clean(): Promise<void>;
-  /** Frees unreferenced in-memory extents now (Azurite's GC, run once). @returns bytes freed */
-  reclaim(): Promise<number>;
+  /**
+   * Frees unreferenced in-memory extents now (Azurite's GC, run once), at a moment with no request
+   * in flight. @param idleWaitMs how long to wait for that moment (ms) @returns bytes freed
+   * @throws Error with `code` `EBUSY` when requests were in flight throughout `idleWaitMs`
+   */
+  reclaim(idleWaitMs: number): Promise<number>;
   /** Content bytes per container or queue (blob and queue while running); undefined otherwise. */
   contentBytes(): Promise<ContentBytes | undefined>;
 }
@@ -182,7 +186,7 @@ export class EngineHost {
         }
       },
       clean: async () => { await this.request('clean', { options: wire }); },
-      reclaim: () => this.request('reclaim', { service }),
+      reclaim: (idleWaitMs) => this.request('reclaim', { service, idleWaitMs }),
       contentBytes: async () => (await this.request('contentBytes', { service })) ?? undefined,
     };
   }

@@ -246,11 +246,11 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     await load().createService(serviceOptions(-1, { ...options, accessLog: false })).clean();
     return null;
   },
-  reclaim: async ({ service }) => {
+  reclaim: async ({ service, idleWaitMs }) => {
     const s = services.get(service);
     if (s === undefined || store === undefined) return 0;
     const before = store.totalSize();
-    await s.reclaim();
+    await s.reclaim(idleWaitMs);
     return Math.max(0, before - store.totalSize());
   },
   contentBytes: ({ service }) => {

@@ -81,7 +81,8 @@ export interface EngineStats {
  * - `start`: make and start a service; the answer is its real endpoint.
  * - `stop`: stop it; answered when the port is free and disk data is saved.
  * - `clean`: delete a stopped service's data.
- * - `reclaim`: free unreferenced extents of a running service now; the answer is the bytes freed.
+ * - `reclaim`: free unreferenced extents of a running service now, once no request is in flight
+ *   (waiting at most `idleWaitMs`, else it fails with code `EBUSY`); the answer is the bytes freed.
  * - `contentBytes`: the content bytes per container or queue of a running blob or queue service
  *   (null for table or when not running).
  * - `memory`: the extent store's figures now (also sent unasked as `memory` events).
@@ -97,7 +98,7 @@ export interface EngineOps {
   start: { request: { service: number; options: WireServiceOptions }; value: Endpoint };
   stop: { request: { service: number }; value: null };
   clean: { request: { options: WireServiceOptions }; value: null };
-  reclaim: { request: { service: number }; value: number };
+  reclaim: { request: { service: number; idleWaitMs: number }; value: number };
   contentBytes: { request: { service: number }; value: ContentBytes | null };
   memory: { request: Record<never, never>; value: EngineMemoryFigures };
   setLimit: { request: { limitBytes: number | null }; value: boolean };

@@ -186,9 +186,13 @@ export class ServiceManager {
     }
   }
 
-  /** Frees unreferenced in-memory extents now (see ServiceHandle.reclaim); no-op unless running. */
+  /**
+   * Frees unreferenced in-memory extents now (see ServiceHandle.reclaim); no-op unless running.
+   * @returns bytes freed
+   * @throws Error with `code` `EBUSY` when requests were in flight throughout `reclaimIdleMs`
+   */
   async reclaim(): Promise<number> {
-    return (await this.running?.reclaim()) ?? 0;
+    return (await this.running?.reclaim(this.bounds.reclaimIdleMs)) ?? 0;
   }
 
   /** Content bytes per container or queue (see ServiceHandle.contentBytes); undefined unless running. */

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { Emulator, type Engine, type EmulatorLog, type EngineFiles } from '../../../src/emulator/emulator';
 import { parseSettings, type RawSettings } from '../../../src/core/settings';
 import type { ServiceKind } from '../../../src/core/services';
+import type { LifecycleBounds } from '../../../src/core/bounds';
 
 /** A log that keeps every line, by kind. */
 export class MemoryLog implements EmulatorLog {
@@ -61,15 +62,15 @@ export function engineFiles(): EngineFiles {
 
 /**
  * An Emulator with every port 0 (free ports) unless `raw` says otherwise, running the bundled engine
- * ({@link bundledEngine}).
+ * ({@link bundledEngine}); `bounds` shortens lifecycle bounds.
  */
-export function makeEmulator(raw: RawSettings, workspaceFolder?: string): { emulator: Emulator; log: MemoryLog } {
+export function makeEmulator(raw: RawSettings, workspaceFolder?: string, bounds?: Partial<LifecycleBounds>): { emulator: Emulator; log: MemoryLog } {
   const log = new MemoryLog();
   const parsed = parseSettings(
     { blobPort: 0, queuePort: 0, tablePort: 0, ...raw },
     { workspaceFolder, homeDir: os.homedir(), globalStoragePath: path.join(os.tmpdir(), 'emu-global'), rootHasAzuriteData: false },
   );
-  return { emulator: new Emulator(parsed, log, engineFiles()), log };
+  return { emulator: new Emulator(parsed, log, engineFiles(), bounds), log };
 }
 
 /** Real SDK clients for a running emulator's connection string. */
