@@ -1,12 +1,14 @@
 /**
  * The memory meter in depth, against the real engine with real SDK clients: limit refusals reported
- * once per burst, live limit changes, reclaiming deleted data now, exactness under concurrency.
+ * once per burst, live limit changes, reclaiming deleted data now (and giving up, bounded, while a
+ * request stays in flight), exactness under concurrency.
  */
 import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
 import { RestError } from '@azure/storage-blob';
 import { parseSettings } from '../../../src/core/settings';
-import type { Emulator, LimitHit } from '../../../src/emulator/emulator';
+import { Readable } from 'node:stream';
+import { ReclaimBusyError, type Emulator, type LimitHit } from '../../../src/emulator/emulator';
 import { clients, disposeAfterEach, makeEmulator, startAll } from '../helpers/emulatorFixture';
 
 const MiB = 1024 * 1024;
@@ -94,6 +96,51 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     assert.equal(freed, 10 * MiB + 1000);
     assert.equal((await emulator.memoryReportNow()).usedBytes, 7);
     assert.equal((await container.getBlockBlobClient('keep').downloadToBuffer()).toString(), 'keep me');
+  });
+
+  it('reclaim waits for a pause in requests, bounded: while an upload stays open it frees nothing of Blob and says so, frees Queue all the same, and frees Blob once the upload ends', async () => {
+    const emulator = track(makeEmulator({ inMemoryPersistence: true }, undefined, { reclaimIdleMs: 500 })).emulator;
+    await startAll(emulator, ['blob', 'queue']);
+    const c = clients(emulator);
+    const container = c.blob().getContainerClient('busy');
+    await container.create();
+    await container.getBlockBlobClient('gone').uploadData(Buffer.alloc(MiB, 1));
+    await container.getBlockBlobClient('gone').delete();
+    const queue = c.queue().getQueueClient('busy-queue');
+    await queue.create();
+    await queue.sendMessage('x'.repeat(1000));
+    await queue.clearMessages();
+    // An upload whose body stops after 3 of 100 bytes until released: its request stays in flight.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => { release = resolve; });
+    let firstChunkRead!: () => void;
+    const firstChunk = new Promise<void>((resolve) => { firstChunkRead = resolve; });
+    let begun = false;
+    const body = new Readable({
+      read() {
+        if (begun) return;
+        begun = true;
+        this.push(Buffer.alloc(3, 2));
+        firstChunkRead();
+        void released.then(() => { this.push(Buffer.alloc(97, 2)); this.push(null); });
+      },
+    });
+    const upload = container.getBlockBlobClient('slow').upload(() => body, 100);
+    await firstChunk;
+    // A request sent after the stalled one's headers and answered: the engine has read those headers too.
+    await container.getProperties();
+    await assert.rejects(emulator.reclaimMemory(), (err: unknown) => {
+      assert.ok(err instanceof ReclaimBusyError);
+      assert.deepEqual(err.kinds, ['blob']);
+      assert.equal(err.freedBytes, 1000);
+      assert.match(err.message, /^Nothing was reclaimed from Blob: a request was in flight/);
+      return true;
+    });
+    assert.equal((await emulator.memoryReportNow()).usedBytes, MiB, 'the deleted blob stays until a reclaim without requests in flight');
+    release();
+    await upload;
+    assert.equal(await emulator.reclaimMemory(), MiB);
+    assert.equal((await emulator.memoryReportNow()).usedBytes, 100);
   });
 
   it('is exact under concurrency: 16 clients upload 200 blobs of random sizes, the meter equals the bytes stored', async () => {
