@@ -310,6 +310,7 @@ export class Emulator {
    * clean or restart under way it waits for that, then starts. Never rejects.
    */
   start(kind: ServiceKind): Promise<Outcome> {
+    if (this.disposed) return Promise.resolve(this.shutDownFailure(kind, 'started'));
     const blocked = this.startBlocker?.(kind);
     if (blocked !== undefined) return Promise.resolve(blocked);
     return this.queue.run(kind, 'start', () => (this.isRunning(kind) ? Promise.resolve(OK) : this.startNow(kind)));
@@ -335,6 +336,8 @@ export class Emulator {
   }
 
   private async startNow(kind: ServiceKind): Promise<Outcome> {
+    // A start queued before dispose() began, or a restart after a settings change, runs no more.
+    if (this.disposed) return this.shutDownFailure(kind, 'started');
     const began = performance.now();
     try {
       await this.loader.load();
@@ -368,6 +371,7 @@ export class Emulator {
    * user ends with an empty service in the state it had.
    */
   clean(kind: ServiceKind): Promise<Outcome> {
+    if (this.disposed) return Promise.resolve(this.shutDownFailure(kind, 'cleaned'));
     return this.queue.run(kind, 'clean', async () => {
       const wasRunning = this.isRunning(kind);
       if (wasRunning) {
@@ -560,6 +564,7 @@ export class Emulator {
    * releases listeners and timers. Never rejects.
    */
   async dispose(): Promise<void> {
+    this.disposed = true;
     try {
       await this.stopAll();
     } finally {
@@ -572,6 +577,14 @@ export class Emulator {
       this.lossEmitter.dispose();
       this.unfinishedSaveEmitter.dispose();
     }
+  }
+
+  /** True once dispose() began: starts and cleans are refused, so that no engine process outlives it. */
+  private disposed = false;
+
+  /** What a start or clean asked for after dispose() began resolves to. */
+  private shutDownFailure(kind: ServiceKind, verb: 'started' | 'cleaned'): Failure {
+    return failure('state', `${serviceName(kind)} was not ${verb}: the emulator is shutting down (the window is closing or reloading).`);
   }
 
   /** Reports (log + event) a save of `kind` in `location` that began and never finished, if its marker is there. */

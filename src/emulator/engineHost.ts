@@ -277,12 +277,17 @@ export class EngineHost {
     clearTimeout(timer);
   }
 
-  /** Removes every listener (call after terminate). */
+  /** Removes every listener (call after terminate); from then on every request fails and no process is started. */
   dispose(): void {
+    this.disposed = true;
     for (const e of [this.exitEmitter, this.memoryEmitter, this.refusalEmitter, this.servedNewerEmitter, this.dataEmitter]) e.dispose();
   }
 
+  /** Set by dispose(). */
+  private disposed = false;
+
   private request<K extends EngineOp>(op: K, fields: EngineOps[K]['request']): Promise<EngineOps[K]['value']> {
+    if (this.disposed) return Promise.reject(new Error('the emulator engine was shut down'));
     const child = this.ensureProcess();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
