@@ -109,6 +109,21 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal((await emulator.memoryReportNow()).usedBytes, 0);
   });
 
+  it('refuses starts and cleans once dispose() has begun, and starts no engine process after it', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await startAll(emulator, ['blob']);
+    const disposing = emulator.dispose();
+    const during = await emulator.start('queue');
+    await disposing;
+    const outcomes = [during, await emulator.start('blob'), await emulator.clean('table')];
+    for (const o of outcomes) {
+      assert.equal(o.ok, false);
+      assert.equal(!o.ok && o.reason, 'state');
+      assert.match(!o.ok ? o.message : '', /^(Queue|Blob|Table) was not (started|cleaned): the emulator is shutting down/);
+    }
+    assert.equal(emulator.enginePid, undefined);
+  });
+
   it('keeps disk data across stop and start, and clean deletes it', async () => {
     const dir = tempDir();
     const { emulator } = track(makeEmulator({ location: dir }));

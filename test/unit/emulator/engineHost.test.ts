@@ -67,4 +67,13 @@ describe('EngineHost (the engine in its own process)', function () {
     assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the process is gone');
     assert.equal(fired, false);
   });
+
+  it('after dispose() every request fails and no process is started again', async () => {
+    const h = makeHost();
+    await h.load();
+    await h.terminate();
+    h.dispose();
+    await assert.rejects(h.load(), /^Error: the emulator engine was shut down$/);
+    assert.equal(h.pid, undefined);
+  });
 });
