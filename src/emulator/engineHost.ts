@@ -432,7 +432,9 @@ export interface EngineEnd {
 /**
  * A reason a person can read for an engine process that ended unasked. Out of memory is recognised
  * by V8's own message on stderr (Node prints "FATAL ERROR: … JavaScript heap out of memory" and
- * aborts when `--max-old-space-size` is reached).
+ * aborts when `--max-old-space-size` is reached). A process that exited with a code before it
+ * could report anything (its entry file missing, a V8 flag refused) gets the line of its stderr
+ * that says why ({@link failureLine}).
  */
 export function describeExit(end: EngineEnd, heapLimitMb: number): string {
   if (/heap out of memory|Reached heap limit/i.test(end.stderrTail)) {
@@ -440,5 +442,18 @@ export function describeExit(end: EngineEnd, heapLimitMb: number): string {
   }
   if (end.fatal !== undefined) return `an uncaught error in the engine: ${end.fatal}`;
   if (end.signal !== null) return `it was ended by ${end.signal}`;
-  return `it exited with code ${end.code ?? 'unknown'}`;
+  const why = end.code === 0 ? undefined : failureLine(end.stderrTail);
+  return `it exited with code ${end.code ?? 'unknown'}${why !== undefined ? `: ${why}` : ''}`;
+}
+
+/**
+ * The line of a process's stderr that says why it failed: the last line that begins with an
+ * error's name (`Error: Cannot find module …`), `node:` (`node: bad option: …`) or `FATAL`, else the
+ * last non-empty line; Node's closing "Node.js v20…" line is never it. At most 300 characters.
+ * @returns undefined for an empty stderr
+ */
+export function failureLine(stderr: string): string | undefined {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^Node\.js v\d/.test(l));
+  const line = [...lines].reverse().find((l) => /^(\w*Error\b|node:|FATAL\b)/.test(l)) ?? lines.at(-1);
+  return line === undefined || line.length <= 300 ? line : `${line.slice(0, 299)}…`;
 }

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { ENGINE_V8_FLAGS, EngineHost, type EngineExit } from '../../../src/emulator/engineHost';
+import { describeExit, ENGINE_V8_FLAGS, EngineHost, failureLine, type EngineExit } from '../../../src/emulator/engineHost';
 import { engineFiles } from '../helpers/emulatorFixture';
 
 describe('EngineHost (the engine in its own process)', function () {
@@ -66,6 +66,24 @@ describe('EngineHost (the engine in its own process)', function () {
     await h.terminate();
     assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the process is gone');
     assert.equal(fired, false);
+  });
+
+  it('a process that exits before it can report names the line of its stderr that says why', async () => {
+    host = new EngineHost({ ...engineFiles(), processPath: '/nonexistent/engineProcess.js', codeCacheDir: undefined, heapLimitMb: () => 512, log: { info() {}, error() {} } },
+      { extentLimitBytes: undefined, apiVersionCheck: 'acceptNewer' });
+    const exit = nextExit(host);
+    await assert.rejects(host.load(), /it exited with code 1: Error: Cannot find module '\/nonexistent\/engineProcess\.js'/);
+    assert.equal((await exit).reason, "it exited with code 1: Error: Cannot find module '/nonexistent/engineProcess.js'");
+  });
+
+  it('picks the telling line of stderr: the error, not the stack or Node\'s version line', () => {
+    const notFound = "node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module '/x.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)\n{\n  code: 'MODULE_NOT_FOUND'\n}\n\nNode.js v20.20.2\n";
+    assert.equal(failureLine(notFound), "Error: Cannot find module '/x.js'");
+    assert.equal(failureLine('/usr/bin/node: bad option: --nope\n'), '/usr/bin/node: bad option: --nope');
+    assert.equal(failureLine(''), undefined);
+    assert.equal(failureLine('x'.repeat(400))?.length, 300);
+    assert.equal(describeExit({ fatal: undefined, stderrTail: notFound, code: 0, signal: null }, 512), 'it exited with code 0');
+    assert.equal(describeExit({ fatal: undefined, stderrTail: 'Error: late\n', code: null, signal: 'SIGSEGV' }, 512), 'it was ended by SIGSEGV');
   });
 
   it('after dispose() every request fails and no process is started again', async () => {
