@@ -78,11 +78,22 @@ export class ServiceManager {
    *
    * Every step is bounded (../core/bounds.ts): past its bound the start fails as reason `timeout`,
    * naming what hung and the setting, and the service is closed again. A server that listens after
-   * its bound is stopped as soon as it does (and a next start waits for that stop).
+   * its bound is stopped as soon as it does, and a next start waits for that stop, as long as its
+   * own listen may take; a previous start that is still under way after that fails the new one
+   * (reason `timeout`), since only ending the engine ends it.
    */
   async start(options: HostServiceOptions, blockers: readonly Blocker[] = [], check?: StartCheck): Promise<Outcome> {
     if (this.current.status !== 'closed') return this.illegal('start');
-    if (this.undoingLateStart !== undefined) await this.undoingLateStart;
+    if (this.undoingLateStart !== undefined) {
+      const previous = this.undoingLateStart;
+      const boundMs = options.inMemory ? this.bounds.listenMs : this.bounds.listenWithDataMs;
+      const ended = await withBound(previous, boundMs).then(() => true, () => false);
+      if (!ended) {
+        const message = `${serviceName(this.kind)} service could not start: its previous start, which did not finish in time, is still under way in the emulator engine ${formatBound(boundMs)} later. Reload the window to end it.`;
+        if (this.current.status === 'closed') this.set({ status: 'closed', error: message });
+        return failure('timeout', message);
+      }
+    }
     if (this.current.status !== 'closed') return this.illegal('start');
     const refusal = blockers.length > 0
       ? failure('setting', blockers.map((b) => b.message).join(' '), { setting: blockers[0]!.key })
