@@ -250,6 +250,33 @@ describe('ServiceManager: every step is bounded (real engine host)', function ()
     assert.ok(await isPortFree('127.0.0.1', port));
   });
 
+  it('a start whose previous late start is still under way fails after its own bound, naming it, instead of waiting for good', async () => {
+    // The engine's thread is made busy until the engine runs out of memory (its test hook), so a
+    // start sent to it meanwhile neither listens nor fails: a start that hangs, on the real engine.
+    const busy = new EngineHost({ ...engineFiles(), codeCacheDir: undefined, heapLimitMb: () => 512, log: { info() {}, error() {} } },
+      { extentLimitBytes: undefined, apiVersionCheck: 'acceptNewer' });
+    try {
+      await busy.load();
+      const exited = new Promise<void>((resolve) => { busy.onDidExit(() => resolve()); });
+      const m = new ServiceManager('blob', (o) => busy.createService(o), { bounds: { listenMs: 50 } });
+      await busy.exhaustHeapForTest();
+      const first = await m.start(options('blob'));
+      assert.equal(!first.ok && first.reason, 'timeout');
+      const second = await m.start(options('blob'));
+      assert.equal(second.ok, false);
+      if (!second.ok) {
+        assert.equal(second.reason, 'timeout');
+        assert.equal(second.message, 'Blob service could not start: its previous start, which did not finish in time, is still under way in the emulator engine 50 ms later. Reload the window to end it.');
+      }
+      assert.equal(m.state.status, 'closed');
+      await exited;
+      m.dispose();
+    } finally {
+      await busy.terminate();
+      busy.dispose();
+    }
+  });
+
   it('never offers a port our other services are configured to use after a conflict', async () => {
     const holder = net.createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
