@@ -201,13 +201,20 @@ export class Emulator {
    * Replaces the settings. Applied at once: the API-version policy, the debug and access logs, and
    * the memory limit when a blob or queue service runs in memory (a limit below current use is
    * refused: the message is returned and the old limit stays). `azurite.engine.heapLimit` applies
-   * from the engine's next start. Everything else applies from the next start of each service: see
-   * {@link servicesNeedingRestart}.
+   * when the engine's process next starts (a window reload, or after the engine ended): a change
+   * while one runs is logged saying so. Everything else applies from the next start of each
+   * service: see {@link servicesNeedingRestart}.
    * @returns (when the engine has them in force) the settings that could not be applied live
    */
   async updateSettings(settings: ParsedSettings): Promise<Failure[]> {
     const wasSilent = this.settings.options.silent;
+    const heapLimitBefore = this.settings.options.engineHeapLimitMb;
     this.settings = settings;
+    const heapInForce = this.host.heapLimitMbInForce;
+    const heapLimit = settings.options.engineHeapLimitMb;
+    if (heapLimit !== heapLimitBefore && heapInForce !== undefined && heapInForce !== heapLimit) {
+      this.log.info(`azurite.engine.heapLimit is now ${heapLimit} MB. The emulator engine's process, already running, keeps its limit of ${heapInForce} MB until it next starts: reload the window to apply the new one.`);
+    }
     if (wasSilent && !settings.options.silent) {
       const quiet = SERVICE_KINDS.filter((k) => this.isRunning(k) && this.startedWith[k]?.silent === true);
       if (quiet.length > 0) this.log.info(`Access log: ${quiet.map(serviceName).join(', ')} started with azurite.silent on and log requests from their next start.`);

@@ -124,6 +124,13 @@ export class EngineHost {
     return this.child !== undefined;
   }
 
+  /** The heap limit (MB) the engine's process runs with, read from the setting when it started; undefined while none runs. */
+  get heapLimitMbInForce(): number | undefined {
+    return this.child !== undefined ? this.spawnedHeapLimitMb : undefined;
+  }
+
+  private spawnedHeapLimitMb: number | undefined;
+
   /** The engine process's id while one runs (tests look at its threads' priorities). */
   get pid(): number | undefined {
     return this.child?.pid;
@@ -309,6 +316,7 @@ export class EngineHost {
       accounts: this.state.accounts,
     };
     const heapLimitMb = this.options.heapLimitMb();
+    this.spawnedHeapLimitMb = heapLimitMb;
     const child = fork(this.options.processPath, [JSON.stringify(data)], {
       // Our flags only: the extension host's own (an --inspect port when it is being debugged …) are not the engine's.
       execArgv: [`--max-old-space-size=${heapLimitMb}`, ...ENGINE_V8_FLAGS],

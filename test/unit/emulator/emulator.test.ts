@@ -245,6 +245,16 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.deepEqual(quiet.log.of('debug'), []);
   });
 
+  it('says, once per change, that a changed azurite.engine.heapLimit waits for the engine\'s next start while one runs', async () => {
+    const { emulator, log } = track(makeEmulator({ inMemoryPersistence: true, 'engine.heapLimit': 512 }));
+    await startAll(emulator, ['blob']);
+    const heapLine = () => log.of('info').filter((l) => l.startsWith('azurite.engine.heapLimit'));
+    await emulator.updateSettings(parseSettings({ ...portsOf(emulator), inMemoryPersistence: true, 'engine.heapLimit': 640 }, LOCATION));
+    assert.deepEqual(heapLine(), ['azurite.engine.heapLimit is now 640 MB. The emulator engine\'s process, already running, keeps its limit of 512 MB until it next starts: reload the window to apply the new one.']);
+    await emulator.updateSettings(parseSettings({ ...portsOf(emulator), inMemoryPersistence: true, 'engine.heapLimit': 640, silent: true }, LOCATION));
+    assert.equal(heapLine().length, 1, 'said once per change');
+  });
+
   it('writes access lines unless silent', async () => {
     const loud = track(makeEmulator({ inMemoryPersistence: true }));
     await startAll(loud.emulator, ['table']);
