@@ -89,7 +89,7 @@ export class ServiceManager {
       const boundMs = options.inMemory ? this.bounds.listenMs : this.bounds.listenWithDataMs;
       const ended = await withBound(previous, boundMs).then(() => true, () => false);
       if (!ended) {
-        const message = `${serviceName(this.kind)} service could not start: its previous start, which did not finish in time, is still under way in the emulator engine ${formatBound(boundMs)} later. Reload the window to end it.`;
+        const message = `${serviceName(this.kind)} service could not start: its previous start did not finish in time and is still under way in the emulator engine (waited ${formatBound(boundMs)} more). Reload the window to end it.`;
         if (this.current.status === 'closed') this.set({ status: 'closed', error: message });
         return failure('timeout', message);
       }

@@ -266,7 +266,7 @@ describe('ServiceManager: every step is bounded (real engine host)', function ()
       assert.equal(second.ok, false);
       if (!second.ok) {
         assert.equal(second.reason, 'timeout');
-        assert.equal(second.message, 'Blob service could not start: its previous start, which did not finish in time, is still under way in the emulator engine 50 ms later. Reload the window to end it.');
+        assert.equal(second.message, 'Blob service could not start: its previous start did not finish in time and is still under way in the emulator engine (waited 50 ms more). Reload the window to end it.');
       }
       assert.equal(m.state.status, 'closed');
       await exited;
