@@ -204,6 +204,11 @@ export interface EngineServiceOptions {
    */
   readonly saveWindowMs?: number;
   /**
+   * Disk mode: told when a metadata save fails (the first failure of a run, as an error) and when a
+   * save succeeds again after that (info). Undefined: not told; the retry happens all the same.
+   */
+  readonly saveLog?: { readonly info: (line: string) => void; readonly error: (line: string) => void } | undefined;
+  /**
    * Called when a request that may have changed data has been answered with a status below 400
    * ({@link changesData}): on the request's path, keep it cheap (the engine process throttles what it sends).
    */
@@ -414,6 +419,7 @@ export function createService(options: EngineServiceOptions): EngineService {
         throw err;
       }
       server = s;
+      if (!options.inMemory) for (const db of lokiDatabases(s as ServerInternals)) keepUnsavedOnFailure(db, options.kind, options.saveLog);
       // Disk mode: what a client was told is written reaches the disk within SAVE_WINDOW_MS.
       const save = options.inMemory || window === 0 ? undefined : saveWithin(s as ServerInternals, window);
       saver = save;
@@ -566,7 +572,9 @@ function contentBytesOf(kind: 'blob' | 'queue', db: LokiLike | undefined): Conte
 
 /** The part of a LokiJS database (lokijs 1.5 `Loki`) the estimate and the final save use. */
 interface LokiLike {
-  readonly collections: readonly { readonly data: unknown[] }[];
+  readonly collections: readonly { readonly data: unknown[]; dirty?: boolean }[];
+  /** Where lokijs writes (LokiFsAdapter in disk mode: `saveDatabase(filename, serialized, callback)`). */
+  readonly persistenceAdapter?: { mode?: string; saveDatabase?: (name: string, data: string, callback: (err?: Error | null) => void) => void } | null;
   /** A collection by name, or null (lokijs `Loki.getCollection`). */
   getCollection?(name: string): { readonly data: unknown[] } | null;
   /** True while a save (autosave or explicit) is being written (`throttledSaves`, on by default). */
@@ -606,6 +614,33 @@ async function saveLokiDatabases(s: ServerInternals, all = false): Promise<void>
   }));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
+}
+
+/**
+ * Makes a failed save of `db` leave its collections marked unsaved, so that the next save (Azurite's
+ * 5 s autosave, the durability window's, or the stop's) writes them again. lokijs clears the dirty
+ * flags when a save begins and does not restore them when the write fails (its own comment in
+ * `saveDatabaseInternal` says so): a failed autosave, or a window save failing while a stop closes
+ * the server, was otherwise never retried, and the stop skipped what it believed saved. Wraps the
+ * database's own LokiFsAdapter instance; adapters of another mode are left alone.
+ */
+function keepUnsavedOnFailure(db: LokiLike, kind: ServiceKind, log: EngineServiceOptions['saveLog']): void {
+  const adapter = db.persistenceAdapter;
+  if (adapter === undefined || adapter === null || (adapter.mode !== undefined && adapter.mode !== 'normal') || typeof adapter.saveDatabase !== 'function') return;
+  const save = adapter.saveDatabase.bind(adapter);
+  let failing = false;
+  adapter.saveDatabase = (name, data, callback) => save(name, data, (err) => {
+    if (err) {
+      for (const c of db.collections) c.dirty = true;
+      // LokiFsAdapter wraps fs's error in another (`new Error(err)`): its message begins "Error: ".
+      if (!failing) log?.error(`Could not save ${kind} metadata to ${name}: ${err.message.replace(/^Error: /, '')}. It stays unsaved and is written again at the next save (within 5 s, and at stop).`);
+      failing = true;
+    } else if (failing) {
+      failing = false;
+      log?.info(`Saved ${kind} metadata to ${name} again.`);
+    }
+    callback(err);
+  });
 }
 
 /**

@@ -192,6 +192,7 @@ function serviceOptions(service: number, o: WireServiceOptions): Parameters<Engi
       scheduleFlush();
     } : undefined,
     memoryStore: store,
+    saveLog: log,
     onDataChange: () => scheduleChanged(o.kind),
   };
 }

@@ -45,7 +45,7 @@ export interface EngineProcessData {
  * A service's options as they cross: the adapter's EngineServiceOptions without what cannot cross
  * (the engine makes the API-version policy and the chunk store itself), and `accessLog` as a flag.
  */
-export type WireServiceOptions = Omit<EngineServiceOptions, 'accessLog' | 'apiVersionPolicy' | 'memoryStore' | 'onDataChange'> & {
+export type WireServiceOptions = Omit<EngineServiceOptions, 'accessLog' | 'apiVersionPolicy' | 'memoryStore' | 'onDataChange' | 'saveLog'> & {
   /** True: send the service's access-log lines as `access` events. */
   readonly accessLog: boolean;
 };
