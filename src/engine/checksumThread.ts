@@ -73,10 +73,19 @@ export class ChecksumThread {
     let batch = new Uint8Array(CHECKSUM_BATCH_BYTES);
     let used = 0;
     let opened = false;
+    // The thread the job was opened on: only it knows the job. Once it has ended the job cannot
+    // finish (a new thread would ignore its bytes and never answer its digest), so it fails.
+    let on: Worker | undefined;
+    const onItsThread = (message: ToThread, transfer: ArrayBuffer[] = []): boolean => {
+      on ??= this.thread();
+      if (on !== this.worker) return false;
+      on.postMessage(message, transfer);
+      return true;
+    };
     const flush = (): void => {
       if (used === 0 && opened) return;
       const bytes = used === batch.length ? batch : batch.slice(0, used);
-      this.send(opened ? { id, bytes } : { id, md5, crc64, bytes }, [bytes.buffer]);
+      onItsThread(opened ? { id, bytes } : { id, md5, crc64, bytes }, [bytes.buffer]);
       opened = true;
       batch = new Uint8Array(CHECKSUM_BATCH_BYTES);
       used = 0;
@@ -95,10 +104,13 @@ export class ChecksumThread {
         flush();
         return new Promise<ChecksumDigests>((resolve, reject) => {
           this.waiting.set(id, { resolve, reject });
-          this.send({ id, end: true });
+          if (!onItsThread({ id, end: true })) {
+            this.waiting.delete(id);
+            reject(new Error('the checksum thread ended'));
+          }
         });
       },
-      drop: () => { if (opened) this.send({ id, drop: true }); },
+      drop: () => { if (opened) onItsThread({ id, drop: true }); },
     };
   }
 
@@ -108,10 +120,6 @@ export class ChecksumThread {
     this.worker = undefined;
     this.failWaiting('the checksum thread was closed');
     if (w !== undefined) await w.terminate();
-  }
-
-  private send(message: ToThread, transfer: ArrayBuffer[] = []): void {
-    this.thread().postMessage(message, transfer);
   }
 
   private thread(): Worker {
