@@ -2,7 +2,7 @@
  * The checksum thread (src/engine/checksumThread.ts) as the engine's process runs it
  * (out/checksum-worker.js): the digests equal MD5 and azurite's own CRC-64 of the same bytes, for
  * any chunking and for many jobs at once; a dropped job answers nothing and the next ones are
- * unaffected. Through the engine and the SDKs: test/unit/engine/bundledEngine.test.ts.
+ * unaffected; a job whose thread ended fails. Through the engine and the SDKs: test/unit/engine/bundledEngine.test.ts.
  */
 import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
@@ -52,6 +52,30 @@ describe('Checksum thread', function () {
         assert.equal(hex(d.crc64), hex(azuriteUtils.getCRC64FromString(inputs[i]!)));
       }
     });
+  });
+
+  it('fails a job whose thread ended while it was open, instead of waiting for good; the next job gets a new thread', async () => {
+    const own = new ChecksumThread(path.resolve(engineFiles().checksumWorkerPath!));
+    try {
+      const job = own.begin(true, false);
+      job.update(crypto.randomBytes(CHECKSUM_BATCH_BYTES + 10)); // one batch sent: the job is open on the thread
+      // The thread ends under the job (as a crash of it would).
+      const worker = (own as unknown as { worker: import('node:worker_threads').Worker }).worker;
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      await worker.terminate();
+      await exited;
+      job.update(crypto.randomBytes(CHECKSUM_BATCH_BYTES));
+      // Bounded: a digest that is never answered fails here instead of hanging (the thread is unref'd).
+      let bound: NodeJS.Timeout | undefined;
+      const noAnswer = new Promise<never>((_, reject) => { bound = setTimeout(() => reject(new Error('no answer within 5 s')), 5_000); });
+      await assert.rejects(Promise.race([job.digest(), noAnswer]).finally(() => clearTimeout(bound)), /^Error: the checksum thread ended$/);
+      const data = crypto.randomBytes(CHECKSUM_BATCH_BYTES + 1);
+      const next = own.begin(true, false);
+      next.update(data);
+      assert.equal(hex((await next.digest()).md5), crypto.createHash('md5').update(data).digest('hex'));
+    } finally {
+      await own.close();
+    }
   });
 
   it('forgets a dropped job; the jobs after it are answered as usual', async () => {
