@@ -43,9 +43,13 @@ const skippedPatches = new Set((argValue('skip-patch') ?? '').split(',').filter(
  *   `x-ms-version` missing from its ValidAPIVersions with HTTP 400 unless `skipApiVersionCheck`.
  *   Its default export, the middleware factory, is wrapped by src/engine/apiVersionPolicy.ts so that
  *   `azurite.apiVersionCheck` (acceptNewer, strict, off) decides per request and applies live.
+ * - extentProtection: common/persistence/LokiExtentMetadataStore.js inserts a new extent's record
+ *   without the `LastModifyInMS` its GC query reads, so azurite's 10-minute protection of new
+ *   extents never applied; src/engine/extentProtection.ts sets it on insert.
  * Verified by test/unit/engine/*.test.ts: crc64 (bit-identical to azurite's function, 0 B–8 MiB,
- * whole and chunked), uriTemplateCache (same dispatch results) and bundledEngine (real SDK uploads
- * through out/engine-bundle.js, which is built with this plugin).
+ * whole and chunked), uriTemplateCache (same dispatch results), extentProtection (azurite's own
+ * store and GC iterator spare a new extent) and bundledEngine (real SDK uploads through
+ * out/engine-bundle.js, which is built with this plugin).
  */
 const engineSeam = path.join(root, 'src/engine');
 const azuritePatches = [
@@ -79,6 +83,15 @@ const azuritePatches = [
     footer: [
       `const __storageEmulatorsApiVersions = require(${JSON.stringify(path.join(engineSeam, 'apiVersionPolicy.ts'))});`,
       'exports.default = __storageEmulatorsApiVersions.withApiVersionPolicy(exports.default, constants_3.ValidAPIVersions);',
+    ],
+  },
+  {
+    name: 'extentProtection',
+    files: ['common/persistence/LokiExtentMetadataStore.js'],
+    expect: ['class LokiExtentMetadata {', 'coll.insert(extent);', 'doc.LastModifyInMS = extent.lastModifiedInMS;',
+      'query.LastModifyInMS = {', 'exports.default = LokiExtentMetadata;'],
+    footer: [
+      `require(${JSON.stringify(path.join(engineSeam, 'extentProtection.ts'))}).protectNewExtents(LokiExtentMetadata.prototype);`,
     ],
   },
 ];
