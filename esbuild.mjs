@@ -120,10 +120,11 @@ const azuriteSeamPlugin = {
     build.onEnd((result) => {
       const inputs = Object.keys(result.metafile?.inputs ?? {});
       if (result.errors.length > 0 || !inputs.some((p) => p.includes('node_modules/azurite/'))) return undefined;
-      // Patch every file that is bundled; a patch none of whose files is bundled is lost (renamed?).
+      // Every file of every patch is bundled with azurite (all three services are): one that is not
+      // was renamed or moved, and its service would run without the patch.
       // Errors are returned, not pushed onto result.errors: only returned ones fail the build.
-      const lost = patches.filter((patch) => !patch.files.some((f) => applied.has(path.join(azuriteSrc, f))));
-      return { errors: lost.map((patch) => ({ text: `azurite-seam ${patch.name}: azurite is bundled but none of ${patch.files.join(', ')} is; re-verify the patch in esbuild.mjs` })) };
+      const lost = patches.flatMap((patch) => patch.files.filter((f) => !applied.has(path.join(azuriteSrc, f))).map((f) => ({ patch, f })));
+      return { errors: lost.map(({ patch, f }) => ({ text: `azurite-seam ${patch.name}: azurite is bundled but ${f} is not; re-verify the patch in esbuild.mjs` })) };
     });
   },
 };
