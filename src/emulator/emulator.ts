@@ -87,7 +87,6 @@ type LifecycleVerb = 'start' | 'stop' | 'clean' | 'restart';
 
 const OK: Outcome = { ok: true };
 
-/** Runs the three services. Dispose with {@link Emulator.dispose} (stops everything). */
 /**
  * Reclaim memory found a service never without a request in flight (a client holds one open, or its
  * requests never pause): nothing was freed there. `freedBytes`: what the other service freed.
@@ -98,6 +97,7 @@ export class ReclaimBusyError extends Error {
   }
 }
 
+/** Runs the three services. Dispose with {@link Emulator.dispose} (stops everything). */
 export class Emulator {
   /** One manager per service kind. */
   private readonly services: Readonly<Record<ServiceKind, ServiceManager>>;
