@@ -226,7 +226,8 @@ export interface ContentBytesItem {
   readonly name: string;
   readonly bytes: number;
   /**
-   * Records: blobs with their snapshots and versions, or messages (hidden ones included, as
+   * Records: committed blobs with their snapshots and versions (as List Blobs shows them with
+   * snapshots and versions included), or messages (hidden ones included, as
    * azurite's Get Queue Metadata counts them: LokiQueueMetadataStore `getMessagesCount`).
    */
   readonly count: number;
@@ -553,7 +554,9 @@ function contentBytesOf(kind: 'blob' | 'queue', db: LokiLike | undefined): Conte
     for (const c of docs('$CONTAINERS_COLLECTION$')) entry(c['accountName'], c['name']);
     for (const b of docs('$BLOBS_COLLECTION$')) {
       const e = entry(b['accountName'], b['containerName']);
-      e.count++;
+      // A blob that only has staged blocks is not listed (List Blobs takes `isCommitted` records:
+      // LokiBlobMetadataStore `listBlobs`), so it is not counted; its blocks' bytes are.
+      if (b['isCommitted'] !== false) e.count++;
       add(e, b['persistency']);
       for (const block of (b['committedBlocksInOrder'] as { persistency?: unknown }[] | undefined) ?? []) add(e, block.persistency);
       for (const range of (b['pageRangesInOrder'] as { persistency?: unknown }[] | undefined) ?? []) add(e, range.persistency);
