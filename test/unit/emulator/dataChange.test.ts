@@ -145,6 +145,8 @@ describe('Engine data changes and content bytes (real engine, real SDKs)', funct
     assert.ok(blob !== undefined);
     const byName = Object.fromEntries(blob.items.map((i) => [`${i.account}/${i.name}`, i.bytes]));
     assert.deepEqual(byName, { 'devstoreaccount1/docs': 1000 + 300 + 200 + 50 + 1024, 'devstoreaccount1/empty': 0 });
+    // single, its snapshot, staged and disk.vhd; not `uncommitted`, which List Blobs does not show (its block's bytes count).
+    assert.deepEqual(Object.fromEntries(blob.items.map((i) => [i.name, i.count])), { docs: 4, empty: 0 });
     assert.equal(blob.storeBytes, 1000 + 300 + 200 + 50 + 1024);
     const queues = await emulator.contentBytes('queue');
     const queueBytes = Object.fromEntries(queues!.items.map((i) => [i.name, i.bytes]));
