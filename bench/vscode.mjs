@@ -90,6 +90,16 @@ async function clickToServing(page, item, port) {
   return { ms: servedAt - await page.evaluate(() => window.benchMouseDownAt), servedAt };
 }
 
+/**
+ * Ends one measured window: closes the browser and stops code-server (each if it got that far,
+ * errors ignored), then removes the window's temporary folders (`makeTempDir` results).
+ */
+async function closeWindow(browser, server, ...temps) {
+  await browser?.close().catch(() => {});
+  await server?.stop().catch(() => {});
+  for (const t of temps) t.remove();
+}
+
 /** The extension's code-cache folder under a code-server user-data folder. */
 const codeCacheDir = (userDataDir) => path.join(userDataDir, 'User', 'globalStorage', EXTENSION_ID, 'code-cache');
 
@@ -139,9 +149,7 @@ async function oneRun(log, { seedCache, keepCache } = {}) {
     log(`  vscode run: ${JSON.stringify(result)}`);
     return result;
   } finally {
-    await browser?.close().catch(() => {});
-    await server?.stop().catch(() => {});
-    workspace.remove();
+    await closeWindow(browser, server, workspace);
   }
 }
 
@@ -196,10 +204,7 @@ async function oneNoOpRun(log) {
     log(`  no-op run: ${JSON.stringify({ vscodeActivationMs })}`);
     return { vscodeActivationMs };
   } finally {
-    await browser?.close().catch(() => {});
-    await server?.stop().catch(() => {});
-    workspace.remove();
-    folder.remove();
+    await closeWindow(browser, server, workspace, folder);
   }
 }
 
@@ -269,10 +274,7 @@ async function oneOfficialRun(log, packageDir) {
     log(`  official run: ${JSON.stringify(result)}`);
     return result;
   } finally {
-    await browser?.close().catch(() => {});
-    await server?.stop().catch(() => {});
-    workspace.remove();
-    extensions.remove();
+    await closeWindow(browser, server, workspace, extensions);
   }
 }
 
