@@ -66,7 +66,12 @@ describe('Storage view (code-server + Chromium)', { timeout: 240_000 }, () => {
     const item = page.locator('.context-view .monaco-menu .action-item', { hasText: 'Delete…' });
     await waitFor('the Delete… menu item', () => item.first().isVisible(), { timeoutMs: 10_000, intervalMs: 50 });
     // VS Code's menus act on keyboard selection reliably; a synthetic click on the item is not always taken.
-    await item.first().hover();
+    // The hover focuses the item (class `focused`) only once the menu takes mouse events, so hover until
+    // it does: Enter pressed before that goes to the tree and nothing is asked.
+    await waitFor('the Delete… menu item focused', async () => {
+      await item.first().hover();
+      return item.first().evaluate((el) => el.classList.contains('focused'));
+    }, { timeoutMs: 10_000, intervalMs: 100 });
     await page.keyboard.press('Enter');
     const dialog = page.locator('.monaco-dialog-box');
     await waitFor('the confirmation', async () => (await dialog.isVisible()) && (await dialog.innerText()).includes('Delete blob "hello.txt"?'), { timeoutMs: 10_000, intervalMs: 50 });
