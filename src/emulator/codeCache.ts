@@ -1,10 +1,13 @@
 /**
- * Loads the engine bundle (dist/engine.js, 2.75 MiB minified) with a V8 code cache, so that a start
- * in a new window does not compile azurite again.
+ * Loads a bundle with a V8 code cache, so that a new window does not compile it again: the engine
+ * (dist/engine.js, 2.75 MiB minified, in the engine's process) and the extension's own composition
+ * root (dist/main.js, loaded by the entry point src/entry.ts at activation).
  *
- * Without a cache, the first start in every window compiles the bundle and then the functions the
- * blob server runs while it starts; with the cache those steps take about half the time
- * (`npm run bench` measures windows with and without it).
+ * Without a cache, the first start in every window compiles the engine bundle and then the functions
+ * the blob server runs while it starts; with the cache those steps take about half the time
+ * (`npm run bench` measures windows with and without it). Activation likewise compiles dist/main.js
+ * and every function `activate()` runs, on the extension host's thread (docs/ARCHITECTURE.md,
+ * "Activation").
  *
  * How: Node's documented `vm.Script` API (https://nodejs.org/api/vm.html#new-vmscriptcode-options,
  * `cachedData`, `cachedDataRejected`, `script.createCachedData()`). The bundle is wrapped as Node
@@ -37,8 +40,8 @@ export type CodeCacheState =
 
 const STATE_TEXT: Record<CodeCacheState, string> = {
   used: 'used',
-  missing: 'none yet, saved after this start',
-  rejected: 'out of date, saved again after this start',
+  missing: 'none yet, saved once this load has run',
+  rejected: 'out of date, saved again once this load has run',
   unreadable: 'could not be read, loaded without it',
 };
 
@@ -64,13 +67,16 @@ export class CodeCachedModule<T> {
   state: CodeCacheState | undefined;
 
   /**
-   * @param file absolute path of the CommonJS file (dist/engine.js).
+   * @param file absolute path of the CommonJS file (dist/engine.js, dist/main.js).
    * @param cacheDir folder for the cache (the extension's global storage); made when saving.
+   * @param log where the load's and the save's lines go.
+   * @param label what the lines call the cache ("Engine code cache", "Extension code cache").
    */
   constructor(
     readonly file: string,
     readonly cacheDir: string,
     private readonly log: CodeCacheLog = { info: () => undefined },
+    private readonly label = 'Engine code cache',
   ) {}
 
   /** The cache file for the current file and V8 version. Throws if `file` cannot be stat'ed. */
@@ -102,12 +108,14 @@ export class CodeCachedModule<T> {
     const script = new vm.Script(wrapped, { filename: this.file, cachedData });
     if (cachedData !== undefined) this.state = script.cachedDataRejected === true ? 'rejected' : 'used';
     this.needsSave = this.state !== 'used';
-    const mod = { exports: {} as T };
-    const run = script.runInThisContext() as (e: T, r: NodeJS.Require, m: { exports: T }, f: string, d: string) => void;
-    run.call(mod.exports, mod.exports, createRequire(this.file), mod, this.file, path.dirname(this.file));
+    // `module` as code reads it: exports, and `module.require` (a computed require esbuild leaves alone).
+    const requireHere = createRequire(this.file);
+    const mod = { exports: {} as T, require: requireHere, id: this.file, filename: this.file };
+    const run = script.runInThisContext() as (e: T, r: NodeJS.Require, m: typeof mod, f: string, d: string) => void;
+    run.call(mod.exports, mod.exports, requireHere, mod, this.file, path.dirname(this.file));
     this.script = script;
     this.exports = mod.exports;
-    this.log.info(`Engine code cache: ${STATE_TEXT[this.state ?? 'missing']}`);
+    this.log.info(`${this.label}: ${STATE_TEXT[this.state ?? 'missing']}`);
     return mod.exports;
   }
 
@@ -140,9 +148,9 @@ export class CodeCachedModule<T> {
           const stale = tempStat !== undefined && Date.now() - tempStat.mtimeMs > STALE_TEMP_MS;
           if (name.endsWith('.cache') || stale) await fs.promises.rm(other, { force: true });
         }
-        this.log.info(`Engine code cache saved (${(data.length / 1048576).toFixed(1)} MiB, ${target}): the next window starts faster.`);
+        this.log.info(`${this.label} saved (${(data.length / 1048576).toFixed(1)} MiB, ${target}): the next window starts faster.`);
       } catch (err) {
-        this.log.info(`Engine code cache not saved: ${(err as Error).message}`);
+        this.log.info(`${this.label} not saved: ${(err as Error).message}`);
       }
     })();
     return this.saving;

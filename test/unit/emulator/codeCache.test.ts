@@ -61,6 +61,14 @@ describe('CodeCachedModule (V8 code cache for the engine bundle)', function () {
     assert.equal(cached.state, 'missing');
   });
 
+  it('gives the file a `module` whose require loads relative to it (the composition root loads dist/data.js that way), and names the cache in its lines', () => {
+    fs.writeFileSync(file, "exports.answer = () => module.require('./helper.js')(4);\n");
+    const lines: string[] = [];
+    const cached = new CodeCachedModule<{ answer(): number }>(file, cacheDir, { info: (l) => lines.push(l) }, 'Extension code cache');
+    assert.equal(cached.load().answer(), 8);
+    assert.deepEqual(lines, ['Extension code cache: none yet, saved once this load has run']);
+  });
+
   it('saves after the first load, and the next process uses the cache', () => {
     const first = loadInChild(file, cacheDir);
     assert.equal(first.state, 'missing');
