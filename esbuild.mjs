@@ -274,7 +274,10 @@ const checksumBuild = (outfile) => ({ ...processBuild(outfile), entryPoints: [pa
 const builds = engineBundle
   ? [options, { ...processBuild(path.join(root, 'out/engine-process.js')), sourcemap: true }, checksumBuild(path.join(root, 'out/checksum-worker.js'))]
   : [
-    { ...options, plugins: [vscodeOnce, engineOutside, sdksOutside] },
+    // The entry point VS Code loads (package.json `main`): it loads the composition root, dist/main.js,
+    // through a V8 code cache (src/entry.ts).
+    { ...options, entryPoints: [path.join(root, 'src/entry.ts')], plugins: [engineOutside, sdksOutside] },
+    { ...options, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(root, 'dist/main.js'), plugins: [vscodeOnce, engineOutside, sdksOutside] },
     { ...options, entryPoints: [path.join(root, 'src/emulator/azurite.ts')], outfile: path.join(root, 'dist/engine.js') },
     processBuild(path.join(root, 'dist/engineProcess.js')),
     checksumBuild(path.join(root, 'dist/checksumWorker.js')),
@@ -304,12 +307,17 @@ if (watch) {
 } else {
   for (const b of builds) {
     const result = await esbuild.build(b);
-    // dist/engine.js runs through vm.Script (src/emulator/codeCache.ts), which has no loader for
-    // import(): a dynamic import in the engine would fail only when reached.
-    if (b.outfile.endsWith(`${path.sep}engine.js`) && /\bimport\(/.test(fs.readFileSync(b.outfile, 'utf8'))) {
+    // dist/engine.js and dist/main.js run through vm.Script (src/emulator/codeCache.ts), which has no
+    // loader for import(): a dynamic import in either would fail only when reached.
+    const built = fs.readFileSync(b.outfile, 'utf8');
+    if (/[/\\](engine|main)\.js$/.test(b.outfile) && /\bimport\(/.test(built)) {
       throw new Error(`${path.relative(root, b.outfile)} contains import(): src/emulator/codeCache.ts cannot run it; give vm.Script an importModuleDynamically first`);
     }
-    const vscodeRequires = b.plugins?.includes(vscodeOnce) ? fs.readFileSync(b.outfile, 'utf8').split('require("vscode")').length - 1 : 0;
+    // The entry point stays small and leaves vscode to dist/main.js, which it loads through the code cache.
+    if (b.entryPoints?.[0]?.endsWith(`${path.sep}entry.ts`) && built.includes('require("vscode")')) {
+      throw new Error(`${path.relative(root, b.outfile)} (src/entry.ts) requires vscode: only dist/main.js may, so that it loads through the code cache`);
+    }
+    const vscodeRequires = b.plugins?.includes(vscodeOnce) ? built.split('require("vscode")').length - 1 : 0;
     if (vscodeRequires > 1) throw new Error(`${path.relative(root, b.outfile)} requires vscode ${vscodeRequires} times: the vscode-once plugin no longer routes every import through one module`);
     const bytes = Object.entries(result.metafile.outputs).filter(([f]) => !f.endsWith('.map')).reduce((n, [, o]) => n + o.bytes, 0);
     console.log(`[esbuild] ${path.relative(root, b.outfile)} ${(bytes / 1024 / 1024).toFixed(2)} MiB${production ? ' (minified)' : ''}`);

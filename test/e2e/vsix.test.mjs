@@ -29,7 +29,7 @@ test('the .vsix installs with --install-extension, contains the bundle, not node
     assert.match(out, /was successfully installed/);
     const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
     const installed = path.join(extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`);
-    for (const file of ['extension.js', 'engine.js', 'engineProcess.js', 'checksumWorker.js', 'data.js']) assert.ok(fs.existsSync(path.join(installed, 'dist', file)), `no dist/${file} in ${installed}`);
+    for (const file of ['extension.js', 'main.js', 'engine.js', 'engineProcess.js', 'checksumWorker.js', 'data.js']) assert.ok(fs.existsSync(path.join(installed, 'dist', file)), `no dist/${file} in ${installed}`);
     assert.ok(!fs.existsSync(path.join(installed, 'node_modules')), 'node_modules must not be packaged');
     const sizeMiB = fs.statSync(vsix).size / 1024 / 1024;
     console.log(`vsix: ${sizeMiB.toFixed(2)} MiB`);

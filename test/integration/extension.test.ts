@@ -65,6 +65,14 @@ describe('Storage Emulators in a real VS Code', function () {
     await waitFor('the code cache file', () => fs.existsSync(cache.file) && fs.statSync(cache.file).size > 1_000_000);
   });
 
+  it('loads its own composition root (dist/main.js) through a V8 code cache beside the engine\'s, written once activation has settled', async () => {
+    const dir = path.dirname((await api()).engineCodeCache().file);
+    const mainCache = () => (fs.existsSync(dir) ? fs.readdirSync(dir) : []).find((f) => /^main-[0-9a-f]{16}\.cache$/.test(f));
+    const file = await waitFor('the extension\'s code cache file', () => mainCache());
+    // It holds what activation compiled, not only the module's top level: far more than the 3 KB entry point.
+    assert.ok(fs.statSync(path.join(dir, file)).size > 20_000, `${file}: ${fs.statSync(path.join(dir, file)).size} bytes`);
+  });
+
   it('registers every contributed command', async () => {
     const all = new Set(await vscode.commands.getCommands(true));
     const contributed = packageJson.contributes.commands.map((c) => c.command);

@@ -20,7 +20,8 @@ describe('deactivate()', () => {
     const enginePid = a.emulator.enginePid;
     assert.ok(enginePid !== undefined && enginePid !== process.pid, 'the engine runs in a process of its own');
 
-    // The extension host loaded dist/extension.js with Node's require: the same module instance.
+    // The extension host loaded dist/extension.js (the entry point, which hands deactivate() to
+    // dist/main.js) with Node's require: the same module instance.
     const main = path.join(vscode.extensions.getExtension('storage-emulators.storage-emulators')!.extensionPath, 'dist', 'extension.js');
     const extension = require(main) as { deactivate(): Promise<void> | undefined };
     const stopping = extension.deactivate();
