@@ -139,13 +139,16 @@ async function oneRun(log, { seedCache, keepCache } = {}) {
       log(`  (could not read the Running Extensions view: ${err.message})`);
       return undefined;
     });
-    const codeCache = findInLogsText(serverDir, /code cache: ([a-z]+)/);
+    const codeCache = findInLogsText(serverDir, /Engine code cache: ([a-z]+)/);
+    const extensionCodeCache = findInLogsText(serverDir, /Extension code cache: ([a-z]+)/);
     if (keepCache !== undefined) {
-      await waitFor('the engine code cache file', () => fs.existsSync(codeCacheDir(server.userDataDir)) && fs.readdirSync(codeCacheDir(server.userDataDir)).some((f) => f.endsWith('.cache')),
+      // Both caches: the engine's (written after the start) and the extension's own (after activation).
+      await waitFor('the engine\'s and the extension\'s code cache files', () => fs.existsSync(codeCacheDir(server.userDataDir))
+        && ['engine-', 'main-'].every((prefix) => fs.readdirSync(codeCacheDir(server.userDataDir)).some((f) => f.startsWith(prefix) && f.endsWith('.cache'))),
         { timeoutMs: 10_000, intervalMs: 50 });
       fs.cpSync(codeCacheDir(server.userDataDir), keepCache, { recursive: true });
     }
-    const result = { activationMs, vscodeActivationMs, clickToServingMs, openToServingMs, engineLoadMs, codeCache };
+    const result = { activationMs, vscodeActivationMs, clickToServingMs, openToServingMs, engineLoadMs, codeCache, extensionCodeCache };
     log(`  vscode run: ${JSON.stringify(result)}`);
     return result;
   } finally {
