@@ -1,5 +1,7 @@
-// Bundles the extension into dist/extension.js and the engine it loads on first start into
-// dist/engine.js (cjs, node, vscode external).
+// Bundles the extension into dist/extension.js (the entry point) and dist/main.js (the rest, which
+// the entry point loads through a V8 code cache), and the engine it loads on first start into
+// dist/engine.js (cjs, node, vscode external); the engine's process, its checksum thread and the
+// data layer into bundles of their own (docs/ARCHITECTURE.md, "The bundles and their guards").
 // `--production` minifies; `--watch` rebuilds on change.
 // `--engine-bundle` instead writes out/engine-bundle.js: src/emulator (Emulator, createService …)
 // with the same aliases and plugins, not minified, for the unit tests and the benchmark (bench/).
@@ -130,10 +132,10 @@ const azuriteSeamPlugin = {
 };
 
 /**
- * The engine outside the extension: dist/extension.js holds the VS Code layer and the engine host
+ * The engine outside the extension: dist/main.js holds the VS Code layer and the engine host
  * (src/emulator/engineHost.ts); the adapter and azurite are dist/engine.js, which the engine host's
  * process (dist/engineProcess.js) loads, in a process of its own. Activation parses the small bundle, not
- * azurite's. The build fails if azurite ever ends up in extension.js or in the engine process's entry.
+ * azurite's. The build fails if azurite ever ends up in main.js, extension.js or the engine process's entry.
  */
 const engineOutside = {
   name: 'engine-outside',
@@ -150,7 +152,7 @@ const engineOutside = {
  * One namespace object for the `vscode` module in the extension's bundle. esbuild turns each
  * `import * as vscode from 'vscode'` of an external CommonJS module into its own
  * `__toESM(require("vscode"))`, which copies every property of VS Code's API object (hundreds of
- * getters) once per importing file: about 20 copies while dist/extension.js loads, several ms of
+ * getters) once per importing file: about 20 copies while dist/main.js loads, several ms of
  * the activation VS Code reports. Routed through one virtual ES module (`export * from 'vscode'`),
  * the copy is made once and every file imports that module's namespace.
  */
