@@ -127,13 +127,14 @@ let shutdown: Promise<void> | undefined;
 export function activate(context: vscode.ExtensionContext, codeCache?: ExtensionCodeCache): ExtensionApi | TestingApi {
   const started = codeCache?.startedAt ?? performance.now();
   const channel = vscode.window.createOutputChannel('Azurite', { log: true });
-  codeCache?.logTo((line) => channel.info(line));
   // VS Code calls deactivate() and then, without awaiting it, disposes context.subscriptions in array
   // order (extHostExtensionService `_deactivate`): keep the channel open until the stop has logged.
   context.subscriptions.push({ dispose: () => void (shutdown ?? Promise.resolve()).finally(() => channel.dispose()) });
   if (vscode.extensions.getExtension(AZURITE_EXTENSION_ID) !== undefined) {
     return stayPassive(channel);
   }
+  // The code cache's lines. A passive extension (above) neither logs them nor saves the cache.
+  codeCache?.logTo((line) => channel.info(line));
 
   // The PFX password from Secret Storage (Azurite: Set Certificate Password); a change applies like a settings change.
   const password = new CertificatePassword(context.secrets, () => watcher.refresh());
