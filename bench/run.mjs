@@ -414,7 +414,7 @@ async function main() {
     const warm = runs.filter((r) => r.codeCache === 'used');
     const cold = runs.filter((r) => r.codeCache !== 'used');
     vscode = {
-      runs, activationMs: pick('activationMs'), vscodeActivationMs: pick('vscodeActivationMs'),
+      runs, activationMs: pick('activationMs'), codeLoadMs: pick('codeLoadMs'), warmCodeLoadMs: pickOf(warm, 'codeLoadMs'), vscodeActivationMs: pick('vscodeActivationMs'),
       clickToServingMs: pickOf(warm, 'clickToServingMs'), engineLoadMs: pickOf(warm, 'engineLoadMs'), warmRuns: warm.length,
       coldClickToServingMs: pickOf(cold, 'clickToServingMs'), coldEngineLoadMs: pickOf(cold, 'engineLoadMs'), coldRuns: cold.length,
       allClickToServingMs: pick('clickToServingMs'),
@@ -477,7 +477,7 @@ async function main() {
     {
       metric: '`activate()` wall time (Azurite output: "Activated in N ms")',
       value: vscode?.activationMs, unit: 'ms', target: '≤ 20 ms', pass: (v) => v <= 20,
-      note: vscode?.vscodeActivationMs !== undefined ? `VS Code's Running Extensions view (incl. loading dist/extension.js): ${vscode.vscodeActivationMs} ms` : '',
+      note: vscode?.vscodeActivationMs !== undefined ? `VS Code's Running Extensions view (incl. loading the code): ${vscode.vscodeActivationMs} ms; loading dist/main.js before activate(): ${fmt(vscode.codeLoadMs, 'ms')} (with an earlier window's code cache ${fmt(vscode.warmCodeLoadMs, 'ms')})` : '',
     },
     {
       metric: 'first click → port answering, fresh window, clicked as soon as the item appears ÷ the official Azurite extension 3.37.0', unit: '×', target: '≤ 1.0×', pass: (v) => v <= 1,

@@ -19,7 +19,7 @@ let main: typeof Main | undefined;
 
 /**
  * Loads dist/main.js through the code cache in `<global storage>/code-cache` and calls its
- * `activate()`, passing when activation began and the cache (its lines and its save). Throws what
+ * `activate()`, passing how long the load took and the cache (its lines and its save). Throws what
  * loading or activating throws, as VS Code's own `require` of the module would.
  */
 export function activate(context: vscode.ExtensionContext): ReturnType<typeof Main.activate> {
@@ -34,7 +34,7 @@ export function activate(context: vscode.ExtensionContext): ReturnType<typeof Ma
   );
   main = code.load();
   return main.activate(context, {
-    startedAt,
+    loadMs: performance.now() - startedAt,
     logTo: (sink) => {
       for (const line of pending.splice(0)) sink(line);
       write = sink;
