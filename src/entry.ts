@@ -6,8 +6,8 @@
  * Why: VS Code counts loading the extension's module and the `activate()` call as its activation, on
  * the extension host's thread that every extension shares. Without a cache, each window compiles
  * dist/main.js and every function `activate()` runs; with one, V8 takes them compiled. The cache is
- * written once per build and VS Code version, after activation (see {@link ExtensionCodeCache}), so
- * the first window ever compiles and every later one uses it. This file stays small and never loads
+ * written once per build and VS Code version, once the warm-up after activation has settled
+ * (src/extension.ts), so the first window of a build compiles and every later one uses the cache. This file stays small and never loads
  * `vscode` itself (esbuild.mjs fails the build if it does): the composition root does.
  */
 import * as path from 'node:path';
