@@ -7,12 +7,13 @@
  * the extension host's thread that every extension shares. Without a cache, each window compiles
  * dist/main.js and every function `activate()` runs; with one, V8 takes them compiled. The cache is
  * written once per build and VS Code version, once the warm-up after activation has settled
- * (src/extension.ts), so the first window of a build compiles and every later one uses the cache. This file stays small and never loads
- * `vscode` itself (esbuild.mjs fails the build if it does): the composition root does.
+ * (src/extension.ts), so the first window of a build compiles and every later one uses the cache.
+ * This file stays small and never loads `vscode` itself (esbuild.mjs fails the build if it does):
+ * the composition root does.
  */
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import { CodeCachedModule } from './emulator/codeCache';
+import { CODE_CACHE_FOLDER, CodeCachedModule } from './emulator/codeCache';
 import type * as Main from './extension';
 
 let main: typeof Main | undefined;
@@ -28,7 +29,7 @@ export function activate(context: vscode.ExtensionContext): ReturnType<typeof Ma
   let write = (line: string): void => void pending.push(line);
   const code = new CodeCachedModule<typeof Main>(
     path.join(__dirname, 'main.js'),
-    path.join(context.globalStorageUri.fsPath, 'code-cache'),
+    path.join(context.globalStorageUri.fsPath, CODE_CACHE_FOLDER),
     { info: (line) => write(line) },
     'Extension code cache',
   );

@@ -12,7 +12,7 @@ import { MemoryAlerts } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
 import { notify, recordedNotifications } from './ui/notify';
 import { unfinishedSaveMessage } from './emulator/shutdownMarker';
-import { CodeCachedModule, type CodeCacheState } from './emulator/codeCache';
+import { CODE_CACHE_FOLDER, CodeCachedModule, type CodeCacheState } from './emulator/codeCache';
 import { Emulator } from './emulator/emulator';
 import type { Failure, Outcome } from './core/outcome';
 import { SettingsWatcher } from './settingsWatcher';
@@ -146,7 +146,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     processPath: context.asAbsolutePath('dist/engineProcess.js'),
     enginePath: context.asAbsolutePath('dist/engine.js'),
     checksumWorkerPath: context.asAbsolutePath('dist/checksumWorker.js'),
-    codeCacheDir: path.join(context.globalStorageUri.fsPath, 'code-cache'),
+    codeCacheDir: path.join(context.globalStorageUri.fsPath, CODE_CACHE_FOLDER),
   };
   const emulator = new Emulator(settings(), log, engineFiles);
   const target = new DataTarget(emulator, log);

@@ -24,6 +24,9 @@ import * as path from 'node:path';
 import { createRequire } from 'node:module';
 import * as vm from 'node:vm';
 
+/** The folder under the extension's global storage that holds the engine's and the extension's code caches. */
+export const CODE_CACHE_FOLDER = 'code-cache';
+
 /** A temporary cache file older than this (ms) is a save that never finished; a save takes well under a second. */
 export const STALE_TEMP_MS = 10 * 60_000;
 
