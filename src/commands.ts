@@ -5,8 +5,8 @@
  *
  * Every command resolves (never rejects) so callers such as `vscode.commands.executeCommand` and
  * status bar clicks get a result: lifecycle commands resolve to the {@link Outcome}s they produced,
- * one per service. Start and close are idempotent, as the Azure Functions extension asks of
- * `azurite.start_blob` (Azurite issue 2395): on a service already in that state they resolve
+ * one per service. Start and close are idempotent, since other extensions call them without
+ * checking first (docs/ARCHITECTURE.md, "Invariants"). On a service already in that state they resolve
  * `{ ok: true }` and show nothing; during a start, another start shares its outcome.
  */
 import * as vscode from 'vscode';

@@ -25,9 +25,9 @@ export function markerFileName(kind: ServiceKind): string {
 }
 
 /**
- * Writes the marker for `kind` in `location`, synchronously (≈0.1 ms), so that it is on disk even
- * if the process is killed right after. Never throws: a folder that cannot be written is reported by
- * the save itself.
+ * Writes the marker for `kind` in `location`, synchronously (one small file, no fsync), so that it
+ * is in the file system even if the process is killed right after. Never throws: a folder that
+ * cannot be written is reported by the save itself.
  */
 export function beginSave(location: string, kind: ServiceKind): void {
   const marker: Omit<UnfinishedSave, 'location'> = { kind, startedAtMs: Date.now(), pid: process.pid };
