@@ -26,9 +26,11 @@ export class SettingsWatcher implements vscode.Disposable {
     private readonly reload: () => Promise<readonly Failure[]>,
     private readonly deps: NotifyDeps,
   ) {
+    const stale = emulator.onDidStartWithStaleSettings((kind) => this.restartWhereNeeded([kind]));
     this.subscriptions = [
       vscode.workspace.onDidChangeConfiguration((e) => { if (affectsEmulator(e)) this.changed(); }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.changed()),
+      { dispose: () => stale.dispose() },
     ];
   }
 
@@ -47,7 +49,16 @@ export class SettingsWatcher implements vscode.Disposable {
     // The settings are in force for the next start at once; what the engine applies live
     // (API-version policy, memory limit) reports its problems when done.
     this.applying = this.reload().then((problems) => { for (const problem of problems) showOutcome(problem, this.deps); });
-    const kinds = this.emulator.servicesNeedingRestart();
+    this.restartWhereNeeded();
+  }
+
+  /**
+   * Restarts the running services (of `only`, when given) whose settings changed: at once, or
+   * after asking when a restart would drop in-memory data. Also for a service that finished a start
+   * begun before a change (Emulator.onDidStartWithStaleSettings), which `changed()` could not restart.
+   */
+  private restartWhereNeeded(only?: readonly ServiceKind[]): void {
+    const kinds = this.emulator.servicesNeedingRestart().filter((k) => only === undefined || only.includes(k));
     if (kinds.length === 0) return;
     const lossy = kinds.filter((k) => this.emulator.isRunningInMemory(k));
     if (lossy.length === 0 || readExtensionSettings().restartOnConfigChange) {

@@ -8,7 +8,8 @@
  * (it applies when the engine next starts, and no service restart would start it again).
  * Everything else is read by azurite's constructors, so a change restarts the services it touches:
  * a service's own `services[kind]` entry, or any shared option (a data location only matters in
- * disk mode).
+ * disk mode). Where the certificate password comes from (settings.json or Secret Storage) is not
+ * a change: the password is.
  */
 import type { ServiceKind } from './services';
 import type { EmulatorOptions } from './settings';
@@ -32,7 +33,13 @@ export function needsRestart(kind: ServiceKind, started: EmulatorOptions, next: 
   for (const key of keys) {
     if (key === 'services' || LIVE_OPTION_KEYS.has(key)) continue;
     if (key === 'location' && started.inMemoryPersistence && next.inMemoryPersistence) continue;
+    if (key === 'https' && same(withoutSource(started.https), withoutSource(next.https))) continue;
     if (!same((started as unknown as Record<string, unknown>)[key], (next as unknown as Record<string, unknown>)[key])) return true;
   }
   return false;
+}
+
+/** The HTTPS options without where the password came from: moving it to Secret Storage changes nothing azurite reads. */
+function withoutSource(https: EmulatorOptions['https']): unknown {
+  return https === undefined ? undefined : { ...https, pwdFromSecretStorage: undefined };
 }

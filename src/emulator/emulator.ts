@@ -9,9 +9,9 @@ import { azuriteAccountsValue } from '../core/accounts';
 import type { LifecycleBounds } from '../core/bounds';
 import { Emitter, type Disposable, type Event } from '../core/events';
 import type { Endpoint, ServiceState } from '../core/lifecycle';
-import type { MemoryReport } from '../core/memory';
+import { formatBytes, type MemoryReport } from '../core/memory';
 import { EXTENT_SERVICE_KINDS, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
-import { errorsFor, isPortNumber, type EmulatorOptions, type ParsedSettings } from '../core/settings';
+import { errorsFor, isPortNumber, type EmulatorOptions, type ParsedSettings, type SettingError } from '../core/settings';
 import { needsRestart } from '../core/configChange';
 import { dataFileNames } from '../core/dataFiles';
 import { diskUsageBytes } from './diskUsage';
@@ -28,6 +28,9 @@ import { ownPortConflict, portsOfOthers, type ListenAddress } from '../core/ownP
 import { LifecycleQueue } from './lifecycleQueue';
 import { ServiceManager, type Blocker, type Outcome } from './serviceManager';
 import { takeUnfinishedSave, unfinishedSaveMessage, type UnfinishedSave } from './shutdownMarker';
+
+/** The memory limit's setting key. */
+const LIMIT_SETTING = 'azurite.extentMemoryLimit';
 
 /** The engine module's shape (src/emulator/azurite.ts, dist/engine.js): it runs in the engine's process. */
 export type Engine = typeof import('./azurite');
@@ -147,6 +150,13 @@ export class Emulator {
    * marker; the log says so too (error level).
    */
   readonly onDidFindUnfinishedSave: Event<UnfinishedSave> = this.unfinishedSaveEmitter.event;
+  private readonly staleStartEmitter = new Emitter<ServiceKind>();
+  /**
+   * Fires with a service that started while the settings changed under its start: it runs with
+   * those it read when the start began, and {@link servicesNeedingRestart} lists it. (A change
+   * applied to a running service is the settings watcher's; this one reaches no running service.)
+   */
+  readonly onDidStartWithStaleSettings: Event<ServiceKind> = this.staleStartEmitter.event;
 
   /**
    * @param engine where the engine process's entry and the engine module are; nothing is loaded or
@@ -200,16 +210,20 @@ export class Emulator {
   /**
    * Replaces the settings. Applied at once: the API-version policy, the debug and access logs, and
    * the memory limit when a blob or queue service runs in memory (a limit below current use is
-   * refused: the message is returned and the old limit stays). `azurite.engine.heapLimit` applies
+   * refused: the message is returned and the old limit stays; so does the old limit when the new
+   * value is not valid). `azurite.engine.heapLimit` applies
    * when the engine's process next starts (a window reload, or after the engine ended): a change
    * while one runs is logged saying so. Everything else applies from the next start of each
    * service: see {@link servicesNeedingRestart}.
-   * @returns (when the engine has them in force) the settings that could not be applied live
+   * @returns (when the engine has them in force) the settings that could not be applied live, and
+   *   the new setting errors that no stopped service's status bar item shows (`reason: 'setting'`)
    */
   async updateSettings(settings: ParsedSettings): Promise<Failure[]> {
     const wasSilent = this.settings.options.silent;
     const heapLimitBefore = this.settings.options.engineHeapLimitMb;
+    const errorsBefore = this.settings.errors;
     this.settings = settings;
+    for (const kind of SERVICE_KINDS) this.services[kind].settingsChanged();
     const heapInForce = this.host.heapLimitMbInForce;
     const heapLimit = settings.options.engineHeapLimitMb;
     if (heapLimit !== heapLimitBefore && heapInForce !== undefined && heapInForce !== heapLimit) {
@@ -224,9 +238,20 @@ export class Emulator {
     await this.host.setApiVersionCheck(settings.options.apiVersionCheck)
       .catch((err: Error) => problems.push(failure('engine', `azurite.apiVersionCheck could not be applied: ${err.message}`, { setting: 'azurite.apiVersionCheck' })));
     const memoryKind = EXTENT_SERVICE_KINDS.find((k) => this.isRunning(k) && this.lastStartInMemory[k]);
-    if (memoryKind !== undefined) {
+    const limitError = settings.errors.find((e) => e.key === LIMIT_SETTING);
+    if (memoryKind !== undefined && limitError === undefined) {
       const refused = await this.checkMemoryLimit(this.serviceOptions(memoryKind)).catch((err: Error) => failure('engine', err.message));
       if (refused !== undefined) problems.push(refused);
+    }
+    // A setting error is shown on a stopped service's status bar item. Those no item shows are
+    // returned when they are new (not merely still there after a change of another setting): of
+    // settings that stop no start, and of the memory limit while the engine keeps the one in force.
+    const isNew = (e: SettingError): boolean => !errorsBefore.some((b) => b.key === e.key && b.message === e.message);
+    for (const e of settings.errors.filter(isNew)) {
+      if (e.services.length === 0) problems.push(failure('setting', e.message, { setting: e.key }));
+      else if (e === limitError && memoryKind !== undefined) {
+        problems.push(failure('setting', `${e.message} Until then the limit stays at ${formatBytes(this.meter.report().limitBytes)}.`, { setting: e.key }));
+      }
     }
     return problems;
   }
@@ -360,11 +385,12 @@ export class Emulator {
     const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o));
     if (outcome.ok) this.startedWith[kind] = startedWith;
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
-    if (outcome.ok && this.afterStart !== undefined) {
-      // Inside the start: a caller that awaits start() gets the service with its seed loaded.
-      return this.afterStart(kind, options.inMemory).catch((err: unknown) => failure('data', `${serviceName(kind)} service: ${(err as Error).message}`));
-    }
-    return outcome;
+    // Inside the start: a caller that awaits start() gets the service with its seed loaded.
+    const result = outcome.ok && this.afterStart !== undefined
+      ? await this.afterStart(kind, options.inMemory).catch((err: unknown) => failure('data', `${serviceName(kind)} service: ${(err as Error).message}`))
+      : outcome;
+    if (outcome.ok && this.isRunning(kind) && needsRestart(kind, startedWith, this.settings.options)) this.staleStartEmitter.fire(kind);
+    return result;
   }
 
   private async stopNow(kind: ServiceKind): Promise<Outcome> {
@@ -583,6 +609,7 @@ export class Emulator {
       this.stateEmitter.dispose();
       this.lossEmitter.dispose();
       this.unfinishedSaveEmitter.dispose();
+      this.staleStartEmitter.dispose();
     }
   }
 
@@ -644,7 +671,7 @@ export class Emulator {
   private async checkMemoryLimit(options: HostServiceOptions): Promise<Failure | undefined> {
     if (!options.inMemory || options.kind === 'table') return undefined;
     const refused = await this.meter.applyLimit(this.settings.options.extentMemoryLimitBytes);
-    return refused === undefined ? undefined : failure('memoryLimit', refused, { setting: 'azurite.extentMemoryLimit' });
+    return refused === undefined ? undefined : failure('memoryLimit', refused, { setting: LIMIT_SETTING });
   }
 
   /** The engine's process ended without being asked to: close what it ran, say why and what is lost. */

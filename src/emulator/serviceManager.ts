@@ -101,6 +101,7 @@ export class ServiceManager {
     if (this.current.status !== 'closed') return this.illegal('start');
     if (refusal !== undefined) {
       this.set({ status: 'closed', error: refusal.message });
+      this.settingsRefusal = blockers.length > 0 ? refusal.message : undefined;
       return refusal;
     }
     this.apply({ type: 'start' });
@@ -256,6 +257,19 @@ export class ServiceManager {
     if (next instanceof IllegalTransition) throw new Error(`internal: ${next.message}`);
     this.set(next);
   }
+
+  /**
+   * The settings changed: the error of a start they refused goes (the status bar shows the
+   * settings' own errors, as they are now, beside the state). Other errors stay.
+   */
+  settingsChanged(): void {
+    const s = this.current;
+    if (s.status === 'closed' && s.error !== undefined && s.error === this.settingsRefusal) this.set({ status: 'closed' });
+    this.settingsRefusal = undefined;
+  }
+
+  /** The message of the last start refused by a setting (a blocker), while that refusal is the state's error. */
+  private settingsRefusal: string | undefined;
 
   private set(state: ServiceState): void {
     this.current = state;

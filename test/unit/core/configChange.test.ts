@@ -31,6 +31,15 @@ describe('core/configChange needsRestart', () => {
     assert.equal(needsRestart('blob', opts({ blobPort: 1 }), opts({ blobPort: 1 })), false);
   });
 
+  it('does not restart when the certificate password moves to Secret Storage, only when it changes', () => {
+    const withHttps = (https: object) => ({ ...opts({}), https: { cert: '/certs/dev.pfx', ...https } });
+    for (const kind of ['blob', 'queue', 'table'] as const) {
+      assert.equal(needsRestart(kind, withHttps({ pwd: 'x' }), withHttps({ pwd: 'x', pwdFromSecretStorage: true })), false);
+      assert.equal(needsRestart(kind, withHttps({ pwd: 'x' }), withHttps({ pwd: 'y', pwdFromSecretStorage: true })), true);
+      assert.equal(needsRestart(kind, withHttps({ pwd: 'x' }), opts({})), true);
+    }
+  });
+
   it('applies the API-version policy live: azurite.apiVersionCheck and azurite.skipApiVersionCheck', () => {
     for (const kind of ['blob', 'queue', 'table'] as const) {
       assert.equal(needsRestart(kind, opts({}), opts({ skipApiVersionCheck: true })), false);

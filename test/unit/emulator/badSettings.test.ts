@@ -105,6 +105,17 @@ describe('Emulator: bad setting values name their setting, and nothing starts ha
     }
   });
 
+  it('drops the error of a start a setting refused once the settings change (the status bar shows the settings\' errors as they are now)', async () => {
+    const ctx = { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: path.join(dir, 'global'), rootHasAzuriteData: false };
+    await emulator.updateSettings(parseSettings({ inMemoryPersistence: true, blobPort: 70000, queuePort: 0, tablePort: 0 }, ctx));
+    assert.equal((await emulator.start('blob')).ok, false);
+    const refused = emulator.status('blob');
+    assert.match(refused.status === 'closed' ? refused.error ?? '' : '', /^azurite\.blobPort is 70000/);
+    await emulator.updateSettings(parseSettings({ inMemoryPersistence: true, blobPort: 0, queuePort: 0, tablePort: 0 }, ctx));
+    assert.deepEqual(emulator.status('blob'), { status: 'closed' });
+    assert.deepEqual(emulator.settingErrors('blob'), []);
+  });
+
   it(`has at least 20 cases (${CASES.length})`, () => {
     assert.ok(CASES.length >= 20);
   });

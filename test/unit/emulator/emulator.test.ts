@@ -255,6 +255,29 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal(heapLine().length, 1, 'said once per change');
   });
 
+  it('says when a service finished a start begun before a settings change (it runs with the older settings)', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    const stale: string[] = [];
+    emulator.onDidStartWithStaleSettings((kind) => stale.push(kind));
+    await startAll(emulator, ['queue']);
+    assert.deepEqual(stale, [], 'no change, no event');
+    // The change lands while Blob starts: after it read its options, before it listens.
+    const changedDuringStart = new Promise<void>((resolve) => {
+      const sub = emulator.onDidChangeState(({ kind, state }) => {
+        if (kind !== 'blob' || state.status !== 'starting') return;
+        sub.dispose();
+        void emulator.updateSettings(parseSettings({ ...portsOf(emulator), inMemoryPersistence: true, loose: true }, LOCATION)).then(() => resolve());
+      });
+    });
+    assert.deepEqual(await emulator.start('blob'), { ok: true });
+    await changedDuringStart;
+    assert.deepEqual(stale, ['blob']);
+    assert.deepEqual(emulator.servicesNeedingRestart(), ['blob', 'queue'], 'queue ran before the change, blob started with the older settings');
+    assert.deepEqual(await emulator.restart('blob'), { ok: true });
+    assert.deepEqual(emulator.servicesNeedingRestart(), ['queue']);
+    assert.deepEqual(stale, ['blob'], 'a start with the settings in force fires nothing');
+  });
+
   it('writes access lines unless silent', async () => {
     const loud = track(makeEmulator({ inMemoryPersistence: true }));
     await startAll(loud.emulator, ['table']);

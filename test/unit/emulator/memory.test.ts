@@ -76,6 +76,33 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     assert.ok(report.limitBytes > 100 * MiB);
   });
 
+  it('keeps the limit in force when the setting becomes invalid, and says so once', async () => {
+    const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    await startAll(emulator, ['blob']);
+    const update = (raw: Record<string, unknown>) => emulator.updateSettings(parseSettings({ ...rawOf(emulator), ...raw }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
+    for (const bad of [0, -1, '512']) {
+      const problems = await update({ extentMemoryLimit: bad });
+      assert.equal(problems.length, 1, `extentMemoryLimit ${JSON.stringify(bad)}`);
+      assert.equal(problems[0]!.reason, 'setting');
+      assert.equal(problems[0]!.setting, 'azurite.extentMemoryLimit');
+      assert.match(problems[0]!.message, /^azurite\.extentMemoryLimit is .+; use a number of MB greater than 0.* Until then the limit stays at 1 MB\.$/);
+      assert.equal((await emulator.memoryReportNow()).limitBytes, MiB, 'the limit in force stays');
+    }
+    // A change of another setting does not repeat it; the limit still holds.
+    assert.deepEqual(await update({ extentMemoryLimit: '512', silent: true }), []);
+    const container = clients(emulator).blob().getContainerClient('kept');
+    await container.create();
+    await assert.rejects(container.getBlockBlobClient('big').uploadData(Buffer.alloc(2 * MiB)), /size limit/i);
+    assert.equal(emulator.status('blob').status, 'running');
+  });
+
+  it('returns a new error of a setting that stops no start (nothing else would show it)', async () => {
+    const emulator = make({ inMemoryPersistence: true });
+    const problems = await emulator.updateSettings(parseSettings({ ...rawOf(emulator), apiVersionCheck: 'Strict', 'engine.heapLimit': 100000 }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
+    assert.deepEqual(problems.map((p) => [p.reason, p.setting]), [['setting', 'azurite.apiVersionCheck'], ['setting', 'azurite.engine.heapLimit']]);
+    assert.match(problems[0]!.message, /^azurite\.apiVersionCheck is "Strict"; use "acceptNewer", "strict", "off"/);
+  });
+
   it('reclaims deleted blobs and queue messages now, through azurite\'s own GC', async () => {
     const emulator = make({ inMemoryPersistence: true });
     await startAll(emulator, ['blob', 'queue']);
