@@ -11,6 +11,7 @@
  */
 import * as vscode from 'vscode';
 import { COMMANDS, serviceCommand } from './core/commandIds';
+import type { AttachTarget } from './core/attach';
 import { endpointUrl, type StorageAccount } from './core/connectionString';
 import { formatBytes, formatUsage, type MemoryReport } from './core/memory';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
@@ -37,6 +38,8 @@ export interface CommandDeps extends NotifyDeps {
   readonly accounts: () => readonly StorageAccount[];
   /** The attached Azurite's connection string while `azurite.attach` is set (./ui/dataTarget.ts). */
   readonly attachedConnectionString: () => string | undefined;
+  /** The attached Azurite while `azurite.attach` is set (./ui/dataTarget.ts). */
+  readonly attached: () => AttachTarget | undefined;
 }
 
 /** What a caller may pass to `azurite.copyConnectionString`. */
@@ -130,6 +133,14 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
 
   reg(COMMANDS.copyEndpoints, async () => {
+    const attached = deps.attached();
+    if (attached !== undefined) {
+      const kinds = SERVICE_KINDS.filter((k) => attached[k] !== undefined);
+      const urls = kinds.map((k) => attached[k]!).join('\n');
+      await vscode.env.clipboard.writeText(urls);
+      void vscode.window.showInformationMessage(`Endpoint URLs of the attached Azurite (azurite.attach) for ${kinds.map(serviceName).join(', ')} copied to the clipboard.`);
+      return urls;
+    }
     const running = SERVICE_KINDS.filter((k) => emulator.endpoint(k) !== undefined);
     const kinds = running.length > 0 ? running : SERVICE_KINDS;
     const value = kinds.map((k) => endpointUrl(emulator.clientAddress(k))).join('\n');

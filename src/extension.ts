@@ -74,6 +74,8 @@ export interface TestingApi extends ExtensionApi {
   terminalVariables(): Record<string, string | undefined>;
   /** What the terminals' environment description says now (what was injected and why). */
   terminalDescription(): string | undefined;
+  /** Whether VS Code keeps the terminals' variables across a window reload (never: the emulator does not outlive its window). */
+  terminalVariablesPersist(): boolean;
   /** Reads the workspace's local.settings.json files again (as a file watcher event does); resolves when read. */
   rescanLocalSettings(): Promise<void>;
   /** Resolves when settings-driven restarts and the autostart have finished. */
@@ -131,7 +133,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   // order (extHostExtensionService `_deactivate`): keep the channel open until the stop has logged.
   context.subscriptions.push({ dispose: () => void (shutdown ?? Promise.resolve()).finally(() => channel.dispose()) });
   if (vscode.extensions.getExtension(AZURITE_EXTENSION_ID) !== undefined) {
-    return stayPassive(channel);
+    return stayPassive(channel, context.environmentVariableCollection);
   }
   // The code cache's lines. A passive extension (above) neither logs them nor saves the cache.
   codeCache?.logTo((line) => channel.info(line));
@@ -174,6 +176,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     setCertificatePassword: (given: unknown) => setCertificatePassword(password, given),
     accounts: () => emulator.accounts(),
     attachedConnectionString: () => target.attachedConnectionString(),
+    attached: () => target.attached(),
     prepareStart: async () => {
       await password.ready;
       await accounts.ready;
@@ -226,6 +229,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     statusItemsShownBy: () => statusBar.revealedBy,
     terminalVariables: () => terminal.values(),
     terminalDescription: () => terminal.description(),
+    terminalVariablesPersist: () => context.environmentVariableCollection.persistent,
     rescanLocalSettings: () => connectionEnv.rescan(),
     notifications: () => recordedNotifications(),
     memoryPanelOpen: () => memoryPanel.isOpen,
@@ -261,7 +265,10 @@ function warmUpAfterActivation(emulator: Emulator, context: vscode.ExtensionCont
 }
 
 /** Explains once, registers nothing: both extensions would claim the same command ids and ports. */
-function stayPassive(channel: vscode.LogOutputChannel): { passive: true } {
+function stayPassive(channel: vscode.LogOutputChannel, terminalVariables: vscode.EnvironmentVariableCollection): { passive: true } {
+  // Nothing of ours runs: terminals must not get a connection string to it (./ui/terminalEnvironment.ts).
+  terminalVariables.persistent = false;
+  terminalVariables.clear();
   const message = 'The Azurite extension is installed and enabled. It registers the same commands (azurite.start …) and uses the same ports as Storage Emulators, so Storage Emulators stays inactive. Disable the Azurite extension and reload the window to use Storage Emulators.';
   channel.warn(message);
   void vscode.window.showWarningMessage(message, 'Show Azurite Extension').then((choice) => {

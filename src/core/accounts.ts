@@ -55,3 +55,27 @@ export function azuriteAccountsValue(extra: readonly StorageAccount[]): string |
   if (extra.length === 0) return undefined;
   return [DEV_ACCOUNT, ...extra].map((a) => `${a.name}:${a.key}`).join(';');
 }
+
+/** The environment variable Azurite reads its accounts from. */
+export const ACCOUNTS_VARIABLE = 'AZURITE_ACCOUNTS';
+
+/**
+ * Reads an `AZURITE_ACCOUNTS` value the user set in VS Code's environment, in Azurite's format
+ * (`name:key1[:key2];name2:key1;…`, common/AccountDataStore.js `parserAccountsEnvironmentString`).
+ * `devstoreaccount1` is left out: ours is always there with its well-known key. A second key is
+ * not kept (requests signed with it are refused).
+ * @returns the extra accounts with their first key, or the error to show (as Azurite, which then
+ *   serves `devstoreaccount1` alone)
+ */
+export function parseAccountsVariable(value: string): { accounts: StorageAccount[] } | { error: string } {
+  const accounts: StorageAccount[] = [];
+  for (const entry of value.trim().split(';')) {
+    if (entry === '') continue;
+    const parts = entry.split(':');
+    if (parts.length < 2 || parts.length > 3 || parts[0] === '' || parts[1] === '') {
+      return { error: `${ACCOUNTS_VARIABLE} is not name:key1[:key2];name2:key1;… (the entry "${parts[0] ?? ''}${parts.length > 1 ? ':…' : ''}" is not).` };
+    }
+    if (parts[0] !== DEV_ACCOUNT_NAME && !accounts.some((a) => a.name === parts[0])) accounts.push({ name: parts[0]!, key: parts[1]! });
+  }
+  return { accounts };
+}

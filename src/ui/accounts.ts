@@ -4,10 +4,11 @@
  * by every window on this machine), never in settings.json. The engine gets the accounts as
  * Azurite's `AZURITE_ACCOUNTS` in the engine's process only (Emulator.setAccounts); running services take a
  * change at once. A name removed from the setting keeps its key, so adding it back gives the same
- * connection string.
+ * connection string. Without the setting, an `AZURITE_ACCOUNTS` variable in VS Code's environment
+ * gives the extra accounts, as it does for Azurite.
  */
 import * as vscode from 'vscode';
-import { ACCOUNT_KEY_SECRET_PREFIX, ACCOUNTS_SETTING, accountKeySecret, generateAccountKey, parseAccountNames } from '../core/accounts';
+import { ACCOUNT_KEY_SECRET_PREFIX, ACCOUNTS_SETTING, ACCOUNTS_VARIABLE, accountKeySecret, generateAccountKey, parseAccountNames, parseAccountsVariable } from '../core/accounts';
 import type { StorageAccount } from '../core/connectionString';
 import { OPEN_SETTINGS } from '../core/commandIds';
 import type { Emulator } from '../emulator/emulator';
@@ -36,16 +37,27 @@ export class Accounts implements vscode.Disposable {
     );
   }
 
+  /** Never rejects: what goes wrong is logged and shown, and devstoreaccount1 is served. */
   private async apply(): Promise<void> {
     const parsed = parseAccountNames(vscode.workspace.getConfiguration().get(ACCOUNTS_SETTING));
     let extra: StorageAccount[] = [];
+    let fromEnvironment = false;
     if ('error' in parsed) {
       this.log.error(`${parsed.error} Only devstoreaccount1 is served until it is fixed.`);
       void notify('error', `Azurite: ${parsed.error}`, 'Open Settings').then((c) => {
         if (c !== undefined) void vscode.commands.executeCommand(OPEN_SETTINGS, ACCOUNTS_SETTING);
       });
+    } else if (parsed.names.length > 0) {
+      try {
+        extra = await Promise.all(parsed.names.map(async (name) => ({ name, key: await this.keyOf(name) })));
+      } catch (err) {
+        const message = `The keys of ${parsed.names.join(', ')} (${ACCOUNTS_SETTING}) could not be read from or stored in VS Code's Secret Storage: ${(err as Error).message}. Only devstoreaccount1 is served; change the setting or reload the window to try again.`;
+        this.log.error(message);
+        void notify('error', `Azurite: ${message}`);
+      }
     } else {
-      extra = await Promise.all(parsed.names.map(async (name) => ({ name, key: await this.keyOf(name) })));
+      extra = this.fromEnvironment();
+      fromEnvironment = extra.length > 0;
     }
     const before = JSON.stringify(this.extra);
     this.extra = extra;
@@ -55,9 +67,26 @@ export class Accounts implements vscode.Disposable {
       this.log.error(`The accounts could not be given to the engine (the next start will): ${(err as Error).message}`);
     }
     if (JSON.stringify(extra) !== before) {
-      if (extra.length > 0) this.log.info(`Accounts: devstoreaccount1, ${extra.map((a) => a.name).join(', ')} (keys in Secret Storage; Azurite: Copy Connection String gives each).`);
+      const names = extra.map((a) => a.name).join(', ');
+      if (fromEnvironment) this.log.info(`Accounts: devstoreaccount1, ${names} (from the ${ACCOUNTS_VARIABLE} environment variable; ${ACCOUNTS_SETTING}, when set, replaces them).`);
+      else if (extra.length > 0) this.log.info(`Accounts: devstoreaccount1, ${names} (keys in Secret Storage; Azurite: Copy Connection String gives each).`);
       this.changed.fire();
     }
+  }
+
+  /**
+   * Without `azurite.accounts`: the accounts of an `AZURITE_ACCOUNTS` variable in VS Code's own
+   * environment (set in the shell that started it), which Azurite and the Azurite extension read.
+   */
+  private fromEnvironment(): StorageAccount[] {
+    const value = process.env[ACCOUNTS_VARIABLE];
+    if (value === undefined || value.trim() === '') return [];
+    const parsed = parseAccountsVariable(value);
+    if ('error' in parsed) {
+      this.log.error(`${parsed.error} Only devstoreaccount1 is served; ${ACCOUNTS_SETTING} is the way to add accounts here.`);
+      return [];
+    }
+    return parsed.accounts;
   }
 
   /** The stored key of `name`, made and stored the first time. */

@@ -5,7 +5,9 @@
  * the values, and VS Code offers to relaunch open ones when they change. `AzureWebJobsStorage` is
  * left out while a local.settings.json in the workspace sets its own (see connectionEnvironment.ts);
  * the collection's description says what was set and why. Off with
- * `azurite.terminalEnvironment: false`; cleared while no service runs.
+ * `azurite.terminalEnvironment: false`; cleared while no service runs. Not persistent: VS Code would
+ * otherwise restore the values in the next window, before anything runs there (terminals restored
+ * at startup, `runOn: folderOpen` tasks), and keep them for good once this extension stays passive.
  */
 import * as vscode from 'vscode';
 import { CONNECTION_VARIABLES } from '../core/localSettings';
@@ -25,6 +27,7 @@ export class TerminalEnvironment implements vscode.Disposable {
     private readonly environment: ConnectionEnvironment,
     private readonly enabled: () => boolean,
   ) {
+    collection.persistent = false;
     this.subscriptions = [emulator.onDidChangeState(() => this.refresh()), environment.onDidChange(() => this.refresh())];
     this.refresh();
   }

@@ -72,4 +72,25 @@ describe('Custom accounts', () => {
     await a.accountsReady();
     assert.deepEqual(a.emulator.accounts().map((x) => x.name), ['devstoreaccount1']);
   });
+
+  it('without azurite.accounts, serves the accounts of an AZURITE_ACCOUNTS variable in VS Code\'s environment, as Azurite does', async () => {
+    const a = await api();
+    const key = Buffer.alloc(64, 7).toString('base64');
+    process.env['AZURITE_ACCOUNTS'] = `envaccount:${key}`;
+    try {
+      await setAccounts([]); // a change of the setting re-reads the accounts
+      await waitFor('the account from the environment', () => (a.emulator.accounts().some((x) => x.name === 'envaccount') ? true : undefined));
+      await a.accountsReady();
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const cs = await vscode.commands.executeCommand<string>('azurite.copyConnectionString', { account: 'envaccount' });
+      assert.ok(cs.includes(`AccountKey=${key};`), cs);
+      await BlobServiceClient.fromConnectionString(cs).getContainerClient('from-env').create();
+      assert.deepEqual(await containers(cs), ['from-env']);
+      // The setting, once set, replaces them.
+      await setAccounts(['tenant1']);
+      await waitFor('the setting\'s accounts', () => (a.emulator.accounts().map((x) => x.name).join() === 'devstoreaccount1,tenant1' ? true : undefined));
+    } finally {
+      delete process.env['AZURITE_ACCOUNTS'];
+    }
+  });
 });

@@ -101,6 +101,8 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     assert.equal(tree[0]!.children?.[1]?.description, undefined, 'no engine figures for an Azurite elsewhere');
     const copied = await vscode.commands.executeCommand<string>('azurite.copyConnectionString');
     assert.match(copied, new RegExp(`BlobEndpoint=http://127\\.0\\.0\\.1:${blobPort}/devstoreaccount1`), 'the attached Azurite\'s connection string');
+    const endpoints = await vscode.commands.executeCommand<string>('azurite.copyEndpoints');
+    assert.equal(endpoints, connectionString.split(';').filter((p) => /Endpoint=http/.test(p)).map((p) => p.split('=')[1]).join('\n'), 'the attached Azurite\'s endpoint URLs');
 
     const resetOutcome = await vscode.commands.executeCommand<{ ok: boolean; reason?: string }>('azurite.reset', { skipConfirmation: true });
     assert.equal(resetOutcome.ok, false, 'reset never empties an attached, maybe shared, Azurite');

@@ -87,6 +87,7 @@ describe('Live settings, port conflicts and terminals', () => {
   it('gives integrated terminals the connection string while a service runs', async () => {
     const a = await api();
     assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: undefined });
+    assert.equal(a.terminalVariablesPersist(), false, 'not restored in the next window, before anything runs there');
     await vscode.commands.executeCommand('azurite.start_blob');
     const cs = a.emulator.connectionString();
     assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs });

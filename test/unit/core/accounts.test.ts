@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { accountKeySecret, azuriteAccountsValue, generateAccountKey, parseAccountNames } from '../../../src/core/accounts';
+import { accountKeySecret, azuriteAccountsValue, generateAccountKey, parseAccountNames, parseAccountsVariable } from '../../../src/core/accounts';
 import { DEV_ACCOUNT_KEY } from '../../../src/core/connectionString';
 
 describe('core/accounts', () => {
@@ -24,5 +24,15 @@ describe('core/accounts', () => {
     assert.equal(Buffer.from(a, 'base64').length, 64);
     assert.notEqual(a, generateAccountKey());
     assert.equal(accountKeySecret('tenant1'), 'azurite.accountKey.tenant1');
+  });
+
+  it('reads an AZURITE_ACCOUNTS value in Azurite\'s format, leaving out devstoreaccount1', () => {
+    assert.deepEqual(parseAccountsVariable('envone:a2V5MQ==;envtwo:a2V5Mg==:c2Vjb25k;'), { accounts: [{ name: 'envone', key: 'a2V5MQ==' }, { name: 'envtwo', key: 'a2V5Mg==' }] });
+    assert.deepEqual(parseAccountsVariable(' devstoreaccount1:b3RoZXI=;envone:a2V5MQ== '), { accounts: [{ name: 'envone', key: 'a2V5MQ==' }] });
+    assert.deepEqual(parseAccountsVariable(''), { accounts: [] });
+    for (const bad of ['envone', 'envone:a:b:c', ':key', 'envone:']) {
+      const parsed = parseAccountsVariable(bad);
+      assert.ok('error' in parsed && parsed.error.startsWith('AZURITE_ACCOUNTS is not name:key1[:key2];'), bad);
+    }
   });
 });
