@@ -150,7 +150,8 @@ export function printBlobEntries(container: string, entries: readonly BlobEntry[
  * Parses `<container>.blobs.jsonl`.
  * @param file the file's path relative to the snapshot folder, for errors
  * @throws SnapshotFormatError naming the line: bad JSON, a missing or repeated `name`, an unknown
- *   key or type, a non-string property, a `file` outside `blob/`
+ *   key or type, a non-string property, a `file` outside `blob/`, no `file` for a name that is not a
+ *   relative path inside the container's folder (`..`, a leading `/`)
  */
 export function parseBlobEntries(file: string, text: string): Located<BlobEntry>[] {
   const seen = new Set<string>();
@@ -167,6 +168,8 @@ export function parseBlobEntries(file: string, text: string): Located<BlobEntry>
     }
     if (o.type !== undefined && !BLOB_KINDS.includes(o.type as BlobKind)) throw new SnapshotFormatError(file, line, `"type" must be one of ${BLOB_KINDS.join(', ')}`);
     if (typeof o.file === 'string' && !isInside(o.file)) throw new SnapshotFormatError(file, line, `"file" must be a relative path inside blob/ (got "${o.file}")`);
+    // Without "file" the content is <container>/<name>: a name that leaves that folder needs one.
+    if (o.file === undefined && !isInside(o.name)) throw new SnapshotFormatError(file, line, `blob "${o.name}" needs a "file": its name is not a relative path inside the container's folder`);
     const metadata = o.metadata === undefined ? undefined : stringRecord(file, line, o.metadata, 'metadata');
     return { ...o, ...(metadata !== undefined ? { metadata } : {}), line } as Located<BlobEntry>;
   });

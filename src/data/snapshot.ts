@@ -14,7 +14,7 @@ import type { TableEntity, TableTransaction } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
 import {
   blobFiles, isContainerOrQueueName, isTableName, parseBlobEntries, parseContainerEntry, parseEntities, parseMessages, parseQueueEntry,
-  printBlobEntries, printContainerEntry, printEntities, printMessages, printQueueEntry, SnapshotFormatError,
+  printBlobEntries, printContainerEntry, printEntities, printEntity, printMessages, printQueueEntry, SnapshotFormatError,
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
@@ -79,8 +79,19 @@ export interface ExportOptions extends DataOptions {
 const IGNORED_FILES = new Set(['.DS_Store', 'Thumbs.db', 'desktop.ini']);
 /** Blob content moves in pieces of this many bytes for append and page blobs (the REST limit for a block is 4 MiB per append). */
 const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Edm.Int32's range. */
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
 /** Entities per table transaction (the Table service's limit). */
 const BATCH_ENTITIES = 100;
+/**
+ * The estimated bytes a table transaction may carry (3 MiB): the Table service refuses a batch
+ * request over 4 MiB (azurite too, with 413 RequestBodyTooLarge), and the estimate below leaves
+ * room for what it does not count.
+ */
+const BATCH_BYTES = 3 * 1024 * 1024;
+/** What a transaction adds per entity beside its JSON (the multipart headers, about 300 bytes). */
+const BATCH_PART_BYTES = 1024;
 /** How long an export keeps received messages invisible before it makes them visible again (s). */
 const EXPORT_VISIBILITY_S = 300;
 
@@ -162,6 +173,9 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
         const file = path.join(dir, ...(e.file ?? `${name}/${e.name}`).split('/'));
         const stat = await fsp.stat(file).catch(() => undefined);
         if (stat === undefined || !stat.isFile()) throw new SnapshotFormatError(rel(listing), e.line, `no file ${rel(file)} for blob "${e.name}"`);
+        if (e.type === 'PageBlob' && stat.size % 512 !== 0) {
+          throw new SnapshotFormatError(rel(listing), e.line, `page blob "${e.name}": ${rel(file)} is ${stat.size} bytes, and a page blob's size is a multiple of 512`);
+        }
         claimed.add(file);
         const plain: Record<string, unknown> = { ...e };
         delete plain.line;
@@ -269,8 +283,8 @@ export async function isServiceEmpty(clients: StorageClients, kind: ServiceKind)
  * then replaces the old one, so a failed or cancelled export leaves the folder as it was; other
  * files in `folder` are never touched.
  * Queue messages are read by receiving them (the REST API peeks at most 32) and made visible again
- * at once: each exported message's dequeue count rises by one, and messages a consumer holds
- * invisible at that moment are not exported.
+ * at once, their content untouched (no new extent): each exported message's dequeue count rises by
+ * one, and messages a consumer holds invisible at that moment are not exported.
  * @returns the counts written
  * @throws RestError from the SDKs; AbortError when `options.signal` aborts
  */
@@ -329,6 +343,7 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         if (only && !only.queues.includes(q.name)) continue;
         const queue = clients.queue.getQueueClient(q.name);
         const held: { messageId: string; popReceipt: string; text: string }[] = [];
+        let notVisible: unknown;
         try {
           for (;;) {
             const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: EXPORT_VISIBILITY_S, abortSignal: options.signal });
@@ -337,9 +352,14 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
             progress.step(`Exporting queue ${q.name}: ${held.length} messages`);
           }
         } finally {
-          // Visible again, whatever happened: an export never hides a queue's messages.
-          await pool(held, {}, async (m) => { await queue.updateMessage(m.messageId, m.popReceipt, m.text, 0); });
+          // Visible again, whatever happened: an export never hides a queue's messages. Without a
+          // text, Update Message keeps the message's own: no new copy of it in the extent store.
+          // Every message is tried; the first failure is thrown after (unless the reading failed).
+          await pool(held, {}, async (m) => {
+            await queue.updateMessage(m.messageId, m.popReceipt, undefined, 0).catch((err: unknown) => { notVisible ??= err; });
+          });
         }
+        if (notVisible !== undefined) throw notVisible;
         await fsp.writeFile(path.join(dir, `${q.name}.jsonl`), printMessages(held.map((m) => ({ text: m.text }))));
         const meta = printQueueEntry(withoutUndefined({ metadata: q.metadata }));
         if (meta !== undefined) await fsp.writeFile(path.join(dir, `${q.name}.queue.json`), meta);
@@ -386,10 +406,36 @@ function entityFromSdk(e: Record<string, unknown>): EntityEntry {
     if (name === 'partitionKey' || name === 'rowKey' || name === 'etag' || name === 'timestamp' || name === 'odata.metadata') continue;
     if (typeof raw === 'object' && raw !== null && 'type' in raw && 'value' in raw) {
       const { value, type } = raw as { value: unknown; type: TypedValue['type'] };
-      properties[name] = { value: String(value), type };
+      // The SDK calls any unannotated whole number Int32, also one outside Int32's range (a client
+      // sent `Date.now()` without an annotation, and azurite took it). Printed as Int32 it would
+      // not load again; an Edm.Double holds it exactly (up to 2^53).
+      const outsideInt32 = type === 'Int32' && !(Number(value) >= INT32_MIN && Number(value) <= INT32_MAX);
+      properties[name] = { value: String(value), type: outsideInt32 ? 'Double' : type };
     }
   }
   return { partitionKey: String(e.partitionKey), rowKey: String(e.rowKey), properties };
+}
+
+/**
+ * Entities grouped into table transactions: one partition each (a transaction's rule), at most
+ * 100 entities and about 3 MiB of JSON each, in the entities' order within a partition.
+ * @returns the batches; an entity larger than the byte bound goes alone
+ */
+export function transactionBatches(entities: readonly EntityEntry[]): EntityEntry[][] {
+  const batches: EntityEntry[][] = [];
+  const open = new Map<string, { batch: EntityEntry[]; bytes: number }>();
+  for (const e of entities) {
+    const bytes = Buffer.byteLength(printEntity(e)) + BATCH_PART_BYTES;
+    let current = open.get(e.partitionKey);
+    if (current === undefined || current.batch.length === BATCH_ENTITIES || current.bytes + bytes > BATCH_BYTES) {
+      current = { batch: [], bytes: 0 };
+      batches.push(current.batch);
+      open.set(e.partitionKey, current);
+    }
+    current.batch.push(e);
+    current.bytes += bytes;
+  }
+  return batches;
 }
 
 /** A snapshot entity as the data-tables SDK sends it: bare JS values where JSON keeps the type, `{ value, type }` else. */
@@ -409,13 +455,18 @@ function entityToSdk(e: EntityEntry): TableEntity<Record<string, unknown>> {
 // ---------------------------------------------------------------------------------------------
 // Import, reset
 
-/** What an import would replace: the snapshot's containers, queues and tables that already exist. */
+/**
+ * What an import would replace: the snapshot's containers, queues and tables that already exist,
+ * named as the account names them. Table names are case-insensitive (`Customers` replaces
+ * `customers`), so a table is named as it exists: the import's backup must find it by that name.
+ */
 export async function importConflicts(clients: StorageClients, snapshot: Snapshot, signal?: AbortSignal): Promise<AccountNames> {
   const have = await accountNames(clients, signal);
+  const snapshotTables = new Set(snapshot.tables.map((t) => t.name.toLowerCase()));
   return {
     containers: snapshot.containers.map((c) => c.name).filter((n) => clients.blob && have.containers.includes(n)),
     queues: snapshot.queues.map((q) => q.name).filter((n) => clients.queue && have.queues.includes(n)),
-    tables: snapshot.tables.map((t) => t.name).filter((n) => clients.table && have.tables.some((h) => h.toLowerCase() === n.toLowerCase())),
+    tables: have.tables.filter((h) => clients.table && snapshotTables.has(h.toLowerCase())),
   };
 }
 
@@ -491,8 +542,8 @@ async function deleteNames(clients: StorageClients, names: AccountNames, signal?
 
 /**
  * Makes the snapshot's items in the services that have an endpoint; they must not exist yet (a
- * seed into an empty service). Blobs go 16 at a time, entities in transactions of 100 per
- * partition, messages one by one in file order.
+ * seed into an empty service). Blobs go 16 at a time, entities in transactions of one partition
+ * ({@link transactionBatches}), messages one by one in file order.
  * @returns the counts loaded
  * @throws RestError from the SDKs (a 409 when an item exists); AbortError on a cancel
  */
@@ -527,15 +578,7 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
     for (const t of snapshot.tables) {
       await clients.table.createTable(t.name, { abortSignal: signal });
       const table = clients.tableClient(t.name)!;
-      const batches: EntityEntry[][] = [];
-      const byPartition = new Map<string, EntityEntry[]>();
-      for (const e of t.entities) {
-        const list = byPartition.get(e.partitionKey) ?? [];
-        list.push(e);
-        byPartition.set(e.partitionKey, list);
-      }
-      for (const list of byPartition.values()) for (let i = 0; i < list.length; i += BATCH_ENTITIES) batches.push(list.slice(i, i + BATCH_ENTITIES));
-      await pool(batches, { ...options, concurrency: 4 }, async (batch) => {
+      await pool(transactionBatches(t.entities), { ...options, concurrency: 4 }, async (batch) => {
         if (batch.length === 1) {
           await table.createEntity(entityToSdk(batch[0]!), { abortSignal: signal });
         } else {

@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { azuriteConfig, workspaceFolderPath } from '../config';
-import { CANCELLED, failure, type Outcome } from '../core/outcome';
+import { CANCELLED, failure, type Failure, type Outcome } from '../core/outcome';
 import { resolveLocation } from '../core/settings';
 import { serviceName, type ServiceKind } from '../core/services';
 import type { ClientAddress, StorageAccount } from '../core/connectionString';
@@ -99,9 +99,7 @@ export class SnapshotCommands {
     const folder = seedFolder();
     if (folder === undefined) return { ok: true };
     if (typeof folder !== 'string') return failure('setting', `azurite.seed: ${folder.fix}`, { setting: 'azurite.seed' });
-    if (!fs.existsSync(folder)) {
-      return failure('setting', `azurite.seed is ${folder}, which does not exist: create it (docs: Seed folders and snapshots) or clear the setting.`, { setting: 'azurite.seed' });
-    }
+    if (!fs.existsSync(folder)) return missingSeed(folder);
     const data = this.data();
     const clients = this.clients([kind]);
     if (!inMemory && !(await data.isServiceEmpty(clients, kind))) {
@@ -181,6 +179,8 @@ export class SnapshotCommands {
     if (running.length === 0) return this.nothingRuns('reset');
     const folder = seedFolder();
     if (folder !== undefined && typeof folder !== 'string') return this.show(failure('setting', `azurite.seed: ${folder.fix}`, { setting: 'azurite.seed' }));
+    // Checked before anything is deleted: the confirmation promises the seed.
+    if (folder !== undefined && !fs.existsSync(folder)) return this.show(missingSeed(folder));
     if (args.skipConfirmation !== true) {
       const choice = await vscode.window.showWarningMessage(`Reset ${running.map(serviceName).join(', ')}?`,
         { modal: true, detail: `Every container, queue and table${this.deps.emulator.accounts().length > 1 ? ' of every account' : ''} is deleted${folder !== undefined ? `, then the seed in ${folder} is loaded` : ''}. The services keep running on their ports.` }, 'Reset');
@@ -188,7 +188,7 @@ export class SnapshotCommands {
     }
     const data = this.data();
     try {
-      const seed = folder !== undefined && fs.existsSync(folder) ? await data.readSnapshot(folder, running) : undefined;
+      const seed = folder !== undefined ? await data.readSnapshot(folder, running) : undefined;
       // Every account of the engine is emptied; the seed goes into the development account.
       const others = this.deps.emulator.accounts().slice(1);
       const counts = await withDelayedProgress('Resetting', true, async (options) => {
@@ -250,4 +250,9 @@ export class SnapshotCommands {
 function describe(data: DataLayer, counts: DataCounts, kinds: readonly ServiceKind[]): string {
   const parts = data.describeCounts(counts).split(', ');
   return (['blob', 'queue', 'table'] as const).map((k, i) => (kinds.includes(k) ? parts[i] : undefined)).filter((p) => p !== undefined).join(', ');
+}
+
+/** The failure of a seed folder that does not exist. */
+function missingSeed(folder: string): Failure {
+  return failure('setting', `azurite.seed is ${folder}, which does not exist: create it (docs: Seed folders and snapshots) or clear the setting.`, { setting: 'azurite.seed' });
 }

@@ -64,6 +64,16 @@ describe('Test data: seed, reset, export and import', () => {
     assert.ok(resetTask, `no reset task among ${tasks.map((t) => t.name).join(', ')}`);
     assert.equal(await runTask(resetTask), 0);
     assert.deepEqual(await blobNames(cs, 'fixtures'), ['nested/hello.txt']);
+
+    // A seed folder that is gone: Reset says so and deletes nothing (its confirmation promises the seed).
+    const missing = path.join(seed, 'gone');
+    await configure({ seed: missing });
+    const refused = await vscode.commands.executeCommand<{ ok: boolean; reason?: string; setting?: string; message?: string }>('azurite.reset', { skipConfirmation: true });
+    assert.equal(refused.ok, false);
+    assert.equal(refused.reason, 'setting');
+    assert.equal(refused.setting, 'azurite.seed');
+    assert.match(refused.message!, /which does not exist/);
+    assert.deepEqual(await blobNames(cs, 'fixtures'), ['nested/hello.txt'], 'nothing deleted');
   });
 
   it('on disk, loads the seed only into an empty service', async () => {

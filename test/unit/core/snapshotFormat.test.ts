@@ -69,6 +69,10 @@ describe('Snapshot format (pure)', () => {
     assert.equal(printBlobEntries('c', back), text);
     assert.deepEqual(back.map((b) => b.line), [1, 2, 3, 4]);
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","file":"../../etc/passwd"}'), /c\.blobs\.jsonl:1: "file" must be a relative path inside blob\//);
+    // Without "file" the content is c/<name>: a name that leaves the folder cannot name a file outside the snapshot.
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"../../../home/u/.ssh/id_rsa"}'), /c\.blobs\.jsonl:1: blob "\.\.\/\.\.\/\.\.\/home\/u\/\.ssh\/id_rsa" needs a "file": its name is not a relative path inside the container's folder/);
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"/etc/passwd"}'), /needs a "file"/);
+    assert.equal(parseBlobEntries('blob/c.blobs.jsonl', '{"name":"../up","file":"c.files/1"}')[0]!.name, '../up');
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","tier":"Hot"}'), /unknown key "tier"/);
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x"}\n{"name":"x"}'), /c\.blobs\.jsonl:2: blob "x" is listed twice/);
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","metadata":{"n":1}}'), /"metadata\.n" must be a string/);

@@ -11,7 +11,7 @@ import { QueueServiceClient } from '@azure/storage-queue';
 import { TableServiceClient } from '@azure/data-tables';
 import { clients as sdkClients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { emulatorEndpoints, storageClients, type StorageClients } from '../../../src/data/clients';
-import { exportSnapshot, importSnapshot, readSnapshot, resetAccount, snapshotCounts } from '../../../src/data/snapshot';
+import { exportSnapshot, importSnapshot, readSnapshot, resetAccount, snapshotCounts, transactionBatches } from '../../../src/data/snapshot';
 import { SnapshotFormatError } from '../../../src/core/snapshotFormat';
 import type { Emulator } from '../../../src/emulator/emulator';
 import { SERVICE_KINDS, type ServiceKind } from '../../../src/core/services';
@@ -148,6 +148,12 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), '');
     fs.writeFileSync(path.join(seed, 'blob', 'images.blobs.jsonl'), '{"name":"gone.txt"}\n');
     await assert.rejects(readSnapshot(seed), /^SnapshotFormatError: blob\/images\.blobs\.jsonl:1: no file blob\/images\/gone\.txt for blob "gone\.txt"/);
+    // A page blob's size is checked before anything is written, not halfway through a load.
+    fs.writeFileSync(path.join(seed, 'blob', 'images', 'disk.vhd'), Buffer.alloc(100));
+    fs.writeFileSync(path.join(seed, 'blob', 'images.blobs.jsonl'), '{"name":"disk.vhd","type":"PageBlob"}\n');
+    await assert.rejects(readSnapshot(seed), /^SnapshotFormatError: blob\/images\.blobs\.jsonl:1: page blob "disk\.vhd": blob\/images\/disk\.vhd is 100 bytes, and a page blob's size is a multiple of 512/);
+    fs.rmSync(path.join(seed, 'blob', 'images', 'disk.vhd'));
+    fs.rmSync(path.join(seed, 'blob', 'images.blobs.jsonl'));
     fs.mkdirSync(path.join(seed, 'blob', 'Bad_Name'));
     await assert.rejects(readSnapshot(seed), /blob\/Bad_Name: "Bad_Name" is not a container name/);
   });
@@ -218,6 +224,78 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual(names, ['original.bin']);
     assert.deepEqual(await keep.getBlobClient('original.bin').downloadToBuffer(), original);
     assert.deepEqual((await listNames(emulator)).containers, ['keep'], 'nothing of the snapshot is left');
+  });
+
+  it('loads a partition whose 100 entities are more than a transaction may carry (4 MiB)', async () => {
+    const emulator = await running();
+    const seed = tempDir('big-partition-');
+    fs.mkdirSync(path.join(seed, 'table'));
+    // 45,000 characters each, in two properties (a string property holds at most 32 K characters).
+    const lines = Array.from({ length: 100 }, (_, i) => JSON.stringify({ PartitionKey: 'p', RowKey: String(i).padStart(3, '0'), A: 'x'.repeat(22_500), B: 'y'.repeat(22_500) }));
+    fs.writeFileSync(path.join(seed, 'table', 'Big.jsonl'), `${lines.join('\n')}\n`);
+    const snapshot = await readSnapshot(seed);
+    assert.deepEqual(transactionBatches(snapshot.tables[0]!.entities).map((b) => b.length), [68, 32]);
+    await resetAccount(dataClients(emulator), snapshot);
+    let n = 0;
+    for await (const e of sdkClients(emulator).table('Big').listEntities<{ A: string; B: string }>()) n += e.A.length + e.B.length === 45_000 ? 1 : 0;
+    assert.equal(n, 100);
+  });
+
+  it('exports a whole number outside Int32 that a client stored unannotated so that it loads again', async () => {
+    const emulator = await running();
+    const events = sdkClients(emulator).table('events');
+    await events.createTable();
+    await events.createEntity({ partitionKey: 'p', rowKey: '1', at: 1_700_000_000_000, n: 7 });
+    const folder = tempDir('export-');
+    await exportSnapshot(dataClients(emulator), folder);
+    const line = fs.readFileSync(path.join(folder, 'table', 'events.jsonl'), 'utf8');
+    assert.match(line, /"at@odata\.type":"Edm\.Double","at":1700000000000/);
+    assert.match(line, /"n":7/);
+    const snapshot = await readSnapshot(folder);
+    await resetAccount(dataClients(emulator), snapshot);
+    const back = await events.getEntity<{ at: number; n: number }>('p', '1');
+    assert.equal(back.at, 1_700_000_000_000);
+    assert.equal(back.n, 7);
+  });
+
+  it('exports queue messages without copying their content, all visible again', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const queue = sdkClients(emulator).queue().getQueueClient('jobs');
+    await queue.create();
+    for (let i = 0; i < 40; i++) await queue.sendMessage(`${i}:`.padEnd(10_000, 'x'));
+    const before = (await emulator.memoryReportNow()).usedBytes;
+    const counts = await exportSnapshot(dataClients(emulator), tempDir('export-'));
+    assert.equal(counts.messages, 40);
+    assert.equal((await emulator.memoryReportNow()).usedBytes, before, 'no second copy of any message');
+    const seen: string[] = [];
+    for (;;) {
+      const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 60 });
+      if (got.receivedMessageItems.length === 0) break;
+      seen.push(...got.receivedMessageItems.map((m) => m.messageText));
+    }
+    assert.equal(seen.length, 40, 'every message visible again');
+    assert.ok(seen.every((t) => t.length === 10_000));
+  });
+
+  it('an import that stops restores a table that the snapshot names in another case', async () => {
+    const emulator = await running({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    const c = sdkClients(emulator);
+    await c.table('customers').createTable();
+    await c.table('customers').createEntity({ partitionKey: 'eu', rowKey: '1', Name: 'Ada' });
+
+    const snap = tempDir('case-');
+    fs.mkdirSync(path.join(snap, 'table'), { recursive: true });
+    fs.writeFileSync(path.join(snap, 'table', 'Customers.jsonl'), '{"PartitionKey":"eu","RowKey":"2","Name":"Grace"}\n');
+    fs.mkdirSync(path.join(snap, 'blob', 'big'), { recursive: true });
+    for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(snap, 'blob', 'big', `big${i}.bin`), Buffer.alloc(300 * 1024, 2));
+    const snapshot = await readSnapshot(snap);
+
+    await assert.rejects(importSnapshot(dataClients(emulator), snapshot, tempDir('scratch-'), { concurrency: 1, reclaim: () => emulator.reclaimMemory() }),
+      /the data found before was restored\.$/);
+    assert.deepEqual((await listNames(emulator)).tables, ['customers']);
+    const names: string[] = [];
+    for await (const e of c.table('customers').listEntities<{ Name: string }>()) names.push(e.Name);
+    assert.deepEqual(names, ['Ada']);
   });
 });
 
