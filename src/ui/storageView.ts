@@ -589,8 +589,8 @@ class ItemDocuments implements vscode.TextDocumentContentProvider {
 
   put(node: StorageNode): vscode.Uri {
     const [pathPart, json] = node.type === 'message'
-      ? [`/${node.account}/${node.queue}/${node.info.messageId}.json`, JSON.stringify(node.info, null, 2)]
-      : node.type === 'entity' ? [`/${node.account}/${node.table}/${encodeURIComponent(node.entity.partitionKey ?? '')}/${encodeURIComponent(node.entity.rowKey ?? '')}.json`, JSON.stringify(node.entity, null, 2)]
+      ? [`/${node.account}/${node.queue}/${node.info.messageId}.json`, itemJson(node.info)]
+      : node.type === 'entity' ? [`/${node.account}/${node.table}/${encodeURIComponent(node.entity.partitionKey ?? '')}/${encodeURIComponent(node.entity.rowKey ?? '')}.json`, itemJson(node.entity)]
         : ['/unknown.json', '{}'];
     const uri = vscode.Uri.from({ scheme: ITEM_SCHEME, path: pathPart });
     if (this.docs.size > 500) this.docs.clear();
@@ -602,7 +602,7 @@ class ItemDocuments implements vscode.TextDocumentContentProvider {
   /** A JSON document of `value` at `pathPart` (replacing an earlier one of that path). */
   putJson(pathPart: string, value: unknown): vscode.Uri {
     const uri = vscode.Uri.from({ scheme: ITEM_SCHEME, path: pathPart });
-    this.docs.set(uri.toString(), JSON.stringify(value, null, 2));
+    this.docs.set(uri.toString(), itemJson(value));
     this.changed.fire(uri);
     return uri;
   }
@@ -669,7 +669,7 @@ function treeItem(node: StorageNode): vscode.TreeItem {
       item.iconPath = new vscode.ThemeIcon('symbol-object');
       const props = Object.keys(e).filter((k) => !['partitionKey', 'rowKey', 'etag', 'timestamp'].includes(k) && !k.endsWith('@odata.type'));
       item.description = props.slice(0, 4).map((k) => `${k}: ${String(e[k])}`).join(', ');
-      item.tooltip = JSON.stringify(e, null, 2).slice(0, 2000);
+      item.tooltip = itemJson(e).slice(0, 2000);
       item.command = { command: COMMANDS.storageOpen, title: 'Open', arguments: [node] };
       break;
     }
@@ -762,4 +762,12 @@ async function filesUnder(file: string, name: string): Promise<{ name: string; c
     const full = path.join(e.parentPath, e.name);
     return { name: `${name}/${path.relative(file, full).split(path.sep).join('/')}`, content: full };
   });
+}
+
+/**
+ * An item as indented JSON. An Edm.Int64 property arrives from the Tables SDK as a bigint, which
+ * JSON.stringify refuses: it is written as the decimal string Azure's own JSON uses for Int64.
+ */
+function itemJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
 }
