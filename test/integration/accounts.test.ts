@@ -5,6 +5,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
+import { Accounts } from '../../src/ui/accounts';
+import type { Emulator } from '../../src/emulator/emulator';
 import { api, reset, waitFor } from './helpers';
 
 async function setAccounts(value: unknown): Promise<void> {
@@ -92,5 +94,23 @@ describe('Custom accounts', () => {
     } finally {
       delete process.env['AZURITE_ACCOUNTS'];
     }
+  });
+
+  it('a Secret Storage that cannot be read: ready resolves, the error names the accounts, devstoreaccount1 is served', async () => {
+    await setAccounts(['tenant1']);
+    const noKeyring = () => Promise.reject(new Error('no keyring'));
+    const secrets = { get: noKeyring, store: noKeyring, delete: noKeyring, keys: noKeyring, onDidChange: new vscode.EventEmitter<vscode.SecretStorageChangeEvent>().event } as unknown as vscode.SecretStorage;
+    const given: unknown[] = [];
+    const errors: string[] = [];
+    // Our own class in place of the Emulator: what it is given is all this test reads.
+    const emulator = { setAccounts: async (extra: unknown) => { given.push(extra); } } as unknown as Emulator;
+    const accounts = new Accounts(secrets, emulator, { info: () => undefined, error: (line) => errors.push(line) });
+    try {
+      await accounts.ready;
+    } finally {
+      accounts.dispose();
+    }
+    assert.deepEqual(given, [[]]);
+    assert.match(errors[0] ?? '', /^The keys of tenant1 \(azurite\.accounts\) could not be read from or stored in VS Code's Secret Storage: no keyring\. Only devstoreaccount1 is served/);
   });
 });
