@@ -2,19 +2,24 @@
  * Turns an error from starting a service into a message a person can act on: it names the
  * service, the setting, the bad value and the fix. Pure; codes are Node's (`err.code`).
  */
+import { DATA_FILES } from './dataFiles';
 import { serviceName, type ServiceKind } from './services';
 
-/** What the message needs to know about where the service tried to listen. */
+/** What the message needs to know about where the service tried to listen, and its data. */
 export interface StartAttempt {
   readonly kind: ServiceKind;
   readonly host: string;
   readonly port: number;
+  readonly inMemory?: boolean;
+  /** The data folder (disk mode). */
+  readonly location?: string;
 }
 
 /** The parts of a thrown error that matter. */
 export interface ErrorLike {
   readonly code?: unknown;
   readonly message?: unknown;
+  readonly name?: unknown;
 }
 
 /** Describes a listen or store error from starting `attempt.kind`. */
@@ -33,6 +38,11 @@ export function describeStartError(attempt: StartAttempt, err: ErrorLike): strin
     case 'EAI_AGAIN':
       return `${name} service could not start: ${hostKey} is ${JSON.stringify(attempt.host)}, which is not an address of this machine. Use 127.0.0.1 (this machine only) or 0.0.0.0 (all interfaces).`;
     default:
+      if (err.name === 'SyntaxError' && attempt.inMemory === false && attempt.location !== undefined) {
+        // Azurite loads each database file with JSON.parse: a cut-off write, a merge conflict.
+        const files = Object.values(DATA_FILES[attempt.kind]).filter((f) => f.endsWith('.json')).join(' or ');
+        return `${name} service could not start: its data in ${JSON.stringify(attempt.location)} cannot be read (${String(err.message).replace(/\s+/g, ' ')}): ${files} there is damaged. Restore it (from version control or a backup), or run "Azurite: Clean ${name} Service" to start empty: that deletes ${name}'s data.`;
+      }
       return `${name} service could not start: ${String(err.message ?? err)}`;
   }
 }

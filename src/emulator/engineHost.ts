@@ -377,7 +377,10 @@ export class EngineHost {
     if (p === undefined) return;
     this.pending.delete(message.id);
     if (message.ok) p.resolve(message.value);
-    else p.reject(Object.assign(new Error(message.error.message), message.error.code !== undefined ? { code: message.error.code } : {}));
+    else {
+      const { message: text, code, name } = message.error;
+      p.reject(Object.assign(new Error(text), code !== undefined ? { code } : {}, name !== undefined ? { name } : {}));
+    }
   }
 
   private handleEvent(e: EngineEvent): void {

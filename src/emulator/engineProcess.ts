@@ -358,7 +358,9 @@ process.on('message', (request: EngineRequest) => {
       post({ id: request.id, ok: true, value });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      post({ id: request.id, ok: false, error: { message: e?.message ?? String(err), ...(typeof e?.code === 'string' ? { code: e.code } : {}) } });
+      // The name too when it says more than "Error": a SyntaxError from loading damaged data files.
+      const name = typeof e?.name === 'string' && e.name !== 'Error' ? { name: e.name } : {};
+      post({ id: request.id, ok: false, error: { message: e?.message ?? String(err), ...(typeof e?.code === 'string' ? { code: e.code } : {}), ...name } });
     }
   })();
   if (LIFECYCLE_OPS.has(request.op)) {

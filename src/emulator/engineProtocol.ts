@@ -117,10 +117,13 @@ export type EngineOp = keyof EngineOps;
 /** A request of operation `K`. */
 export type EngineRequest<K extends EngineOp = EngineOp> = { readonly id: number; readonly op: K } & EngineOps[K]['request'];
 
-/** The answer to one request. `error.code` is Node's error code when there is one (EADDRINUSE …). */
+/**
+ * The answer to one request. `error.code` is Node's error code when there is one (EADDRINUSE …);
+ * `error.name` the error's class when it is not plain `Error` (SyntaxError …).
+ */
 export type EngineResponse =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
-  | { readonly id: number; readonly ok: false; readonly error: { readonly message: string; readonly code?: string } };
+  | { readonly id: number; readonly ok: false; readonly error: { readonly message: string; readonly code?: string; readonly name?: string } };
 
 /** What the engine says unasked. Sizes in bytes. */
 export type EngineEvent =

@@ -32,6 +32,15 @@ describe('core/startErrors', () => {
       });
     }
 
+    it('a data file that does not parse (disk mode): names the files, the folder, and Restore or Clean', () => {
+      assert.equal(
+        describeStartError({ kind: 'blob', host: '127.0.0.1', port: 10000, inMemory: false, location: '/ws/.azurite' }, { name: 'SyntaxError', message: 'Unexpected end of JSON input' }),
+        'Blob service could not start: its data in "/ws/.azurite" cannot be read (Unexpected end of JSON input): __azurite_db_blob__.json or __azurite_db_blob_extent__.json there is damaged. Restore it (from version control or a backup), or run "Azurite: Clean Blob Service" to start empty: that deletes Blob\'s data.',
+      );
+      // In memory there is no file to blame.
+      assert.equal(describeStartError({ kind: 'blob', host: '127.0.0.1', port: 10000, inMemory: true }, { name: 'SyntaxError', message: 'x' }), 'Blob service could not start: x');
+    });
+
     it('other codes: passes the error message through', () => {
       assert.equal(
         describeStartError({ kind: 'blob', host: '127.0.0.1', port: 10000 }, { code: 'ENOSPC', message: 'no space left on device' }),

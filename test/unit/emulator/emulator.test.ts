@@ -220,6 +220,18 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal((await clients(b).blob().getContainerClient('own').getBlockBlobClient('x').downloadToBuffer()).toString(), 'mine');
   });
 
+  it('names the damaged data file and the way out when a database file does not parse', async () => {
+    const location = tempDir();
+    fs.writeFileSync(path.join(location, '__azurite_db_table__.json'), '<<<<<<< HEAD\n{}');
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: false, location }));
+    const outcome = await emulator.start('table');
+    assert.equal(outcome.ok, false);
+    if (!outcome.ok) {
+      assert.match(outcome.message, /^Table service could not start: its data in ".+" cannot be read \(Unexpected token .+\): __azurite_db_table__\.json there is damaged\. Restore it .+ or run "Azurite: Clean Table Service" to start empty/);
+    }
+    assert.equal(emulator.status('table').status, 'closed');
+  });
+
   it('writes nothing to disk in memory mode, even with azurite.location set', async () => {
     const location = path.join(tempDir(), 'never-created');
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true, location }));
