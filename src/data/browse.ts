@@ -9,7 +9,7 @@ import { lookup as mimeLookup } from 'mime-types';
 import type { TableEntityResult } from '@azure/data-tables';
 import type { StorageClients } from './clients';
 import type { DataOptions } from './snapshot';
-import { pool, tracker } from './work';
+import { downloadToFile, pool, tracker } from './work';
 
 /** Items per page of a listing; a "Load more…" item fetches the next page. */
 export const PAGE_SIZE = 200;
@@ -179,7 +179,7 @@ export async function readBlob(clients: StorageClients, container: string, name:
 
 /** Writes a blob's content to a file (created or replaced). */
 export async function saveBlob(clients: StorageClients, container: string, name: string, file: string, signal?: AbortSignal): Promise<void> {
-  await service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name).downloadToFile(file, 0, undefined, { abortSignal: signal });
+  await downloadToFile(service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name), file, signal);
 }
 
 /** True when a blob of that name exists. */

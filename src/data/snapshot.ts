@@ -18,7 +18,7 @@ import {
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
-import { pool, tracker } from './work';
+import { downloadToFile, pool, tracker } from './work';
 
 /** A blob of a snapshot: its description and where its content is (an absolute path). */
 export interface SnapshotBlob {
@@ -325,7 +325,7 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         await pool(blobs, options, async (b) => {
           const file = path.join(dir, ...files.get(b.name)!.split('/'));
           await fsp.mkdir(path.dirname(file), { recursive: true });
-          await container.getBlobClient(b.name).downloadToFile(file, 0, undefined, { abortSignal: options.signal });
+          await downloadToFile(container.getBlobClient(b.name), file, options.signal);
           progress.step(`Exporting blob ${c.name}/${b.name}`);
         });
         await fsp.writeFile(path.join(dir, `${c.name}.blobs.jsonl`), printBlobEntries(c.name, blobs.map((b) => ({ ...b, file: files.get(b.name)! }))));

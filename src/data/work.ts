@@ -1,7 +1,25 @@
 /**
- * How the data layer runs many requests: a bounded pool, and progress counts. No vscode.
+ * How the data layer runs many requests: a bounded pool, progress counts, and a blob's download
+ * to a file. No vscode.
  */
+import * as fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import type { BlobClient } from '@azure/storage-blob';
 import type { DataOptions } from './snapshot';
+
+/**
+ * Writes a blob's content to `file` (created or replaced). Instead of the SDK's `downloadToFile`,
+ * whose file stays open when the download fails or is cancelled (it pipes without closing the
+ * file on a read error: a descriptor lost for the extension host's life, and on Windows a file
+ * that cannot be deleted); `pipeline` closes both ends either way.
+ * @throws RestError from the download; AbortError when `signal` aborts; the file system's error
+ */
+export async function downloadToFile(blob: BlobClient, file: string, signal?: AbortSignal): Promise<void> {
+  const response = await blob.download(0, undefined, { abortSignal: signal });
+  const body = response.readableStreamBody;
+  if (body === undefined) throw new Error(`the download of ${blob.name} had no body`);
+  await pipeline(body, fs.createWriteStream(file), signal !== undefined ? { signal } : {});
+}
 
 /** Runs `work` over `items` with at most `options.concurrency` (16) at once; stops at the first failure or an abort. */
 export async function pool<T>(items: readonly T[], options: Pick<DataOptions, 'signal' | 'concurrency'>, work: (item: T) => Promise<void>): Promise<void> {

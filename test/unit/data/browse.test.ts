@@ -143,4 +143,30 @@ describe('Storage view data (real engine, real SDKs)', function () {
     await deleteItem(data, { kind: 'table', name: 'people' });
     assert.deepEqual((await listTables(data)).items, []);
   });
+
+  it('a cancelled download (Save Blob As…, Export) leaves no file open', async () => {
+    const emulator = await running();
+    const big = sdkClients(emulator).blob().getContainerClient('big');
+    await big.create();
+    await big.getBlockBlobClient('big.bin').uploadData(Buffer.alloc(64 * 1024 * 1024, 1));
+    const file = path.join(tempDir('save-'), 'big.bin');
+    const openOnFile = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try { return fs.readlinkSync(`/proc/self/fd/${fd}`) === file; } catch { return false; }
+    });
+    const abort = new AbortController();
+    const saving = saveBlob(dataClients(emulator), 'big', 'big.bin', file, abort.signal);
+    await pollUntil('the first bytes on disk', () => fs.existsSync(file) && fs.statSync(file).size > 0);
+    abort.abort();
+    await assert.rejects(saving, (err: Error) => err.name === 'AbortError');
+    await pollUntil('the file closed', () => openOnFile().length === 0);
+  });
 });
+
+/** Polls `check` every 2 ms until it holds; fails after 10 s with `what`. */
+async function pollUntil(what: string, check: () => boolean): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
