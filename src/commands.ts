@@ -164,9 +164,13 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         () => emulator.reclaimMemory(),
       );
     } catch (err) {
-      if (!(err instanceof ReclaimBusyError)) throw err;
-      void notify('warning', err.message);
-      return err.freedBytes;
+      // Resolves either way (every command does): the bytes freed before the failure, if any.
+      if (err instanceof ReclaimBusyError) {
+        void notify('warning', err.message);
+        return err.freedBytes;
+      }
+      void notify('error', `Azurite could not reclaim memory: ${(err as Error).message}`);
+      return 0;
     }
     void notify('info', `Azurite reclaimed ${formatBytes(freed)} of deleted blob and queue data; in use now: ${formatUsage(emulator.memoryReport())}.`);
     return freed;
