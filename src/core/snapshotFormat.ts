@@ -269,7 +269,7 @@ export interface EntityEntry {
 }
 
 /** The largest and smallest Edm.Int32. */
-const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+export const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
 
 /**
  * Prints one entity as a line of the Table service's JSON: `PartitionKey`, `RowKey`, then the

@@ -13,7 +13,7 @@ import type { ContainerItem } from '@azure/storage-blob';
 import type { TableEntity, TableTransaction } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
 import {
-  blobFiles, isContainerOrQueueName, isTableName, parseBlobEntries, parseContainerEntry, parseEntities, parseMessages, parseQueueEntry,
+  blobFiles, INT32, isContainerOrQueueName, isTableName, parseBlobEntries, parseContainerEntry, parseEntities, parseMessages, parseQueueEntry,
   printBlobEntries, printContainerEntry, printEntities, printEntity, printMessages, printQueueEntry, SnapshotFormatError,
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
@@ -79,9 +79,6 @@ export interface ExportOptions extends DataOptions {
 const IGNORED_FILES = new Set(['.DS_Store', 'Thumbs.db', 'desktop.ini']);
 /** Blob content moves in pieces of this many bytes for append and page blobs (the REST limit for a block is 4 MiB per append). */
 const CHUNK_BYTES = 4 * 1024 * 1024;
-/** Edm.Int32's range. */
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
 /** Entities per table transaction (the Table service's limit). */
 const BATCH_ENTITIES = 100;
 /**
@@ -409,7 +406,7 @@ function entityFromSdk(e: Record<string, unknown>): EntityEntry {
       // The SDK calls any unannotated whole number Int32, also one outside Int32's range (a client
       // sent `Date.now()` without an annotation, and azurite took it). Printed as Int32 it would
       // not load again; an Edm.Double holds it exactly (up to 2^53).
-      const outsideInt32 = type === 'Int32' && !(Number(value) >= INT32_MIN && Number(value) <= INT32_MAX);
+      const outsideInt32 = type === 'Int32' && !(Number(value) >= INT32.min && Number(value) <= INT32.max);
       properties[name] = { value: String(value), type: outsideInt32 ? 'Double' : type };
     }
   }
