@@ -11,7 +11,7 @@
  */
 import * as vscode from 'vscode';
 import { COMMANDS, serviceCommand } from './core/commandIds';
-import type { AttachTarget } from './core/attach';
+import { attachConnectionString, type AttachTarget } from './core/attach';
 import { endpointUrl, type StorageAccount } from './core/connectionString';
 import { formatBytes, formatUsage, type MemoryReport } from './core/memory';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
@@ -36,8 +36,6 @@ export interface CommandDeps extends NotifyDeps {
   readonly setCertificatePassword: (given: unknown) => Promise<boolean>;
   /** The local engine's accounts, the development account first (./ui/accounts.ts). */
   readonly accounts: () => readonly StorageAccount[];
-  /** The attached Azurite's connection string while `azurite.attach` is set (./ui/dataTarget.ts). */
-  readonly attachedConnectionString: () => string | undefined;
   /** The attached Azurite while `azurite.attach` is set (./ui/dataTarget.ts). */
   readonly attached: () => AttachTarget | undefined;
 }
@@ -96,11 +94,12 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
 
   // Resolves to the string copied, or undefined when the pick was dismissed or the account is unknown.
   reg(COMMANDS.copyConnectionString, async (args) => {
-    const attached = deps.attachedConnectionString();
+    const attached = deps.attached();
     if (attached !== undefined) {
-      await vscode.env.clipboard.writeText(attached);
+      const value = attachConnectionString(attached);
+      await vscode.env.clipboard.writeText(value);
       void vscode.window.showInformationMessage('Connection string of the attached Azurite (azurite.attach) copied to the clipboard.');
-      return attached;
+      return value;
     }
     const accounts = deps.accounts();
     const asked = typeof args === 'object' && args !== null ? (args as CopyConnectionStringArgs).account : undefined;

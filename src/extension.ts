@@ -175,7 +175,6 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     showMemoryPanel: () => memoryPanel.show(),
     setCertificatePassword: (given: unknown) => setCertificatePassword(password, given),
     accounts: () => emulator.accounts(),
-    attachedConnectionString: () => target.attachedConnectionString(),
     attached: () => target.attached(),
     prepareStart: async () => {
       await password.ready;

@@ -5,7 +5,7 @@
  * so nothing runs unseen behind the attached item.
  */
 import * as vscode from 'vscode';
-import { ATTACH_SETTING, attachConnectionString, parseAttach, type AttachTarget } from '../core/attach';
+import { ATTACH_SETTING, parseAttach, type AttachTarget } from '../core/attach';
 import { DEV_ACCOUNT, endpointUrl, type StorageAccount } from '../core/connectionString';
 import { failure } from '../core/outcome';
 import { SERVICE_KINDS, type ServiceKind } from '../core/services';
@@ -84,12 +84,6 @@ export class DataTarget implements vscode.Disposable {
     if (account === undefined) return undefined;
     const url = (k: ServiceKind): string | undefined => (use.includes(k) ? endpointUrl(this.emulator.clientAddress(k), account.name) : undefined);
     return { accountName: account.name, accountKey: account.key, blob: url('blob'), queue: url('queue'), table: url('table') };
-  }
-
-  /** The attached Azurite's connection string, or undefined when not attached. */
-  attachedConnectionString(): string | undefined {
-    const t = this.attached();
-    return t === undefined ? undefined : attachConnectionString(t);
   }
 
   private async reread(): Promise<void> {
