@@ -520,14 +520,33 @@ async function isKept(dir: string): Promise<boolean> {
 /**
  * Empties the account's services that have an endpoint (every container, queue and table is
  * deleted) and loads `seed` into them, if given. Ports and connections stay: nothing restarts.
+ * Never a mix of old data and part of the seed: the emptying runs to its end whatever the signal
+ * says (it was confirmed, and takes one request per item), and a seed that stops loading (a
+ * cancel, a refused write) is deleted again, so the services are left empty.
  * @returns the counts of the seed loaded (zeros without a seed)
- * @throws RestError from the SDKs; AbortError on a cancel
+ * @throws RestError from the SDKs while emptying; AbortError on a cancel (the services are then
+ *   empty); Error "Loading the seed stopped: …; the services were left empty." when the seed failed
  */
 export async function resetAccount(clients: StorageClients, seed: Snapshot | undefined, options: DataOptions = {}): Promise<DataCounts> {
-  await deleteNames(clients, await accountNames(clients, options.signal), options.signal);
-  await options.reclaim?.();
+  await emptyAccount(clients, options);
   if (seed === undefined) return { containers: 0, blobs: 0, bytes: 0, queues: 0, messages: 0, tables: 0, entities: 0 };
-  return loadSnapshot(clients, seed, options);
+  try {
+    return await loadSnapshot(clients, seed, options);
+  } catch (err) {
+    try {
+      await emptyAccount(clients, options);
+    } catch (emptyErr) {
+      throw new Error(`Loading the seed stopped: ${messageOf(err)}; deleting what it had loaded failed too (${messageOf(emptyErr)}).`, { cause: emptyErr });
+    }
+    if (err instanceof Error && err.name === 'AbortError') throw err;
+    throw new Error(`Loading the seed stopped: ${messageOf(err)}; the services were left empty.`, { cause: err });
+  }
+}
+
+/** Deletes every container, queue and table of the account, not cancellable, and frees their memory. */
+async function emptyAccount(clients: StorageClients, options: DataOptions): Promise<void> {
+  await deleteNames(clients, await accountNames(clients));
+  await options.reclaim?.();
 }
 
 /** Deletes the named containers, queues and tables (missing ones are fine). */

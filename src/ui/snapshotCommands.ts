@@ -191,13 +191,20 @@ export class SnapshotCommands {
       const seed = folder !== undefined ? await data.readSnapshot(folder, running) : undefined;
       // Every account of the engine is emptied; the seed goes into the development account.
       const others = this.deps.emulator.accounts().slice(1);
-      const counts = await withDelayedProgress('Resetting', true, async (options) => {
+      // Only loading the seed can be cancelled (the data layer then deletes it again); emptying cannot.
+      const counts = await withDelayedProgress('Resetting', seed !== undefined, async (options) => {
         for (const account of others) await data.resetAccount(this.clients(running, account), undefined, { ...options, reclaim: this.reclaim() });
         return data.resetAccount(this.clients(running), seed, { ...options, reclaim: this.reclaim() });
       });
       this.deps.log.info(`Reset ${running.map(serviceName).join(', ')}${seed !== undefined ? `; seed loaded: ${describe(data, counts, running)}` : ''}.`);
       return { ok: true };
     } catch (err) {
+      if (err instanceof Error && err.name === 'AbortError') {
+        const message = `Reset cancelled while loading the seed: ${running.map(serviceName).join(', ')} ${running.length === 1 ? 'is' : 'are'} empty; the seed in ${folder ?? ''} was not loaded.`;
+        this.deps.log.info(message);
+        void notify('info', message);
+        return CANCELLED;
+      }
       return this.show(this.dataFailure('Reset failed', folder ?? '', err));
     }
   }

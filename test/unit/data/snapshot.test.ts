@@ -226,6 +226,35 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual((await listNames(emulator)).containers, ['keep'], 'nothing of the snapshot is left');
   });
 
+  it('a reset cancelled while the seed loads leaves every service empty, not the old data or half the seed', async () => {
+    const emulator = await running();
+    await writeVariedData(emulator);
+    const seed = tempDir('seed-cancel-');
+    fs.mkdirSync(path.join(seed, 'blob', 'files'), { recursive: true });
+    for (let i = 0; i < 60; i++) fs.writeFileSync(path.join(seed, 'blob', 'files', `f${i}.txt`), `file ${i}`);
+    fs.mkdirSync(path.join(seed, 'queue'));
+    fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), '{"text":"first"}\n');
+    const snapshot = await readSnapshot(seed);
+    const abort = new AbortController();
+    let loaded = 0;
+    const progress = (): void => { if (++loaded === 10) abort.abort(); };
+    await assert.rejects(resetAccount(dataClients(emulator), snapshot, { signal: abort.signal, progress, concurrency: 2 }), { name: 'AbortError' });
+    assert.ok(loaded >= 10 && loaded < 60, `the cancel came while the seed loaded (${loaded} blobs)`);
+    assert.deepEqual(await listNames(emulator), { containers: [], queues: [], tables: [] });
+  });
+
+  it('a reset whose seed hits the memory limit says so and leaves the services empty', async () => {
+    const emulator = await running({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    await sdkClients(emulator).blob().getContainerClient('old').create();
+    const seed = tempDir('seed-too-big-');
+    fs.mkdirSync(path.join(seed, 'blob', 'big'), { recursive: true });
+    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(seed, 'blob', 'big', `big${i}.bin`), Buffer.alloc(300 * 1024, 2));
+    const snapshot = await readSnapshot(seed);
+    await assert.rejects(resetAccount(dataClients(emulator), snapshot, { concurrency: 1, reclaim: () => emulator.reclaimMemory() }),
+      /^Error: Loading the seed stopped: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; the services were left empty\.$/);
+    assert.deepEqual(await listNames(emulator), { containers: [], queues: [], tables: [] });
+  });
+
   it('loads a partition whose 100 entities are more than a transaction may carry (4 MiB)', async () => {
     const emulator = await running();
     const seed = tempDir('big-partition-');
