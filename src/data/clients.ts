@@ -9,6 +9,7 @@ import { QueueServiceClient, StorageSharedKeyCredential as QueueSharedKeyCredent
 import { AzureNamedKeyCredential, TableClient, TableServiceClient } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
 import { DEV_ACCOUNT, endpointUrl, type ClientAddress, type StorageAccount } from '../core/connectionString';
+import { wholeDoublePolicy } from './tableDoubles';
 
 /**
  * Where an account's services are: path-style endpoint URLs that include the account
@@ -36,7 +37,8 @@ export interface StorageClients {
 
 /**
  * Makes the clients. The table clients allow http (`allowInsecureConnection`), as an emulator on
- * loopback is; the blob and queue SDKs allow it by default.
+ * loopback is; the blob and queue SDKs allow it by default. A table client keeps a whole-number
+ * Edm.Double a Double when it reads entities (./tableDoubles.ts).
  * @param endpoints the account's endpoints and key
  */
 export function storageClients(endpoints: StorageEndpoints): StorageClients {
@@ -44,13 +46,14 @@ export function storageClients(endpoints: StorageEndpoints): StorageClients {
   const queueCredential = new QueueSharedKeyCredential(endpoints.accountName, endpoints.accountKey);
   const tableCredential = new AzureNamedKeyCredential(endpoints.accountName, endpoints.accountKey);
   const tableOptions = { allowInsecureConnection: true };
+  const entityOptions = { ...tableOptions, additionalPolicies: [{ policy: wholeDoublePolicy(), position: 'perRetry' as const }] };
   const table = endpoints.table;
   return {
     endpoints,
     blob: endpoints.blob !== undefined ? new BlobServiceClient(endpoints.blob, blobCredential) : undefined,
     queue: endpoints.queue !== undefined ? new QueueServiceClient(endpoints.queue, queueCredential) : undefined,
     table: table !== undefined ? new TableServiceClient(table, tableCredential, tableOptions) : undefined,
-    tableClient: (name) => (table !== undefined ? new TableClient(table, name, tableCredential, tableOptions) : undefined),
+    tableClient: (name) => (table !== undefined ? new TableClient(table, name, tableCredential, entityOptions) : undefined),
   };
 }
 

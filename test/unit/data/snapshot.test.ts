@@ -287,6 +287,25 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.equal(back.n, 7);
   });
 
+  it('exports a whole-number Edm.Double as a Double, so it loads back as one', async () => {
+    const emulator = await running();
+    const events = sdkClients(emulator).table('doubles');
+    await events.createTable();
+    await events.createEntity({ partitionKey: 'p', rowKey: '1', whole: { value: '5', type: 'Double' }, huge: { value: '1e21', type: 'Double' }, half: 0.5, n: 7 });
+    const folder = tempDir('export-');
+    await exportSnapshot(dataClients(emulator), folder);
+    const line = fs.readFileSync(path.join(folder, 'table', 'doubles.jsonl'), 'utf8');
+    assert.match(line, /"whole@odata\.type":"Edm\.Double","whole":5[,}]/);
+    assert.match(line, /"huge@odata\.type":"Edm\.Double","huge":1e\+21[,}]/);
+    assert.match(line, /"half":0\.5[,}]/);
+    assert.match(line, /"n":7[,}]/);
+    await resetAccount(dataClients(emulator), await readSnapshot(folder));
+    // Our client: a plain SDK client calls a whole-number Double an Int32 (it sees only `5`), whereas
+    // the engine prints a stored Int32 as `5` and a stored Double as `5.0`, which ours tells apart.
+    const back = await dataClients(emulator).tableClient('doubles')!.getEntity<Record<string, { type: string }>>('p', '1', { disableTypeConversion: true });
+    assert.deepEqual([back.whole?.type, back.huge?.type, back.half?.type, back.n?.type], ['Double', 'Double', 'Double', 'Int32']);
+  });
+
   it('exports queue messages without copying their content, all visible again', async () => {
     const emulator = await running({ inMemoryPersistence: true });
     const queue = sdkClients(emulator).queue().getQueueClient('jobs');
