@@ -75,14 +75,22 @@ export class SettingsWatcher implements vscode.Disposable {
     });
   }
 
+  /**
+   * Queues a restart of `kinds`. When its turn comes, only those that still need one restart: two
+   * changes in a row queue two restarts, and the first one applies both.
+   */
   private queueRestart(kinds: ServiceKind[]): void {
-    this.restarts = this.restarts.then(() => vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: `Restarting Azurite ${kinds.map(serviceName).join(', ')}` },
-      async () => {
-        const outcomes = await Promise.all(kinds.map((k) => this.emulator.restart(k)));
-        outcomes.forEach((o) => showOutcome(o, this.deps));
-      },
-    ));
+    this.restarts = this.restarts.then(async () => {
+      const due = this.emulator.servicesNeedingRestart().filter((k) => kinds.includes(k));
+      if (due.length === 0) return;
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `Restarting Azurite ${due.map(serviceName).join(', ')}` },
+        async () => {
+          const outcomes = await Promise.all(due.map((k) => this.emulator.restart(k)));
+          outcomes.forEach((o) => showOutcome(o, this.deps));
+        },
+      );
+    });
   }
 
   dispose(): void {

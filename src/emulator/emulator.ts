@@ -385,12 +385,14 @@ export class Emulator {
     const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o));
     if (outcome.ok) this.startedWith[kind] = startedWith;
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
+    // Checked once the service runs, before the seed: a change from now on finds it running (the
+    // settings watcher restarts it then), one before is this event's. A restart asked for now
+    // runs after this start, seed included.
+    if (outcome.ok && needsRestart(kind, startedWith, this.settings.options)) this.staleStartEmitter.fire(kind);
     // Inside the start: a caller that awaits start() gets the service with its seed loaded.
-    const result = outcome.ok && this.afterStart !== undefined
+    return outcome.ok && this.afterStart !== undefined
       ? await this.afterStart(kind, options.inMemory).catch((err: unknown) => failure('data', `${serviceName(kind)} service: ${(err as Error).message}`))
       : outcome;
-    if (outcome.ok && this.isRunning(kind) && needsRestart(kind, startedWith, this.settings.options)) this.staleStartEmitter.fire(kind);
-    return result;
   }
 
   private async stopNow(kind: ServiceKind): Promise<Outcome> {

@@ -42,6 +42,39 @@ describe('Live settings, port conflicts and terminals', () => {
     await vscode.commands.executeCommand('azurite.clean_blob', { skipConfirmation: true });
   });
 
+  it('restarts a service once, after its start, when a setting changed while its seed loaded (disk mode)', async () => {
+    const a = await api();
+    // A seed of messages sent one by one keeps the start under way long enough to change a setting.
+    const seed = fs.mkdtempSync(path.join(os.tmpdir(), 'stale-start-seed-'));
+    fs.mkdirSync(path.join(seed, 'queue'));
+    fs.writeFileSync(path.join(seed, 'queue', 'slow.jsonl'), Array.from({ length: 3000 }, (_, i) => `{"text":"m${i}"}\n`).join(''));
+    const workspaceConfig = () => vscode.workspace.getConfiguration('azurite');
+    await configure({ inMemoryPersistence: false });
+    // On disk the seed loads only into an empty service.
+    await vscode.commands.executeCommand('azurite.clean_queue', { skipConfirmation: true });
+    await workspaceConfig().update('seed', seed, vscode.ConfigurationTarget.Workspace);
+    const states: string[] = [];
+    const sub = a.emulator.onDidChangeState(({ kind, state }) => { if (kind === 'queue') states.push(state.status); });
+    try {
+      let started = false;
+      const start = Promise.resolve(vscode.commands.executeCommand('azurite.start_queue')).then(() => { started = true; });
+      await waitFor('the queue service to listen (its seed then loads)', () => states.includes('running'));
+      await workspaceConfig().update('loose', true, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the emulator to read azurite.loose', () => a.emulator.options.loose);
+      assert.equal(started, false, 'the setting changed while the start (loading the seed) was under way');
+      await start;
+      await waitFor('the queue service to restart once started', () => states.join(',') === 'starting,running,closing,closed,starting,running', 30_000);
+      await a.settled();
+      assert.equal(states.join(','), 'starting,running,closing,closed,starting,running', 'one restart, not one per way the change was seen');
+      assert.deepEqual(a.emulator.servicesNeedingRestart(), []);
+    } finally {
+      sub.dispose();
+      await workspaceConfig().update('seed', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('azurite.clean_queue', { skipConfirmation: true });
+      fs.rmSync(seed, { recursive: true, force: true });
+    }
+  });
+
   it('does not drop in-memory data on a settings change without asking', async () => {
     const a = await api();
     await vscode.commands.executeCommand('azurite.start_blob');
