@@ -263,44 +263,87 @@ export async function queueCounts(clients: StorageClients, queues: readonly stri
 }
 
 /**
- * Deletes several items ({@link deleteItem} each), eight at a time, going on past failures.
+ * Deletes several items ({@link deleteItem} each), eight at a time, going on past failures. The
+ * messages of one queue go together, in one pass over its visible messages: one at a time, each
+ * pass would hide the messages the others look for.
  * @returns how many were deleted, and each failure with its error's first line
  */
 export async function deleteItems(clients: StorageClients, refs: readonly ItemRef[], options: DataOptions = {}): Promise<{ deleted: number; failures: { ref: ItemRef; message: string }[] }> {
   const progress = tracker(options, refs.length);
   let deleted = 0;
   const failures: { ref: ItemRef; message: string }[] = [];
-  await pool(refs, { signal: options.signal, concurrency: 8 }, async (ref) => {
+  const firstLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
+  // Work units: each message-free ref alone, and the messages of each queue as one unit.
+  const byQueue = new Map<string, Extract<ItemRef, { kind: 'message' }>[]>();
+  const units: ItemRef[][] = [];
+  for (const ref of refs) {
+    if (ref.kind !== 'message') { units.push([ref]); continue; }
+    const group = byQueue.get(ref.queue);
+    if (group !== undefined) { group.push(ref); continue; }
+    const created = [ref];
+    byQueue.set(ref.queue, created);
+    units.push(created);
+  }
+  await pool(units, { signal: options.signal, concurrency: 8 }, async (unit) => {
+    const first = unit[0]!;
+    if (first.kind === 'message') {
+      const messages = unit as Extract<ItemRef, { kind: 'message' }>[];
+      const result = await deleteMessages(clients, first.queue, messages.map((m) => m.messageId)).catch((err: unknown) => new Map(messages.map((m) => [m.messageId, firstLine(err)])));
+      for (const ref of messages) {
+        const failure = result.get(ref.messageId);
+        if (failure === undefined) deleted++;
+        else failures.push({ ref, message: failure });
+        progress.step(ref.kind);
+      }
+      return;
+    }
     try {
-      await deleteItem(clients, ref);
+      await deleteItem(clients, first);
       deleted++;
     } catch (err) {
-      failures.push({ ref, message: (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim() });
+      failures.push({ ref: first, message: firstLine(err) });
     }
-    progress.step(ref.kind);
+    progress.step(first.kind);
   });
   return { deleted, failures };
 }
 
-/** How long messages received on the way to the one being deleted stay hidden if restoring them fails (s). */
+/** How long messages received on the way to the ones being deleted stay hidden if restoring them fails (s). */
 const HIDE_SECONDS = 30;
 
 async function deleteMessage(clients: StorageClients, queue: string, messageId: string): Promise<void> {
+  const failure = (await deleteMessages(clients, queue, [messageId])).get(messageId);
+  if (failure !== undefined) throw new Error(failure);
+}
+
+/**
+ * Deletes messages of one queue in one pass: its visible messages are received (32 at a time,
+ * hidden for 30 s) until each is found or none is left; the ones asked for are deleted, the others
+ * made visible again at once (Update Message with visibilitytimeout=0 keeps the text when none is
+ * given), also when a request fails.
+ * @returns the messages not deleted, each with why: not found among the visible messages, or the
+ *   first line of the error of the request that failed (the rest are then not looked for)
+ */
+async function deleteMessages(clients: StorageClients, queue: string, messageIds: readonly string[]): Promise<Map<string, string>> {
   const client = service(clients.queue, 'Queue').getQueueClient(queue);
+  const wanted = new Set(messageIds);
   const held: { messageId: string; popReceipt: string }[] = [];
+  let why = (id: string): string => `Message ${id} is not among the queue's visible messages: another client received or deleted it.`;
   try {
-    for (;;) {
+    while (wanted.size > 0) {
       const received = (await client.receiveMessages({ numberOfMessages: PEEK_LIMIT, visibilityTimeout: HIDE_SECONDS })).receivedMessageItems;
-      if (received.length === 0) throw new Error(`Message ${messageId} is not among the queue's visible messages: another client received or deleted it.`);
-      const found = received.find((m) => m.messageId === messageId);
-      held.push(...received.filter((m) => m !== found).map((m) => ({ messageId: m.messageId, popReceipt: m.popReceipt })));
-      if (found !== undefined) {
-        await client.deleteMessage(found.messageId, found.popReceipt);
-        return;
+      if (received.length === 0) break;
+      held.push(...received.filter((m) => !wanted.has(m.messageId)).map((m) => ({ messageId: m.messageId, popReceipt: m.popReceipt })));
+      for (const m of received.filter((r) => wanted.has(r.messageId))) {
+        await client.deleteMessage(m.messageId, m.popReceipt);
+        wanted.delete(m.messageId);
       }
     }
+  } catch (err) {
+    const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
+    why = () => message;
   } finally {
-    // Visible again at once (Update Message with visibilitytimeout=0 keeps the text when none is given).
     await Promise.allSettled(held.map((m) => client.updateMessage(m.messageId, m.popReceipt, undefined, 0)));
   }
+  return new Map([...wanted].map((id) => [id, why(id)]));
 }

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { clients as sdkClients, disposeAfterEach, inParallel, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { emulatorEndpoints, storageClients, type StorageClients } from '../../../src/data/clients';
 import {
-  blobExists, deleteItem, listBlobs, listContainers, listEntities, listQueues, listTables, peekMessages, readBlob, saveBlob, statBlob, uploadBlob,
+  blobExists, deleteItem, deleteItems, listBlobs, listContainers, listEntities, listQueues, listTables, peekMessages, readBlob, saveBlob, statBlob, uploadBlob,
   type BlobInfo, type FolderInfo,
 } from '../../../src/data/browse';
 import type { Emulator } from '../../../src/emulator/emulator';
@@ -121,6 +121,26 @@ describe('Storage view data (real engine, real SDKs)', function () {
     assert.deepEqual((await listQueues(data)).items.map((q) => q.name), ['jobs']);
     await deleteItem(data, { kind: 'queue', name: 'jobs' });
     assert.deepEqual((await listQueues(data)).items, []);
+  });
+
+  it('deletes several messages of one queue at once, and of two queues, leaving the others visible', async () => {
+    const emulator = await running();
+    const queues = sdkClients(emulator).queue();
+    const sent: Record<string, { messageId: string }[]> = { 'queue-a': [], 'queue-b': [] };
+    for (const name of ['queue-a', 'queue-b'] as const) {
+      await queues.getQueueClient(name).create();
+      for (let i = 0; i < 40; i++) sent[name]!.push(await queues.getQueueClient(name).sendMessage(`${name} ${i}`));
+    }
+    const refs = [0, 1, 2, 35].flatMap((i) => (['queue-a', 'queue-b'] as const).map((q) => ({ kind: 'message' as const, queue: q, messageId: sent[q]![i]!.messageId })));
+    const result = await deleteItems(dataClients(emulator), [...refs, { kind: 'message', queue: 'queue-a', messageId: 'no-such-id' }]);
+    assert.equal(result.deleted, 8);
+    assert.deepEqual(result.failures.map((f) => f.message), ["Message no-such-id is not among the queue's visible messages: another client received or deleted it."]);
+    for (const name of ['queue-a', 'queue-b']) {
+      const q = queues.getQueueClient(name);
+      const texts = [...(await q.receiveMessages({ numberOfMessages: 32 })).receivedMessageItems, ...(await q.receiveMessages({ numberOfMessages: 32 })).receivedMessageItems].map((m) => m.messageText).sort();
+      assert.equal(texts.length, 36, `every other message of ${name} is visible again at once`);
+      assert.ok(!texts.includes(`${name} 0`) && !texts.includes(`${name} 35`));
+    }
   });
 
   it('lists tables and entities in pages, and deletes an entity and a table', async () => {
