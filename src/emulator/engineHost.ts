@@ -16,7 +16,7 @@ import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
 import type { ContentBytes } from './azurite';
 import {
-  isEngineEvent, type EngineEvent, type EngineMessage, type EngineOp, type EngineOps, type EngineProcessData, type EngineStats,
+  ENGINE_DATA_VARIABLE, isEngineEvent, type EngineEvent, type EngineMessage, type EngineOp, type EngineOps, type EngineProcessData, type EngineStats,
   type LoadResult, type WireServiceOptions,
 } from './engineProtocol';
 
@@ -317,11 +317,12 @@ export class EngineHost {
     };
     const heapLimitMb = this.options.heapLimitMb();
     this.spawnedHeapLimitMb = heapLimitMb;
-    const child = fork(this.options.processPath, [JSON.stringify(data)], {
+    const child = fork(this.options.processPath, [], {
       // Our flags only: the extension host's own (an --inspect port when it is being debugged …) are not the engine's.
       execArgv: [`--max-old-space-size=${heapLimitMb}`, ...ENGINE_V8_FLAGS],
       // VS Code's extension host runs on Electron: this makes its binary run as plain Node.
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      // The start-up data holds account keys: in the environment (readable by this user only), not in argv.
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', [ENGINE_DATA_VARIABLE]: JSON.stringify(data) },
       // V8's structured clone, as between threads: undefined, Maps and typed arrays cross as they are.
       serialization: 'advanced',
       // stdout: the extension host's; stderr: kept (its tail says why the process ended) and passed on.

@@ -25,7 +25,7 @@ import { createApiVersionPolicy, type ApiVersionPolicy } from '../engine/apiVers
 import type { EngineService, MeteredChunkStore } from './azurite';
 import { CodeCachedModule, type CodeCacheState } from './codeCache';
 import {
-  ENGINE_NICENESS, type EngineEvent, type EngineMemoryFigures, type EngineOps, type EngineProcessData, type EngineRequest,
+  ENGINE_DATA_VARIABLE, ENGINE_NICENESS, type EngineEvent, type EngineMemoryFigures, type EngineOps, type EngineProcessData, type EngineRequest,
   type EngineResponse, type LoadResult, type WireServiceOptions,
 } from './engineProtocol';
 
@@ -33,7 +33,9 @@ type Engine = typeof import('./azurite');
 
 const sendToHost = process.send?.bind(process);
 if (sendToHost === undefined) throw new Error('engineProcess.js runs only as a child process with an IPC channel (see src/emulator/engineHost.ts)');
-const data = JSON.parse(process.argv[2] ?? '{}') as EngineProcessData;
+const data = JSON.parse(process.env[ENGINE_DATA_VARIABLE] ?? '{}') as EngineProcessData;
+// Read once; azurite and anything it starts need not see it.
+delete process.env[ENGINE_DATA_VARIABLE];
 
 const post = (message: EngineResponse | EngineEvent): void => {
   // The channel is gone when the extension host went away: 'disconnect' below ends this process.
@@ -228,6 +230,9 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     const e = load();
     const created = e.createService(serviceOptions(service, options));
     const endpoint = await created.start();
+    // azurite read AZURITE_ACCOUNTS as the start began; a setAccounts during the start (it only
+    // refreshes running services) would otherwise wait for azurite's own reread, 60 s later.
+    created.refreshAccounts();
     // Without a warm-up, the cache is written after the first start (it then holds what a start compiles).
     if (!preloading) void cache?.save();
     lowerPriority();

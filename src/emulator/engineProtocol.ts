@@ -20,7 +20,15 @@ import type { CodeCacheState } from './codeCache';
  */
 export const ENGINE_NICENESS = 19;
 
-/** What the engine's process is started with (JSON, its first argument). Paths absolute; sizes in bytes. */
+/** The environment variable that carries {@link EngineProcessData} to the engine's process. */
+export const ENGINE_DATA_VARIABLE = 'STORAGE_EMULATORS_ENGINE_DATA';
+
+/**
+ * What the engine's process is started with: JSON in its environment variable
+ * {@link ENGINE_DATA_VARIABLE}, which it reads and removes first thing. Not an argument: a
+ * process's command line can be read by every user of the machine, and this holds account keys.
+ * Paths absolute; sizes in bytes.
+ */
 export interface EngineProcessData {
   /** The engine module: dist/engine.js (src/emulator/azurite.ts bundled with azurite and the seams). */
   readonly enginePath: string;

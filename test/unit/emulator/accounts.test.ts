@@ -4,6 +4,7 @@
  * development account kept, and the extension host's own environment untouched.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
@@ -20,6 +21,12 @@ describe('Custom accounts (real engine, real SDKs)', function () {
     await emulator.setAccounts([tenant]);
     await startAll(emulator);
     assert.equal(process.env['AZURITE_ACCOUNTS'], undefined, 'the host\'s environment is untouched');
+    if (process.platform === 'linux') {
+      // Every user of the machine can read a process's command line; the keys are not on it.
+      const cmdline = fs.readFileSync(`/proc/${emulator.enginePid}/cmdline`, 'utf8');
+      assert.match(cmdline, /engine-?process/i);
+      assert.ok(!cmdline.includes(tenant.key) && !cmdline.includes('tenant1'), 'no account on the engine\'s command line');
+    }
     const cs = emulator.connectionString(tenant);
     assert.match(cs, /AccountName=tenant1;.*BlobEndpoint=http:\/\/127\.0\.0\.1:\d+\/tenant1;/);
     await BlobServiceClient.fromConnectionString(cs).getContainerClient('mine').create();
