@@ -2,23 +2,36 @@
  * How the data layer runs many requests: a bounded pool, progress counts, and a blob's download
  * to a file. No vscode.
  */
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { BlobClient } from '@azure/storage-blob';
 import type { DataOptions } from './snapshot';
 
 /**
- * Writes a blob's content to `file` (created or replaced). Instead of the SDK's `downloadToFile`,
- * whose file stays open when the download fails or is cancelled (it pipes without closing the
- * file on a read error: a descriptor lost for the extension host's life, and on Windows a file
- * that cannot be deleted); `pipeline` closes both ends either way.
+ * Writes a blob's content to `file` (created or replaced). The content goes to a hidden file
+ * beside it (`.<name>.<random>.part`), which replaces `file` only once the download is complete,
+ * so a failed or cancelled download leaves a file that was there as it was, and removes its part.
+ * Instead of the SDK's `downloadToFile`, whose file stays open when the download fails or is
+ * cancelled (it pipes without closing the file on a read error: a descriptor lost for the
+ * extension host's life, and on Windows a file that cannot be deleted); `pipeline` closes both
+ * ends either way.
  * @throws RestError from the download; AbortError when `signal` aborts; the file system's error
  */
 export async function downloadToFile(blob: BlobClient, file: string, signal?: AbortSignal): Promise<void> {
   const response = await blob.download(0, undefined, { abortSignal: signal });
   const body = response.readableStreamBody;
   if (body === undefined) throw new Error(`the download of ${blob.name} had no body`);
-  await pipeline(body, fs.createWriteStream(file), signal !== undefined ? { signal } : {});
+  const part = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.part`);
+  try {
+    await pipeline(body, fs.createWriteStream(part), signal !== undefined ? { signal } : {});
+    await fsp.rename(part, file);
+  } catch (err) {
+    await fsp.rm(part, { force: true }).catch(() => undefined);
+    throw err;
+  }
 }
 
 /** Runs `work` over `items` with at most `options.concurrency` (16) at once; stops at the first failure or an abort. */

@@ -164,21 +164,30 @@ describe('Storage view data (real engine, real SDKs)', function () {
     assert.deepEqual((await listTables(data)).items, []);
   });
 
-  it('a cancelled download (Save Blob As…, Export) leaves no file open', async () => {
+  it('a cancelled download (Save Blob As…, Export) leaves no file open, and the file it would replace as it was', async () => {
     const emulator = await running();
     const big = sdkClients(emulator).blob().getContainerClient('big');
     await big.create();
     await big.getBlockBlobClient('big.bin').uploadData(Buffer.alloc(64 * 1024 * 1024, 1));
-    const file = path.join(tempDir('save-'), 'big.bin');
-    const openOnFile = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
-      try { return fs.readlinkSync(`/proc/self/fd/${fd}`) === file; } catch { return false; }
+    const dir = tempDir('save-');
+    const file = path.join(dir, 'big.bin');
+    fs.writeFileSync(file, 'the file the user had');
+    const part = () => fs.readdirSync(dir).find((n) => n !== 'big.bin');
+    const openInDir = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try { return path.dirname(fs.readlinkSync(`/proc/self/fd/${fd}`)) === dir; } catch { return false; }
     });
     const abort = new AbortController();
     const saving = saveBlob(dataClients(emulator), 'big', 'big.bin', file, abort.signal);
-    await pollUntil('the first bytes on disk', () => fs.existsSync(file) && fs.statSync(file).size > 0);
+    await pollUntil('the first bytes on disk', () => { const p = part(); return p !== undefined && fs.statSync(path.join(dir, p)).size > 0; });
     abort.abort();
     await assert.rejects(saving, (err: Error) => err.name === 'AbortError');
-    await pollUntil('the file closed', () => openOnFile().length === 0);
+    await pollUntil('the file closed', () => openInDir().length === 0);
+    assert.deepEqual(fs.readdirSync(dir), ['big.bin'], 'the partial download is removed');
+    assert.equal(fs.readFileSync(file, 'utf8'), 'the file the user had');
+
+    await saveBlob(dataClients(emulator), 'big', 'big.bin', file);
+    assert.equal(fs.statSync(file).size, 64 * 1024 * 1024);
+    assert.deepEqual(fs.readdirSync(dir), ['big.bin']);
   });
 });
 
