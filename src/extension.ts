@@ -204,7 +204,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     target, accounts, statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts, password,
     new ExposureAlerts(deps), watchPasswordSetting(password, context.globalState),
     DebugEnvironment.register(connectionEnv, debugEnabled, log),
-    FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log)),
+    FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log, () => target.attached())),
     AzuriteTaskProvider.register(emulator, deps, (kinds) => snapshots.reset({ skipConfirmation: true }, kinds)),
   );
   stopOnDeactivate = () => emulator.dispose();

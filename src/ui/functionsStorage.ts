@@ -43,6 +43,8 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     private readonly enabled: () => boolean,
     private readonly deps: NotifyDeps,
     private readonly log: EmulatorLog,
+    /** The Azurite this window is attached to (`azurite.attach`), if any: then nothing local starts. */
+    private readonly attached: () => { readonly label: string } | undefined,
   ) {}
 
   /** Registers the debug providers and the task listener; one disposable for all. */
@@ -63,14 +65,20 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
 
   /**
    * Starts Blob, Queue and Table when a local.settings.json (in `folder`, or anywhere when none)
-   * points AzureWebJobsStorage at the development storage. Resolves when they run or failed
-   * (failures are shown and logged); never rejects.
+   * points AzureWebJobsStorage at the development storage, unless the window is attached to an
+   * Azurite elsewhere (that one serves it; the local emulator would refuse). Resolves when they
+   * run or failed (failures are shown and logged); never rejects.
    * @returns the outcomes, or [] when nothing needed starting
    */
   async ensure(folder: vscode.WorkspaceFolder | undefined, why: string): Promise<Outcome[]> {
     if (!this.enabled()) return [];
     await this.environment.ready();
     if (!this.environment.needsDevelopmentStorage(folder)) return [];
+    const attached = this.attached();
+    if (attached !== undefined) {
+      this.log.info(`Not starting the local emulator for ${why}: this window is attached to the Azurite at ${attached.label} (azurite.attach).`);
+      return [];
+    }
     const kinds = SERVICE_KINDS.filter((k) => this.emulator.status(k).status !== 'running');
     if (kinds.length === 0) return [];
     if (!(await this.deps.prepareStart())) return [];

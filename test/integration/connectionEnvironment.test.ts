@@ -9,6 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { api, reset, waitFor, runTask } from './helpers';
+import { DEV_ACCOUNT } from '../../src/core/connectionString';
 
 const workspace = (): string => {
   const ws = process.env.TEST_WORKSPACE ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
@@ -167,5 +168,23 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     const cs = a.emulator.connectionString();
     assert.equal(env.AZURE_STORAGE_CONNECTION_STRING, cs, 'the session saw the services it started');
     assert.equal(env.AzureWebJobsStorage, cs, 'UseDevelopmentStorage=true is ours to override');
+  });
+
+  it('starts nothing local before a debug session of a Functions project while attached to another Azurite, and shows no error', async () => {
+    const a = await api();
+    fixtures.push(path.join(workspace(), 'fnapp'));
+    writeLocalSettings('fnapp', 'UseDevelopmentStorage=true');
+    await a.rescanLocalSettings();
+    const attach = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${DEV_ACCOUNT.key};BlobEndpoint=http://127.0.0.1:1/devstoreaccount1;`;
+    await vscode.workspace.getConfiguration('azurite').update('attach', attach, vscode.ConfigurationTarget.Workspace);
+    try {
+      await waitFor('the attached item', () => a.statusItems().attach.visible);
+      const before = a.notifications().length;
+      await debugAndReadEnv('azurite functions attached probe');
+      assert.equal(a.emulator.endpoint('blob'), undefined, 'the local emulator did not start');
+      assert.deepEqual(a.notifications().slice(before).filter((n) => /azurite\.attach/.test(n)), [], 'no refusal of a start the user did not ask for');
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 });
