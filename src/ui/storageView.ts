@@ -80,6 +80,8 @@ interface Listing {
   stale: boolean;
   /** The "Load more…" item while there is a next page. */
   more: StorageNode | undefined;
+  /** The next page's load under way: a second click waits for it instead of adding the page again. */
+  loadingMore?: Promise<void> | undefined;
 }
 
 const SERVICE_LABELS: Record<ServiceKind, string> = { blob: 'Blob Containers', queue: 'Queues', table: 'Tables' };
@@ -92,6 +94,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   readonly dropMimeTypes = ['text/uri-list', 'files'];
   readonly dragMimeTypes: readonly string[] = [];
   private readonly listings = new Map<string, Listing>();
+  /** Counts invalidate() calls: a listing fetched across one is kept as stale. */
+  private invalidations = 0;
   private readonly roots = new Map<string, StorageNode>();
   private readonly subscriptions: vscode.Disposable[] = [];
   /** SDK clients per account, with the endpoints they were made for. */
@@ -148,6 +152,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
    * reload as many items as they showed; collapsed ones reload when next expanded.
    */
   invalidate(kind?: ServiceKind): void {
+    this.invalidations++;
     for (const [id, listing] of this.listings) if (kind === undefined || id.split('/')[1] === kind) listing.stale = true;
     if (kind !== undefined) this.figuresDirty.add(kind);
     else this.contentFigures = {};
@@ -203,8 +208,10 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     if (listing === undefined || listing.stale) {
       // As many as were shown, within the service's largest page (maxresults ≤ 5,000).
       const want = listing === undefined ? PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.max(PAGE_SIZE, listing.items.filter((i) => i.type !== 'note').length));
+      const seen = this.invalidations;
       const page = await this.fetch(parent, undefined, want);
-      listing = { items: page.items, continuation: page.continuation, stale: false, more: undefined };
+      // A change during the fetch may not be in the page: the redraw it asked for then reloads.
+      listing = { items: page.items, continuation: page.continuation, stale: this.invalidations !== seen, more: undefined };
       this.listings.set(parent.id, listing);
     }
     if (listing.continuation === undefined) return listing.items;
@@ -215,16 +222,23 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   private async loadMore(more: StorageNode): Promise<void> {
     if (more?.type !== 'more') return;
     const listing = this.listings.get(more.parent.id);
+    if (listing?.loadingMore !== undefined) return listing.loadingMore;
     if (listing?.continuation === undefined) return;
-    try {
-      const page = await this.fetch(more.parent, listing.continuation, PAGE_SIZE);
-      listing.items.push(...page.items);
-      listing.continuation = page.continuation;
-      if (page.continuation === undefined) listing.more = undefined;
-    } catch (err) {
-      void notify('error', `Azurite: listing more failed: ${errorText(err)}`);
-    }
-    this.changed.fire(more.parent);
+    const parent = more.parent;
+    listing.loadingMore = (async () => {
+      try {
+        const page = await this.fetch(parent, listing.continuation, PAGE_SIZE);
+        listing.items.push(...page.items);
+        listing.continuation = page.continuation;
+        if (page.continuation === undefined) listing.more = undefined;
+      } catch (err) {
+        void notify('error', `Azurite: listing more failed: ${errorText(err)}`);
+      } finally {
+        listing.loadingMore = undefined;
+      }
+      this.changed.fire(parent);
+    })();
+    return listing.loadingMore;
   }
 
   /** One page of a parent's children, as nodes. */
