@@ -24,3 +24,19 @@ export function editorFor(name: string, contentType: string | undefined): 'image
   }
   return 'binary';
 }
+
+/**
+ * The modification time to report for a blob (ms since the epoch), so that VS Code reloads an open
+ * editor on every rewrite. VS Code compares a file's mtime and size; a blob's Last-Modified has
+ * whole seconds only, so a rewrite of the same size within the same second would look unchanged.
+ * Its ETag changes on every write: a hash of it fills the milliseconds, which Last-Modified leaves 0.
+ * @param lastModified the blob's Last-Modified (undefined: 0)
+ * @param etag the blob's ETag (undefined: the milliseconds stay as they are)
+ */
+export function blobMtime(lastModified: Date | undefined, etag: string | undefined): number {
+  const ms = lastModified?.getTime() ?? 0;
+  if (etag === undefined) return ms;
+  let hash = 0;
+  for (let i = 0; i < etag.length; i++) hash = (hash * 31 + etag.charCodeAt(i)) >>> 0;
+  return ms - (ms % 1000) + (hash % 1000);
+}

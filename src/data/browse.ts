@@ -79,6 +79,8 @@ export interface BlobStat {
   readonly lastModified?: Date | undefined;
   readonly createdOn?: Date | undefined;
   readonly contentType?: string | undefined;
+  /** Changes on every write (Last-Modified has whole seconds only). */
+  readonly etag?: string | undefined;
 }
 
 /** What a delete names. `folder` is not deletable: the Blob service has no folders. */
@@ -166,7 +168,7 @@ export async function listEntities(clients: StorageClients, table: string, conti
 /** A blob's properties (Get Blob Properties). @throws the SDK's RestError (404 when it does not exist) */
 export async function statBlob(clients: StorageClients, container: string, name: string): Promise<BlobStat> {
   const p = await service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name).getProperties();
-  return { size: p.contentLength ?? 0, lastModified: p.lastModified, createdOn: p.createdOn, contentType: p.contentType };
+  return { size: p.contentLength ?? 0, lastModified: p.lastModified, createdOn: p.createdOn, contentType: p.contentType, etag: p.etag };
 }
 
 /** A blob's whole content (Get Blob) and properties. @throws the SDK's RestError (404 when it does not exist) */

@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../core/commandIds';
 import { formatBytes } from '../core/memory';
-import { editorFor } from '../core/blobEditor';
+import { blobMtime, editorFor } from '../core/blobEditor';
 import type { ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { BlobInfo, EntityInfo, ItemRef, MessageInfo, StorageClients, StorageEndpoints } from '../data/index';
@@ -156,7 +156,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     for (const [id, listing] of this.listings) if (kind === undefined || id.split('/')[1] === kind) listing.stale = true;
     if (kind !== undefined) this.figuresDirty.add(kind);
     else this.contentFigures = {};
-    if (kind === 'blob') this.blobs.changed();
+    // Also on Refresh (no kind): an attached Azurite reports no changes, so open blobs reload then.
+    if (kind === undefined || kind === 'blob') this.blobs.changed();
     const roots = [...this.roots.values()].filter((r) => kind === undefined || (r.type === 'service' && r.kind === kind));
     if (kind === undefined || roots.length === 0) this.changed.fire(undefined);
     else for (const r of roots) this.changed.fire(r);
@@ -552,7 +553,7 @@ export class BlobFileSystem implements vscode.FileSystemProvider, vscode.Disposa
     const { clients, container, name } = this.target(uri);
     try {
       const s = await this.data().statBlob(clients, container, name);
-      return { type: vscode.FileType.File, size: s.size, ctime: s.createdOn?.getTime() ?? 0, mtime: s.lastModified?.getTime() ?? 0, permissions: vscode.FilePermission.Readonly };
+      return { type: vscode.FileType.File, size: s.size, ctime: s.createdOn?.getTime() ?? 0, mtime: blobMtime(s.lastModified, s.etag), permissions: vscode.FilePermission.Readonly };
     } catch (err) {
       throw notFound(err, uri);
     }

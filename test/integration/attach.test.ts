@@ -99,6 +99,13 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     assert.deepEqual(tree[0]!.children?.map((c) => c.label), ['imported', 'remote-data']);
     assert.deepEqual(tree[0]!.children?.[1]?.children?.map((c) => c.label), ['x.txt']);
     assert.equal(tree[0]!.children?.[1]?.description, undefined, 'no engine figures for an Azurite elsewhere');
+    // An open blob follows a rewrite once Refresh is run (the attached Azurite reports no changes).
+    await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(`devstoreaccount1/blob/remote-data/x.txt`));
+    await waitFor('the blob editor', () => (vscode.window.activeTextEditor?.document.getText() === 'from the other Azurite' ? true : undefined));
+    await remote.getBlockBlobClient('x.txt').uploadData(Buffer.from('rewritten elsewhere'));
+    await vscode.commands.executeCommand('azurite.storage.refresh');
+    await waitFor('the open blob to reload', () => (vscode.window.activeTextEditor?.document.getText() === 'rewritten elsewhere' ? true : undefined));
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     const copied = await vscode.commands.executeCommand<string>('azurite.copyConnectionString');
     assert.match(copied, new RegExp(`BlobEndpoint=http://127\\.0\\.0\\.1:${blobPort}/devstoreaccount1`), 'the attached Azurite\'s connection string');
     const endpoints = await vscode.commands.executeCommand<string>('azurite.copyEndpoints');

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { editorFor } from '../../../src/core/blobEditor';
+import { blobMtime, editorFor } from '../../../src/core/blobEditor';
 
 describe('core/blobEditor', () => {
   it('goes by Content-Type first', () => {
@@ -20,5 +20,16 @@ describe('core/blobEditor', () => {
     assert.equal(editorFor('payload', 'application/octet-stream'), 'binary');
     assert.equal(editorFor('backup.zip', undefined), 'binary');
     assert.equal(editorFor('model.parquet', 'application/octet-stream'), 'binary');
+  });
+
+  it('gives two writes within one second (same Last-Modified, other ETags) different mtimes, within that second', () => {
+    const second = new Date('2026-11-25T10:00:00.000Z');
+    const a = blobMtime(second, '"0x8DE0D4C4B2A1F10"');
+    const b = blobMtime(second, '"0x8DE0D4C4B2A1F11"');
+    assert.notEqual(a, b);
+    for (const m of [a, b]) assert.ok(m >= second.getTime() && m < second.getTime() + 1000, String(m));
+    assert.equal(blobMtime(second, '"0x8DE0D4C4B2A1F10"'), a, 'the same write, the same mtime');
+    assert.equal(blobMtime(second, undefined), second.getTime());
+    assert.equal(blobMtime(undefined, undefined), 0);
   });
 });
