@@ -13,6 +13,9 @@
  * Pure: no vscode, no file system.
  */
 
+/** The account `UseDevelopmentStorage=true` means, and the one our connection string names. */
+const DEVELOPMENT_ACCOUNT = 'devstoreaccount1';
+
 /** The variable read by the Azure SDKs and the az CLI. */
 export const STORAGE_VARIABLE = 'AZURE_STORAGE_CONNECTION_STRING';
 /** The variable read by Azure Functions (Core Tools, the host). */
@@ -26,8 +29,13 @@ export type ConnectionVariable = (typeof CONNECTION_VARIABLES)[number];
 export type WebJobsStorageUse =
   /** No such value (or an empty string): Core Tools would take it from the environment. */
   | { readonly kind: 'absent' }
-  /** `UseDevelopmentStorage=true` or a connection string naming one of our endpoints. */
+  /** `UseDevelopmentStorage=true`, or a connection string naming one of our endpoints and the development account. */
   | { readonly kind: 'development' }
+  /**
+   * A connection string naming one of our endpoints and another account (one of `azurite.accounts`):
+   * the services are ours to start, but the string is the file's (ours would name devstoreaccount1).
+   */
+  | { readonly kind: 'emulatorAccount'; readonly account: string }
   /** Anything else: a cloud account, another emulator. Theirs wins. */
   | { readonly kind: 'own' }
   /** Not readable as JSON, encrypted (`IsEncrypted: true`), or not an object. */
@@ -111,7 +119,10 @@ export function classifyLocalSettings(text: string, own: readonly OwnEndpoint[])
   if (value === undefined || value === null || value === '') return { kind: 'absent' };
   if (root.IsEncrypted === true) return { kind: 'unknown', reason: 'its values are encrypted (IsEncrypted: true)' };
   if (typeof value !== 'string') return { kind: 'unknown', reason: `${WEBJOBS_VARIABLE} is not a string` };
-  return isDevelopmentStorage(value, own) ? { kind: 'development' } : { kind: 'own' };
+  if (!isDevelopmentStorage(value, own)) return { kind: 'own' };
+  const pairs = connectionStringPairs(value);
+  const account = pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true' ? undefined : pairs.get('accountname');
+  return account === undefined || account === DEVELOPMENT_ACCOUNT ? { kind: 'development' } : { kind: 'emulatorAccount', account };
 }
 
 /** A local.settings.json found in the workspace. */
@@ -136,7 +147,7 @@ export interface ConnectionVariables {
  * @param files every local.settings.json found (empty when none)
  */
 export function decideVariables(connectionString: string, running: readonly string[], files: readonly LocalSettingsFile[]): ConnectionVariables {
-  const blocking = files.filter((f) => f.use.kind === 'own' || f.use.kind === 'unknown');
+  const blocking = files.filter((f) => f.use.kind === 'own' || f.use.kind === 'emulatorAccount' || f.use.kind === 'unknown');
   const services = `the running Azurite ${running.join(', ')}`;
   if (blocking.length === 0) {
     return {
@@ -144,7 +155,8 @@ export function decideVariables(connectionString: string, running: readonly stri
       description: `${STORAGE_VARIABLE} and ${WEBJOBS_VARIABLE} for ${services}`,
     };
   }
-  const reasons = blocking.map((f) => (f.use.kind === 'unknown' ? `${f.label} could not be read (${f.use.reason})` : `${f.label} sets its own`));
+  const reasons = blocking.map((f) => (f.use.kind === 'unknown' ? `${f.label} could not be read (${f.use.reason})`
+    : f.use.kind === 'emulatorAccount' ? `${f.label} sets its own (account ${f.use.account} of this emulator)` : `${f.label} sets its own`));
   return {
     variables: { [STORAGE_VARIABLE]: connectionString },
     description: `${STORAGE_VARIABLE} for ${services}; ${WEBJOBS_VARIABLE} not set: ${reasons.join('; ')}`,
@@ -153,7 +165,7 @@ export function decideVariables(connectionString: string, running: readonly stri
 
 /** True when any file points `AzureWebJobsStorage` at the development storage (a Functions project that needs the emulator). */
 export function needsDevelopmentStorage(files: readonly LocalSettingsFile[]): boolean {
-  return files.some((f) => f.use.kind === 'development');
+  return files.some((f) => f.use.kind === 'development' || f.use.kind === 'emulatorAccount');
 }
 
 /**

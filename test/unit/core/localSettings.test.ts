@@ -47,6 +47,18 @@ describe('core/localSettings', () => {
     assert.equal(classifyLocalSettings(settings(42), own).kind, 'unknown');
   });
 
+  it('tells our endpoints with the development account from our endpoints with another account (azurite.accounts)', () => {
+    const ours = (account: string) => `DefaultEndpointsProtocol=http;AccountName=${account};AccountKey=k;BlobEndpoint=http://127.0.0.1:10000/${account};`;
+    assert.deepEqual(classifyLocalSettings(settings(ours('devstoreaccount1')), own), { kind: 'development' });
+    assert.deepEqual(classifyLocalSettings(settings('DefaultEndpointsProtocol=http;AccountKey=k;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;'), own), { kind: 'development' });
+    assert.deepEqual(classifyLocalSettings(settings(ours('myapp')), own), { kind: 'emulatorAccount', account: 'myapp' });
+    const files: LocalSettingsFile[] = [{ label: 'api/local.settings.json', use: { kind: 'emulatorAccount', account: 'myapp' } }];
+    assert.equal(needsDevelopmentStorage(files), true, 'the services are still ours to start');
+    const decided = decideVariables('cs', ['Blob'], files);
+    assert.deepEqual(decided.variables, { AZURE_STORAGE_CONNECTION_STRING: 'cs' }, 'ours names devstoreaccount1: not over the file\'s account');
+    assert.match(decided.description, /AzureWebJobsStorage not set: api\/local\.settings\.json sets its own \(account myapp of this emulator\)$/);
+  });
+
   it('injects AzureWebJobsStorage only when no file sets its own, and says why not', () => {
     const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;';
     const none = decideVariables(cs, ['Blob', 'Queue'], []);
