@@ -193,10 +193,7 @@ export class Emulator {
         reservedPorts: () => { const p = this.ports(); return portsOfOthers(kind, p.configured, p.running); },
         bounds,
       });
-      manager.onDidChangeState((state) => {
-        this.stateEmitter.fire({ kind, state });
-        if (state.status === 'running' && !this.lastStartInMemory[kind]) void this.reportUnfinishedSave(kind, this.settings.options.location);
-      });
+      manager.onDidChangeState((state) => this.stateEmitter.fire({ kind, state }));
       services[kind] = manager;
     }
     this.services = services;
@@ -384,6 +381,8 @@ export class Emulator {
     const startedWith = this.settings.options;
     const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o));
     if (outcome.ok) this.startedWith[kind] = startedWith;
+    // In the start's own folder, and before anything queued after the start (a stop writes a new marker).
+    if (outcome.ok && !options.inMemory) await this.reportUnfinishedSave(kind, options.location);
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
     // Checked once the service runs, before the seed: a change from now on finds it running (the
     // settings watcher restarts it then), one before is this event's. A restart asked for now
