@@ -25,7 +25,7 @@ import { createApiVersionPolicy, type ApiVersionPolicy } from '../engine/apiVers
 import type { EngineService, MeteredChunkStore } from './azurite';
 import { CodeCachedModule, type CodeCacheState } from './codeCache';
 import {
-  ENGINE_DATA_VARIABLE, ENGINE_NICENESS, type EngineEvent, type EngineMemoryFigures, type EngineOps, type EngineProcessData, type EngineRequest,
+  ENGINE_DATA_VARIABLE, ENGINE_NICENESS, enginePriority, type EngineEvent, type EngineMemoryFigures, type EngineOps, type EngineProcessData, type EngineRequest,
   type EngineResponse, type LoadResult, type WireServiceOptions,
 } from './engineProtocol';
 
@@ -49,7 +49,8 @@ const post = (message: EngineResponse | EngineEvent): void => {
  * host's thread off the CPU while large uploads kept the engine busy (bench/README.md, "Engine
  * host"). Linux schedules threads one by one, and `setpriority` takes a thread id (the ids are in
  * /proc/self/task); threads started later inherit the nice value of the thread that starts them.
- * On macOS and Windows a priority belongs to the whole process. The load itself runs at normal
+ * On macOS and Windows a priority belongs to the whole process; on Windows it is Below Normal, not
+ * Idle ({@link enginePriority}). The load itself runs at normal
  * priority, since a click in a window that is still opening waits for it. Called after the
  * warm-up and after every start; the work is done once. A refusal leaves the priority as it is.
  */
@@ -61,7 +62,7 @@ function lowerPriority(): void {
     if (process.platform === 'linux') {
       for (const tid of fs.readdirSync('/proc/self/task')) os.setPriority(Number(tid), ENGINE_NICENESS);
     } else {
-      os.setPriority(ENGINE_NICENESS);
+      os.setPriority(enginePriority(process.platform));
     }
   } catch {
     // Not allowed here (a sandbox, a container's seccomp policy): the engine runs at normal priority.

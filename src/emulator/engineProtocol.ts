@@ -20,6 +20,17 @@ import type { CodeCacheState } from './codeCache';
  */
 export const ENGINE_NICENESS = 19;
 
+/**
+ * The priority the engine's process lowers itself to on `platform` (for `os.setPriority`). Nice 19
+ * on Linux and macOS, where it still gets its share of a busy CPU. On Windows libuv turns 19 into
+ * the Idle priority class, whose threads run only when no normal-priority thread wants the CPU:
+ * a test run that keeps every core busy would starve the emulator it talks to. There it is Below
+ * Normal (`os.constants.priority.PRIORITY_BELOW_NORMAL`, 10).
+ */
+export function enginePriority(platform: NodeJS.Platform): number {
+  return platform === 'win32' ? 10 : ENGINE_NICENESS;
+}
+
 /** The environment variable that carries {@link EngineProcessData} to the engine's process. */
 export const ENGINE_DATA_VARIABLE = 'STORAGE_EMULATORS_ENGINE_DATA';
 

@@ -7,7 +7,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { EngineHost } from '../../../src/emulator/engineHost';
-import { ENGINE_NICENESS } from '../../../src/emulator/engineProtocol';
+import * as os from 'node:os';
+import { ENGINE_NICENESS, enginePriority } from '../../../src/emulator/engineProtocol';
 import { engineFiles } from '../helpers/emulatorFixture';
 
 /** The nice values of the threads of process `pid` (field 19 of /proc/PID/task/TID/stat). */
@@ -40,5 +41,11 @@ describe('Engine process priority', function () {
     const after = threadNiceValues(pid);
     assert.deepEqual([...new Set(after)], [ENGINE_NICENESS], `every thread at nice ${ENGINE_NICENESS} once loaded: ${after.join(' ')}`);
     assert.deepEqual(threadNiceValues('self').filter((n) => n === ENGINE_NICENESS).length, ours.filter((n) => n === ENGINE_NICENESS).length, 'no thread of this process was lowered');
+  });
+
+  it('lowers itself to nice 19 on Linux and macOS, and to Below Normal (not Idle) on Windows', () => {
+    assert.equal(enginePriority('linux'), 19);
+    assert.equal(enginePriority('darwin'), 19);
+    assert.equal(enginePriority('win32'), os.constants.priority.PRIORITY_BELOW_NORMAL);
   });
 });
