@@ -412,6 +412,8 @@ export class Emulator {
         const stopped = await this.stopNow(kind);
         if (!stopped.ok) return stopped;
       }
+      // A clean queued before dispose() began runs no more: its load could start an engine process.
+      if (this.disposed) return this.shutDownFailure(kind, 'cleaned');
       try {
         await this.loader.load();
       } catch (err) {

@@ -124,6 +124,21 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal(emulator.enginePid, undefined);
   });
 
+  it('refuses a clean queued just before dispose() began: nothing is deleted while the window closes', async () => {
+    const dir = tempDir();
+    const { emulator } = track(makeEmulator({ location: dir }));
+    await startAll(emulator, ['blob']);
+    await clients(emulator).blob().getContainerClient('kept').create();
+    const cleaning = emulator.clean('blob');
+    const disposing = emulator.dispose();
+    const outcome = await cleaning;
+    await disposing;
+    assert.match(!outcome.ok ? outcome.message : '', /^Blob was not cleaned: the emulator is shutting down/);
+    const { emulator: next } = track(makeEmulator({ location: dir }));
+    await startAll(next, ['blob']);
+    assert.equal(await clients(next).blob().getContainerClient('kept').exists(), true);
+  });
+
   it('keeps disk data across stop and start, and clean deletes it', async () => {
     const dir = tempDir();
     const { emulator } = track(makeEmulator({ location: dir }));
