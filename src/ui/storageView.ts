@@ -407,21 +407,26 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       return;
     }
     const files: { name: string; content: string | Uint8Array }[] = [];
-    const uriList = await transfer.get('text/uri-list')?.asString();
-    if (uriList !== undefined && uriList.trim() !== '') {
-      for (const line of uriList.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))) {
-        const uri = vscode.Uri.parse(line);
-        const name = path.posix.basename(uri.path);
-        if (uri.scheme === 'file') files.push(...await filesUnder(uri.fsPath, name));
-        else files.push({ name, content: await vscode.workspace.fs.readFile(uri) });
+    try {
+      const uriList = await transfer.get('text/uri-list')?.asString();
+      if (uriList !== undefined && uriList.trim() !== '') {
+        for (const line of uriList.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))) {
+          const uri = vscode.Uri.parse(line);
+          const name = path.posix.basename(uri.path);
+          // A remote window's Explorer gives vscode-remote: URIs, read through VS Code's file system.
+          files.push(...await (uri.scheme === 'file' ? filesUnder(uri.fsPath, name) : filesUnderUri(uri, name)));
+        }
+      } else {
+        const pending: Promise<void>[] = [];
+        transfer.forEach((item) => {
+          const file = item.asFile();
+          if (file !== undefined) pending.push(Promise.resolve(file.data()).then((bytes) => { files.push({ name: file.name, content: bytes }); }));
+        });
+        await Promise.all(pending);
       }
-    } else {
-      const pending: Promise<void>[] = [];
-      transfer.forEach((item) => {
-        const file = item.asFile();
-        if (file !== undefined) pending.push(Promise.resolve(file.data()).then((bytes) => { files.push({ name: file.name, content: bytes }); }));
-      });
-      await Promise.all(pending);
+    } catch (err) {
+      void notify('error', `Azurite: the dropped files could not be read, nothing was uploaded: ${errorText(err)}`);
+      return;
     }
     if (token.isCancellationRequested || files.length === 0) return;
     await this.uploadAll(target.account, place, files, false);
@@ -777,6 +782,21 @@ async function filesUnder(file: string, name: string): Promise<{ name: string; c
     const full = path.join(e.parentPath, e.name);
     return { name: `${name}/${path.relative(file, full).split(path.sep).join('/')}`, content: full };
   });
+}
+
+/**
+ * The files of a dropped URI that is not on the local disk (a remote window's `vscode-remote:`),
+ * through VS Code's file system: the file itself, or every file under a folder (symbolic links
+ * inside it are skipped, as {@link filesUnder} does), with names relative to the dropped item.
+ */
+async function filesUnderUri(uri: vscode.Uri, name: string): Promise<{ name: string; content: Uint8Array }[]> {
+  const stat = await vscode.workspace.fs.stat(uri);
+  if ((stat.type & vscode.FileType.Directory) === 0) return [{ name, content: await vscode.workspace.fs.readFile(uri) }];
+  const out: { name: string; content: Uint8Array }[] = [];
+  for (const [child, type] of await vscode.workspace.fs.readDirectory(uri)) {
+    if (type === vscode.FileType.File || type === vscode.FileType.Directory) out.push(...await filesUnderUri(vscode.Uri.joinPath(uri, child), `${name}/${child}`));
+  }
+  return out;
 }
 
 /**

@@ -183,6 +183,52 @@ describe('Storage view', () => {
     assert.equal(tab.uri.scheme, 'azurite-blob');
   });
 
+  it('uploads a folder dropped from a file system other than the local disk (a remote window\'s Explorer), and says when a drop cannot be read', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const remote = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('remote');
+    await remote.create();
+    await waitFor('the container', async () => find(await a.storageTree(), `${ACCOUNT}/blob/remote`));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-drop-remote-'));
+    // A file system under another scheme, as vscode-remote: is in a remote window: the local disk behind it.
+    const disk = (uri: vscode.Uri): string => path.join(dir, ...uri.path.split('/').filter(Boolean));
+    const provider: vscode.FileSystemProvider = {
+      onDidChangeFile: new vscode.EventEmitter<vscode.FileChangeEvent[]>().event,
+      watch: () => new vscode.Disposable(() => undefined),
+      stat: (uri) => {
+        if (!fs.existsSync(disk(uri))) throw vscode.FileSystemError.FileNotFound(uri);
+        const s = fs.statSync(disk(uri));
+        return { type: s.isDirectory() ? vscode.FileType.Directory : vscode.FileType.File, ctime: s.ctimeMs, mtime: s.mtimeMs, size: s.size };
+      },
+      readDirectory: (uri) => fs.readdirSync(disk(uri), { withFileTypes: true }).map((e) => [e.name, e.isDirectory() ? vscode.FileType.Directory : vscode.FileType.File]),
+      readFile: (uri) => fs.readFileSync(disk(uri)),
+      createDirectory: () => undefined, writeFile: () => undefined, delete: () => undefined, rename: () => undefined,
+    };
+    const registration = vscode.workspace.registerFileSystemProvider('storage-test-remote', provider, { isReadonly: true });
+    try {
+      fs.mkdirSync(path.join(dir, 'project', 'src'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'project', 'readme.md'), '# remote');
+      fs.writeFileSync(path.join(dir, 'project', 'src', 'main.ts'), 'export {};');
+      const transfer = new vscode.DataTransfer();
+      transfer.set('text/uri-list', new vscode.DataTransferItem('storage-test-remote:/project'));
+      await a.storageDrop(`${ACCOUNT}/blob/remote`, transfer);
+      assert.equal((await remote.getBlobClient('project/readme.md').downloadToBuffer()).toString(), '# remote');
+      assert.equal((await remote.getBlobClient('project/src/main.ts').downloadToBuffer()).toString(), 'export {};');
+
+      const before = a.notifications().length;
+      const missing = new vscode.DataTransfer();
+      missing.set('text/uri-list', new vscode.DataTransferItem('storage-test-remote:/no-such-folder'));
+      await a.storageDrop(`${ACCOUNT}/blob/remote`, missing);
+      const shown = a.notifications().slice(before);
+      assert.equal(shown.length, 1, shown.join('\n'));
+      assert.match(shown[0]!, /^Azurite: the dropped files could not be read, nothing was uploaded: .*no-such-folder/);
+    } finally {
+      registration.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('pages a large container: the first page, then Load more…', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });
