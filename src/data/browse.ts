@@ -171,12 +171,24 @@ export async function statBlob(clients: StorageClients, container: string, name:
   return { size: p.contentLength ?? 0, lastModified: p.lastModified, createdOn: p.createdOn, contentType: p.contentType, etag: p.etag };
 }
 
-/** A blob's whole content (Get Blob) and properties. @throws the SDK's RestError (404 when it does not exist) */
+/**
+ * A blob's whole content (Get Blob) and properties, of one version of it: the ranges a large blob
+ * is read in must all match the ETag its properties gave (If-Match). A blob rewritten in the middle
+ * of the read is read again, up to three times in all.
+ * @throws the SDK's RestError (404 when it does not exist; 412 when it changed during every try)
+ */
 export async function readBlob(clients: StorageClients, container: string, name: string, signal?: AbortSignal): Promise<BlobContent> {
   const client = service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name);
-  const p = await client.getProperties({ abortSignal: signal });
-  const content = (p.contentLength ?? 0) === 0 ? Buffer.alloc(0) : await client.downloadToBuffer(0, undefined, { abortSignal: signal, concurrency: 4 });
-  return { content, contentType: p.contentType, lastModified: p.lastModified };
+  for (let attempt = 1; ; attempt++) {
+    const p = await client.getProperties({ abortSignal: signal });
+    try {
+      const content = (p.contentLength ?? 0) === 0 ? Buffer.alloc(0)
+        : await client.downloadToBuffer(0, undefined, { abortSignal: signal, concurrency: 4, conditions: { ifMatch: p.etag } });
+      return { content, contentType: p.contentType, lastModified: p.lastModified };
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode !== 412 || attempt === 3) throw err;
+    }
+  }
 }
 
 /** Writes a blob's content to a file (created or replaced). */
