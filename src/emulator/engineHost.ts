@@ -130,6 +130,8 @@ export class EngineHost {
   }
 
   private spawnedHeapLimitMb: number | undefined;
+  /** The heap the runtime allows the engine's process, in MB, when below the setting (see heapCapMb()); else undefined. */
+  private heapCapMb: number | undefined;
 
   /** The engine process's id while one runs (tests look at its threads' priorities). */
   get pid(): number | undefined {
@@ -155,6 +157,11 @@ export class EngineHost {
     if (this.loaded !== undefined && this.child !== undefined) return this.loaded;
     const result = await this.request('load', {});
     this.loaded = result;
+    const cappedMb = heapCapMb(this.spawnedHeapLimitMb, result.heapSizeLimitBytes);
+    if (cappedMb !== undefined && cappedMb !== this.heapCapMb) {
+      this.log('info', `azurite.engine.heapLimit is ${this.spawnedHeapLimitMb} MB, but this runtime lets the engine's heap grow to about ${cappedMb} MB only (VS Code's Electron caps a heap at 4 GB): the engine stops there.`);
+    }
+    this.heapCapMb = cappedMb;
     if (this.memory.limitBytes === undefined) this.memory = { ...this.memory, limitBytes: this.state.extentLimitBytes ?? result.defaultLimitBytes };
     return result;
   }
@@ -342,7 +349,7 @@ export class EngineHost {
     child.on('error', (err) => {
       if (child.pid === undefined) this.onProcessEnded(child, `it could not be started: ${err.message}`);
     });
-    child.on('exit', (code, signal) => this.onProcessEnded(child, describeExit({ fatal, stderrTail, code, signal }, heapLimitMb)));
+    child.on('exit', (code, signal) => this.onProcessEnded(child, describeExit({ fatal, stderrTail, code, signal }, heapLimitMb, this.heapCapMb)));
     this.child = child;
     return child;
   }
@@ -442,15 +449,31 @@ export interface EngineEnd {
 }
 
 /**
+ * The heap (MB) the runtime really allows the engine's process, when that is below what it was
+ * started with: V8 reports a `heap_size_limit` of about `--max-old-space-size` plus the young
+ * generation, and less where the runtime caps the heap (Electron's pointer compression: 4 GB).
+ * @param requestedMb the `--max-old-space-size` the process was started with (undefined: none known)
+ * @param heapSizeLimitBytes what V8 in that process reports
+ * @returns the cap in MB, or undefined when the setting is in force (within 1%)
+ */
+export function heapCapMb(requestedMb: number | undefined, heapSizeLimitBytes: number): number | undefined {
+  if (requestedMb === undefined) return undefined;
+  const mb = Math.floor(heapSizeLimitBytes / (1024 * 1024));
+  return mb < requestedMb * 0.99 ? mb : undefined;
+}
+
+/**
  * A reason a person can read for an engine process that ended unasked. Out of memory is recognised
  * by V8's own message on stderr (Node prints "FATAL ERROR: … JavaScript heap out of memory" and
  * aborts when `--max-old-space-size` is reached). A process that exited with a code before it
  * could report anything (its entry file missing, a V8 flag refused) gets the line of its stderr
  * that says why ({@link failureLine}).
  */
-export function describeExit(end: EngineEnd, heapLimitMb: number): string {
+export function describeExit(end: EngineEnd, heapLimitMb: number, heapCapMb?: number): string {
   if (/heap out of memory|Reached heap limit/i.test(end.stderrTail)) {
-    return `it ran out of memory (azurite.engine.heapLimit is ${heapLimitMb} MB)`;
+    return heapCapMb === undefined
+      ? `it ran out of memory (azurite.engine.heapLimit is ${heapLimitMb} MB)`
+      : `it ran out of memory (azurite.engine.heapLimit is ${heapLimitMb} MB, but VS Code's runtime lets the engine's heap grow to about ${heapCapMb} MB only)`;
   }
   if (end.fatal !== undefined) return `an uncaught error in the engine: ${end.fatal}`;
   if (end.signal !== null) return `it was ended by ${end.signal}`;

@@ -204,7 +204,7 @@ type Handler<K extends keyof EngineOps> = (request: EngineRequest<K>) => EngineO
 const handlers: { [K in keyof EngineOps]: Handler<K> } = {
   load: (): LoadResult => {
     const e = load();
-    return { loadMs, codeCache: codeCacheState, defaultLimitBytes: e.DEFAULT_LIMIT_BYTES };
+    return { loadMs, codeCache: codeCacheState, defaultLimitBytes: e.DEFAULT_LIMIT_BYTES, heapSizeLimitBytes: v8.getHeapStatistics().heap_size_limit };
   },
   preload: async () => {
     const e = load();

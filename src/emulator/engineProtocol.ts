@@ -75,6 +75,13 @@ export interface LoadResult {
   readonly codeCache: CodeCacheState | undefined;
   /** Azurite's default extent limit in bytes (50% of total memory). */
   readonly defaultLimitBytes: number;
+  /**
+   * The largest heap V8 lets the engine's process have, in bytes (`v8.getHeapStatistics()
+   * .heap_size_limit`): about `azurite.engine.heapLimit` plus the young generation, or less where
+   * the runtime caps it (Electron, which desktop VS Code runs extensions on, builds V8 with pointer
+   * compression: 4 GB at most).
+   */
+  readonly heapSizeLimitBytes: number;
 }
 
 /** The extent store's figures (bytes), as the `memory` event and request carry them. */

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { describeExit, ENGINE_V8_FLAGS, EngineHost, failureLine, type EngineExit } from '../../../src/emulator/engineHost';
+import { describeExit, ENGINE_V8_FLAGS, EngineHost, failureLine, heapCapMb, type EngineExit } from '../../../src/emulator/engineHost';
 import { engineFiles } from '../helpers/emulatorFixture';
 
 describe('EngineHost (the engine in its own process)', function () {
@@ -84,6 +84,19 @@ describe('EngineHost (the engine in its own process)', function () {
     assert.equal(failureLine('x'.repeat(400))?.length, 300);
     assert.equal(describeExit({ fatal: undefined, stderrTail: notFound, code: 0, signal: null }, 512), 'it exited with code 0');
     assert.equal(describeExit({ fatal: undefined, stderrTail: 'Error: late\n', code: null, signal: 'SIGSEGV' }, 512), 'it was ended by SIGSEGV');
+  });
+
+  it('knows the heap the runtime allows the engine: the setting here (Node), a cap below it named in the out-of-memory reason', async () => {
+    const h = makeHost(640);
+    const loaded = await h.load();
+    assert.ok(loaded.heapSizeLimitBytes >= 640 * 1024 * 1024, String(loaded.heapSizeLimitBytes));
+    assert.equal(heapCapMb(640, loaded.heapSizeLimitBytes), undefined, 'plain Node gives the engine the heap asked for');
+    // What Electron's pointer compression gives for 8192 MB: about 4 GB.
+    assert.equal(heapCapMb(8192, 4096 * 1024 * 1024 + 5), 4096);
+    assert.equal(heapCapMb(undefined, 1), undefined);
+    const oom = { fatal: undefined, stderrTail: 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n', code: null, signal: 'SIGABRT' as const };
+    assert.equal(describeExit(oom, 8192), 'it ran out of memory (azurite.engine.heapLimit is 8192 MB)');
+    assert.equal(describeExit(oom, 8192, 4096), 'it ran out of memory (azurite.engine.heapLimit is 8192 MB, but VS Code\'s runtime lets the engine\'s heap grow to about 4096 MB only)');
   });
 
   it('after dispose() every request fails and no process is started again', async () => {
