@@ -281,7 +281,8 @@ export interface EngineService {
    * mark-and-sweep (blob/gc/BlobGCManager.js, queue/gc/QueueGCManager.js) once. Azurite's timed GC
    * spares extents written in the last 10 minutes so that a write in flight keeps its data; this
    * run waits until no request is in flight and spares only extents written after it began.
-   * No-op for table, in disk mode, or while stopped.
+   * No-op for table, in disk mode, or while stopped; a stop during the wait ends it without a sweep
+   * (the stop frees the content), and a stop during the sweep waits for it.
    * @param idleWaitMs how long to wait for a moment with no request in flight (ms)
    * @throws ReclaimBusy when requests were in flight for all of `idleWaitMs` (nothing is freed)
    */
@@ -405,11 +406,16 @@ export function createService(options: EngineServiceOptions): EngineService {
   if (!Number.isFinite(window) || window < 0) throw new Error(`saveWindowMs must be a number of ms ≥ 0, not ${String(options.saveWindowMs)}`);
   let server: ServerBase | undefined;
   let saver: Saver | undefined;
+  /** The reclaim's sweep under way: a stop waits for it before it closes the stores the sweep walks. */
+  let sweeping: Promise<void> | undefined;
+  /** Set when a stop begins: a reclaim whose wait ends after it sweeps nothing. */
+  let stopping = false;
   let inFlight = 0;
   let idleWaiters: (() => void)[] = [];
   const whenIdle = (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve)));
   return {
     async start(): Promise<Endpoint> {
+      stopping = false;
       if (!options.inMemory) await fs.mkdir(options.location, { recursive: true });
       const s = makeServer(options);
       try {
@@ -445,6 +451,8 @@ export function createService(options: EngineServiceOptions): EngineService {
     async stop(): Promise<void> {
       const s = server;
       if (s === undefined) return;
+      stopping = true;
+      await sweeping?.catch(() => undefined);
       // A failed window save left the dirty flags cleared (LokiJS clears them when a save begins): save all.
       const windowSaveFailed = saver?.failed === true;
       saver?.cancel();
@@ -491,7 +499,15 @@ export function createService(options: EngineServiceOptions): EngineService {
       await withBound(whenIdle(), idleWaitMs).catch((err: unknown) => {
         throw err instanceof StepTimeout ? new ReclaimBusy(options.kind, idleWaitMs) : err;
       });
-      await sweepOnce(options.kind, s);
+      // Stopped during the wait (its close ended the requests): the stop frees what it held.
+      if (server !== s || stopping) return;
+      const sweep = sweepOnce(options.kind, s);
+      sweeping = sweep;
+      try {
+        await sweep;
+      } finally {
+        if (sweeping === sweep) sweeping = undefined;
+      }
     },
     metadataBytesEstimate(): number {
       const s = server as ServerInternals | undefined;

@@ -258,6 +258,8 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     if (s === undefined || store === undefined) return 0;
     const before = store.totalSize();
     await s.reclaim(idleWaitMs);
+    // A stop during the reclaim freed the service's content; that is not the reclaim's.
+    if (services.get(service) !== s) return 0;
     return Math.max(0, before - store.totalSize());
   },
   contentBytes: ({ service }) => {

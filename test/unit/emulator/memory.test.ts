@@ -170,6 +170,39 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     assert.equal((await emulator.memoryReportNow()).usedBytes, 100);
   });
 
+  it('a stop during a reclaim\'s wait ends the reclaim with nothing freed and stops cleanly; the next start serves', async () => {
+    const emulator = track(makeEmulator({ inMemoryPersistence: true }, undefined, { reclaimIdleMs: 30_000 })).emulator;
+    await startAll(emulator, ['blob']);
+    const container = clients(emulator).blob().getContainerClient('stopping');
+    await container.create();
+    await container.getBlockBlobClient('gone').uploadData(Buffer.alloc(MiB, 1));
+    await container.getBlockBlobClient('gone').delete();
+    // An upload that never ends: the reclaim waits for a pause that never comes until the stop.
+    let firstChunkRead!: () => void;
+    const firstChunk = new Promise<void>((resolve) => { firstChunkRead = resolve; });
+    let begun = false;
+    const body = new Readable({
+      read() {
+        if (begun) return;
+        begun = true;
+        this.push(Buffer.alloc(3, 2));
+        firstChunkRead();
+      },
+    });
+    // Aborted once the stop has ended its request (else the SDK's retries of it take seconds).
+    const abort = new AbortController();
+    const upload = container.getBlockBlobClient('stalled').upload(() => body, 100, { abortSignal: abort.signal }).then(() => 'uploaded', () => 'ended');
+    await firstChunk;
+    await container.getProperties();
+    const reclaiming = emulator.reclaimMemory();
+    assert.deepEqual(await emulator.stop('blob'), { ok: true });
+    assert.equal(await reclaiming, 0, 'what the stop freed is not counted as reclaimed');
+    abort.abort();
+    assert.equal(await upload, 'ended');
+    await startAll(emulator, ['blob']);
+    await clients(emulator).blob().getContainerClient('after').create();
+  });
+
   it('is exact under concurrency: 16 clients upload 200 blobs of random sizes, the meter equals the bytes stored', async () => {
     const emulator = make({ inMemoryPersistence: true });
     await startAll(emulator, ['blob']);
