@@ -273,7 +273,9 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
           ...page,
           items: page.items.map((b): StorageNode => (b.kind === 'folder'
             ? { type: 'folder', id: `${account}/blob/${container}/${b.name}`, account, container, prefix: b.name }
-            : { type: 'blob', id: `${account}/blob/${container}/${b.name}`, account, container, info: b })),
+            // A blob named like a folder ("logs/", a marker some tools write) is listed inside that
+            // folder: its id must differ from the folder's, or the tree cannot tell them apart.
+            : { type: 'blob', id: `${account}/blob/${container}/${b.name}${b.name.endsWith('/') ? '\u0000blob' : ''}`, account, container, info: b })),
         };
       }
       case 'queue': {

@@ -229,6 +229,23 @@ describe('Storage view', () => {
     }
   });
 
+  it('shows a blob named like a folder ("marker/") inside that folder as an item of its own', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const marked = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('marked');
+    await marked.create();
+    await marked.getBlockBlobClient('logs/').uploadData(Buffer.alloc(0));
+    await marked.getBlockBlobClient('logs/today.txt').uploadData(Buffer.from('x'));
+    const folder = await waitFor('the folder with its children', async () => {
+      const f = find(await a.storageTree(4), `${ACCOUNT}/blob/marked/logs/`);
+      return f?.children?.length === 2 ? f : undefined;
+    });
+    const ids = folder.children!.map((c) => c.id);
+    assert.equal(new Set([folder.id, ...ids]).size, 3, `ids of their own: ${JSON.stringify([folder.id, ...ids])}`);
+    assert.deepEqual(folder.children!.map((c) => c.label).sort(), ['logs/', 'today.txt']);
+  });
+
   it('pages a large container: the first page, then Load more…', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });
