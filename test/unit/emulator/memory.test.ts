@@ -138,20 +138,7 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     await queue.sendMessage('x'.repeat(1000));
     await queue.clearMessages();
     // An upload whose body stops after 3 of 100 bytes until released: its request stays in flight.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => { release = resolve; });
-    let firstChunkRead!: () => void;
-    const firstChunk = new Promise<void>((resolve) => { firstChunkRead = resolve; });
-    let begun = false;
-    const body = new Readable({
-      read() {
-        if (begun) return;
-        begun = true;
-        this.push(Buffer.alloc(3, 2));
-        firstChunkRead();
-        void released.then(() => { this.push(Buffer.alloc(97, 2)); this.push(null); });
-      },
-    });
+    const { body, firstChunk, release } = stalledBody();
     const upload = container.getBlockBlobClient('slow').upload(() => body, 100);
     await firstChunk;
     // A request sent after the stalled one's headers and answered: the engine has read those headers too.
@@ -178,17 +165,7 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     await container.getBlockBlobClient('gone').uploadData(Buffer.alloc(MiB, 1));
     await container.getBlockBlobClient('gone').delete();
     // An upload that never ends: the reclaim waits for a pause that never comes until the stop.
-    let firstChunkRead!: () => void;
-    const firstChunk = new Promise<void>((resolve) => { firstChunkRead = resolve; });
-    let begun = false;
-    const body = new Readable({
-      read() {
-        if (begun) return;
-        begun = true;
-        this.push(Buffer.alloc(3, 2));
-        firstChunkRead();
-      },
-    });
+    const { body, firstChunk } = stalledBody();
     // Aborted once the stop has ended its request (else the SDK's retries of it take seconds).
     const abort = new AbortController();
     const upload = container.getBlockBlobClient('stalled').upload(() => body, 100, { abortSignal: abort.signal }).then(() => 'uploaded', () => 'ended');
@@ -233,3 +210,25 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     assert.ok(after.heapUsedBytes > 0 && after.rssBytes >= after.heapUsedBytes);
   });
 });
+
+/**
+ * A 100-byte upload body that stops after its first 3 bytes until `release()` (never, if not
+ * called): the request stays in flight. `firstChunk` resolves once the client has read them.
+ */
+function stalledBody(): { body: Readable; firstChunk: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => { release = resolve; });
+  let firstChunkRead!: () => void;
+  const firstChunk = new Promise<void>((resolve) => { firstChunkRead = resolve; });
+  let begun = false;
+  const body = new Readable({
+    read() {
+      if (begun) return;
+      begun = true;
+      this.push(Buffer.alloc(3, 2));
+      firstChunkRead();
+      void released.then(() => { this.push(Buffer.alloc(97, 2)); this.push(null); });
+    },
+  });
+  return { body, firstChunk, release };
+}
