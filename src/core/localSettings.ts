@@ -12,6 +12,7 @@
  *
  * Pure: no vscode, no file system.
  */
+import * as path from 'node:path';
 
 /** The account `UseDevelopmentStorage=true` means, and the one our connection string names. */
 const DEVELOPMENT_ACCOUNT = 'devstoreaccount1';
@@ -179,4 +180,15 @@ export function dotenvKeys(text: string): Set<string> {
     if (m) keys.add(m[1]);
   }
   return keys;
+}
+
+/**
+ * The files a launch configuration's `envFile` names: one path, or a list of them (the Go
+ * extension's form); relative ones against the workspace folder. Anything else names none.
+ * @param envFile the configuration's `envFile`, variables already substituted
+ * @param folder the workspace folder's path, if any
+ */
+export function envFilePaths(envFile: unknown, folder: string | undefined): string[] {
+  const list = typeof envFile === 'string' ? [envFile] : Array.isArray(envFile) ? envFile.filter((f): f is string => typeof f === 'string') : [];
+  return list.filter((f) => f !== '').map((f) => (path.isAbsolute(f) || folder === undefined ? f : path.join(folder, f)));
 }

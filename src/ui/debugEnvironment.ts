@@ -10,9 +10,8 @@
  * services an `azurite` preLaunchTask just started are the ones injected.
  */
 import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { dotenvKeys } from '../core/localSettings';
+import { dotenvKeys, envFilePaths } from '../core/localSettings';
 import type { EmulatorLog } from '../emulator/emulator';
 import type { ConnectionEnvironment } from './connectionEnvironment';
 
@@ -58,14 +57,13 @@ export class DebugEnvironment implements vscode.DebugConfigurationProvider {
     return config;
   }
 
-  /** Variable names the configuration's `envFile` defines (none when it has none or it can't be read). */
+  /** Variable names the configuration's `envFile` (one file or a list) defines; a file that can't be read defines none. */
   private async envFileKeys(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<Set<string>> {
-    if (typeof config.envFile !== 'string' || config.envFile === '') return new Set();
-    const file = path.isAbsolute(config.envFile) || folder === undefined ? config.envFile : path.join(folder.uri.fsPath, config.envFile);
-    try {
-      return dotenvKeys(await fs.readFile(file, 'utf8'));
-    } catch {
-      return new Set();
+    const keys = new Set<string>();
+    for (const file of envFilePaths(config.envFile, folder?.uri.fsPath)) {
+      const text = await fs.readFile(file, 'utf8').catch(() => '');
+      for (const key of dotenvKeys(text)) keys.add(key);
     }
+    return keys;
   }
 }

@@ -79,6 +79,17 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     assert.equal(env.AZURE_STORAGE_CONNECTION_STRING, cs);
     assert.equal(env.AzureWebJobsStorage, 'mine');
 
+    // A variable its envFile sets is the configuration's too (js-debug reads the file: ours must not win).
+    const envDir = fs.mkdtempSync(path.join(workspace(), '.envfile-'));
+    try {
+      fs.writeFileSync(path.join(envDir, 'app.env'), 'export AZURE_STORAGE_CONNECTION_STRING=from-env-file\n');
+      const fromFile = await debugAndReadEnv('azurite env probe envFile', { envFile: path.join(envDir, 'app.env') });
+      assert.equal(fromFile.AZURE_STORAGE_CONNECTION_STRING, 'from-env-file');
+      assert.equal(fromFile.AzureWebJobsStorage, cs);
+    } finally {
+      fs.rmSync(envDir, { recursive: true, force: true });
+    }
+
     const both = await debugAndReadEnv('azurite env probe 2');
     assert.equal(both.AZURE_STORAGE_CONNECTION_STRING, cs);
     assert.equal(both.AzureWebJobsStorage, cs);

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import {
-  classifyLocalSettings, connectionStringPairs, decideVariables, dotenvKeys, isDevelopmentStorage, needsDevelopmentStorage,
+  classifyLocalSettings, connectionStringPairs, decideVariables, dotenvKeys, envFilePaths, isDevelopmentStorage, needsDevelopmentStorage,
   type LocalSettingsFile,
 } from '../../../src/core/localSettings';
 
@@ -87,5 +88,14 @@ describe('core/localSettings', () => {
   it('reads the keys of an envFile: KEY=value, export KEY=value; comments and blanks skipped', () => {
     assert.deepEqual([...dotenvKeys('# c\nAzureWebJobsStorage=x\r\n\nexport AZURE_STORAGE_CONNECTION_STRING="y"\n  SPACED = 1\nnot a line\n')],
       ['AzureWebJobsStorage', 'AZURE_STORAGE_CONNECTION_STRING', 'SPACED']);
+  });
+
+  it('names the files of an envFile: one path or a list (Go), relative ones in the workspace folder', () => {
+    const root = path.resolve('/work/app');
+    assert.deepEqual(envFilePaths('.env', root), [path.join(root, '.env')]);
+    assert.deepEqual(envFilePaths(['.env', path.resolve('/etc/app.env'), '', 3], root), [path.join(root, '.env'), path.resolve('/etc/app.env')]);
+    assert.deepEqual(envFilePaths('.env', undefined), ['.env']);
+    assert.deepEqual(envFilePaths(undefined, root), []);
+    assert.deepEqual(envFilePaths({ file: '.env' }, root), []);
   });
 });
