@@ -383,6 +383,13 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     try {
       const clients = this.clients(account);
       const named = files.map((f) => ({ ...f, blob: `${place.prefix}${f.name}` }));
+      // Files of the same name from different folders would land on one blob, the last one winning.
+      const seen = new Set<string>();
+      const twice = named.find((f) => (seen.has(f.blob) ? true : (seen.add(f.blob), false)));
+      if (twice !== undefined) {
+        void notify('error', `Azurite: nothing was uploaded: two of the files would both become blob "${twice.blob}" in container ${place.container}. Upload them one at a time, or as the folders that hold them.`);
+        return [];
+      }
       if (!skipConfirmation) {
         const existing = await data.existingBlobs(clients, place.container, named.map((f) => f.blob));
         if (existing.length > 0) {

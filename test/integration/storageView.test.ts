@@ -169,6 +169,16 @@ describe('Storage view', () => {
       assert.equal((await pics.getBlobClient('old/dot.png').getProperties()).contentType, 'image/png');
       assert.equal((await pics.getBlobClient('old/notes.txt').downloadToBuffer()).toString(), 'dropped');
       assert.equal((await pics.getBlobClient('old/album/inner/deep.txt').downloadToBuffer()).toString(), 'in a dropped folder', 'a folder brings its files');
+
+      // Two files of one name from different folders: nothing is uploaded, and the message says why.
+      fs.mkdirSync(path.join(dir, 'other'));
+      fs.writeFileSync(path.join(dir, 'other', 'notes.txt'), 'the other notes');
+      const before = a.notifications().length;
+      const clash = new vscode.DataTransfer();
+      clash.set('text/uri-list', new vscode.DataTransferItem([path.join(dir, 'notes.txt'), path.join(dir, 'other', 'notes.txt')].map((f) => vscode.Uri.file(f).toString()).join('\r\n')));
+      await a.storageDrop(`${ACCOUNT}/blob/pics/old/`, clash);
+      assert.deepEqual(a.notifications().slice(before), ['Azurite: nothing was uploaded: two of the files would both become blob "old/notes.txt" in container pics. Upload them one at a time, or as the folders that hold them.']);
+      assert.equal((await pics.getBlobClient('old/notes.txt').downloadToBuffer()).toString(), 'dropped');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
