@@ -382,7 +382,8 @@ export class Emulator {
     const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o));
     if (outcome.ok) this.startedWith[kind] = startedWith;
     // In the start's own folder, and before anything queued after the start (a stop writes a new marker).
-    if (outcome.ok && !options.inMemory) await this.reportUnfinishedSave(kind, options.location);
+    // A report that fails (a log that throws) never fails the start.
+    if (outcome.ok && !options.inMemory) await this.reportUnfinishedSave(kind, options.location).catch(() => undefined);
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
     // Checked once the service runs, before the seed: a change from now on finds it running (the
     // settings watcher restarts it then), one before is this event's. A restart asked for now
