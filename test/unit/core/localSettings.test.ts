@@ -91,7 +91,7 @@ describe('core/localSettings', () => {
   });
 
   it('names the files of an envFile: one path or a list (Go), relative ones in the workspace folder', () => {
-    const root = path.resolve('/work/app');
+    const root = path.resolve('workspace-folder');
     assert.deepEqual(envFilePaths('.env', root), [path.join(root, '.env')]);
     assert.deepEqual(envFilePaths(['.env', path.resolve('/etc/app.env'), '', 3], root), [path.join(root, '.env'), path.resolve('/etc/app.env')]);
     assert.deepEqual(envFilePaths('.env', undefined), ['.env']);
