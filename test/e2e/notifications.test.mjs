@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { freePort, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
+import { notification } from '../harness/e2eSession.mjs';
 
 const BLOB_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]';
-const CENTER_ITEM = '.notifications-center .notification-list-item';
 
 /** The HTTP status of GET url on a fresh connection, or 'refused'. */
 function probe(url) {
@@ -18,23 +18,6 @@ function probe(url) {
     req.once('timeout', () => req.destroy());
     req.once('error', () => resolve('refused'));
   });
-}
-
-/**
- * The notification whose message matches `pattern`, in the notification center (opened with the
- * command palette; a headless window gets no toasts, the notifications still land in the center).
- */
-async function notification(page, pattern) {
-  return waitFor(`a notification matching ${pattern}`, async () => {
-    if (!(await page.locator('.notifications-center.visible').count())) {
-      await page.keyboard.press('F1');
-      await page.keyboard.type('Notifications: Show Notifications');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show Notifications' }).first().waitFor({ timeout: 10_000 });
-      await page.keyboard.press('Enter');
-    }
-    const item = page.locator(CENTER_ITEM).filter({ hasText: pattern }).first();
-    return (await item.count()) > 0 ? item : undefined;
-  }, { timeoutMs: 30_000, intervalMs: 250 });
 }
 
 /** Clicks the button `label` of the notification matching `pattern`. */

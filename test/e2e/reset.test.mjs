@@ -10,10 +10,9 @@ import path from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { freePort, httpStatus, makeTempDir, waitFor } from '../harness/codeServer.mjs';
-import { e2eSession } from '../harness/e2eSession.mjs';
+import { e2eSession, notification, runCommand } from '../harness/e2eSession.mjs';
 
 const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
-const CENTER_ITEM = '.notifications-center .notification-list-item';
 const BLOB_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]';
 /**
  * Messages in the seed's queue. The seed sends them one by one in file order, so loading them takes
@@ -30,23 +29,6 @@ describe('Reset cancelled while the seed loads (code-server + Chromium)', { time
   let queuePort;
 
   const connection = () => `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};BlobEndpoint=http://127.0.0.1:${blobPort}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${queuePort}/devstoreaccount1;`;
-
-  /** Runs a command by its title from the command palette. */
-  async function runCommand(title) {
-    await page.keyboard.press('F1');
-    await page.keyboard.type(title);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
-    await page.keyboard.press('Enter');
-  }
-
-  /** The notification-center item whose text matches `pattern` (the center is opened if needed). */
-  async function notification(pattern) {
-    return waitFor(`a notification matching ${pattern}`, async () => {
-      if (!(await page.locator('.notifications-center.visible').count())) await runCommand('Notifications: Show Notifications');
-      const item = page.locator(CENTER_ITEM).filter({ hasText: pattern }).first();
-      return (await item.count()) > 0 ? item : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 250 });
-  }
 
   before(async () => {
     [blobPort, queuePort] = [await freePort(), await freePort()];
@@ -65,7 +47,7 @@ describe('Reset cancelled while the seed loads (code-server + Chromium)', { time
   step('Azurite: Start runs the services; a client writes a container and a queue', async () => {
     // The palette lists the extension's commands once its contributions are in: its items show then.
     await page.locator(BLOB_ITEM).waitFor({ timeout: 60_000 });
-    await runCommand('Azurite: Start');
+    await runCommand(page, 'Azurite: Start');
     await waitFor(`the queue service on port ${queuePort}`, () => httpStatus(`http://127.0.0.1:${queuePort}/devstoreaccount1?comp=list`), { timeoutMs: 60_000, intervalMs: 50 });
     await waitFor(`the blob service on port ${blobPort}`, () => httpStatus(`http://127.0.0.1:${blobPort}/devstoreaccount1?comp=list`), { timeoutMs: 30_000, intervalMs: 50 });
     await BlobServiceClient.fromConnectionString(connection()).getContainerClient('old-data').create();
@@ -75,7 +57,7 @@ describe('Reset cancelled while the seed loads (code-server + Chromium)', { time
   step('Cancel on the progress of a Reset leaves the services empty and says so', async () => {
     fs.mkdirSync(path.join(seed.dir, 'queue'));
     fs.writeFileSync(path.join(seed.dir, 'queue', 'orders.jsonl'), Array.from({ length: SEED_MESSAGES }, (_, i) => `{"text":"order ${i}"}\n`).join(''));
-    await runCommand('Azurite: Reset');
+    await runCommand(page, 'Azurite: Reset');
     const dialog = page.locator('.monaco-dialog-box');
     await waitFor('the confirmation', async () => (await dialog.isVisible()) && (await dialog.innerText()).includes('Reset Blob, Queue, Table?'), { timeoutMs: 10_000, intervalMs: 50 });
     await dialog.locator('.monaco-button', { hasText: /^Reset$/ }).click();
@@ -84,10 +66,10 @@ describe('Reset cancelled while the seed loads (code-server + Chromium)', { time
     // The seed is loading once its queue has messages.
     await waitFor('the seed loading', async () => (await orders.getProperties().catch(() => undefined))?.approximateMessagesCount > 0, { timeoutMs: 30_000, intervalMs: 100 });
 
-    const progress = await notification(/Resetting/);
+    const progress = await notification(page, /Resetting/);
     await progress.hover();
     await progress.locator('.monaco-button', { hasText: /^Cancel$/ }).first().click();
-    await notification('Reset cancelled while loading the seed: Blob, Queue, Table are empty');
+    await notification(page, 'Reset cancelled while loading the seed: Blob, Queue, Table are empty');
 
     const containers = [];
     for await (const c of BlobServiceClient.fromConnectionString(connection()).listContainers()) containers.push(c.name);

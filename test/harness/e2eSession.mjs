@@ -4,7 +4,7 @@
 import { it } from 'node:test';
 import os from 'node:os';
 import path from 'node:path';
-import { launchBrowser, makeTempDir, repoRoot, startCodeServer } from './codeServer.mjs';
+import { launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from './codeServer.mjs';
 
 /**
  * A suite's session. Call it in the `describe` body; `open` in `before`, `close` in `after`.
@@ -66,3 +66,35 @@ export function e2eSession(name) {
     },
   };
 }
+
+/** Items of the notification center (a headless window gets no toasts; notifications still land there). */
+const CENTER_ITEM = '.notifications-center .notification-list-item';
+
+/**
+ * Runs a command by its title from the command palette, as a person would. The palette lists an
+ * extension's commands once its contributions are in: wait for one of its items first.
+ * @param {import('playwright').Page} page
+ * @param {string} title e.g. "Azurite: Reset"
+ */
+export async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  await page.keyboard.type(title);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+/**
+ * The notification-center item whose text matches `pattern`, opening the center (Notifications:
+ * Show Notifications) when it is closed. Polls for up to 30 s.
+ * @param {import('playwright').Page} page
+ * @param {string | RegExp} pattern
+ * @returns {Promise<import('playwright').Locator>}
+ */
+export async function notification(page, pattern) {
+  return waitFor(`a notification matching ${pattern}`, async () => {
+    if (!(await page.locator('.notifications-center.visible').count())) await runCommand(page, 'Notifications: Show Notifications');
+    const item = page.locator(CENTER_ITEM).filter({ hasText: pattern }).first();
+    return (await item.count()) > 0 ? item : undefined;
+  }, { timeoutMs: 30_000, intervalMs: 250 });
+}
+
