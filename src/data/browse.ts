@@ -9,7 +9,7 @@ import { lookup as mimeLookup } from 'mime-types';
 import type { TableEntityResult } from '@azure/data-tables';
 import type { StorageClients } from './clients';
 import type { DataOptions } from './snapshot';
-import { downloadToFile, pool, tracker } from './work';
+import { downloadToFile, messageOf, pool, tracker } from './work';
 
 /** Items per page of a listing; a "Load more…" item fetches the next page. */
 export const PAGE_SIZE = 200;
@@ -286,7 +286,6 @@ export async function deleteItems(clients: StorageClients, refs: readonly ItemRe
   const progress = tracker(options, refs.length);
   let deleted = 0;
   const failures: { ref: ItemRef; message: string }[] = [];
-  const firstLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
   // Work units: each message-free ref alone, and the messages of each queue as one unit.
   const byQueue = new Map<string, Extract<ItemRef, { kind: 'message' }>[]>();
   const units: ItemRef[][] = [];
@@ -302,7 +301,7 @@ export async function deleteItems(clients: StorageClients, refs: readonly ItemRe
     const first = unit[0]!;
     if (first.kind === 'message') {
       const messages = unit as Extract<ItemRef, { kind: 'message' }>[];
-      const result = await deleteMessages(clients, first.queue, messages.map((m) => m.messageId)).catch((err: unknown) => new Map(messages.map((m) => [m.messageId, firstLine(err)])));
+      const result = await deleteMessages(clients, first.queue, messages.map((m) => m.messageId)).catch((err: unknown) => new Map(messages.map((m) => [m.messageId, messageOf(err)])));
       for (const ref of messages) {
         const failure = result.get(ref.messageId);
         if (failure === undefined) deleted++;
@@ -315,7 +314,7 @@ export async function deleteItems(clients: StorageClients, refs: readonly ItemRe
       await deleteItem(clients, first);
       deleted++;
     } catch (err) {
-      failures.push({ ref: first, message: firstLine(err) });
+      failures.push({ ref: first, message: messageOf(err) });
     }
     progress.step(first.kind);
   });
@@ -354,7 +353,7 @@ async function deleteMessages(clients: StorageClients, queue: string, messageIds
       }
     }
   } catch (err) {
-    const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
+    const message = messageOf(err);
     why = () => message;
   } finally {
     await Promise.allSettled(held.map((m) => client.updateMessage(m.messageId, m.popReceipt, undefined, 0)));

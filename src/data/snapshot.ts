@@ -18,7 +18,7 @@ import {
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
-import { downloadToFile, pool, tracker } from './work';
+import { downloadToFile, messageOf, pool, tracker } from './work';
 
 /** A blob of a snapshot: its description and where its content is (an absolute path). */
 export interface SnapshotBlob {
@@ -657,10 +657,4 @@ async function uploadBlob(container: ContainerClient, b: SnapshotBlob, signal?: 
 
 function withoutUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
-/** An error's message; of the SDKs' RestError only the first line (the rest is RequestId and Time). */
-function messageOf(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return message.split('\n')[0]!.trim();
 }

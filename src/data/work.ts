@@ -1,6 +1,6 @@
 /**
  * How the data layer runs many requests: a bounded pool, progress counts, and a blob's download
- * to a file. No vscode.
+ * to a file, and the one line of an error it reports. No vscode.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -66,4 +66,10 @@ export function tracker(options: DataOptions, total: number): { step(message: st
       all += n;
     },
   };
+}
+
+/** An error's message; of the SDKs' RestError only the first line (the rest is RequestId and Time). */
+export function messageOf(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split('\n')[0]!.trim();
 }
