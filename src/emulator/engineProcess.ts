@@ -339,13 +339,48 @@ process.on('uncaughtException', (err) => {
 const lifecycleUnderWay = new Set<Promise<unknown>>();
 const LIFECYCLE_OPS: ReadonlySet<keyof EngineOps> = new Set<keyof EngineOps>(['start', 'stop', 'clean']);
 
-/** How long the engine, once its extension host has gone, gives lifecycle requests and stops before it exits (ms). */
-const EXIT_AFTER_DISCONNECT_MS = 10_000;
+/**
+ * How the engine, once its extension host has gone, bounds its wait for the lifecycle requests and
+ * stops under way. It checks once a second (a tick); it exits after {@link EXIT_IDLE_TICKS} ticks in
+ * a row in which this process used under {@link IDLE_CPU_MS} ms of CPU time (nothing runs: a stop
+ * hangs), or after {@link EXIT_MAX_TICKS} ticks in all (something runs and never ends).
+ *
+ * Counted in ticks and CPU time, not in wall time: at nice 19 on a machine whose cores are busy, or
+ * stopped for a while (a suspended machine, SIGSTOP), the engine is slow but still saving, and a
+ * bound in wall time cut that save short. A starved or stopped process runs late ticks, and fewer.
+ */
+const EXIT_IDLE_TICKS = 10;
+/** Ticks of {@link EXIT_IDLE_TICKS} use under this much CPU time (ms) each: idle, not saving. */
+const IDLE_CPU_MS = 2;
+/** Ticks after which the engine exits whatever runs (about 2 minutes when it is not starved). */
+const EXIT_MAX_TICKS = 120;
+
+/**
+ * Resolves when this process has been idle for {@link EXIT_IDLE_TICKS} ticks in a row, or after
+ * {@link EXIT_MAX_TICKS} ticks.
+ */
+function idleOrOverdue(): Promise<void> {
+  return new Promise((resolve) => {
+    let ticks = 0;
+    let idleTicks = 0;
+    let cpu = process.cpuUsage();
+    const timer = setInterval(() => {
+      const used = process.cpuUsage(cpu);
+      cpu = process.cpuUsage();
+      ticks++;
+      idleTicks = (used.user + used.system) / 1000 < IDLE_CPU_MS ? idleTicks + 1 : 0;
+      if (idleTicks >= EXIT_IDLE_TICKS || ticks >= EXIT_MAX_TICKS) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 1000);
+  });
+}
 
 /**
  * The extension host went away (it exited or crashed, or ended this process's channel): let the
  * starts, stops and cleans under way finish, stop every service still running, which saves disk
- * data and frees the ports, then exit. Bounded by EXIT_AFTER_DISCONNECT_MS.
+ * data and frees the ports, then exit. Bounded by {@link idleOrOverdue}.
  */
 process.on('disconnect', () => {
   const finish = async (): Promise<void> => {
@@ -354,8 +389,7 @@ process.on('disconnect', () => {
     services.clear();
     await Promise.all(stops);
   };
-  void Promise.race([finish(), new Promise((resolve) => setTimeout(resolve, EXIT_AFTER_DISCONNECT_MS))])
-    .then(() => process.exit(0));
+  void Promise.race([finish(), idleOrOverdue()]).then(() => process.exit(0));
 });
 
 process.on('message', (request: EngineRequest) => {

@@ -2,7 +2,7 @@
  * Reliability figures, each asserted as a number, on the real engine in its own process with real
  * SDK clients: a kill -9 of the engine shortly after the last acknowledged write loses nothing (disk
  * mode's durability window, SAVE_WINDOW_MS), a kill -9 of its host leaves nothing running and loses
- * nothing, even in the middle of a stop's save, 200 start/stop cycles leak no file descriptors and little
+ * nothing, even in the middle of a stop's save and when the engine is then held off the CPU, 200 start/stop cycles leak no file descriptors and little
  * memory, and 32 concurrent clients × 100 mixed operations see no error while the memory meter
  * stays exact.
  */
@@ -32,6 +32,32 @@ async function waitUntil(done: () => boolean, timeoutMs: number, what: string): 
   }
 }
 
+
+/**
+ * Opens a connection to `port` (127.0.0.1) and sends a request whose body never arrives: a stop's
+ * close waits for it (up to 2 s) before its save. The caller destroys the socket.
+ */
+async function hangingRequest(port: number): Promise<net.Socket> {
+  const s = net.connect(port, '127.0.0.1');
+  s.on('error', () => undefined);
+  await once(s, 'connect');
+  s.write('PUT /devstoreaccount1/kept/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nabc');
+  return s;
+}
+
+/** Polls every 10 ms until `port` (127.0.0.1) refuses connections: a stop is under way. Rejects after 10 s. */
+async function waitRefused(port: number): Promise<void> {
+  const refused = async (): Promise<boolean> => new Promise((resolve) => {
+    const probe = net.connect(port, '127.0.0.1');
+    probe.once('connect', () => { probe.destroy(); resolve(false); });
+    probe.once('error', () => resolve(true));
+  });
+  const end = Date.now() + 10_000;
+  while (!(await refused())) {
+    if (Date.now() > end) throw new Error(`timed out after 10000 ms waiting for port ${port} to close`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 describe('Reliability (real engine in its own process, real SDK clients)', function () {
   this.timeout(180_000);
@@ -119,25 +145,10 @@ describe('Reliability (real engine in its own process, real SDK clients)', funct
       const container = BlobServiceClient.fromConnectionString(connectionString).getContainerClient('kept');
       await container.create();
       await inParallel(N, 8, (i) => container.getBlockBlobClient(`b${i}`).upload(`blob ${i}`, `blob ${i}`.length));
-      // A request whose body never arrives keeps the stop's close waiting (up to 2 s) before its save.
       const port = Number(new URL(/BlobEndpoint=([^;]+)/.exec(connectionString)![1]!).port);
-      const s = net.connect(port, '127.0.0.1');
-      socket = s;
-      s.on('error', () => undefined);
-      await once(s, 'connect');
-      s.write('PUT /devstoreaccount1/kept/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nabc');
+      socket = await hangingRequest(port);
       child.stdin!.write('stop blob\n');
-      // The stop is under way once the port refuses new connections; then the extension host dies.
-      const refused = async (): Promise<boolean> => new Promise((resolve) => {
-        const probe = net.connect(port, '127.0.0.1');
-        probe.once('connect', () => { probe.destroy(); resolve(false); });
-        probe.once('error', () => resolve(true));
-      });
-      const end = Date.now() + 10_000;
-      while (!(await refused())) {
-        if (Date.now() > end) throw new Error('timed out after 10000 ms waiting for the blob port to close');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitRefused(port);
       child.kill('SIGKILL');
       await once(child, 'exit');
       await waitUntil(() => !alive(enginePid), 15_000, 'the engine process to exit after its host went away');
@@ -151,6 +162,50 @@ describe('Reliability (real engine in its own process, real SDK clients)', funct
     } finally {
       socket?.destroy();
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    fs.rmSync(location, { recursive: true, force: true });
+  });
+
+  it('the extension host going away while the engine is held off the CPU for 12 s mid-save (as at nice 19 on a busy machine): the engine still finishes that save before it exits', async function () {
+    if (process.platform !== 'linux') this.skip(); // /proc tells whether the engine's process still runs
+    const location = tempDir('emu-host-gone-starved-');
+    const files = engineFiles();
+    const child = spawn(process.execPath, [path.join(__dirname, '..', 'helpers', 'diskEmulatorChild.js'), location, files.processPath, files.enginePath], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let socket: net.Socket | undefined;
+    let enginePid: number | undefined;
+    try {
+      const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+      const started = JSON.parse(line) as { connectionString: string; enginePid: number };
+      enginePid = started.enginePid;
+      const container = BlobServiceClient.fromConnectionString(started.connectionString).getContainerClient('kept');
+      await container.create();
+      await inParallel(N, 8, (i) => container.getBlockBlobClient(`b${i}`).upload(`blob ${i}`, `blob ${i}`.length));
+      const port = Number(new URL(/BlobEndpoint=([^;]+)/.exec(started.connectionString)![1]!).port);
+      socket = await hangingRequest(port);
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      // The engine has seen its host go: Blob's stop is under way, its close waiting for the request above.
+      await waitRefused(port);
+      process.kill(enginePid, 'SIGSTOP');
+      // The stall itself is what this test is about: 12 s of wall time in which the engine gets no CPU.
+      await new Promise((resolve) => setTimeout(resolve, 12_000));
+      process.kill(enginePid, 'SIGCONT');
+      const pid = enginePid;
+      await waitUntil(() => !alive(pid), 30_000, 'the engine process to exit after its host went away');
+      assert.deepEqual(fs.readdirSync(location).filter((f) => f === markerFileName('blob')), [], 'the blob save did not finish');
+      const { emulator } = track(makeEmulator({ location }));
+      assert.equal((await emulator.start('blob')).ok, true);
+      let blobs = 0;
+      for await (const blob of clients(emulator).blob().getContainerClient('kept').listBlobsFlat()) if (blob.name.startsWith('b')) blobs++;
+      assert.equal(blobs, N);
+      await emulator.dispose();
+    } finally {
+      socket?.destroy();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (enginePid !== undefined && alive(enginePid)) {
+        process.kill(enginePid, 'SIGCONT');
+        process.kill(enginePid, 'SIGKILL');
+      }
     }
     fs.rmSync(location, { recursive: true, force: true });
   });
