@@ -9,7 +9,7 @@ import { affectsEmulator, readExtensionSettings } from './config';
 import { serviceName, type ServiceKind } from './core/services';
 import type { Emulator } from './emulator/emulator';
 import type { Failure } from './core/outcome';
-import { showOutcome, type NotifyDeps } from './ui/notify';
+import { notify, showOutcome, type NotifyDeps } from './ui/notify';
 
 /** Restarts run one batch at a time, in the order the changes came. */
 export class SettingsWatcher implements vscode.Disposable {
@@ -66,7 +66,7 @@ export class SettingsWatcher implements vscode.Disposable {
       return;
     }
     const names = (ks: ServiceKind[]) => ks.map(serviceName).join(', ');
-    void vscode.window.showWarningMessage(
+    void notify('warning',
       `Azurite settings changed for ${names(kinds)}. Restarting drops the in-memory data of ${names(lossy)}.`,
       'Restart Now', 'Later',
     ).then((choice) => {

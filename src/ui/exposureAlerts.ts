@@ -2,10 +2,11 @@
  * A service that starts on an address other machines can reach (anything but loopback: 0.0.0.0, a LAN
  * address, a host name) is said so once per start, because the development account's key is public:
  * anyone who reaches the port can read and change the data. The notification offers "Bind to
- * 127.0.0.1", which writes `azurite.<kind>Host` where the user set it and restarts the service.
+ * 127.0.0.1", which writes `azurite.<kind>Host` where the user set it and restarts the service (after
+ * asking, when the restart would drop in-memory data).
  */
 import * as vscode from 'vscode';
-import { azuriteConfig } from '../config';
+import { azuriteConfig, readExtensionSettings } from '../config';
 import { exposureNotice, isLoopbackHost } from '../core/hosts';
 import { failure, type Outcome } from '../core/outcome';
 import type { ServiceKind } from '../core/services';
@@ -34,8 +35,11 @@ export class ExposureAlerts implements vscode.Disposable {
 
 /**
  * Sets `azurite.<kind>Host` to 127.0.0.1 in the most specific place it is set (workspace folder,
- * workspace, user settings) and restarts the service if it runs (the settings watcher may already
- * have: a restart under way is shared, one already done is not repeated).
+ * workspace, user settings) and restarts the service if it runs with its data on disk (the settings
+ * watcher may already have: a restart under way is shared, one already done is not repeated). A
+ * service that holds in-memory data is left to the settings watcher, which asks before a restart
+ * drops that data (unless `azurite.restartOnConfigChange`).
+ * @returns `{ ok: true }`, the restart's outcome, or a `setting` failure when the setting cannot be written
  */
 export async function bindToLoopback(kind: ServiceKind, deps: NotifyDeps): Promise<Outcome> {
   const key = `${kind}Host`;
@@ -51,6 +55,7 @@ export async function bindToLoopback(kind: ServiceKind, deps: NotifyDeps): Promi
   }
   deps.reloadSettings();
   const { emulator } = deps;
+  if (emulator.isRunningInMemory(kind) && !readExtensionSettings().restartOnConfigChange) return { ok: true };
   if (emulator.servicesNeedingRestart().includes(kind)) return emulator.restart(kind);
   return { ok: true };
 }

@@ -1,10 +1,12 @@
 /**
  * In a real VS Code: a service on 0.0.0.0 is said to be reachable from the network (one
- * notification, a warning-coloured item) and "Bind to 127.0.0.1" moves it back; a data folder on
+ * notification, a warning-coloured item) and "Bind to 127.0.0.1" moves it back, asking first when
+ * the restart drops in-memory data; a data folder on
  * which Node's recursive mkdir never returns fails within its bound naming azurite.location; the
  * PFX password goes to Secret Storage.
  */
 import * as assert from 'node:assert/strict';
+import { BlobServiceClient } from '@azure/storage-blob';
 import * as vscode from 'vscode';
 import { LIFECYCLE_BOUNDS } from '../../src/core/bounds';
 import { exposureNotice } from '../../src/core/hosts';
@@ -37,9 +39,19 @@ describe('Exposure, bounded starts and the certificate password', function () {
     assert.ok(item.tooltip.includes('$(warning) Reachable from other machines on your network at '), item.tooltip);
     assert.equal(a.notifications().slice(shown).filter((n) => n === notice).length, 1);
 
-    // What the notification's "Bind to 127.0.0.1" runs (a headless test cannot click it).
+    // What the notification's "Bind to 127.0.0.1" runs (a headless test cannot click it). Blob holds
+    // in-memory data: the setting is written, and the restart that would drop the data is asked about.
+    const container = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('kept');
+    await container.create();
+    await container.getBlockBlobClient('b').upload('kept', 4);
     assert.deepEqual(await a.bindToLoopback('blob'), { ok: true });
     assert.equal(config().inspect<string>('blobHost')?.workspaceValue, '127.0.0.1');
+    await waitFor('the restart question', () => a.notifications().slice(shown).includes('Azurite settings changed for Blob. Restarting drops the in-memory data of Blob.'));
+    await a.settled();
+    assert.equal(a.emulator.endpoint('blob')?.host, '0.0.0.0', 'not restarted before the user says so');
+    assert.equal(await container.getBlockBlobClient('b').exists(), true);
+    // The user's go-ahead, as a setting: the restart follows without a question.
+    await configure({ restartOnConfigChange: true });
     await waitFor('Blob running on 127.0.0.1', () => a.emulator.endpoint('blob')?.host === '127.0.0.1');
     await a.settled();
     assert.equal(a.statusItems().blob.backgroundColor, undefined);
