@@ -73,6 +73,8 @@ run_tier integration count_mocha node test/harness/runIntegration.mjs
 run_tier integration-autostart count_mocha node test/harness/runIntegration.mjs --suite autostart \
   --user-settings '{"azurite.autoStart":"all","azurite.blobPort":0,"azurite.queuePort":0,"azurite.inMemoryPersistence":true}' \
   --hold-port-as-azurite azurite.tablePort
+run_tier integration-autostart-attached count_mocha node test/harness/runIntegration.mjs --suite autostart-attached \
+  --user-settings '{"azurite.autoStart":"all","azurite.attach":"UseDevelopmentStorage=true","azurite.blobPort":0,"azurite.queuePort":0,"azurite.tablePort":0}'
 run_tier integration-multiroot count_mocha node test/harness/runIntegration.mjs --suite multiroot --multi-root \
   --user-settings '{"azurite.blobPort":0,"azurite.queuePort":0,"azurite.tablePort":0}'
 run_tier integration-passive count_mocha node test/harness/runIntegration.mjs --suite passive \

@@ -1,7 +1,8 @@
 /**
  * `azurite.autoStart`: start services when a workspace opens, silently — no notification on
  * success, only failures are shown — and skip a service whose port already answers as an Azurite
- * (another window or the Azurite CLI is serving it).
+ * (another window or the Azurite CLI is serving it). Nothing starts while `azurite.attach` is set: the
+ * window works with that Azurite, and a local start would be refused.
  */
 import { readExtensionSettings } from './config';
 import { failure } from './core/outcome';
@@ -12,15 +13,22 @@ import { showOutcome, type NotifyDeps } from './ui/notify';
 
 /**
  * Starts the configured services. Resolves when done; never rejects.
+ * @param deps also `attached()`, the Azurite of `azurite.attach` (its label) while it is set
  * @param info writes a line to the output channel
  */
-export async function autoStart(emulator: Emulator, deps: NotifyDeps, info: (line: string) => void): Promise<void> {
+export async function autoStart(emulator: Emulator, deps: NotifyDeps & { readonly attached: () => { readonly label: string } | undefined }, info: (line: string) => void): Promise<void> {
   const kinds = parseAutoStart(readExtensionSettings().autoStart);
   if (!Array.isArray(kinds)) {
     showOutcome(failure('setting', kinds.error, { setting: 'azurite.autoStart' }), deps);
     return;
   }
-  if (kinds.length === 0 || !(await deps.prepareStart())) return;
+  if (kinds.length === 0) return;
+  const attached = deps.attached();
+  if (attached !== undefined) {
+    info(`autoStart: nothing started, the window is attached to the Azurite at ${attached.label} (azurite.attach)`);
+    return;
+  }
+  if (!(await deps.prepareStart())) return;
   await Promise.all(kinds.map(async (kind) => {
     const { host, port } = emulator.options.services[kind];
     if (port !== 0) {
