@@ -70,6 +70,8 @@ export interface TestingApi extends ExtensionApi {
   notifications(): string[];
   /** True while the memory usage view is open. */
   memoryPanelOpen(): boolean;
+  /** The memory usage view's page as last rendered (undefined while it is closed). */
+  memoryPanelHtml(): string | undefined;
   /** The variables integrated terminals get now. */
   terminalVariables(): Record<string, string | undefined>;
   /** What the terminals' environment description says now (what was injected and why). */
@@ -232,6 +234,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     rescanLocalSettings: () => connectionEnv.rescan(),
     notifications: () => recordedNotifications(),
     memoryPanelOpen: () => memoryPanel.isOpen,
+    memoryPanelHtml: () => memoryPanel.html,
     dataFolder: () => context.workspaceState.get<string>(DATA_FOLDER_KEY),
     engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: new CodeCachedModule(engineFiles.enginePath, engineFiles.codeCacheDir).cacheFile() }),
     settled: async () => { await autoStarted; await watcher.settled(); },

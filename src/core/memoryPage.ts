@@ -93,7 +93,7 @@ export function memoryPageHtml(input: MemoryPageInput): string {
 </style></head>
 <body>
 <h1 id="headline" class="level-${level}">In-memory extents: ${esc(formatUsage(r))} (${pct}%)</h1>
-${input.inMemory ? '' : '<p class="note">azurite.inMemoryPersistence is off: data is on disk and the memory limit does not apply.</p>'}
+${input.inMemory ? '' : '<p class="note">Blob and Queue keep their data on disk (azurite.inMemoryPersistence off): the memory limit does not apply.</p>'}
 <table>
 ${row('Blob content', bytes(r.blobBytes), 'blob-bytes')}
 ${row('Queue messages', bytes(r.queueBytes), 'queue-bytes')}
@@ -108,7 +108,8 @@ ${memoryChartSvg(input.samples, input.now)}
 <p class="note">Counted against the limit: blob content and queue message text, as Azurite counts them
 (MemoryExtentStore). Table entities and all metadata live in LokiJS outside the limit; their size is
 estimated as the JSON length of LokiJS's documents (without content buffers, which are extent data),
-which follows but does not equal their heap use. Heap and RSS are the whole extension host's, which the emulator shares with other extensions.
+which follows but does not equal their heap use. Heap and RSS are the engine's own process's; the
+extension host's are not in them.
 Deleted blobs and messages leave memory when Azurite's GC runs (blob every 10 minutes, queue every
 minute) or at once with <em>Azurite: Reclaim Memory</em>.</p>
 </body></html>`;

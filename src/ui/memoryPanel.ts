@@ -1,7 +1,10 @@
 /**
  * `Azurite: Show Memory Usage`: a webview with the figures and a chart of use against the limit over
- * the last minutes, refreshed live while open (on memory events, at most once a second, and every
- * {@link PANEL_TICK_MS} for the time axis and heap figures). One panel; showing it again reveals it.
+ * the last minutes, refreshed live while open and visible (on memory events, at most once a second,
+ * and every {@link PANEL_TICK_MS} for the time axis and heap figures). A render asks the engine for
+ * its breakdown, whose metadata estimate serializes every LokiJS document on the engine's thread,
+ * so a panel in a hidden tab is not rendered: it catches up when it is shown again. One panel;
+ * showing it again reveals it.
  */
 import * as vscode from 'vscode';
 import { MemoryHistory } from '../core/memoryHistory';
@@ -37,6 +40,7 @@ export class MemoryPanel implements vscode.Disposable {
       return;
     }
     this.panel = vscode.window.createWebviewPanel('azurite.memoryUsage', 'Azurite Memory Usage', vscode.ViewColumn.Active, { enableScripts: false });
+    this.panel.onDidChangeViewState((e) => { if (e.webviewPanel.visible) this.render(); });
     this.panel.onDidDispose(() => {
       clearInterval(this.timer);
       this.timer = undefined;
@@ -49,6 +53,11 @@ export class MemoryPanel implements vscode.Disposable {
   /** True while the panel is open. */
   get isOpen(): boolean {
     return this.panel !== undefined;
+  }
+
+  /** The page as last rendered, undefined while the panel is closed (for tests). */
+  get html(): string | undefined {
+    return this.panel?.webview.html;
   }
 
   private sample(): void {
@@ -74,13 +83,14 @@ export class MemoryPanel implements vscode.Disposable {
   }
 
   private async renderNow(): Promise<void> {
-    if (this.panel === undefined) return;
+    if (this.panel?.visible !== true) return;
     const b = await this.emulator.memoryBreakdown();
     if (this.panel === undefined) return;
     const now = Date.now();
     this.panel.webview.html = memoryPageHtml({
       report: b.report,
-      inMemory: this.emulator.options.inMemoryPersistence,
+      // What the running Blob and Queue use (a restart may be pending); the setting when neither runs.
+      inMemory: this.emulator.runningKinds().some((k) => k !== 'table') ? this.emulator.isMemoryInUse() : this.emulator.options.inMemoryPersistence,
       metadataEstimateBytes: b.metadataEstimateBytes,
       heapUsedBytes: b.heapUsedBytes,
       rssBytes: b.rssBytes,

@@ -6,6 +6,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { BlobServiceClient, RestError } from '@azure/storage-blob';
+import { QueueServiceClient } from '@azure/storage-queue';
+import { PANEL_TICK_MS } from '../../src/ui/memoryPanel';
 import { api, configure, reset, waitFor } from './helpers';
 
 const KiB = 1024;
@@ -80,12 +82,31 @@ describe('Memory meter in depth', () => {
     await waitFor('the meter to drop to 0 B', () => a.statusItems().memory.text.startsWith('$(database) 0 B /'), 3000);
   });
 
-  it('opens the memory usage view', async () => {
+  it('opens the memory usage view, which renders only while it is visible and tells what the running services use', async () => {
     const a = await api();
     await vscode.commands.executeCommand('azurite.start_queue');
     const report = await vscode.commands.executeCommand<{ usedBytes: number }>('azurite.showMemoryUsage');
     assert.equal(report.usedBytes, 0);
     assert.equal(a.memoryPanelOpen(), true);
+    await waitFor('the page', () => a.memoryPanelHtml()?.includes('In-memory extents'));
+    // Queue runs in memory; the setting turned off waits for the user's Restart Now: the limit still applies.
+    await configure({ inMemoryPersistence: false });
+    assert.equal(a.emulator.isRunningInMemory('queue'), true);
+    const before = a.memoryPanelHtml();
+    const rendered = await waitFor('a render after the change', () => { const html = a.memoryPanelHtml(); return html !== before ? html : undefined; });
+    assert.ok(!rendered.includes('the memory limit does not apply'), 'the note of disk mode, while Queue holds its data in memory');
+    // Hidden behind an editor: no render (each asks the engine to serialize its documents), whatever happens.
+    const doc = await vscode.workspace.openTextDocument({ content: 'over the view' });
+    await vscode.window.showTextDocument(doc, vscode.ViewColumn.Active);
+    const hidden = a.memoryPanelHtml();
+    const queue = QueueServiceClient.fromConnectionString(a.emulator.connectionString()).getQueueClient('hidden');
+    await queue.create();
+    await queue.sendMessage('x'.repeat(10 * KiB));
+    // An absence cannot be polled for: this waits out two of the view's refresh ticks.
+    await new Promise((resolve) => setTimeout(resolve, 2.5 * PANEL_TICK_MS));
+    assert.equal(a.memoryPanelHtml(), hidden, 'rendered while hidden');
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await waitFor('a render once shown again', () => a.memoryPanelHtml() !== hidden);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     await waitFor('the view to close', () => !a.memoryPanelOpen());
   });
