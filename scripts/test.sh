@@ -70,7 +70,8 @@ run_tier() { # $1 = name, $2 = counter, rest = command
 run_tier unit count_mocha npx mocha --config test/unit/.mocharc.json
 run_tier python-sdks count_pytest node test/python/run.mjs
 run_tier integration count_mocha node test/harness/runIntegration.mjs
-run_tier integration-autostart count_mocha node test/harness/runIntegration.mjs --suite autostart \
+run_tier integration-autostart count_mocha env AZURE_STORAGE_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountName=prodaccount;AccountKey=a2V5;EndpointSuffix=core.windows.net' \
+  node test/harness/runIntegration.mjs --suite autostart \
   --user-settings '{"azurite.autoStart":"all","azurite.blobPort":0,"azurite.queuePort":0,"azurite.inMemoryPersistence":true}' \
   --hold-port-as-azurite azurite.tablePort
 run_tier integration-autostart-attached count_mocha node test/harness/runIntegration.mjs --suite autostart-attached \

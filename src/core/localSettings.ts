@@ -142,26 +142,61 @@ export interface ConnectionVariables {
 }
 
 /**
- * Decides which variables to set for the running services.
+ * Decides which variables to set for the running services. A variable that the environment VS Code
+ * was started with (which terminals and debugged programs inherit) sets to a value of the user's
+ * own ({@link isReplaceableInherited} false: a cloud account exported in the shell) is not set.
  * @param connectionString the running services' connection string
  * @param running human names of the running services, in order (`['Blob', 'Queue']`); at least one
  * @param files every local.settings.json found (empty when none)
+ * @param inherited the extension host's environment (`process.env`); none by default
+ * @param own our services' endpoints, for telling the user's values from ours in `inherited`
  */
-export function decideVariables(connectionString: string, running: readonly string[], files: readonly LocalSettingsFile[]): ConnectionVariables {
-  const blocking = files.filter((f) => f.use.kind === 'own' || f.use.kind === 'emulatorAccount' || f.use.kind === 'unknown');
-  const services = `the running Azurite ${running.join(', ')}`;
-  if (blocking.length === 0) {
-    return {
-      variables: { [STORAGE_VARIABLE]: connectionString, [WEBJOBS_VARIABLE]: connectionString },
-      description: `${STORAGE_VARIABLE} and ${WEBJOBS_VARIABLE} for ${services}`,
-    };
-  }
-  const reasons = blocking.map((f) => (f.use.kind === 'unknown' ? `${f.label} could not be read (${f.use.reason})`
-    : f.use.kind === 'emulatorAccount' ? `${f.label} sets its own (account ${f.use.account} of this emulator)` : `${f.label} sets its own`));
-  return {
-    variables: { [STORAGE_VARIABLE]: connectionString },
-    description: `${STORAGE_VARIABLE} for ${services}; ${WEBJOBS_VARIABLE} not set: ${reasons.join('; ')}`,
+export function decideVariables(
+  connectionString: string, running: readonly string[], files: readonly LocalSettingsFile[],
+  inherited: Readonly<Record<string, string | undefined>> = {}, own: readonly OwnEndpoint[] = [],
+): ConnectionVariables {
+  const fromEnvironment = (name: ConnectionVariable): boolean => {
+    const value = inherited[name];
+    return value !== undefined && value !== '' && !isReplaceableInherited(value, own);
   };
+  const environmentReason = 'the environment VS Code was started with sets its own';
+  const variables: Partial<Record<ConnectionVariable, string>> = {};
+  const notSet: string[] = [];
+  if (fromEnvironment(STORAGE_VARIABLE)) notSet.push(`${STORAGE_VARIABLE} not set: ${environmentReason}`);
+  else variables[STORAGE_VARIABLE] = connectionString;
+  const blocking = files.filter((f) => f.use.kind === 'own' || f.use.kind === 'emulatorAccount' || f.use.kind === 'unknown');
+  if (blocking.length > 0) {
+    const reasons = blocking.map((f) => (f.use.kind === 'unknown' ? `${f.label} could not be read (${f.use.reason})`
+      : f.use.kind === 'emulatorAccount' ? `${f.label} sets its own (account ${f.use.account} of this emulator)` : `${f.label} sets its own`));
+    notSet.push(`${WEBJOBS_VARIABLE} not set: ${reasons.join('; ')}`);
+  } else if (fromEnvironment(WEBJOBS_VARIABLE)) notSet.push(`${WEBJOBS_VARIABLE} not set: ${environmentReason}`);
+  else variables[WEBJOBS_VARIABLE] = connectionString;
+  const set = CONNECTION_VARIABLES.filter((name) => variables[name] !== undefined);
+  const services = `the running Azurite ${running.join(', ')}`;
+  return {
+    variables,
+    description: [set.length > 0 ? `${set.join(' and ')} for ${services}` : `nothing set for ${services}`, ...notSet].join('; '),
+  };
+}
+
+/**
+ * True when a connection string the user's environment holds is one we may replace: it points at
+ * the development storage ({@link isDevelopmentStorage}), or names the development account
+ * (`devstoreaccount1`, whose key is public) at a loopback host — such as one this extension
+ * injected into the terminal a window was opened from, with the ports of that time.
+ */
+export function isReplaceableInherited(value: string, own: readonly OwnEndpoint[]): boolean {
+  if (isDevelopmentStorage(value, own)) return true;
+  const pairs = connectionStringPairs(value);
+  if (pairs.get('accountname') !== DEVELOPMENT_ACCOUNT) return false;
+  const endpoints = ['blobendpoint', 'queueendpoint', 'tableendpoint'].map((k) => pairs.get(k)).filter((e): e is string => e !== undefined);
+  return endpoints.length > 0 && endpoints.every((e) => {
+    try {
+      return LOOPBACK.has(new URL(e).hostname.toLowerCase());
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** True when any file points `AzureWebJobsStorage` at the development storage (a Functions project that needs the emulator). */

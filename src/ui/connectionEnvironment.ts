@@ -108,11 +108,15 @@ export class ConnectionEnvironment implements vscode.Disposable {
     return needsDevelopmentStorage(this.classified(folder));
   }
 
-  /** The variables to set now and why; undefined while no service runs. */
+  /**
+   * The variables to set now and why; undefined while no service runs. A variable the extension
+   * host's own environment sets to a value of the user's (a cloud account exported in the shell
+   * that started VS Code) is left out, since terminals and debugged programs inherit it.
+   */
   current(): ConnectionVariables | undefined {
     const running = SERVICE_KINDS.filter((k) => this.emulator.endpoint(k) !== undefined);
     if (running.length === 0) return undefined;
-    return decideVariables(this.emulator.connectionString(), running.map(serviceName), this.classified());
+    return decideVariables(this.emulator.connectionString(), running.map(serviceName), this.classified(), process.env, this.ownEndpoints());
   }
 
   dispose(): void {

@@ -79,6 +79,26 @@ describe('core/localSettings', () => {
     assert.match(unreadable.description, /AzureWebJobsStorage not set: local\.settings\.json could not be read \(Unexpected token\)$/);
   });
 
+  it('sets no variable over a value of the user\'s own in the environment VS Code was started with; replaces one that is ours', () => {
+    const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;BlobEndpoint=http://127.0.0.1:40001/devstoreaccount1;';
+    const own = [{ host: '127.0.0.1', port: 40001 }];
+    const cloud = 'DefaultEndpointsProtocol=https;AccountName=prodaccount;AccountKey=a2V5;EndpointSuffix=core.windows.net';
+    const both = decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: cloud, AzureWebJobsStorage: cloud }, own);
+    assert.deepEqual(both.variables, {});
+    assert.equal(both.description, 'nothing set for the running Azurite Blob; AZURE_STORAGE_CONNECTION_STRING not set: the environment VS Code was started with sets its own; AzureWebJobsStorage not set: the environment VS Code was started with sets its own');
+    const one = decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: cloud, AzureWebJobsStorage: '' }, own);
+    assert.deepEqual(one.variables, { AzureWebJobsStorage: cs });
+    assert.equal(one.description, 'AzureWebJobsStorage for the running Azurite Blob; AZURE_STORAGE_CONNECTION_STRING not set: the environment VS Code was started with sets its own');
+    // Ours, or the development storage, or devstoreaccount1 on this machine at ports of an earlier run (a terminal of ours that opened this window): replaced.
+    for (const inherited of [cs, 'UseDevelopmentStorage=true', cs.replace('40001', '51234'), 'AccountName=devstoreaccount1;QueueEndpoint=http://localhost:10001/devstoreaccount1']) {
+      assert.deepEqual(decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: inherited, AzureWebJobsStorage: inherited }, own).variables,
+        { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs }, inherited);
+    }
+    // devstoreaccount1 on another machine (a shared Azurite) is the user's.
+    assert.deepEqual(decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: 'AccountName=devstoreaccount1;BlobEndpoint=http://10.0.0.5:10000/devstoreaccount1' }, own).variables,
+      { AzureWebJobsStorage: cs });
+  });
+
   it('needs the development storage when any file points at it', () => {
     assert.equal(needsDevelopmentStorage([]), false);
     assert.equal(needsDevelopmentStorage([{ label: 'a', use: { kind: 'own' } }, { label: 'b', use: { kind: 'absent' } }]), false);

@@ -1,6 +1,7 @@
 /**
  * Run with user settings azurite.autoStart "all" and a table port already answered by an Azurite
- * (runIntegration --suite autostart --hold-port-as-azurite azurite.tablePort).
+ * (runIntegration --suite autostart --hold-port-as-azurite azurite.tablePort), and with a cloud
+ * account's AZURE_STORAGE_CONNECTION_STRING in the environment VS Code starts with.
  */
 import * as assert from 'node:assert/strict';
 import { api } from '../../helpers';
@@ -13,5 +14,13 @@ describe('azurite.autoStart "all"', () => {
     assert.equal(a.emulator.status('queue').status, 'running');
     assert.deepEqual(a.emulator.status('table'), { status: 'closed' }, 'skipped quietly, not failed');
     assert.equal(String(a.emulator.options.services.table.port), process.env.AZURITE_TEST_HELD_PORT);
+  });
+
+  it('leaves the AZURE_STORAGE_CONNECTION_STRING of the environment VS Code started with to terminals; sets AzureWebJobsStorage', async () => {
+    const a = await api();
+    await a.settled();
+    assert.match(process.env.AZURE_STORAGE_CONNECTION_STRING ?? '', /AccountName=prodaccount;/, 'the harness exports a cloud account');
+    assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: a.emulator.connectionString() });
+    assert.equal(a.terminalDescription(), 'AzureWebJobsStorage for the running Azurite Blob, Queue; AZURE_STORAGE_CONNECTION_STRING not set: the environment VS Code was started with sets its own (Storage Emulators)');
   });
 });
