@@ -157,7 +157,8 @@ export class StatusBar implements vscode.Disposable {
       location: options.location,
       accountUrl: state.status === 'running' ? endpointUrl(this.emulator.clientAddress(kind)) : undefined,
       settingErrors: this.emulator.settingErrors(kind),
-      ...(this.diskBytes[kind] !== undefined && !inMemory ? { diskBytes: this.diskBytes[kind] } : {}),
+      // Measured while it runs; a stopped service's files may be cleaned or its location changed since.
+      ...(this.diskBytes[kind] !== undefined && !inMemory && state.status === 'running' ? { diskBytes: this.diskBytes[kind] } : {}),
       ...(newest !== undefined ? { apiVersion: { newest, check: options.apiVersionCheck } } : {}),
       ...(state.status === 'running' ? { networkAddresses: networkAddresses() } : {}),
     }), this.revealedBy !== undefined && !this.isAttached());

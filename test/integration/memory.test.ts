@@ -111,7 +111,7 @@ describe('Memory meter in depth', () => {
     await waitFor('the view to close', () => !a.memoryPanelOpen());
   });
 
-  it('hides the meter in disk mode; the service tooltip says where the data is and its size on disk', async () => {
+  it('hides the meter in disk mode; the service tooltip says where the data is and, while it runs, its size on disk', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: false });
     await vscode.commands.executeCommand('azurite.start_blob');
@@ -125,6 +125,10 @@ describe('Memory meter in depth', () => {
       const m = /\((\d+(\.\d)?) KB on disk\)/.exec(a.statusItems().blob.tooltip);
       return m !== null && Number(m[1]) >= 64;
     });
+    // Stopped, then cleaned: no size from before is shown.
+    await vscode.commands.executeCommand('azurite.close_blob');
+    assert.doesNotMatch(a.statusItems().blob.tooltip, /on disk\)/);
     await vscode.commands.executeCommand('azurite.clean_blob', { skipConfirmation: true });
+    assert.doesNotMatch(a.statusItems().blob.tooltip, /on disk\)/);
   });
 });
