@@ -2,10 +2,14 @@
  * Live settings: every `azurite.*` change reaches the emulator at once; running services whose
  * settings changed are restarted — at once when their data is on disk (it survives), after asking
  * (Restart Now / Later) when a restart would drop in-memory data, unless
- * `azurite.restartOnConfigChange` is on. Pattern: rust-analyzer's config.ts restart-required keys.
+ * `azurite.restartOnConfigChange` is on. The question is asked once per change of the settings that
+ * need the restart: after Later (or while it is open), other changes do not ask it again. Pattern:
+ * rust-analyzer's config.ts restart-required keys.
  */
 import * as vscode from 'vscode';
 import { affectsEmulator, readExtensionSettings } from './config';
+import { needsRestart } from './core/configChange';
+import type { EmulatorOptions } from './core/settings';
 import { serviceName, type ServiceKind } from './core/services';
 import type { Emulator } from './emulator/emulator';
 import type { Failure } from './core/outcome';
@@ -17,6 +21,12 @@ export class SettingsWatcher implements vscode.Disposable {
   /** The last settings reload's live part (what the engine applies), until done. */
   private applying: Promise<void> = Promise.resolve();
   private readonly subscriptions: vscode.Disposable[];
+  /**
+   * The settings in force when the user was asked about restarting an in-memory service (the
+   * question may still be open, or answered Later): not asked again until a setting that needs a
+   * restart changes again, or the service stops.
+   */
+  private readonly asked = new Map<ServiceKind, EmulatorOptions>();
 
   /**
    * @param reload re-reads the settings into the emulator and redraws; resolves to live-apply problems
@@ -27,10 +37,11 @@ export class SettingsWatcher implements vscode.Disposable {
     private readonly deps: NotifyDeps,
   ) {
     const stale = emulator.onDidStartWithStaleSettings((kind) => this.restartWhereNeeded([kind]));
+    const states = emulator.onDidChangeState(({ kind, state }) => { if (state.status === 'closed') this.asked.delete(kind); });
     this.subscriptions = [
       vscode.workspace.onDidChangeConfiguration((e) => { if (affectsEmulator(e)) this.changed(); }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.changed()),
-      { dispose: () => stale.dispose() },
+      { dispose: () => { stale.dispose(); states.dispose(); } },
     ];
   }
 
@@ -65,13 +76,28 @@ export class SettingsWatcher implements vscode.Disposable {
       this.queueRestart(kinds);
       return;
     }
+    // Asked already about these very settings (the question is open, or the answer was Later).
+    const options = this.emulator.options;
+    const asked = (k: ServiceKind): boolean => {
+      const then = this.asked.get(k);
+      return then !== undefined && !needsRestart(k, then, options);
+    };
+    if (lossy.every(asked)) {
+      const others = kinds.filter((k) => !lossy.includes(k));
+      if (others.length > 0) this.queueRestart(others);
+      return;
+    }
+    for (const k of lossy) this.asked.set(k, options);
     const names = (ks: ServiceKind[]) => ks.map(serviceName).join(', ');
     void notify('warning',
       `Azurite settings changed for ${names(kinds)}. Restarting drops the in-memory data of ${names(lossy)}.`,
       'Restart Now', 'Later',
     ).then((choice) => {
       // Settings may have changed again meanwhile: restart whatever still needs it.
-      if (choice === 'Restart Now') this.queueRestart(this.emulator.servicesNeedingRestart());
+      if (choice === 'Restart Now') {
+        for (const k of lossy) this.asked.delete(k);
+        this.queueRestart(this.emulator.servicesNeedingRestart());
+      }
     });
   }
 

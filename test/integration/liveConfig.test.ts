@@ -84,6 +84,26 @@ describe('Live settings, port conflicts and terminals', () => {
     assert.equal(a.emulator.endpoint('blob')?.port, port, 'the service kept running as it was');
   });
 
+  it('asks once about restarting an in-memory service: other changes after Later do not ask again, a new change of its settings does', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('azurite.start_queue');
+    const question = 'Azurite settings changed for Queue. Restarting drops the in-memory data of Queue.';
+    const asked = (): number => a.notifications().filter((n) => n === question).length;
+    const before = asked();
+    await configure({ loose: true });
+    await waitFor('the question', () => asked() === before + 1);
+    // Unanswered (as after Later): a setting applied live asks nothing.
+    await configure({ extentMemoryLimit: 64 });
+    await a.settled();
+    assert.equal(asked(), before + 1);
+    assert.equal(a.emulator.status('queue').status, 'running');
+    // Another change that needs the restart asks again.
+    await configure({ loose: false });
+    await configure({ queueKeepAliveTimeout: 7 });
+    await waitFor('the question again', () => asked() === before + 2);
+    await vscode.workspace.getConfiguration('azurite').update('queueKeepAliveTimeout', undefined, vscode.ConfigurationTarget.Workspace);
+  });
+
   it('restarts in-memory services without asking when azurite.restartOnConfigChange is on', async () => {
     const a = await api();
     await configure({ restartOnConfigChange: true });
