@@ -91,7 +91,8 @@ export class DataTarget implements vscode.Disposable {
     this.parsed = parseAttach(vscode.workspace.getConfiguration().get(ATTACH_SETTING));
     this.report();
     const now = this.attached();
-    if (now !== undefined && was === undefined && this.emulator.runningKinds().length > 0) {
+    // Starting ones too: stopAll() waits for their start, which the start blocker no longer stops.
+    if (now !== undefined && was === undefined && SERVICE_KINDS.some((k) => this.emulator.status(k).status !== 'closed')) {
       this.log.info(`Attached to ${now.label}: stopping the local services.`);
       await this.emulator.stopAll();
     }
