@@ -158,7 +158,9 @@ export function parseSettings(raw: RawSettings, location: LocationContext, secre
     let port = DEFAULT_PORTS[kind];
     const rawPort = raw[portKey];
     if (rawPort !== undefined && rawPort !== null) {
-      if (isPortNumber(rawPort)) port = rawPort;
+      // A port written as a string ("10000") works in the Azurite extension, which hands it to Node's listen().
+      const asNumber = typeof rawPort === 'string' && /^\d{1,5}$/.test(rawPort.trim()) ? Number(rawPort.trim()) : rawPort;
+      if (isPortNumber(asNumber)) port = asNumber;
       else fail(portKey, rawPort, `use a whole number from 0 to 65535 (0 picks a free port; Azurite's default is ${DEFAULT_PORTS[kind]}).`, [kind]);
     }
     const keepAliveKey = `${kind}KeepAliveTimeout`;

@@ -124,7 +124,8 @@ describe('core/settings', () => {
       [-1, '-1'],
       [1.5, '1.5'],
       ['abc', '"abc"'],
-      ['10000', '"10000"'],
+      ['70000', '"70000"'],
+      ['1e4', '"1e4"'],
       [Number.NaN, 'NaN'],
       [Number.POSITIVE_INFINITY, 'Infinity'],
       [true, 'true'],
@@ -138,6 +139,13 @@ describe('core/settings', () => {
         assert.deepEqual(e.services, ['blob']);
       });
     }
+
+    it('accepts a port written as a string of digits, as the Azurite extension does', () => {
+      const { options, errors } = parseSettings({ blobPort: '20000', queuePort: ' 20001 ' }, withFolder);
+      assert.deepEqual(errors, []);
+      assert.equal(options.services.blob.port, 20000);
+      assert.equal(options.services.queue.port, 20001);
+    });
 
     it('falls back to the default port for the bad service only', () => {
       const { options } = parseSettings({ blobPort: 70000, queuePort: 20001 }, withFolder);
