@@ -36,22 +36,36 @@ export interface StorageClients {
 }
 
 /**
+ * How often a request is tried, and the first wait between tries (ms; it doubles, up to
+ * {@link RETRY_MAX_DELAY_MS}). The SDKs' defaults (4 tries, 4 s doubling) are made for the cloud's
+ * throttling and made an Azurite that is down (an attached one stopped, a service being restarted)
+ * look hung for half a minute; an emulator does not throttle.
+ */
+export const REQUEST_TRIES = 3;
+/** The first wait before a retry (ms). */
+export const RETRY_DELAY_MS = 200;
+/** The longest wait before a retry (ms). */
+export const RETRY_MAX_DELAY_MS = 2000;
+
+/**
  * Makes the clients. The table clients allow http (`allowInsecureConnection`), as an emulator on
  * loopback is; the blob and queue SDKs allow it by default. A table client keeps a whole-number
- * Edm.Double a Double when it reads entities (./tableDoubles.ts).
+ * Edm.Double a Double when it reads entities (./tableDoubles.ts). Every client tries a request
+ * {@link REQUEST_TRIES} times.
  * @param endpoints the account's endpoints and key
  */
 export function storageClients(endpoints: StorageEndpoints): StorageClients {
   const blobCredential = new StorageSharedKeyCredential(endpoints.accountName, endpoints.accountKey);
   const queueCredential = new QueueSharedKeyCredential(endpoints.accountName, endpoints.accountKey);
   const tableCredential = new AzureNamedKeyCredential(endpoints.accountName, endpoints.accountKey);
-  const tableOptions = { allowInsecureConnection: true };
+  const storageOptions = { retryOptions: { maxTries: REQUEST_TRIES, retryDelayInMs: RETRY_DELAY_MS, maxRetryDelayInMs: RETRY_MAX_DELAY_MS } };
+  const tableOptions = { allowInsecureConnection: true, retryOptions: { maxRetries: REQUEST_TRIES - 1, retryDelayInMs: RETRY_DELAY_MS, maxRetryDelayInMs: RETRY_MAX_DELAY_MS } };
   const entityOptions = { ...tableOptions, additionalPolicies: [{ policy: wholeDoublePolicy(), position: 'perRetry' as const }] };
   const table = endpoints.table;
   return {
     endpoints,
-    blob: endpoints.blob !== undefined ? new BlobServiceClient(endpoints.blob, blobCredential) : undefined,
-    queue: endpoints.queue !== undefined ? new QueueServiceClient(endpoints.queue, queueCredential) : undefined,
+    blob: endpoints.blob !== undefined ? new BlobServiceClient(endpoints.blob, blobCredential, storageOptions) : undefined,
+    queue: endpoints.queue !== undefined ? new QueueServiceClient(endpoints.queue, queueCredential, storageOptions) : undefined,
     table: table !== undefined ? new TableServiceClient(table, tableCredential, tableOptions) : undefined,
     tableClient: (name) => (table !== undefined ? new TableClient(table, name, tableCredential, entityOptions) : undefined),
   };
