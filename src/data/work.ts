@@ -12,7 +12,7 @@ import type { DataOptions } from './snapshot';
 
 /**
  * Writes a blob's content to `file` (created or replaced). The content goes to a hidden file
- * beside it (`.<name>.<random>.part`), which replaces `file` only once the download is complete,
+ * beside it (`.download-<random>.part`), which replaces `file` only once the download is complete,
  * so a failed or cancelled download leaves a file that was there as it was, and removes its part.
  * Instead of the SDK's `downloadToFile`, whose file stays open when the download fails or is
  * cancelled (it pipes without closing the file on a read error: a descriptor lost for the
@@ -24,7 +24,8 @@ export async function downloadToFile(blob: BlobClient, file: string, signal?: Ab
   const response = await blob.download(0, undefined, { abortSignal: signal });
   const body = response.readableStreamBody;
   if (body === undefined) throw new Error(`the download of ${blob.name} had no body`);
-  const part = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.part`);
+  // Not named after the file: a name of 255 bytes, the most a file system takes, has no room for more.
+  const part = path.join(path.dirname(file), `.download-${randomBytes(6).toString('hex')}.part`);
   try {
     await pipeline(body, fs.createWriteStream(part), signal !== undefined ? { signal } : {});
     await fsp.rename(part, file);

@@ -48,6 +48,8 @@ async function writeVariedData(emulator: Emulator): Promise<void> {
   await docs.getBlockBlobClient('a').uploadData(Buffer.from('a blob named like a folder'));
   await docs.getBlockBlobClient('a/b').uploadData(Buffer.from('inside a'));
   await docs.getBlockBlobClient('colon:name').uploadData(Buffer.from([0, 1, 2, 255]));
+  // A last segment of 250 bytes: a file name that leaves no room for a temporary file's longer name.
+  await docs.getBlockBlobClient(`long/${'n'.repeat(250)}`).uploadData(Buffer.from('long name'));
   const append = docs.getAppendBlobClient('log.txt');
   await append.create({ blobHTTPHeaders: { blobContentType: 'text/plain' } });
   await append.appendBlock('line 1\n', 7);
@@ -86,7 +88,7 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     const data = dataClients(emulator);
     const first = tempDir('snap-a-');
     const counts = await exportSnapshot(data, first);
-    assert.deepEqual({ ...counts, bytes: undefined }, { containers: 2, blobs: 8, bytes: undefined, queues: 2, messages: 40, tables: 1, entities: 3 });
+    assert.deepEqual({ ...counts, bytes: undefined }, { containers: 2, blobs: 9, bytes: undefined, queues: 2, messages: 40, tables: 1, entities: 3 });
     assert.equal(fs.readFileSync(path.join(first, 'blob', 'docs', 'readme.txt'), 'utf8'), 'hello\n');
     assert.equal(fs.readFileSync(path.join(first, 'queue', 'jobs.jsonl'), 'utf8').split('\n')[0], '{"text":"job 0"}');
     // The export made the messages visible again.
