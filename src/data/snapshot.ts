@@ -170,6 +170,10 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
         const file = path.join(dir, ...(e.file ?? `${name}/${e.name}`).split('/'));
         const stat = await fsp.stat(file).catch(() => undefined);
         if (stat === undefined || !stat.isFile()) throw new SnapshotFormatError(rel(listing), e.line, `no file ${rel(file)} for blob "${e.name}"`);
+        // The name stays inside blob/ (parseBlobEntries), but a symbolic link on the way may not.
+        if (!isBelow(await fsp.realpath(dir), await fsp.realpath(file))) {
+          throw new SnapshotFormatError(rel(listing), e.line, `${rel(file)} for blob "${e.name}" leads through a symbolic link out of the snapshot folder's blob/`);
+        }
         if (e.type === 'PageBlob' && stat.size % 512 !== 0) {
           throw new SnapshotFormatError(rel(listing), e.line, `page blob "${e.name}": ${rel(file)} is ${stat.size} bytes, and a page blob's size is a multiple of 512`);
         }
@@ -229,6 +233,12 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
     }
   }
   return { folder, containers, queues, tables };
+}
+
+/** True when `p` is below the folder `root` (both absolute, symbolic links resolved). */
+function isBelow(root: string, p: string): boolean {
+  const r = path.relative(root, p);
+  return r !== '' && r !== '..' && !r.startsWith(`..${path.sep}`) && !path.isAbsolute(r);
 }
 
 /** A content type for a file name from its extension (the mime-types package), else application/octet-stream. */

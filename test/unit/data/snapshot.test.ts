@@ -155,6 +155,18 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     fs.writeFileSync(path.join(seed, 'blob', 'images.blobs.jsonl'), '{"name":"disk.vhd","type":"PageBlob"}\n');
     await assert.rejects(readSnapshot(seed), /^SnapshotFormatError: blob\/images\.blobs\.jsonl:1: page blob "disk\.vhd": blob\/images\/disk\.vhd is 100 bytes, and a page blob's size is a multiple of 512/);
     fs.rmSync(path.join(seed, 'blob', 'images', 'disk.vhd'));
+    // Content is read only from inside the folder: not through a symbolic link that leads out of it.
+    const outside = tempDir('outside-');
+    fs.writeFileSync(path.join(outside, 'secret'), 'not for the emulator');
+    fs.symlinkSync(outside, path.join(seed, 'blob', 'images', 'linked'));
+    fs.writeFileSync(path.join(seed, 'blob', 'images.blobs.jsonl'), '{"name":"linked/secret"}\n');
+    await assert.rejects(readSnapshot(seed), /^SnapshotFormatError: blob\/images\.blobs\.jsonl:1: blob\/images\/linked\/secret for blob "linked\/secret" leads through a symbolic link out of the snapshot folder's blob\//);
+    fs.symlinkSync(path.join(outside, 'secret'), path.join(seed, 'blob', 'images', 'secret'));
+    fs.writeFileSync(path.join(seed, 'blob', 'images.blobs.jsonl'), '{"name":"secret"}\n');
+    await assert.rejects(readSnapshot(seed), /leads through a symbolic link out of the snapshot folder's blob\//);
+    fs.rmSync(path.join(seed, 'blob', 'images', 'linked'));
+    fs.rmSync(path.join(seed, 'blob', 'images', 'secret'));
+    fs.rmSync(outside, { recursive: true, force: true });
     fs.rmSync(path.join(seed, 'blob', 'images.blobs.jsonl'));
     fs.mkdirSync(path.join(seed, 'blob', 'Bad_Name'));
     await assert.rejects(readSnapshot(seed), /blob\/Bad_Name: "Bad_Name" is not a container name/);
