@@ -91,7 +91,8 @@ export class SnapshotCommands {
 
   /**
    * `azurite.seed` at a start (Emulator.setAfterStart): in memory mode the seed is loaded at every
-   * start; on disk only into a service that holds no container, queue or table.
+   * start; on disk only into a service that holds no container, queue or table. A seed that stops
+   * loading half-way is deleted again: the service is left empty.
    * @returns ok when there is no seed or it loaded; a `data` failure naming the file and line, or a
    *   `setting` failure when the folder is missing
    */
@@ -108,7 +109,10 @@ export class SnapshotCommands {
     }
     try {
       const snapshot = await data.readSnapshot(folder, [kind]);
-      const counts = await withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, false, (options) => data.loadSnapshot(clients, snapshot, options));
+      // The service is empty (a fresh in-memory one, or checked above): resetAccount deletes what a
+      // seed that stops half-way had loaded, so a disk-mode service is not left holding part of it
+      // for good (it would count as not empty at every later start).
+      const counts = await withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, false, (options) => data.resetAccount(clients, snapshot, options));
       this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${describe(data, counts, [kind])}.`);
       return { ok: true };
     } catch (err) {

@@ -96,6 +96,32 @@ describe('Test data: seed, reset, export and import', () => {
     }
   });
 
+  it('on disk, a seed the service refuses half-way is deleted again, so a corrected seed loads at the next start', async () => {
+    const a = await api();
+    const location = fs.mkdtempSync(path.join(os.tmpdir(), 'disk-data-'));
+    try {
+      // A queue message over the service's 64 KiB limit, after one it accepts.
+      fs.writeFileSync(path.join(seed, 'queue', 'work.jsonl'), `{"text":"first"}\n{"text":"${'x'.repeat(70 * 1024)}"}\n`);
+      await configure({ seed, inMemoryPersistence: false, location });
+      const [outcome] = await vscode.commands.executeCommand<{ ok: boolean; reason?: string; message?: string }[]>('azurite.start_queue');
+      assert.equal(outcome!.ok, false);
+      assert.equal(outcome!.reason, 'data');
+      assert.match(outcome!.message!, /^The seed was not loaded into Queue: Loading the seed stopped: .*; the services were left empty/);
+      const queues = QueueServiceClient.fromConnectionString(a.emulator.connectionString());
+      const names: string[] = [];
+      for await (const q of queues.listQueues()) names.push(q.name);
+      assert.deepEqual(names, [], 'nothing of the seed is left');
+      fs.writeFileSync(path.join(seed, 'queue', 'work.jsonl'), '{"text":"first"}\n');
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.close_queue'), [{ ok: true }]);
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_queue'), [{ ok: true }]);
+      const peeked = await QueueServiceClient.fromConnectionString(a.emulator.connectionString()).getQueueClient('work').peekMessages();
+      assert.deepEqual(peeked.peekedMessageItems.map((m) => m.messageText), ['first']);
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(location, { recursive: true, force: true });
+    }
+  });
+
   it('a malformed seed fails the start with the file and line, and the service still runs', async () => {
     const a = await api();
     fs.writeFileSync(path.join(seed, 'table', 'Users.jsonl'), '{"PartitionKey":"u","RowKey":"1"}\n{"PartitionKey":"u","RowKey":2}\n');
