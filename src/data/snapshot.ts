@@ -487,7 +487,8 @@ export async function importConflicts(clients: StorageClients, snapshot: Snapsho
  *   unless restoring it failed (the error then names it)
  * @returns the counts loaded
  * @throws Error naming the item that failed and the SDK's message, after the rollback (which is
- *   said in the message; a rollback that failed too is said as well)
+ *   said in the message; a rollback that failed too is said as well); the AbortError itself for a
+ *   cancel whose rollback succeeded
  */
 export async function importSnapshot(clients: StorageClients, snapshot: Snapshot, scratch: string, options: DataOptions = {}): Promise<DataCounts> {
   const conflicts = await importConflicts(clients, snapshot, options.signal);
@@ -515,6 +516,8 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
         await fsp.writeFile(path.join(backupDir, '.kept'), '').catch(() => undefined);
         throw new Error(`Import stopped: ${messageOf(err)}; ${undone}.`, { cause: rollbackErr });
       }
+      // A cancel, undone: the account is as it was, and the caller sees a cancel, not a failure.
+      if (err instanceof Error && err.name === 'AbortError') throw err;
       throw new Error(`Import stopped: ${messageOf(err)}; ${undone}.`, { cause: err });
     }
   } finally {

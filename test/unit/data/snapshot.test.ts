@@ -240,6 +240,23 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual((await listNames(emulator)).containers, ['keep'], 'nothing of the snapshot is left');
   });
 
+  it('an import cancelled half-way rejects with the AbortError (a cancel, not a failure) and leaves the data it found', async () => {
+    const emulator = await running();
+    const keep = sdkClients(emulator).blob().getContainerClient('keep');
+    await keep.create();
+    await keep.getBlockBlobClient('original.txt').uploadData(Buffer.from('original'));
+    const snap = tempDir('cancelled-');
+    fs.mkdirSync(path.join(snap, 'blob', 'keep'), { recursive: true });
+    for (let i = 0; i < 40; i++) fs.writeFileSync(path.join(snap, 'blob', 'keep', `b${i}.txt`), `blob ${i}`);
+    const abort = new AbortController();
+    let loaded = 0;
+    const progress = (): void => { if (++loaded === 10) abort.abort(); };
+    await assert.rejects(importSnapshot(dataClients(emulator), await readSnapshot(snap), tempDir('scratch-'), { signal: abort.signal, progress, concurrency: 2 }), { name: 'AbortError' });
+    const names: string[] = [];
+    for await (const b of keep.listBlobsFlat()) names.push(b.name);
+    assert.deepEqual(names, ['original.txt']);
+  });
+
   it('a reset cancelled while the seed loads leaves every service empty, not the old data or half the seed', async () => {
     const emulator = await running();
     await writeVariedData(emulator);
