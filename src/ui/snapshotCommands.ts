@@ -15,7 +15,7 @@ import * as vscode from 'vscode';
 import { azuriteConfig, workspaceFolderPath } from '../config';
 import { CANCELLED, failure, type Failure, type Outcome } from '../core/outcome';
 import { resolveLocation } from '../core/settings';
-import { serviceName, type ServiceKind } from '../core/services';
+import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import type { ClientAddress, StorageAccount } from '../core/connectionString';
 import type { Emulator } from '../emulator/emulator';
 import type { DataCounts, StorageClients } from '../data/index';
@@ -161,7 +161,11 @@ export class SnapshotCommands {
         if (choice !== 'Replace') return CANCELLED;
       }
       const counts = await withDelayedProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, os.tmpdir(), { ...options, reclaim: this.reclaim() }));
-      void notify('info', `Snapshot imported from ${folder}: ${describe(data, counts, kinds)}.`);
+      // Parts of the snapshot for services that do not run were not read: say so, not nothing.
+      const skipped = SERVICE_KINDS.filter((k) => !kinds.includes(k) && hasEntries(path.join(folder, k)));
+      const why = this.deps.target.attached() !== undefined ? 'azurite.attach gives no endpoint for it' : 'the service is not running';
+      const notImported = skipped.length === 0 ? '' : ` Not imported: ${skipped.map((k) => `${k}/ (${why})`).join(', ')}.`;
+      void notify('info', `Snapshot imported from ${folder}: ${describe(data, counts, kinds)}.${notImported}`);
       return { ok: true };
     } catch (err) {
       return this.show(this.dataFailure('Import failed', folder, err));
@@ -261,6 +265,15 @@ export class SnapshotCommands {
 function describe(data: DataLayer, counts: DataCounts, kinds: readonly ServiceKind[]): string {
   const parts = data.describeCounts(counts).split(', ');
   return (['blob', 'queue', 'table'] as const).map((k, i) => (kinds.includes(k) ? parts[i] : undefined)).filter((p) => p !== undefined).join(', ');
+}
+
+/** True when `dir` is a folder with something in it. */
+function hasEntries(dir: string): boolean {
+  try {
+    return fs.readdirSync(dir).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** The failure of a seed folder that does not exist. */

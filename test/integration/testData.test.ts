@@ -153,6 +153,12 @@ describe('Test data: seed, reset, export and import', () => {
       assert.deepEqual(await blobNames(cs, 'docs'), ['a.json'], 'the container was replaced by the snapshot\'s');
       assert.equal((await docs.getBlobClient('a.json').downloadToBuffer()).toString(), '{"v":1}');
       await waitFor('the import notification', () => a.notifications().some((n) => n.startsWith(`Snapshot imported from ${out}`)));
+      // With Queue stopped, its part of the snapshot is not imported, and the notification says so.
+      fs.mkdirSync(path.join(out, 'queue'), { recursive: true });
+      fs.writeFileSync(path.join(out, 'queue', 'jobs.jsonl'), '{"text":"a job"}\n');
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.close_queue'), [{ ok: true }]);
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.importSnapshot', { folder: out, skipConfirmation: true }), { ok: true });
+      await waitFor('the notification naming queue/', () => a.notifications().some((n) => n.startsWith(`Snapshot imported from ${out}`) && n.endsWith(' Not imported: queue/ (the service is not running).')));
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }
