@@ -86,26 +86,35 @@ function safeSegment(segment: string): boolean {
 /**
  * Where each blob's content goes, relative to `blob/`: `<container>/<name>` when the name is a
  * path every OS can hold and no other blob of the container claims it (a blob `a` beside a blob
- * `a/b`, or names equal but for case), else `<container>.files/<n>` (n counts from 1 in name order).
+ * `a/b`, names equal but for case or Unicode normalisation, or a folder spelled otherwise by an
+ * earlier name: `Images/a.png` then `images/b.png`, one folder on macOS and Windows), else
+ * `<container>.files/<n>` (n counts from 1 in name order).
  * @param container the container's name
  * @param names the container's blob names, sorted as the service lists them
  * @returns name → file, for every name
  */
 export function blobFiles(container: string, names: readonly string[]): Map<string, string> {
   const files = new Map<string, string>();
-  const taken = new Set<string>(); // lower-cased paths of files placed
-  const folders = new Set<string>(); // lower-cased folder paths that placed files need
+  const taken = new Set<string>(); // keys of paths of files placed
+  const folders = new Set<string>(); // keys of folder paths that placeable files need
+  const spelled = new Map<string, string>(); // folder key → its spelling in the files placed
   const placeable = new Set(names.filter((n) => n.split('/').every(safeSegment)));
   // A name that is a folder of another placeable name cannot be a file.
   for (const n of placeable) {
-    const parts = n.toLowerCase().split('/');
+    const parts = pathKey(n).split('/');
     for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join('/'));
   }
+  const prefixes = (name: string): string[] => {
+    const parts = name.split('/');
+    return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join('/'));
+  };
   let escaped = 0;
   for (const name of names) {
-    const lower = name.toLowerCase();
-    if (placeable.has(name) && !folders.has(lower) && !taken.has(lower) && !escapesIntoFolderFile(lower, taken)) {
-      taken.add(lower);
+    const key = pathKey(name);
+    const respells = prefixes(name).some((p) => (spelled.get(pathKey(p)) ?? p) !== p);
+    if (placeable.has(name) && !folders.has(key) && !taken.has(key) && !escapesIntoFolderFile(key, taken) && !respells) {
+      taken.add(key);
+      for (const p of prefixes(name)) if (!spelled.has(pathKey(p))) spelled.set(pathKey(p), p);
       files.set(name, `${container}/${name}`);
     } else {
       escaped++;
@@ -115,9 +124,17 @@ export function blobFiles(container: string, names: readonly string[]): Map<stri
   return files;
 }
 
+/**
+ * A path as file systems that ignore case (Windows, macOS) and Unicode normalisation (macOS) see it:
+ * two names with one key are one file there.
+ */
+function pathKey(p: string): string {
+  return p.normalize('NFC').toLowerCase();
+}
+
 /** Whether a folder this path needs is already a placed file. */
-function escapesIntoFolderFile(lowerPath: string, taken: ReadonlySet<string>): boolean {
-  const parts = lowerPath.split('/');
+function escapesIntoFolderFile(key: string, taken: ReadonlySet<string>): boolean {
+  const parts = key.split('/');
   for (let i = 1; i < parts.length; i++) if (taken.has(parts.slice(0, i).join('/'))) return true;
   return false;
 }

@@ -79,12 +79,17 @@ describe('Snapshot format (pure)', () => {
   });
 
   it('places blobs as files where every OS can hold the path, and elsewhere in <container>.files/', () => {
-    const names = ['a', 'a/b', 'dir/x.txt', 'Dir/y.txt', 'README', 'readme', 'with space/ü.txt', 'con.txt', 'ends.', 'q?', 'x//y', '../up'];
+    const names = ['a', 'a/b', 'dir/x.txt', 'Dir/y.txt', 'Dir/z.txt', 'README', 'readme', 'with space/ü.txt', 'caf\u00e9/1', 'cafe\u0301/2', 'con.txt', 'ends.', 'q?', 'x//y', '../up'];
     const files = blobFiles('c', [...names].sort());
     assert.equal(files.get('a/b'), 'c/a/b');
     assert.match(files.get('a')!, /^c\.files\/\d+$/, 'a blob named like a folder of another blob');
-    assert.equal(files.get('dir/x.txt'), 'c/dir/x.txt');
-    assert.equal(files.get('Dir/y.txt'), 'c/Dir/y.txt', 'folders that differ only by case are one folder on some OSes; the paths still differ');
+    // Folders that differ only by case are one folder on Windows and macOS: the first spelling keeps it.
+    assert.equal(files.get('Dir/y.txt'), 'c/Dir/y.txt');
+    assert.equal(files.get('Dir/z.txt'), 'c/Dir/z.txt');
+    assert.match(files.get('dir/x.txt')!, /^c\.files\/\d+$/, 'a folder spelled otherwise than an earlier name spells it');
+    // So are folders that differ only by Unicode normalisation on macOS.
+    assert.equal(files.get('cafe\u0301/2'), 'c/cafe\u0301/2');
+    assert.match(files.get('caf\u00e9/1')!, /^c\.files\/\d+$/, 'the same folder name in another normalisation');
     assert.equal(files.get('README'), 'c/README');
     assert.match(files.get('readme')!, /^c\.files\/\d+$/, 'a name equal to another but for case');
     assert.equal(files.get('with space/ü.txt'), 'c/with space/ü.txt');
