@@ -646,22 +646,35 @@ async function uploadBlob(container: ContainerClient, b: SnapshotBlob, signal?: 
     else await client.uploadFile(b.file, { blobHTTPHeaders: headers, metadata, abortSignal: signal });
     return;
   }
-  const content = await fsp.readFile(b.file);
-  if (type === 'AppendBlob') {
-    const client = container.getAppendBlobClient(e.name);
-    await client.create({ blobHTTPHeaders: headers, metadata, abortSignal: signal });
-    for (let at = 0; at < content.length; at += CHUNK_BYTES) {
-      const piece = content.subarray(at, at + CHUNK_BYTES);
-      await client.appendBlock(piece, piece.length, { abortSignal: signal });
+  // Read a piece at a time: a page blob's file is its whole size, zeros included (a VHD of gigabytes,
+  // more than one Buffer holds), and the extension host's memory is shared.
+  const handle = await fsp.open(b.file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const buffer = Buffer.alloc(Math.min(CHUNK_BYTES, size));
+    const pieces = async function* (): AsyncGenerator<{ at: number; piece: Buffer }> {
+      for (let at = 0; at < size; at += CHUNK_BYTES) {
+        const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK_BYTES, size - at), at);
+        if (bytesRead === 0) return;
+        yield { at, piece: buffer.subarray(0, bytesRead) };
+      }
+    };
+    if (type === 'AppendBlob') {
+      const client = container.getAppendBlobClient(e.name);
+      await client.create({ blobHTTPHeaders: headers, metadata, abortSignal: signal });
+      for await (const { piece } of pieces()) await client.appendBlock(piece, piece.length, { abortSignal: signal });
+      return;
     }
-    return;
-  }
-  if (content.length % 512 !== 0) throw new Error(`page blob "${e.name}" (${b.file}) is ${content.length} bytes: a page blob's size is a multiple of 512`);
-  const client = container.getPageBlobClient(e.name);
-  await client.create(content.length, { blobHTTPHeaders: headers, metadata, abortSignal: signal });
-  for (let at = 0; at < content.length; at += CHUNK_BYTES) {
-    const piece = content.subarray(at, at + CHUNK_BYTES);
-    if (piece.some((byte) => byte !== 0)) await client.uploadPages(piece, at, piece.length, { abortSignal: signal });
+    if (size % 512 !== 0) throw new Error(`page blob "${e.name}" (${b.file}) is ${size} bytes: a page blob's size is a multiple of 512`);
+    const client = container.getPageBlobClient(e.name);
+    await client.create(size, { blobHTTPHeaders: headers, metadata, abortSignal: signal });
+    const zeros = Buffer.alloc(buffer.length);
+    for await (const { at, piece } of pieces()) {
+      // Pages never written read as zeros: only pieces with data are uploaded (compared with memcmp).
+      if (!piece.equals(zeros.subarray(0, piece.length))) await client.uploadPages(piece, at, piece.length, { abortSignal: signal });
+    }
+  } finally {
+    await handle.close();
   }
 }
 

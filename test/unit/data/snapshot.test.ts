@@ -257,6 +257,32 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual(names, ['original.txt']);
   });
 
+  it('loads a page blob over 2 GiB (a sparse file, more than fs.readFile reads) a piece at a time, and an append blob', async () => {
+    const emulator = await running();
+    const seed = tempDir('big-page-');
+    fs.mkdirSync(path.join(seed, 'blob', 'disks'), { recursive: true });
+    const vhd = path.join(seed, 'blob', 'disks', 'os.vhd');
+    const size = 2 * 1024 ** 3 + 4 * 1024 * 1024; // over the 2 GiB that fs.readFile reads
+    fs.writeFileSync(vhd, '');
+    fs.truncateSync(vhd, size);
+    const fd = fs.openSync(vhd, 'r+');
+    fs.writeSync(fd, Buffer.alloc(512, 9), 0, 512, size - 512);
+    fs.closeSync(fd);
+    fs.writeFileSync(path.join(seed, 'blob', 'disks', 'log.txt'), 'x'.repeat(5 * 1024 * 1024));
+    fs.writeFileSync(path.join(seed, 'blob', 'disks.blobs.jsonl'), '{"name":"os.vhd","type":"PageBlob"}\n{"name":"log.txt","type":"AppendBlob"}\n');
+    await resetAccount(dataClients(emulator), await readSnapshot(seed));
+    const disks = sdkClients(emulator).blob().getContainerClient('disks');
+    const page = disks.getPageBlobClient('os.vhd');
+    assert.equal((await page.getProperties()).contentLength, size);
+    const ranges = await page.getPageRanges();
+    assert.deepEqual(ranges.pageRange?.map((r) => r.offset), [size - 4 * 1024 * 1024], 'only the last 4 MiB piece holds data');
+    assert.deepEqual(await page.downloadToBuffer(size - 512, 512), Buffer.alloc(512, 9));
+    const append = disks.getAppendBlobClient('log.txt');
+    assert.equal((await append.getProperties()).blobCommittedBlockCount, 2, 'two blocks of at most 4 MiB');
+    assert.equal((await append.downloadToBuffer()).toString(), 'x'.repeat(5 * 1024 * 1024));
+    fs.rmSync(seed, { recursive: true, force: true });
+  });
+
   it('a reset cancelled while the seed loads leaves every service empty, not the old data or half the seed', async () => {
     const emulator = await running();
     await writeVariedData(emulator);
