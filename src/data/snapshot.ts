@@ -144,6 +144,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
     const dir = path.join(folder, 'blob');
     const entries = await list(dir);
     const names = new Set<string>();
+    let realDir: string | undefined; // blob/ with symbolic links resolved, once needed
     for (const d of entries) {
       const m = /^(.*?)(\.blobs\.jsonl|\.container\.json|\.files)?$/.exec(d.name)!;
       const name = m[1]!;
@@ -171,7 +172,8 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
         const stat = await fsp.stat(file).catch(() => undefined);
         if (stat === undefined || !stat.isFile()) throw new SnapshotFormatError(rel(listing), e.line, `no file ${rel(file)} for blob "${e.name}"`);
         // The name stays inside blob/ (parseBlobEntries), but a symbolic link on the way may not.
-        if (!isBelow(await fsp.realpath(dir), await fsp.realpath(file))) {
+        realDir ??= await fsp.realpath(dir);
+        if (!isBelow(realDir, await fsp.realpath(file))) {
           throw new SnapshotFormatError(rel(listing), e.line, `${rel(file)} for blob "${e.name}" leads through a symbolic link out of the snapshot folder's blob/`);
         }
         if (e.type === 'PageBlob' && stat.size % 512 !== 0) {
