@@ -353,12 +353,19 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         const queue = clients.queue.getQueueClient(q.name);
         const held: { messageId: string; popReceipt: string; text: string }[] = [];
         let notVisible: unknown;
+        // Progress counts messages: the queue's approximate count up front, more if more come.
+        let counted = (await queue.getProperties({ abortSignal: options.signal })).approximateMessagesCount ?? 0;
+        progress.addTotal(counted);
         try {
           for (;;) {
             const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: EXPORT_VISIBILITY_S, abortSignal: options.signal });
             if (got.receivedMessageItems.length === 0) break;
             for (const m of got.receivedMessageItems) held.push({ messageId: m.messageId, popReceipt: m.popReceipt, text: m.messageText });
-            progress.step(`Exporting queue ${q.name}: ${held.length} messages`);
+            if (held.length > counted) {
+              progress.addTotal(held.length - counted);
+              counted = held.length;
+            }
+            progress.step(`Exporting queue ${q.name}: ${held.length} messages`, got.receivedMessageItems.length);
           }
         } finally {
           // Visible again, whatever happened: an export never hides a queue's messages. Without a
@@ -383,10 +390,16 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         if (t.name === undefined || (only && !only.tables.includes(t.name))) continue;
         const table = clients.tableClient(t.name)!;
         const entities: EntityEntry[] = [];
+        // Progress counts entities as they come (a table has no count to ask for).
         for await (const e of table.listEntities<Record<string, unknown>>({ disableTypeConversion: true, abortSignal: options.signal })) {
           entities.push(entityFromSdk(e));
-          if (entities.length % 1000 === 0) progress.step(`Exporting table ${t.name}: ${entities.length} entities`);
+          if (entities.length % 1000 === 0) {
+            progress.addTotal(1000);
+            progress.step(`Exporting table ${t.name}: ${entities.length} entities`, 1000);
+          }
         }
+        progress.addTotal(entities.length % 1000);
+        progress.step(`Exporting table ${t.name}: ${entities.length} entities`, entities.length % 1000);
         await fsp.writeFile(path.join(dir, `${t.name}.jsonl`), printEntities(entities));
         counts.tables++;
         counts.entities += entities.length;

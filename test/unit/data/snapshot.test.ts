@@ -87,8 +87,12 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     await writeVariedData(emulator);
     const data = dataClients(emulator);
     const first = tempDir('snap-a-');
-    const counts = await exportSnapshot(data, first);
+    const reported: { done: number; total: number }[] = [];
+    const counts = await exportSnapshot(data, first, { progress: ({ done, total }) => reported.push({ done, total }) });
     assert.deepEqual({ ...counts, bytes: undefined }, { containers: 2, blobs: 9, bytes: undefined, queues: 2, messages: 40, tables: 1, entities: 3 });
+    // Progress counts blobs, messages and entities, and never passes its total.
+    assert.deepEqual(reported.filter((p) => p.done > p.total), []);
+    assert.deepEqual(reported.at(-1), { done: 9 + 40 + 3, total: 9 + 40 + 3 });
     assert.equal(fs.readFileSync(path.join(first, 'blob', 'docs', 'readme.txt'), 'utf8'), 'hello\n');
     assert.equal(fs.readFileSync(path.join(first, 'queue', 'jobs.jsonl'), 'utf8').split('\n')[0], '{"text":"job 0"}');
     // The export made the messages visible again.
