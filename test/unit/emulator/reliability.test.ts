@@ -133,64 +133,28 @@ describe('Reliability (real engine in its own process, real SDK clients)', funct
     fs.rmSync(location, { recursive: true, force: true });
   });
 
-  it('the extension host going away while a stop saves: the engine finishes that save before it exits (no unfinished-save marker, nothing lost)', async function () {
-    if (process.platform !== 'linux') this.skip(); // /proc tells whether the engine's process still runs
-    const location = tempDir('emu-host-gone-mid-stop-');
+  /**
+   * Starts diskEmulatorChild on a new folder, writes N blobs and opens a request whose body never
+   * arrives (Blob's stop then waits for it, up to 2 s, before its save). `goAway` ends the host; then
+   * the engine must exit with the blob save finished: no unfinished-save marker, N blobs.
+   */
+  async function hostGoesMidSave(prefix: string, goAway: (host: ChildProcess, enginePid: number, blobPort: number) => Promise<void>): Promise<void> {
+    const location = tempDir(prefix);
     const files = engineFiles();
     const child = spawn(process.execPath, [path.join(__dirname, '..', 'helpers', 'diskEmulatorChild.js'), location, files.processPath, files.enginePath], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let socket: net.Socket | undefined;
-    try {
-      const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-      const { connectionString, enginePid } = JSON.parse(line) as { connectionString: string; enginePid: number };
-      const container = BlobServiceClient.fromConnectionString(connectionString).getContainerClient('kept');
-      await container.create();
-      await inParallel(N, 8, (i) => container.getBlockBlobClient(`b${i}`).upload(`blob ${i}`, `blob ${i}`.length));
-      const port = Number(new URL(/BlobEndpoint=([^;]+)/.exec(connectionString)![1]!).port);
-      socket = await hangingRequest(port);
-      child.stdin!.write('stop blob\n');
-      await waitRefused(port);
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-      await waitUntil(() => !alive(enginePid), 15_000, 'the engine process to exit after its host went away');
-      assert.deepEqual(fs.readdirSync(location).filter((f) => f === markerFileName('blob')), [], 'the blob save did not finish');
-      const { emulator } = track(makeEmulator({ location }));
-      assert.equal((await emulator.start('blob')).ok, true);
-      let blobs = 0;
-      for await (const blob of clients(emulator).blob().getContainerClient('kept').listBlobsFlat()) if (blob.name.startsWith('b')) blobs++;
-      assert.equal(blobs, N);
-      await emulator.dispose();
-    } finally {
-      socket?.destroy();
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
-    fs.rmSync(location, { recursive: true, force: true });
-  });
-
-  it('the extension host going away while the engine is held off the CPU for 12 s mid-save (as at nice 19 on a busy machine): the engine still finishes that save before it exits', async function () {
-    if (process.platform !== 'linux') this.skip(); // /proc tells whether the engine's process still runs
-    const location = tempDir('emu-host-gone-starved-');
-    const files = engineFiles();
-    const child = spawn(process.execPath, [path.join(__dirname, '..', 'helpers', 'diskEmulatorChild.js'), location, files.processPath, files.enginePath], { stdio: ['ignore', 'pipe', 'inherit'] });
     let socket: net.Socket | undefined;
     let enginePid: number | undefined;
     try {
       const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
       const started = JSON.parse(line) as { connectionString: string; enginePid: number };
-      enginePid = started.enginePid;
+      const pid = started.enginePid;
+      enginePid = pid;
       const container = BlobServiceClient.fromConnectionString(started.connectionString).getContainerClient('kept');
       await container.create();
       await inParallel(N, 8, (i) => container.getBlockBlobClient(`b${i}`).upload(`blob ${i}`, `blob ${i}`.length));
       const port = Number(new URL(/BlobEndpoint=([^;]+)/.exec(started.connectionString)![1]!).port);
       socket = await hangingRequest(port);
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-      // The engine has seen its host go: Blob's stop is under way, its close waiting for the request above.
-      await waitRefused(port);
-      process.kill(enginePid, 'SIGSTOP');
-      // The stall itself is what this test is about: 12 s of wall time in which the engine gets no CPU.
-      await new Promise((resolve) => setTimeout(resolve, 12_000));
-      process.kill(enginePid, 'SIGCONT');
-      const pid = enginePid;
+      await goAway(child, pid, port);
       await waitUntil(() => !alive(pid), 30_000, 'the engine process to exit after its host went away');
       assert.deepEqual(fs.readdirSync(location).filter((f) => f === markerFileName('blob')), [], 'the blob save did not finish');
       const { emulator } = track(makeEmulator({ location }));
@@ -208,6 +172,31 @@ describe('Reliability (real engine in its own process, real SDK clients)', funct
       }
     }
     fs.rmSync(location, { recursive: true, force: true });
+  }
+
+  it('the extension host going away while a stop saves: the engine finishes that save before it exits (no unfinished-save marker, nothing lost)', async function () {
+    if (process.platform !== 'linux') this.skip(); // /proc tells whether the engine's process still runs
+    await hostGoesMidSave('emu-host-gone-mid-stop-', async (host, _enginePid, port) => {
+      host.stdin!.write('stop blob\n');
+      // The stop is under way once the port refuses new connections; then the extension host dies.
+      await waitRefused(port);
+      host.kill('SIGKILL');
+      await once(host, 'exit');
+    });
+  });
+
+  it('the extension host going away while the engine is held off the CPU for 12 s mid-save (as at nice 19 on a busy machine): the engine still finishes that save before it exits', async function () {
+    if (process.platform !== 'linux') this.skip(); // /proc tells whether the engine's process still runs
+    await hostGoesMidSave('emu-host-gone-starved-', async (host, enginePid, port) => {
+      host.kill('SIGKILL');
+      await once(host, 'exit');
+      // The engine has seen its host go: Blob's stop is under way, its close waiting for the hanging request.
+      await waitRefused(port);
+      process.kill(enginePid, 'SIGSTOP');
+      // The stall itself is what this test is about: 12 s of wall time in which the engine gets no CPU.
+      await new Promise((resolve) => setTimeout(resolve, 12_000));
+      process.kill(enginePid, 'SIGCONT');
+    });
   });
 
   it('200 start/stop cycles of Blob, Queue and Table: 0 failures, 0 file descriptors leaked, RSS growth ≤ 5 MB, JavaScript heap growth ≤ 5 MB (host and engine process together, after a full collection)', async () => {
