@@ -45,8 +45,12 @@ describe('Storage Emulators in a real VS Code', function () {
       const now = a.statusItems();
       return now.blob.visible ? now : undefined;
     });
-    assert.equal(a.statusItemsShownBy(), 'warm-up');
-    assert.ok(a.emulator.engineLoadResult() !== undefined, 'the items showed before the engine had loaded');
+    // Shown by the warm-up's end; or, when the warm-up takes longer than REVEAL_WAIT_MS (a machine
+    // busy with other work), by that bound, and the warm-up still ends.
+    const shownBy = a.statusItemsShownBy();
+    assert.ok(shownBy === 'warm-up' || shownBy === 'timeout', `shown by ${shownBy}`);
+    if (shownBy === 'warm-up') assert.ok(a.emulator.engineLoadResult() !== undefined, 'the items showed before the engine had loaded');
+    else await waitFor('the slow warm-up to load the engine', () => a.emulator.engineLoadResult(), 20_000);
     for (const [kind, name] of [['blob', 'Blob'], ['queue', 'Queue'], ['table', 'Table']] as const) {
       assert.equal(items[kind].visible, true);
       assert.match(items[kind].text, new RegExp(`^\\$\\(debug-start\\) ${name}$`));
