@@ -510,7 +510,10 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
   const backupDir = await fsp.mkdtemp(path.join(scratch, 'azurite-import-backup-'));
   try {
     const hasBackup = conflicts.containers.length + conflicts.queues.length + conflicts.tables.length > 0;
-    if (hasBackup) await exportSnapshot(clients, backupDir, { only: conflicts, signal: options.signal });
+    // Its counts are not the import's: the backup reports as a message alone (done and total 0).
+    const backupProgress = options.progress === undefined ? undefined
+      : (p: DataProgress): void => options.progress?.({ done: 0, total: 0, message: `Keeping a copy of what the import replaces: ${p.done.toLocaleString('en-US')} / ${p.total.toLocaleString('en-US')} items` });
+    if (hasBackup) await exportSnapshot(clients, backupDir, { only: conflicts, signal: options.signal, ...(backupProgress ? { progress: backupProgress } : {}) });
     try {
       await deleteNames(clients, conflicts, options.signal);
       if (hasBackup) await options.reclaim?.();

@@ -10,7 +10,8 @@ import type { DataOptions, DataProgress } from '../data/index';
 export const PROGRESS_DELAY_MS = 1000;
 
 /**
- * Runs `run` under a progress notification with counts ("1,200 / 11,000 items — …"), shown after
+ * Runs `run` under a progress notification with counts ("1,200 / 11,000 items — …", or the message
+ * alone when done and total are 0), shown after
  * {@link PROGRESS_DELAY_MS}; cancellable when `cancellable` (the signal passed to `run` aborts).
  * @param title shown after "Azurite: "
  * @returns what `run` resolves to, once the notification (if shown) has closed
@@ -31,11 +32,14 @@ export async function withDelayedProgress<T>(title: string, cancellable: boolean
         let lastAt = 0;
         report = (p) => {
           const now = Date.now();
-          if (now - lastAt < 100 && p.done < p.total) return;
+          // At most one report per 100 ms, and always the last step of a count.
+          if (now - lastAt < 100 && !(p.total > 0 && p.done >= p.total)) return;
           lastAt = now;
           const increment = p.total > 0 ? ((p.done - last) / p.total) * 100 : undefined;
           last = p.done;
-          progress.report({ message: `${p.done.toLocaleString('en-US')}${p.total > 0 ? ` / ${p.total.toLocaleString('en-US')}` : ''} items — ${p.message}`, ...(increment !== undefined ? { increment } : {}) });
+          // No counts (done and total 0): a step whose message says it all, such as an import's backup.
+          const counts = p.done === 0 && p.total === 0 ? '' : `${p.done.toLocaleString('en-US')}${p.total > 0 ? ` / ${p.total.toLocaleString('en-US')}` : ''} items — `;
+          progress.report({ message: `${counts}${p.message}`, ...(increment !== undefined ? { increment } : {}) });
         };
         if (latest !== undefined) report(latest);
         await work.catch(() => undefined);

@@ -235,13 +235,17 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(snap, 'blob', 'keep', `big${i}.bin`), Buffer.alloc(300 * 1024, 2));
     const snapshot = await readSnapshot(snap);
 
-    await assert.rejects(importSnapshot(dataClients(emulator), snapshot, tempDir('scratch-'), { concurrency: 1, reclaim: () => emulator.reclaimMemory() }),
+    const messages: string[] = [];
+    await assert.rejects(importSnapshot(dataClients(emulator), snapshot, tempDir('scratch-'), { concurrency: 1, reclaim: () => emulator.reclaimMemory(), progress: (p) => messages.push(`${p.done}/${p.total} ${p.message}`) }),
       /^Error: Import stopped: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; the data found before was restored\.$/);
     const names: string[] = [];
     for await (const b of keep.listBlobsFlat()) names.push(b.name);
     assert.deepEqual(names, ['original.bin']);
     assert.deepEqual(await keep.getBlobClient('original.bin').downloadToBuffer(), original);
     assert.deepEqual((await listNames(emulator)).containers, ['keep'], 'nothing of the snapshot is left');
+    // The copy of what the import replaces is kept first, reported without the import's counts.
+    assert.equal(messages[0], '0/0 Keeping a copy of what the import replaces: 1 / 1 items');
+    assert.match(messages[1]!, /^1\/5 Importing blob /);
   });
 
   it('an import cancelled half-way rejects with the AbortError (a cancel, not a failure) and leaves the data it found', async () => {
@@ -399,7 +403,8 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(snap, 'blob', 'big', `big${i}.bin`), Buffer.alloc(300 * 1024, 2));
     const snapshot = await readSnapshot(snap);
 
-    await assert.rejects(importSnapshot(dataClients(emulator), snapshot, tempDir('scratch-'), { concurrency: 1, reclaim: () => emulator.reclaimMemory() }),
+    const messages: string[] = [];
+    await assert.rejects(importSnapshot(dataClients(emulator), snapshot, tempDir('scratch-'), { concurrency: 1, reclaim: () => emulator.reclaimMemory(), progress: (p) => messages.push(`${p.done}/${p.total} ${p.message}`) }),
       /the data found before was restored\.$/);
     assert.deepEqual((await listNames(emulator)).tables, ['customers']);
     const names: string[] = [];
