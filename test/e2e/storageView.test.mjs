@@ -7,7 +7,7 @@ import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { freePort, httpStatus, waitFor } from '../harness/codeServer.mjs';
-import { e2eSession } from '../harness/e2eSession.mjs';
+import { chooseFromContextMenu, e2eSession } from '../harness/e2eSession.mjs';
 
 const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 /** The view container's activity bar entry (package.json `viewsContainers.activitybar`, title "Azurite"). */
@@ -62,19 +62,8 @@ describe('Storage view (code-server + Chromium)', { timeout: 240_000 }, () => {
   });
 
   step('Delete… from the context menu asks first, then the blob is gone', async () => {
-    await row('hello.txt').click({ button: 'right' });
-    const item = page.locator('.context-view .monaco-menu .action-item', { hasText: 'Delete…' });
-    await waitFor('the Delete… menu item', () => item.first().isVisible(), { timeoutMs: 10_000, intervalMs: 50 });
-    // VS Code's menus act on keyboard selection reliably; a synthetic click on the item is not always taken.
-    // The hover focuses the item (class `focused`) only once the menu takes mouse events, so hover until
-    // it does: Enter pressed before that goes to the tree and nothing is asked.
-    await waitFor('the Delete… menu item focused', async () => {
-      await item.first().hover();
-      return item.first().evaluate((el) => el.classList.contains('focused'));
-    }, { timeoutMs: 10_000, intervalMs: 100 });
-    await page.keyboard.press('Enter');
     const dialog = page.locator('.monaco-dialog-box');
-    await waitFor('the confirmation', async () => (await dialog.isVisible()) && (await dialog.innerText()).includes('Delete blob "hello.txt"?'), { timeoutMs: 10_000, intervalMs: 50 });
+    await chooseFromContextMenu(page, row('hello.txt'), 'Delete…', async () => (await dialog.isVisible()) && (await dialog.innerText()).includes('Delete blob "hello.txt"?'));
     await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
     await waitFor('hello.txt gone from the tree', async () => !(await row('hello.txt').isVisible()), { timeoutMs: 10_000, intervalMs: 50 });
     const account = BlobServiceClient.fromConnectionString(`DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};BlobEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`);

@@ -98,3 +98,34 @@ export async function notification(page, pattern) {
   }, { timeoutMs: 30_000, intervalMs: 250 });
 }
 
+
+/**
+ * Chooses `label` from the context menu of `target`, and waits until `done` is true. VS Code's menus
+ * act on keyboard selection reliably; a synthetic click on an item is not always taken. The menu
+ * closes when the view under it re-renders (a tree refresh), and an Enter pressed then goes to the
+ * tree: so the whole gesture is tried again, up to 3 times, until `done` (polled for 5 s each time).
+ * @param {import('playwright').Page} page
+ * @param {import('playwright').Locator} target the element to right-click
+ * @param {string} label the menu item's text, e.g. "Delete…"
+ * @param {() => Promise<boolean>} done what the choice brings (a dialog shown)
+ */
+export async function chooseFromContextMenu(page, target, label, done) {
+  const item = page.locator('.context-view .monaco-menu .action-item', { hasText: label }).first();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await target.click({ button: 'right' });
+      await waitFor(`the ${label} menu item`, () => item.isVisible(), { timeoutMs: 10_000, intervalMs: 50 });
+      // The hover focuses the item (class `focused`) only once the menu takes mouse events.
+      await waitFor(`the ${label} menu item focused`, async () => {
+        await item.hover();
+        return item.evaluate((el) => el.classList.contains('focused'));
+      }, { timeoutMs: 10_000, intervalMs: 100 });
+      await page.keyboard.press('Enter');
+      await waitFor(`what ${label} brings`, done, { timeoutMs: 5_000, intervalMs: 50 });
+      return;
+    } catch (err) {
+      if (attempt === 3) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
+}
