@@ -144,7 +144,12 @@ function escapesIntoFolderFile(key: string, taken: ReadonlySet<string>): boolean
  * `file` only where it differs from `<container>/<name>`, empty metadata left out.
  */
 export function printBlobEntries(container: string, entries: readonly BlobEntry[]): string {
-  return entries.map((e) => {
+  return [...blobEntryLines(container, entries)].join('');
+}
+
+/** {@link printBlobEntries} a line at a time (each ends in `\n`): for a file larger than one string may be. */
+export function* blobEntryLines(container: string, entries: Iterable<BlobEntry>): Generator<string> {
+  for (const e of entries) {
     const out: Record<string, unknown> = {};
     for (const key of BLOB_KEYS) {
       const value = e[key];
@@ -159,18 +164,19 @@ export function printBlobEntries(container: string, entries: readonly BlobEntry[
       }
       out[key] = value;
     }
-    return JSON.stringify(out) + '\n';
-  }).join('');
+    yield JSON.stringify(out) + '\n';
+  }
 }
 
 /**
  * Parses `<container>.blobs.jsonl`.
  * @param file the file's path relative to the snapshot folder, for errors
+ * @param text the file's text, or its lines (without line ends) as read a line at a time
  * @throws SnapshotFormatError naming the line: bad JSON, a missing or repeated `name`, an unknown
  *   key or type, a non-string property, a `file` outside `blob/`, no `file` for a name that is not a
  *   relative path inside the container's folder (`..`, a leading `/`)
  */
-export function parseBlobEntries(file: string, text: string): Located<BlobEntry>[] {
+export function parseBlobEntries(file: string, text: string | readonly string[]): Located<BlobEntry>[] {
   const seen = new Set<string>();
   return parseJsonLines(file, text).map(({ line, value }) => {
     const o = asObject(file, line, value, 'a blob');
@@ -232,14 +238,19 @@ export interface QueueEntry {
 
 /** Prints `<queue>.jsonl`, one message per line in the order given. */
 export function printMessages(messages: readonly MessageEntry[]): string {
-  return messages.map((m) => JSON.stringify({ text: m.text }) + '\n').join('');
+  return [...messageLines(messages)].join('');
+}
+
+/** {@link printMessages} a line at a time (each ends in `\n`): for a file larger than one string may be. */
+export function* messageLines(messages: Iterable<MessageEntry>): Generator<string> {
+  for (const m of messages) yield JSON.stringify({ text: m.text }) + '\n';
 }
 
 /**
  * Parses `<queue>.jsonl`.
  * @throws SnapshotFormatError naming the line: bad JSON, no string `text`, an unknown key
  */
-export function parseMessages(file: string, text: string): MessageEntry[] {
+export function parseMessages(file: string, text: string | readonly string[]): MessageEntry[] {
   return parseJsonLines(file, text).map(({ line, value }) => {
     const o = asObject(file, line, value, 'a message');
     for (const key of Object.keys(o)) if (key !== 'text') throw new SnapshotFormatError(file, line, `unknown key "${key}" (a message has only "text")`);
@@ -329,7 +340,12 @@ function bareValue(value: string, type: EdmType): string | number | boolean | un
 
 /** Prints `<table>.jsonl`: entities in the order given (the service lists them by PartitionKey, then RowKey). */
 export function printEntities(entities: readonly EntityEntry[]): string {
-  return entities.map(printEntity).join('');
+  return [...entityLines(entities)].join('');
+}
+
+/** {@link printEntities} a line at a time (each ends in `\n`): for a file larger than one string may be. */
+export function* entityLines(entities: Iterable<EntityEntry>): Generator<string> {
+  for (const e of entities) yield printEntity(e);
 }
 
 /**
@@ -337,7 +353,7 @@ export function printEntities(entities: readonly EntityEntry[]): string {
  * @throws SnapshotFormatError naming the line: bad JSON, missing or non-string keys, an unknown
  *   EDM type, a value that does not fit its type, a repeated key pair
  */
-export function parseEntities(file: string, text: string): EntityEntry[] {
+export function parseEntities(file: string, text: string | readonly string[]): EntityEntry[] {
   const seen = new Set<string>();
   return parseJsonLines(file, text).map(({ line, value }) => {
     const o = asObject(file, line, value, 'an entity');
@@ -443,10 +459,13 @@ function parseJson(file: string, line: number, text: string): unknown {
   }
 }
 
-/** Parses JSON lines; blank lines are skipped (a trailing newline, hand-made gaps). */
-function parseJsonLines(file: string, text: string): { line: number; value: unknown }[] {
+/**
+ * Parses JSON lines: a file's text, or its lines (without their ends) as read a line at a time;
+ * blank lines are skipped (a trailing newline, hand-made gaps).
+ */
+function parseJsonLines(file: string, text: string | readonly string[]): { line: number; value: unknown }[] {
   const out: { line: number; value: unknown }[] = [];
-  const lines = text.split('\n');
+  const lines = typeof text === 'string' ? text.split('\n') : text;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.replace(/\r$/, '');
     if (raw.trim() === '') continue;

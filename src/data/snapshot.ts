@@ -13,12 +13,12 @@ import type { ContainerItem } from '@azure/storage-blob';
 import type { TableEntity, TableTransaction } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
 import {
-  blobFiles, INT32, isContainerOrQueueName, isTableName, parseBlobEntries, parseContainerEntry, parseEntities, parseMessages, parseQueueEntry,
-  printBlobEntries, printContainerEntry, printEntities, printEntity, printMessages, printQueueEntry, SnapshotFormatError,
+  blobEntryLines, blobFiles, entityLines, INT32, isContainerOrQueueName, isTableName, messageLines, parseBlobEntries, parseContainerEntry,
+  parseEntities, parseMessages, parseQueueEntry, printContainerEntry, printEntity, printQueueEntry, SnapshotFormatError,
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
-import { downloadToFile, messageOf, pool, tracker } from './work';
+import { downloadToFile, messageOf, pool, readLines, tracker, writeLines } from './work';
 
 /** A blob of a snapshot: its description and where its content is (an absolute path). */
 export interface SnapshotBlob {
@@ -73,6 +73,12 @@ export interface DataOptions {
 /** Export options: {@link DataOptions}, and which items to export (default all). */
 export interface ExportOptions extends DataOptions {
   readonly only?: AccountNames;
+  /**
+   * How long received queue messages stay hidden while the export reads a queue, in seconds
+   * (default 300, at least 1). Held messages are hidden again each time half of it has passed.
+   * For tests; nobody needs to change it.
+   */
+  readonly queueVisibilitySeconds?: number;
 }
 
 /** Files a snapshot reader skips anywhere: what Finder and Explorer leave behind. */
@@ -160,7 +166,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
     }
     for (const name of [...names].sort()) {
       const listing = path.join(dir, `${name}.blobs.jsonl`);
-      const described = fs.existsSync(listing) ? parseBlobEntries(rel(listing), await read(listing)) : [];
+      const described = fs.existsSync(listing) ? parseBlobEntries(rel(listing), await readLines(listing)) : [];
       const containerFile = path.join(dir, `${name}.container.json`);
       const entry = fs.existsSync(containerFile) ? parseContainerEntry(rel(containerFile), await read(containerFile)) : {};
       const byName = new Map(described.map((e) => [e.name, e]));
@@ -216,7 +222,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
     }
     for (const name of [...names].sort()) {
       const file = path.join(dir, `${name}.jsonl`);
-      const messages = fs.existsSync(file) ? parseMessages(rel(file), await read(file)) : [];
+      const messages = fs.existsSync(file) ? parseMessages(rel(file), await readLines(file)) : [];
       const meta = path.join(dir, `${name}.queue.json`);
       const entry = fs.existsSync(meta) ? parseQueueEntry(rel(meta), await read(meta)) : {};
       queues.push({ name, entry, messages });
@@ -231,7 +237,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
       if (m === null || !d.isFile()) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'table/ holds only <table>.jsonl files (docs/SNAPSHOT.md)');
       if (!isTableName(m[1]!)) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, `"${m[1]}" is not a table name: 3–63 letters and digits, starting with a letter`);
       const file = path.join(dir, d.name);
-      tables.push({ name: m[1]!, entities: parseEntities(rel(file), await read(file)) });
+      tables.push({ name: m[1]!, entities: parseEntities(rel(file), await readLines(file)) });
     }
   }
   return { folder, containers, queues, tables };
@@ -337,7 +343,7 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
           await downloadToFile(container.getBlobClient(b.name), file, options.signal);
           progress.step(`Exporting blob ${c.name}/${b.name}`);
         });
-        await fsp.writeFile(path.join(dir, `${c.name}.blobs.jsonl`), printBlobEntries(c.name, blobs.map((b) => ({ ...b, file: files.get(b.name)! }))));
+        await writeLines(path.join(dir, `${c.name}.blobs.jsonl`), blobEntryLines(c.name, blobs.map((b) => ({ ...b, file: files.get(b.name)! }))));
         const containerJson = printContainerEntry(withoutUndefined({ metadata: c.metadata, publicAccess: c.properties.publicAccess }));
         if (containerJson !== undefined) await fsp.writeFile(path.join(dir, `${c.name}.container.json`), containerJson);
         counts.containers++;
@@ -351,36 +357,62 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
       for await (const q of clients.queue.listQueues({ includeMetadata: true, abortSignal: options.signal })) {
         if (only && !only.queues.includes(q.name)) continue;
         const queue = clients.queue.getQueueClient(q.name);
-        const held: { messageId: string; popReceipt: string; text: string }[] = [];
+        // Each message received: its id → its newest pop receipt (what makes it visible again).
+        const held = new Map<string, string>();
+        const texts: string[] = [];
         let notVisible: unknown;
         // Progress counts messages: the queue's approximate count up front, more if more come.
         let counted = (await queue.getProperties({ abortSignal: options.signal })).approximateMessagesCount ?? 0;
         progress.addTotal(counted);
+        const visibility = options.queueVisibilitySeconds ?? EXPORT_VISIBILITY_S;
+        let hiddenSince = Date.now(); // when the oldest hiding that has not been renewed began
         try {
           for (;;) {
-            const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: EXPORT_VISIBILITY_S, abortSignal: options.signal });
-            if (got.receivedMessageItems.length === 0) break;
-            for (const m of got.receivedMessageItems) held.push({ messageId: m.messageId, popReceipt: m.popReceipt, text: m.messageText });
-            if (held.length > counted) {
-              progress.addTotal(held.length - counted);
-              counted = held.length;
+            // Before half the hiding has run out, hide again what is held: a queue that takes longer
+            // to read than the hiding lasts is not read twice over (and read for ever).
+            if (held.size > 0 && Date.now() - hiddenSince >= (visibility * 1000) / 2) {
+              hiddenSince = Date.now();
+              await pool([...held], { signal: options.signal }, async ([id, popReceipt]) => {
+                try {
+                  held.set(id, (await queue.updateMessage(id, popReceipt, undefined, visibility, { abortSignal: options.signal })).popReceipt!);
+                } catch (err) {
+                  if (err instanceof Error && err.name === 'AbortError') throw err;
+                  // Deleted, or received by a consumer after all: no longer the export's to show again.
+                  held.delete(id);
+                }
+              });
             }
-            progress.step(`Exporting queue ${q.name}: ${held.length} messages`, got.receivedMessageItems.length);
+            const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: visibility, abortSignal: options.signal });
+            if (got.receivedMessageItems.length === 0) break;
+            let fresh = 0;
+            for (const m of got.receivedMessageItems) {
+              // Seen before (its hiding ran out all the same, say while the machine slept): not a new message.
+              if (!held.has(m.messageId)) {
+                texts.push(m.messageText);
+                fresh++;
+              }
+              held.set(m.messageId, m.popReceipt);
+            }
+            if (texts.length > counted) {
+              progress.addTotal(texts.length - counted);
+              counted = texts.length;
+            }
+            progress.step(`Exporting queue ${q.name}: ${texts.length} messages`, fresh);
           }
         } finally {
           // Visible again, whatever happened: an export never hides a queue's messages. Without a
           // text, Update Message keeps the message's own: no new copy of it in the extent store.
           // Every message is tried; the first failure is thrown after (unless the reading failed).
-          await pool(held, {}, async (m) => {
-            await queue.updateMessage(m.messageId, m.popReceipt, undefined, 0).catch((err: unknown) => { notVisible ??= err; });
+          await pool([...held], {}, async ([id, popReceipt]) => {
+            await queue.updateMessage(id, popReceipt, undefined, 0).catch((err: unknown) => { notVisible ??= err; });
           });
         }
         if (notVisible !== undefined) throw notVisible;
-        await fsp.writeFile(path.join(dir, `${q.name}.jsonl`), printMessages(held.map((m) => ({ text: m.text }))));
+        await writeLines(path.join(dir, `${q.name}.jsonl`), messageLines(texts.map((text) => ({ text }))));
         const meta = printQueueEntry(withoutUndefined({ metadata: q.metadata }));
         if (meta !== undefined) await fsp.writeFile(path.join(dir, `${q.name}.queue.json`), meta);
         counts.queues++;
-        counts.messages += held.length;
+        counts.messages += texts.length;
       }
     }
     if (clients.table) {
@@ -400,7 +432,7 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         }
         progress.addTotal(entities.length % 1000);
         progress.step(`Exporting table ${t.name}: ${entities.length} entities`, entities.length % 1000);
-        await fsp.writeFile(path.join(dir, `${t.name}.jsonl`), printEntities(entities));
+        await writeLines(path.join(dir, `${t.name}.jsonl`), entityLines(entities));
         counts.tables++;
         counts.entities += entities.length;
       }

@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
+import * as readline from 'node:readline';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobClient } from '@azure/storage-blob';
 import type { DataOptions } from './snapshot';
@@ -33,6 +35,31 @@ export async function downloadToFile(blob: BlobClient, file: string, signal?: Ab
     await fsp.rm(part, { force: true }).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Writes `lines` (each with its own line end) to `file`, created or replaced, a piece at a time:
+ * a `.jsonl` file may be larger than the longest string V8 makes (about 512 MiB).
+ * @throws the file system's error
+ */
+export async function writeLines(file: string, lines: Iterable<string>): Promise<void> {
+  await pipeline(Readable.from(lines), fs.createWriteStream(file));
+}
+
+/**
+ * Reads a UTF-8 text file's lines, without their ends (`\n`, `\r\n`), a piece at a time: a
+ * `.jsonl` file may be larger than the longest string V8 makes (about 512 MiB).
+ * @throws the file system's error (ENOENT for a missing file)
+ */
+export async function readLines(file: string): Promise<string[]> {
+  const lines: string[] = [];
+  const input = fs.createReadStream(file, { encoding: 'utf8' });
+  try {
+    for await (const line of readline.createInterface({ input, crlfDelay: Infinity })) lines.push(line);
+  } finally {
+    input.destroy();
+  }
+  return lines;
 }
 
 /** Runs `work` over `items` with at most `options.concurrency` (16) at once; stops at the first failure or an abort. */

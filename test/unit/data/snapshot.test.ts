@@ -291,6 +291,22 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     fs.rmSync(seed, { recursive: true, force: true });
   });
 
+  it('reads a .jsonl file larger than the longest string V8 makes (512 MiB) a line at a time', async () => {
+    const folder = tempDir('big-jsonl-');
+    fs.mkdirSync(path.join(folder, 'queue'));
+    const file = path.join(folder, 'queue', 'big.jsonl');
+    // 8,800 lines of 64,000 bytes (JSON allows the spaces), 563,200,000 bytes in all.
+    const line = Buffer.from(`{"text":"m"}${' '.repeat(64_000 - 13)}\n`);
+    const fd = fs.openSync(file, 'w');
+    for (let i = 0; i < 8_800; i++) fs.writeSync(fd, line);
+    fs.closeSync(fd);
+    assert.ok(fs.statSync(file).size > 512 * 1024 * 1024);
+    const snapshot = await readSnapshot(folder, ['queue']);
+    assert.equal(snapshot.queues[0]!.messages.length, 8_800);
+    assert.equal(snapshot.queues[0]!.messages[8_799]!.text, 'm');
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
+
   it('a reset cancelled while the seed loads leaves every service empty, not the old data or half the seed', async () => {
     const emulator = await running();
     await writeVariedData(emulator);
@@ -388,6 +404,39 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     }
     assert.equal(seen.length, 40, 'every message visible again');
     assert.ok(seen.every((t) => t.length === 10_000));
+  });
+
+  it('exports a queue that takes longer to read than its messages stay hidden: each message once, all visible again', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const queue = sdkClients(emulator).queue().getQueueClient('slow');
+    await queue.create();
+    for (let i = 0; i < 40; i++) await queue.sendMessage(`m${i}`);
+    const folder = tempDir('export-');
+    let blocked = false;
+    const counts = await exportSnapshot(dataClients(emulator), folder, {
+      queueVisibilitySeconds: 1,
+      progress: (p) => {
+        // A slow reader: after the first 32 messages, more than their 1 s of hiding passes before
+        // the next receive (blocking this thread; the engine's clock runs on in its own process).
+        if (!blocked && p.message.startsWith('Exporting queue')) {
+          blocked = true;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_500);
+        }
+      },
+    });
+    assert.ok(blocked);
+    assert.equal(counts.messages, 40);
+    const lines = fs.readFileSync(path.join(folder, 'queue', 'slow.jsonl'), 'utf8').trim().split('\n');
+    assert.deepEqual(lines.map((l) => (JSON.parse(l) as { text: string }).text).sort(), Array.from({ length: 40 }, (_, i) => `m${i}`).sort());
+    const dequeued: number[] = [];
+    for (;;) {
+      const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 60 });
+      if (got.receivedMessageItems.length === 0) break;
+      dequeued.push(...got.receivedMessageItems.map((m) => m.dequeueCount));
+    }
+    assert.equal(dequeued.length, 40, 'every message visible again');
+    // Received once by the export (kept hidden, not received again) and once here.
+    assert.deepEqual([...new Set(dequeued)], [2]);
   });
 
   it('an import that stops restores a table that the snapshot names in another case', async () => {
