@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { parseSettings, type ParsedSettings, type RawSettings, type SecretSettings } from './core/settings';
+import { locationNeedsFolder, parseSettings, type ParsedSettings, type RawSettings, type SecretSettings } from './core/settings';
 
 /** The settings section: the Azurite extension's, so existing settings.json files keep working. */
 export const SECTION = 'azurite';
@@ -46,21 +46,31 @@ export function workspaceFolderPath(chosen?: string): string | undefined {
 export const DATA_FOLDER_KEY = 'azurite.dataFolder';
 
 /**
- * In a multi-root workspace with no `azurite.location`, in disk mode, asks once which folder holds
- * Azurite's data and remembers the answer for this workspace (workspaceState).
+ * In a multi-root workspace, in disk mode, asks which folder holds Azurite's data when that is
+ * not known yet and matters: no `azurite.location`, or one relative to the workspace folder
+ * ({@link locationNeedsFolder}); and no folder chosen, or the chosen one has left the workspace.
+ * Remembers the answer for this workspace (workspaceState). Called before every start, also the
+ * restart a settings change makes.
  * @returns false when the user dismissed the question (nothing should start)
  */
 export async function ensureDataFolderChosen(state: vscode.Memento): Promise<boolean> {
   const folders = diskWorkspaceFolders();
   const config = azuriteConfig();
   if (folders.length < 2 || config.get<boolean>('inMemoryPersistence') === true) return true;
-  const location = config.get<string>('location');
-  if (typeof location === 'string' && location.trim() !== '') return true;
+  const location = config.get<unknown>('location');
+  const given = typeof location === 'string' && location.trim() !== '' ? location.trim() : undefined;
+  if (given !== undefined && !locationNeedsFolder(given)) return true;
   const chosen = state.get<string>(DATA_FOLDER_KEY);
   if (chosen !== undefined && folders.some((f) => f.uri.fsPath === chosen)) return true;
   const pick = await vscode.window.showQuickPick(
     folders.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })),
-    { title: 'Azurite: which workspace folder keeps the emulator data?', placeHolder: 'Data goes into .azurite/ in the folder you pick; asked once per workspace', ignoreFocusOut: true },
+    {
+      title: 'Azurite: which workspace folder keeps the emulator data?',
+      placeHolder: given === undefined
+        ? 'Data goes into .azurite/ in the folder you pick; asked once per workspace'
+        : `azurite.location "${given}" is taken from the folder you pick; asked once per workspace`,
+      ignoreFocusOut: true,
+    },
   );
   if (pick === undefined) return false;
   await state.update(DATA_FOLDER_KEY, pick.folder.uri.fsPath);

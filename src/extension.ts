@@ -66,6 +66,8 @@ export interface TestingApi extends ExtensionApi {
   statusItemsShownBy(): StatusBar['revealedBy'];
   /** The folder chosen for data in a multi-root workspace (remembered per workspace), if any. */
   dataFolder(): string | undefined;
+  /** Stores `folder` (or forgets the choice) as the answer to the data folder question would. */
+  chooseDataFolder(folder: string | undefined): Thenable<void>;
   /** Notifications shown so far (newest last, at most 50). */
   notifications(): string[];
   /** True while the memory usage view is open. */
@@ -236,6 +238,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     memoryPanelOpen: () => memoryPanel.isOpen,
     memoryPanelHtml: () => memoryPanel.html,
     dataFolder: () => context.workspaceState.get<string>(DATA_FOLDER_KEY),
+    chooseDataFolder: (folder) => context.workspaceState.update(DATA_FOLDER_KEY, folder),
     engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: new CodeCachedModule(engineFiles.enginePath, engineFiles.codeCacheDir).cacheFile() }),
     settled: async () => { await autoStarted; await watcher.settled(); },
     bindToLoopback: (kind) => bindToLoopback(kind, deps),

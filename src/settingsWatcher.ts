@@ -3,7 +3,8 @@
  * settings changed are restarted — at once when their data is on disk (it survives), after asking
  * (Restart Now / Later) when a restart would drop in-memory data, unless
  * `azurite.restartOnConfigChange` is on. The question is asked once per change of the settings that
- * need the restart: after Later (or while it is open), other changes do not ask it again. Pattern:
+ * need the restart: after Later (or while it is open), other changes do not ask it again. A restart
+ * first asks what a start asks (NotifyDeps.prepareStart: a multi-root workspace's data folder). Pattern:
  * rust-analyzer's config.ts restart-required keys.
  */
 import * as vscode from 'vscode';
@@ -107,6 +108,11 @@ export class SettingsWatcher implements vscode.Disposable {
    */
   private queueRestart(kinds: ServiceKind[]): void {
     this.restarts = this.restarts.then(async () => {
+      if (!this.emulator.servicesNeedingRestart().some((k) => kinds.includes(k))) return;
+      // A restart is a start: first ask what a start asks (which folder of a multi-root workspace
+      // keeps disk data, when none is chosen or it has left the workspace), with the settings read
+      // again. Dismissed: the services go on as they are, and the next change asks again.
+      if (!(await this.deps.prepareStart())) return;
       const due = this.emulator.servicesNeedingRestart().filter((k) => kinds.includes(k));
       if (due.length === 0) return;
       await vscode.window.withProgress(

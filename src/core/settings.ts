@@ -337,6 +337,16 @@ export function resolveLocation(value: string, ctx: LocationContext): string | {
   return path.normalize(p);
 }
 
+/**
+ * True when a non-empty `azurite.location` value depends on which workspace folder is meant: it
+ * uses `${workspaceFolder}`, or it is relative (and not under `~`). See {@link resolveLocation}.
+ */
+export function locationNeedsFolder(value: string): boolean {
+  const p = value.trim();
+  if (p.includes('${workspaceFolder}')) return true;
+  return !(p === '~' || p.startsWith('~/') || p.startsWith('~\\') || path.isAbsolute(p));
+}
+
 /** True for a whole number from 0 to 65535 (a port setting's valid values; 0 picks a free port). */
 export function isPortNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 65535;

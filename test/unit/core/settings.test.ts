@@ -7,6 +7,7 @@ import {
   DEFAULT_LOCATION_FOLDER,
   defaultLocation,
   errorsFor,
+  locationNeedsFolder,
   parseSettings,
   resolveLocation,
   type LocationContext,
@@ -585,6 +586,13 @@ describe('core/settings', () => {
       assert.equal(defaultLocation(noFolder), GLOBAL);
       assert.equal(defaultLocation({ ...noFolder, rootHasAzuriteData: true }), GLOBAL);
       assert.equal(parseSettings({}, noFolder).options.location, GLOBAL);
+    });
+  });
+
+  describe('locationNeedsFolder', () => {
+    it('is true for what resolveLocation takes from the workspace folder', () => {
+      for (const v of ['data', './data', '../shared', '${workspaceFolder}/data', '/abs/${workspaceFolder}', ' data ']) assert.equal(locationNeedsFolder(v), true, v);
+      for (const v of ['/var/azurite', '~', '~/azurite', '~\\azurite', ' /var/azurite ']) assert.equal(locationNeedsFolder(v), false, v);
     });
   });
 

@@ -1,13 +1,14 @@
 /**
  * Run in a multi-root workspace of two folders, first and second
  * (runIntegration --suite multiroot --multi-root), disk mode, no azurite.location.
+ * The workspace's first folder never changes here: VS Code restarts the extension host when it does.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Outcome } from '../../../../src/emulator/serviceManager';
-import { api, waitFor } from '../../helpers';
+import { api, configure, waitFor } from '../../helpers';
 
 describe('multi-root workspace', () => {
   it('asks once which folder keeps the data, then remembers it', async () => {
@@ -34,6 +35,48 @@ describe('multi-root workspace', () => {
     assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
     assert.deepEqual(await vscode.commands.executeCommand('azurite.start_queue'), [{ ok: true }]);
     assert.equal(a.emulator.options.location, path.join(first, '.azurite'));
+    await vscode.commands.executeCommand('azurite.close');
+  });
+
+  it('a restart for a settings change asks the question first when the answer is missing, stale or needed anew', async () => {
+    const a = await api();
+    const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('azurite');
+    const [first, second] = vscode.workspace.workspaceFolders!.map((f) => f.uri.fsPath) as [string, string];
+    const blobOn = (location: string) => (): boolean =>
+      a.emulator.status('blob').status === 'running' && !a.emulator.isRunningInMemory('blob') && a.emulator.options.location === location;
+    /** Accepts the question's first entry (the folder "first") until `done`. */
+    const answerFirst = (what: string, done: () => boolean): Promise<true> => waitFor(what, async () => {
+      if (!done()) await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      return done() || undefined;
+    }, 20_000);
+    await configure({ restartOnConfigChange: true });
+
+    // In memory nothing is asked; turning disk mode on restarts Blob, and the restart asks first.
+    await a.chooseDataFolder(undefined);
+    await configure({ inMemoryPersistence: true });
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    assert.equal(a.dataFolder(), undefined);
+    await config().update('inMemoryPersistence', false, vscode.ConfigurationTarget.Workspace);
+    await answerFirst('the question answered and Blob restarted on disk', () => a.dataFolder() === first && blobOn(path.join(first, '.azurite'))());
+    await a.settled();
+
+    // The chosen folder leaves the workspace while Blob runs there: the restart asks again.
+    await vscode.commands.executeCommand('azurite.close_blob');
+    await a.chooseDataFolder(second);
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    assert.ok(blobOn(path.join(second, '.azurite'))());
+    const third = path.join(path.dirname(first), 'third');
+    fs.mkdirSync(third, { recursive: true });
+    // second replaced by third: still two folders, so still a multi-root workspace.
+    assert.ok(vscode.workspace.updateWorkspaceFolders(1, 1, { uri: vscode.Uri.file(third) }));
+    await answerFirst('the question answered again and Blob restarted in first', () => a.dataFolder() === first && blobOn(path.join(first, '.azurite'))());
+    await a.settled();
+
+    // A relative azurite.location depends on the folder too: with no answer stored, asked before the restart.
+    await a.chooseDataFolder(undefined);
+    await config().update('location', 'relative-data', vscode.ConfigurationTarget.Workspace);
+    await answerFirst('the question answered and Blob restarted in first/relative-data', () => a.dataFolder() === first && blobOn(path.join(first, 'relative-data'))());
+    await a.settled();
     await vscode.commands.executeCommand('azurite.close');
   });
 });
