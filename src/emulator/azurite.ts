@@ -170,7 +170,10 @@ export interface EngineServiceOptions {
   readonly host: string;
   readonly port: number;
   readonly inMemory: boolean;
-  /** Data folder for disk mode (created if missing). Ignored in memory mode. */
+  /**
+   * Data folder for disk mode (created if missing). In memory mode nothing is read or written
+   * there, and nothing there is deleted: azurite still gets its database paths in it.
+   */
   readonly location: string;
   readonly loose: boolean;
   /**
@@ -466,8 +469,10 @@ export function createService(options: EngineServiceOptions): EngineService {
       }
       server = undefined;
       if (options.inMemory) {
-        // In memory mode a stop without clean() leaves the extents in the chunk store.
-        await s.clean();
+        // The extents stay in the chunk store unless freed. Not azurite's clean(): its Loki stores'
+        // clean() deletes their files whatever the mode, and in memory mode those paths are still
+        // the database files of disk mode in azurite.location (the in-memory databases go with the server).
+        options.memoryStore?.clear(options.kind);
       } else {
         // Even after a failed close what can be saved is saved; a failed close may have cleared Loki's
         // dirty flags without writing (see saveLokiDatabases), so then every database is written again.
@@ -679,10 +684,12 @@ export const SAVE_WINDOW_MS = 1000;
 function saveWithin(s: ServerInternals, windowMs: number): Saver {
   let timer: NodeJS.Timeout | undefined;
   let failed = false;
+  let cancelled = false;
   return {
     get failed() { return failed; },
     touch() {
-      if (timer !== undefined) return;
+      // After cancel(): a response that finishes while the stop closes the server saves nothing more.
+      if (timer !== undefined || cancelled) return;
       timer = setTimeout(() => {
         timer = undefined;
         for (const db of lokiDatabases(s)) {
@@ -691,6 +698,7 @@ function saveWithin(s: ServerInternals, windowMs: number): Saver {
       }, windowMs);
     },
     cancel() {
+      cancelled = true;
       clearTimeout(timer);
       timer = undefined;
     },
@@ -701,7 +709,7 @@ function saveWithin(s: ServerInternals, windowMs: number): Saver {
 interface Saver {
   /** Call on each 2xx response. */
   touch(): void;
-  /** Drops a save not yet begun (the stop saves). */
+  /** Drops a save not yet begun, and later touches (the stop saves). */
   cancel(): void;
   /** True once a window save failed. */
   readonly failed: boolean;

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { RestError } from '@azure/storage-blob';
+import { TableServiceClient } from '@azure/data-tables';
 import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { isPortFree } from '../../../src/emulator/ports';
 import type { Emulator } from '../../../src/emulator/emulator';
@@ -257,6 +258,34 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     await c.table('memtable').createTable();
     await emulator.stopAll();
     assert.equal(fs.existsSync(location), false);
+  });
+
+  it('leaves disk-mode data in azurite.location alone when an in-memory service there stops', async () => {
+    const location = tempDir();
+    const disk = track(makeEmulator({ inMemoryPersistence: false, location }));
+    await startAll(disk.emulator);
+    const c = clients(disk.emulator);
+    await c.blob().getContainerClient('on-disk').create();
+    await c.queue().getQueueClient('on-disk-queue').create();
+    await c.table('ondisk').createTable();
+    await disk.emulator.stopAll();
+    const files = fs.readdirSync(location).filter((f) => f.startsWith('__azurite_db_')).sort();
+    assert.equal(files.length, 5, files.join(', '));
+
+    // A quick test in memory mode with the same location: started and stopped.
+    const memory = track(makeEmulator({ inMemoryPersistence: true, location }));
+    await startAll(memory.emulator);
+    await memory.emulator.stopAll();
+    assert.deepEqual(fs.readdirSync(location).filter((f) => f.startsWith('__azurite_db_')).sort(), files);
+
+    const again = track(makeEmulator({ inMemoryPersistence: false, location }));
+    await startAll(again.emulator);
+    const d = clients(again.emulator);
+    assert.equal(await d.blob().getContainerClient('on-disk').exists(), true);
+    assert.equal(await d.queue().getQueueClient('on-disk-queue').exists(), true);
+    const tables: string[] = [];
+    for await (const t of TableServiceClient.fromConnectionString(d.connectionString, { allowInsecureConnection: true }).listTables()) tables.push(t.name!);
+    assert.deepEqual(tables, ['ondisk']);
   });
 
   it('routes azurite\'s debug log to the log when azurite.debug is on, and stops when it is off', async () => {
