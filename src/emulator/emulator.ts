@@ -605,7 +605,7 @@ export class Emulator {
     try {
       await this.stopAll();
     } finally {
-      await this.host.terminate().catch(() => undefined);
+      await this.host.shutDown().catch(() => undefined);
       for (const s of this.subscriptions) s.dispose();
       this.meter.dispose();
       this.host.dispose();

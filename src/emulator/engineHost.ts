@@ -291,6 +291,19 @@ export class EngineHost {
     clearTimeout(timer);
   }
 
+  /**
+   * {@link terminate} for good: from now on every request fails and no process is started, also
+   * while this waits for the process to exit (a request then would start a new one that nothing
+   * ends). Call {@link dispose} after it.
+   */
+  async shutDown(): Promise<void> {
+    this.shuttingDown = true;
+    await this.terminate();
+  }
+
+  /** Set by shutDown(). */
+  private shuttingDown = false;
+
   /** Removes every listener (call after terminate); from then on every request fails and no process is started. */
   dispose(): void {
     this.disposed = true;
@@ -301,7 +314,7 @@ export class EngineHost {
   private disposed = false;
 
   private request<K extends EngineOp>(op: K, fields: EngineOps[K]['request']): Promise<EngineOps[K]['value']> {
-    if (this.disposed) return Promise.reject(new Error('the emulator engine was shut down'));
+    if (this.disposed || this.shuttingDown) return Promise.reject(new Error('the emulator engine was shut down'));
     const child = this.ensureProcess();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

@@ -39,7 +39,10 @@ delete process.env[ENGINE_DATA_VARIABLE];
 
 const post = (message: EngineResponse | EngineEvent): void => {
   // The channel is gone when the extension host went away: 'disconnect' below ends this process.
-  if (process.connected) sendToHost(message);
+  // It can go between this check and the write (EPIPE before 'disconnect' is seen). With a callback
+  // the failure comes to it; without one Node emits it as an 'error' on process, an uncaught
+  // exception here, whose handler exits at once: stops under way would not finish their saves.
+  if (process.connected) sendToHost(message, undefined, {}, () => undefined);
 };
 
 /**

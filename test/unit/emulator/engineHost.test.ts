@@ -99,6 +99,18 @@ describe('EngineHost (the engine in its own process)', function () {
     assert.equal(describeExit(oom, 8192, 4096), 'it ran out of memory (azurite.engine.heapLimit is 8192 MB, but VS Code\'s runtime lets the engine\'s heap grow to about 4096 MB only)');
   });
 
+  it('shutDown() refuses requests at once, while it waits for the process to exit: none starts a new process', async () => {
+    const h = makeHost();
+    await h.load();
+    const pid = h.pid!;
+    const closing = h.shutDown();
+    await assert.rejects(h.load(), /^Error: the emulator engine was shut down$/);
+    assert.equal(h.pid, undefined);
+    await closing;
+    assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the process is gone');
+    assert.equal(h.pid, undefined, 'no new process');
+  });
+
   it('after dispose() every request fails and no process is started again', async () => {
     const h = makeHost();
     await h.load();
