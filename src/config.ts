@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { locationNeedsFolder, parseSettings, type ParsedSettings, type RawSettings, type SecretSettings } from './core/settings';
+import { locationNeedsFolder, parseSettings, type LocationContext, type ParsedSettings, type RawSettings, type SecretSettings } from './core/settings';
 
 /** The settings section: the Azurite extension's, so existing settings.json files keep working. */
 export const SECTION = 'azurite';
@@ -87,15 +87,38 @@ export function readSettings(globalStoragePath: string, chosenFolder?: string, s
   const config = azuriteConfig();
   const raw: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) raw[key] = config.get(key);
+  return parseSettings(raw as RawSettings, locationContext(globalStoragePath, chosenFolder), secrets);
+}
+
+/**
+ * What resolving `azurite.location` needs, now: the workspace folder data is kept relative to
+ * ({@link workspaceFolderPath}), the home folder, global storage, and whether the folder's root
+ * already holds Azurite's files.
+ */
+export function locationContext(globalStoragePath: string, chosenFolder?: string): LocationContext {
   const workspaceFolder = workspaceFolderPath(chosenFolder);
-  const rootHasAzuriteData =
-    workspaceFolder !== undefined && AZURITE_ROOT_FILES.some((f) => fs.existsSync(path.join(workspaceFolder, f)));
-  return parseSettings(raw as RawSettings, {
+  return {
     workspaceFolder,
     homeDir: os.homedir(),
     globalStoragePath,
-    rootHasAzuriteData,
-  }, secrets);
+    rootHasAzuriteData: workspaceFolder !== undefined && hasAzuriteData(workspaceFolder),
+  };
+}
+
+/** True when `folder` holds any of Azurite's database files (`__azurite_db_<service>__.json`). */
+export function hasAzuriteData(folder: string): boolean {
+  return AZURITE_ROOT_FILES.some((f) => fs.existsSync(path.join(folder, f)));
+}
+
+/**
+ * Where a fix to the setting `azurite.<key>` is written: the most specific place it is set now
+ * (workspace folder, workspace, user settings), so the fix is the value in force.
+ */
+export function settingTargetOf(key: string): vscode.ConfigurationTarget {
+  const where = azuriteConfig().inspect(key);
+  return where?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder
+    : where?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace
+      : vscode.ConfigurationTarget.Global;
 }
 
 /** True when a configuration change touches any `azurite.*` setting. */

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { COMMANDS } from './core/commandIds';
-import { DATA_FOLDER_KEY, ensureDataFolderChosen, readExtensionSettings, readSettings, warningThreshold } from './config';
+import { DATA_FOLDER_KEY, ensureDataFolderChosen, locationContext, readExtensionSettings, readSettings, warningThreshold } from './config';
 import { MemoryAlerts } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
 import { notify, recordedNotifications } from './ui/notify';
@@ -31,6 +31,7 @@ import { Accounts } from './ui/accounts';
 import { accountKeySecret } from './core/accounts';
 import { StorageView, type StorageNode, type StorageTreeSnapshot } from './ui/storageView';
 import { bindToLoopback, ExposureAlerts } from './ui/exposureAlerts';
+import { LocationNotice, useLocation } from './ui/locationNotice';
 import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, setCertificatePassword, watchPasswordSetting } from './ui/certificatePassword';
 import type { ServiceKind } from './core/services';
 
@@ -88,6 +89,8 @@ export interface TestingApi extends ExtensionApi {
   engineCodeCache(): { state: CodeCacheState | undefined; file: string };
   /** Runs what "Bind to 127.0.0.1" on the exposure notification runs. */
   bindToLoopback(kind: ServiceKind): Promise<Outcome>;
+  /** Runs what "Use That Folder" on the notice of the Azurite extension's data runs. */
+  useLocation(folder: string): Promise<Outcome>;
   /** The PFX password in Secret Storage, read back. */
   storedCertificatePassword(): Thenable<string | undefined>;
   /** Runs what "Move to Secret Storage" on the azurite.pwd notice runs. */
@@ -184,10 +187,15 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
       await password.ready;
       await accounts.ready;
       const go = await ensureDataFolderChosen(context.workspaceState);
-      if (go) await reload();
+      if (go) {
+        await reload();
+        locationNotice.check();
+      }
       return go;
     },
   };
+  // Data the Azurite extension wrote where it took azurite.location literally (~, ${workspaceFolder}).
+  const locationNotice = new LocationNotice(() => locationContext(context.globalStorageUri.fsPath, context.workspaceState.get<string>(DATA_FOLDER_KEY)), deps);
   registerCommands(context, deps);
   // Test data: export, import, reset, and azurite.seed loaded at each start (through dist/data.js, loaded on first use).
   const snapshots = new SnapshotCommands({ emulator, target, extensionPath: context.extensionPath, log });
@@ -242,6 +250,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: new CodeCachedModule(engineFiles.enginePath, engineFiles.codeCacheDir).cacheFile() }),
     settled: async () => { await autoStarted; await watcher.settled(); },
     bindToLoopback: (kind) => bindToLoopback(kind, deps),
+    useLocation: (folder) => useLocation(folder, deps),
     storedCertificatePassword: () => context.secrets.get(PASSWORD_SECRET_KEY),
     movePasswordToSecretStorage: () => movePasswordToSecretStorage(password),
     storageTree: (depth) => storageView.snapshot(depth),

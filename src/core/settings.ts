@@ -338,6 +338,22 @@ export function resolveLocation(value: string, ctx: LocationContext): string | {
 }
 
 /**
+ * Where the Azurite extension keeps data for a non-empty `azurite.location` value, when that is
+ * not where {@link resolveLocation} puts it: the Azurite extension expands neither `~` nor
+ * `${workspaceFolder}`, and takes a path that is not absolute from the workspace folder
+ * (docs/ENGINE.md, "The Azurite extension's data location").
+ * @returns an absolute path, or undefined when both are the same folder (or no folder is open for
+ *   a relative value, which the Azurite extension refuses)
+ */
+export function azuriteExtensionLocation(value: string, ctx: LocationContext): string | undefined {
+  const p = value.trim();
+  if (!(p.includes('${workspaceFolder}') || p === '~' || p.startsWith('~/') || p.startsWith('~\\'))) return undefined;
+  if (!path.isAbsolute(p) && ctx.workspaceFolder === undefined) return undefined;
+  const theirs = path.isAbsolute(p) ? path.normalize(p) : path.resolve(ctx.workspaceFolder!, p);
+  return theirs === resolveLocation(value, ctx) ? undefined : theirs;
+}
+
+/**
  * True when a non-empty `azurite.location` value depends on which workspace folder is meant: it
  * uses `${workspaceFolder}`, or it is relative (and not under `~`). See {@link resolveLocation}.
  */

@@ -6,7 +6,7 @@
  * asking, when the restart would drop in-memory data).
  */
 import * as vscode from 'vscode';
-import { azuriteConfig, readExtensionSettings } from '../config';
+import { azuriteConfig, readExtensionSettings, settingTargetOf } from '../config';
 import { exposureNotice, isLoopbackHost } from '../core/hosts';
 import { failure, type Outcome } from '../core/outcome';
 import type { ServiceKind } from '../core/services';
@@ -43,13 +43,8 @@ export class ExposureAlerts implements vscode.Disposable {
  */
 export async function bindToLoopback(kind: ServiceKind, deps: NotifyDeps): Promise<Outcome> {
   const key = `${kind}Host`;
-  const config = azuriteConfig();
-  const where = config.inspect<string>(key);
-  const target = where?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder
-    : where?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace
-      : vscode.ConfigurationTarget.Global;
   try {
-    await config.update(key, '127.0.0.1', target);
+    await azuriteConfig().update(key, '127.0.0.1', settingTargetOf(key));
   } catch (err) {
     return failure('setting', `azurite.${key} could not be set to 127.0.0.1: ${(err as Error).message}`, { setting: `azurite.${key}` });
   }

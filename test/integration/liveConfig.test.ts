@@ -42,6 +42,46 @@ describe('Live settings, port conflicts and terminals', () => {
     await vscode.commands.executeCommand('azurite.clean_blob', { skipConfirmation: true });
   });
 
+  it('points out data the Azurite extension wrote where it took azurite.location literally, and Use That Folder uses it', async () => {
+    const a = await api();
+    const workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    const name = `azurite-literal-${process.pid}-${Date.now()}`;
+    const theirs = path.join(workspace, '~', name); // where the Azurite extension put "~/<name>"
+    const ours = path.join(os.homedir(), name);
+    const config = () => vscode.workspace.getConfiguration('azurite');
+    const containers = async (): Promise<string[]> => {
+      const names: string[] = [];
+      for await (const c of BlobServiceClient.fromConnectionString(a.emulator.connectionString()).listContainers()) names.push(c.name);
+      return names;
+    };
+    try {
+      // The Azurite extension's data: a container saved in that folder.
+      await configure({ inMemoryPersistence: false });
+      await config().update('location', theirs, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the location', () => a.emulator.options.location === theirs);
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('written-before').create();
+      await vscode.commands.executeCommand('azurite.close_blob');
+
+      await config().update('location', `~/${name}`, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the expanded location', () => a.emulator.options.location === ours);
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const notice = await waitFor('the notice', () => a.notifications().find((n) => n.includes(theirs)));
+      assert.ok(notice.includes(`takes azurite.location "~/${name}" literally`) && notice.includes(ours), notice);
+      assert.deepEqual(await containers(), []);
+
+      assert.deepEqual(await a.useLocation(theirs), { ok: true });
+      await waitFor('Blob restarted in that folder', () => a.emulator.options.location === theirs && a.emulator.status('blob').status === 'running');
+      await a.settled();
+      assert.deepEqual(await containers(), ['written-before']);
+      assert.equal(a.notifications().filter((n) => n.includes(theirs)).length, 1, 'said once');
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(path.join(workspace, '~'), { recursive: true, force: true });
+      fs.rmSync(ours, { recursive: true, force: true });
+    }
+  });
+
   it('restarts a service once, after its start, when a setting changed while its seed loaded (disk mode)', async () => {
     const a = await api();
     // A seed of messages sent one by one keeps the start under way long enough to change a setting.

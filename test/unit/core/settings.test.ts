@@ -4,6 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import {
+  azuriteExtensionLocation,
   DEFAULT_LOCATION_FOLDER,
   defaultLocation,
   errorsFor,
@@ -586,6 +587,17 @@ describe('core/settings', () => {
       assert.equal(defaultLocation(noFolder), GLOBAL);
       assert.equal(defaultLocation({ ...noFolder, rootHasAzuriteData: true }), GLOBAL);
       assert.equal(parseSettings({}, noFolder).options.location, GLOBAL);
+    });
+  });
+
+  describe('azuriteExtensionLocation', () => {
+    it('is where the Azurite extension takes ~ and ${workspaceFolder} literally, when that is not our folder', () => {
+      assert.equal(azuriteExtensionLocation('~/azurite', withFolder), `${WS}/~/azurite`);
+      assert.equal(azuriteExtensionLocation('${workspaceFolder}/data', withFolder), `${WS}/\${workspaceFolder}/data`);
+      assert.equal(azuriteExtensionLocation('/srv/${workspaceFolder}', withFolder), '/srv/${workspaceFolder}');
+      // The same folder either way, or nothing it would resolve.
+      for (const v of ['data', '/var/azurite', './x']) assert.equal(azuriteExtensionLocation(v, withFolder), undefined, v);
+      assert.equal(azuriteExtensionLocation('~/azurite', noFolder), undefined);
     });
   });
 
