@@ -78,18 +78,38 @@ export async function setCertificatePassword(password: CertificatePassword, give
 
 /**
  * Moves `azurite.pwd` from settings.json into Secret Storage: stores the value in force and removes
- * the setting from every place it is set (user, workspace, workspace folder).
- * @returns true when a password was moved
+ * the setting from every place it is set (user, workspace). Secret Storage holds
+ * one password for every workspace, so nothing is moved (and a warning says why) when those places
+ * hold different passwords, or when Secret Storage already holds another one: either would lose a
+ * password that is in use. A setting that cannot be written is said in an error notification.
+ * @returns true when the password was moved
  */
 export async function movePasswordToSecretStorage(password: CertificatePassword): Promise<boolean> {
+  await password.ready;
   const config = azuriteConfig();
   const value = config.get<unknown>('pwd');
   if (typeof value !== 'string' || value === '') return false;
-  await password.store(value);
+  // Read without a resource, as every azurite.* setting is here: no workspace folder value.
   const where = config.inspect<unknown>('pwd');
-  if (where?.workspaceFolderValue !== undefined) await config.update('pwd', undefined, vscode.ConfigurationTarget.WorkspaceFolder).then(undefined, () => undefined);
-  if (where?.workspaceValue !== undefined) await config.update('pwd', undefined, vscode.ConfigurationTarget.Workspace);
-  if (where?.globalValue !== undefined) await config.update('pwd', undefined, vscode.ConfigurationTarget.Global);
+  const places = ([
+    [where?.workspaceValue, vscode.ConfigurationTarget.Workspace, 'workspace'],
+    [where?.globalValue, vscode.ConfigurationTarget.Global, 'user'],
+  ] as const).filter(([v]) => v !== undefined);
+  if (places.some(([v]) => v !== value)) {
+    void notify('warning', `azurite.pwd was not moved to Secret Storage: your ${places.map(([, , name]) => name).join(', ')} settings set different passwords, and Secret Storage keeps one for every workspace. Keep azurite.pwd in one of them, or use "Azurite: Set Certificate Password".`);
+    return false;
+  }
+  if (password.current !== undefined && password.current !== value) {
+    void notify('warning', 'azurite.pwd was not moved to Secret Storage: it already holds another certificate password (used where azurite.pwd is not set). Use "Azurite: Set Certificate Password" to replace it, then remove azurite.pwd.');
+    return false;
+  }
+  try {
+    await password.store(value);
+    for (const [, target] of places) await config.update('pwd', undefined, target);
+  } catch (err) {
+    void notify('error', `azurite.pwd could not be moved to Secret Storage: ${(err as Error).message}`);
+    return false;
+  }
   return true;
 }
 

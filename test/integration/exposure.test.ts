@@ -110,4 +110,35 @@ describe('Exposure, bounded starts and the certificate password', function () {
     assert.equal(notices.length, 1, 'offered once');
     await vscode.commands.executeCommand('azurite.setCertificatePassword', '');
   });
+
+  it('Move to Secret Storage loses no password: refused while user and workspace settings differ, or another one is stored', async () => {
+    const a = await api();
+    const user = vscode.ConfigurationTarget.Global;
+    try {
+      await config().update('pwd', 'user-pw', user);
+      await config().update('pwd', 'project-pw', target);
+      let shown = a.notifications().length;
+      assert.equal(await a.movePasswordToSecretStorage(), false);
+      assert.deepEqual([config().inspect<string>('pwd')?.globalValue, config().inspect<string>('pwd')?.workspaceValue], ['user-pw', 'project-pw']);
+      assert.equal(await a.storedCertificatePassword(), undefined);
+      assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: your workspace, user settings set different passwords')));
+
+      await vscode.commands.executeCommand('azurite.setCertificatePassword', 'stored-before');
+      await config().update('pwd', 'user-pw', target);
+      shown = a.notifications().length;
+      assert.equal(await a.movePasswordToSecretStorage(), false);
+      assert.equal(await a.storedCertificatePassword(), 'stored-before');
+      assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: it already holds another certificate password')));
+
+      // The same password everywhere, nothing else stored: moved, and removed from both places.
+      await vscode.commands.executeCommand('azurite.setCertificatePassword', '');
+      assert.equal(await a.movePasswordToSecretStorage(), true);
+      assert.deepEqual([config().inspect<string>('pwd')?.globalValue, config().inspect<string>('pwd')?.workspaceValue], [undefined, undefined]);
+      assert.equal(await a.storedCertificatePassword(), 'user-pw');
+    } finally {
+      await config().update('pwd', undefined, user);
+      await config().update('pwd', undefined, target);
+      await vscode.commands.executeCommand('azurite.setCertificatePassword', '');
+    }
+  });
 });
