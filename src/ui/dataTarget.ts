@@ -6,11 +6,13 @@
  */
 import * as vscode from 'vscode';
 import { ATTACH_SETTING, parseAttach, type AttachTarget } from '../core/attach';
+import { OPEN_SETTINGS } from '../core/commandIds';
 import { DEV_ACCOUNT, endpointUrl, type StorageAccount } from '../core/connectionString';
 import { failure } from '../core/outcome';
 import { SERVICE_KINDS, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { StorageEndpoints } from '../data/clients';
+import { notify } from './notify';
 
 /** See the file comment. */
 export class DataTarget implements vscode.Disposable {
@@ -99,9 +101,21 @@ export class DataTarget implements vscode.Disposable {
     this.changed.fire();
   }
 
+  /** The attach error last shown in a notification (not shown again until the setting changes to another). */
+  private shownError: string | undefined;
+
   private report(): void {
     const error = this.attachError();
-    if (error !== undefined) this.log.error(error);
+    if (error !== undefined) {
+      this.log.error(error);
+      // Not attached: everything works on the local emulator, which the user did not mean. Say so where it is seen.
+      if (error !== this.shownError) {
+        void notify('error', `${error} Until it is fixed, the local emulator is used.`, 'Open Settings').then((choice) => {
+          if (choice === 'Open Settings') void vscode.commands.executeCommand(OPEN_SETTINGS, ATTACH_SETTING);
+        });
+      }
+    }
+    this.shownError = error;
     const t = this.attached();
     if (t !== undefined) this.log.info(`Attached to the Azurite at ${t.label} (account ${t.accountName}).`);
   }

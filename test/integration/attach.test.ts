@@ -119,4 +119,19 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     await waitFor('the local items to come back', () => a.statusItems().blob.visible && !a.statusItems().attach.visible);
     assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
   });
+
+  it('an azurite.attach that cannot be read is said in a notification, once per value, not only in the log', async () => {
+    const a = await api();
+    const shown = a.notifications().length;
+    try {
+      await vscode.workspace.getConfiguration('azurite').update('attach', 'BlobEndpoint=http://127.0.0.1:1/x', vscode.ConfigurationTarget.Workspace);
+      const said = await waitFor('the notification', () => a.notifications().slice(shown).find((n) => n.startsWith('azurite.attach')));
+      assert.equal(said, 'azurite.attach: the connection string needs AccountName and AccountKey (or UseDevelopmentStorage=true). Until it is fixed, the local emulator is used.');
+      assert.equal(a.statusItems().attach.visible, false);
+      await a.settled();
+      assert.equal(a.notifications().slice(shown).filter((n) => n.startsWith('azurite.attach')).length, 1);
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
 });
