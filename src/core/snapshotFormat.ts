@@ -193,6 +193,8 @@ export function parseBlobEntries(file: string, text: string | readonly string[])
     if (typeof o.file === 'string' && !isInside(o.file)) throw new SnapshotFormatError(file, line, `"file" must be a relative path inside blob/ (got "${o.file}")`);
     // Without "file" the content is <container>/<name>: a name that leaves that folder needs one.
     if (o.file === undefined && !isInside(o.name)) throw new SnapshotFormatError(file, line, `blob "${o.name}" needs a "file": its name is not a relative path inside the container's folder`);
+    const unreachable = unreachableBlobName(o.name);
+    if (unreachable !== undefined) throw new SnapshotFormatError(file, line, unreachable);
     const metadata = o.metadata === undefined ? undefined : stringRecord(file, line, o.metadata, 'metadata');
     return { ...o, ...(metadata !== undefined ? { metadata } : {}), line } as Located<BlobEntry>;
   });
@@ -439,6 +441,18 @@ export function isContainerOrQueueName(name: string): boolean {
 /** Table names: 3–63 letters and digits, not starting with a digit (Azure's rule). */
 export function isTableName(name: string): boolean {
   return /^[A-Za-z][A-Za-z0-9]{2,62}$/.test(name);
+}
+
+/**
+ * Why the Azure SDKs cannot reach a blob of this name, or undefined when they can: they put the
+ * name into a URL path, and URL parsing resolves `.` and `..` segments away (`a/../b` becomes `b`),
+ * so a request for such a name reads, replaces or deletes another blob (or one in another
+ * container). Azurite stores such names as given by a client that sends the path unresolved.
+ */
+export function unreachableBlobName(name: string): string | undefined {
+  const segment = name.split('/').find((s) => s === '.' || s === '..');
+  return segment === undefined ? undefined
+    : `blob "${name}" cannot be reached through the Azure SDK: its URL would drop the "${segment}" segment and name another blob`;
 }
 
 /** Whether `p` (with `/` separators) is a relative path that stays inside its folder. */

@@ -7,6 +7,8 @@
 import * as fsp from 'node:fs/promises';
 import { lookup as mimeLookup } from 'mime-types';
 import type { TableEntityResult } from '@azure/data-tables';
+import type { BlobClient } from '@azure/storage-blob';
+import { unreachableBlobName } from '../core/snapshotFormat';
 import type { StorageClients } from './clients';
 import type { DataOptions } from './snapshot';
 import { downloadToFile, messageOf, pool, tracker } from './work';
@@ -98,6 +100,17 @@ function service<T>(client: T | undefined, what: string): T {
 }
 
 /**
+ * The SDK client of a blob.
+ * @throws Error when the name cannot be reached through the SDK (core/snapshotFormat.ts
+ *   unreachableBlobName): a request would read, replace or delete another blob
+ */
+function blobClient(clients: StorageClients, container: string, name: string): BlobClient {
+  const unreachable = unreachableBlobName(name);
+  if (unreachable !== undefined) throw new Error(`The ${unreachable}.`);
+  return service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name);
+}
+
+/**
  * One page of the account's blob containers, by name.
  * @param continuation the previous page's `continuation`
  * @throws Error when the Blob service has no endpoint; the SDK's RestError on a failed request
@@ -167,7 +180,7 @@ export async function listEntities(clients: StorageClients, table: string, conti
 
 /** A blob's properties (Get Blob Properties). @throws the SDK's RestError (404 when it does not exist) */
 export async function statBlob(clients: StorageClients, container: string, name: string): Promise<BlobStat> {
-  const p = await service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name).getProperties();
+  const p = await blobClient(clients, container, name).getProperties();
   return { size: p.contentLength ?? 0, lastModified: p.lastModified, createdOn: p.createdOn, contentType: p.contentType, etag: p.etag };
 }
 
@@ -178,7 +191,7 @@ export async function statBlob(clients: StorageClients, container: string, name:
  * @throws the SDK's RestError (404 when it does not exist; 412 when it changed during every try)
  */
 export async function readBlob(clients: StorageClients, container: string, name: string, signal?: AbortSignal): Promise<BlobContent> {
-  const client = service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name);
+  const client = blobClient(clients, container, name);
   for (let attempt = 1; ; attempt++) {
     const p = await client.getProperties({ abortSignal: signal });
     try {
@@ -193,23 +206,29 @@ export async function readBlob(clients: StorageClients, container: string, name:
 
 /** Writes a blob's content to a file (created or replaced). */
 export async function saveBlob(clients: StorageClients, container: string, name: string, file: string, signal?: AbortSignal): Promise<void> {
-  await downloadToFile(service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name), file, signal);
+  await downloadToFile(blobClient(clients, container, name), file, signal);
 }
 
 /** True when a blob of that name exists. */
 export async function blobExists(clients: StorageClients, container: string, name: string): Promise<boolean> {
-  return service(clients.blob, 'Blob').getContainerClient(container).getBlobClient(name).exists();
+  return blobClient(clients, container, name).exists();
 }
 
 /**
  * Uploads content as a block blob (created or replaced), its Content-Type from the name's extension
  * (`mime-types`; none when unknown, as the Blob service then stores `application/octet-stream`).
  * @param content a file's path, or the bytes
+ * @param onlyIfNew when true, an existing blob is not replaced (`If-None-Match: *`): the service
+ *   answers 409 BlobAlreadyExists, thrown as the SDK's RestError
  */
-export async function uploadBlob(clients: StorageClients, container: string, name: string, content: string | Uint8Array, signal?: AbortSignal): Promise<void> {
-  const client = service(clients.blob, 'Blob').getContainerClient(container).getBlockBlobClient(name);
+export async function uploadBlob(clients: StorageClients, container: string, name: string, content: string | Uint8Array, signal?: AbortSignal, onlyIfNew = false): Promise<void> {
+  const client = blobClient(clients, container, name).getBlockBlobClient();
   const type = mimeLookup(name);
-  const options = { abortSignal: signal, ...(type !== false ? { blobHTTPHeaders: { blobContentType: type } } : {}) };
+  const options = {
+    abortSignal: signal,
+    ...(type !== false ? { blobHTTPHeaders: { blobContentType: type } } : {}),
+    ...(onlyIfNew ? { conditions: { ifNoneMatch: '*' } } : {}),
+  };
   if (typeof content === 'string') {
     const size = (await fsp.stat(content)).size;
     if (size === 0) await client.upload(Buffer.alloc(0), 0, options);
@@ -231,7 +250,7 @@ export async function uploadBlob(clients: StorageClients, container: string, nam
 export async function deleteItem(clients: StorageClients, ref: ItemRef): Promise<void> {
   switch (ref.kind) {
     case 'container': await service(clients.blob, 'Blob').getContainerClient(ref.name).delete(); return;
-    case 'blob': await service(clients.blob, 'Blob').getContainerClient(ref.container).getBlobClient(ref.name).delete({ deleteSnapshots: 'include' }); return;
+    case 'blob': await blobClient(clients, ref.container, ref.name).delete({ deleteSnapshots: 'include' }); return;
     case 'queue': await service(clients.queue, 'Queue').getQueueClient(ref.name).delete(); return;
     case 'message': await deleteMessage(clients, ref.queue, ref.messageId); return;
     case 'table': await service(clients.table, 'Table').deleteTable(ref.name); return;
@@ -243,6 +262,8 @@ export async function deleteItem(clients: StorageClients, ref: ItemRef): Promise
 export interface UploadItem {
   readonly blob: string;
   readonly content: string | Uint8Array;
+  /** True when no blob of that name may be replaced (one made since the user was asked is not). */
+  readonly onlyIfNew?: boolean;
 }
 
 /**
@@ -252,7 +273,7 @@ export interface UploadItem {
 export async function uploadBlobs(clients: StorageClients, container: string, items: readonly UploadItem[], options: DataOptions = {}): Promise<void> {
   const progress = tracker(options, items.length);
   await pool(items, { signal: options.signal, concurrency: 4 }, async (item) => {
-    await uploadBlob(clients, container, item.blob, item.content, options.signal);
+    await uploadBlob(clients, container, item.blob, item.content, options.signal, item.onlyIfNew === true);
     progress.step(item.blob);
   });
 }

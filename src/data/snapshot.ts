@@ -14,7 +14,7 @@ import type { TableEntity, TableTransaction } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
 import {
   blobEntryLines, blobFiles, entityLines, INT32, isContainerOrQueueName, isTableName, messageLines, parseBlobEntries, parseContainerEntry,
-  parseEntities, parseMessages, parseQueueEntry, printContainerEntry, printEntity, printQueueEntry, SnapshotFormatError,
+  parseEntities, parseMessages, parseQueueEntry, printContainerEntry, printEntity, printQueueEntry, SnapshotFormatError, unreachableBlobName,
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
@@ -321,6 +321,9 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         const blobs: BlobEntry[] = [];
         const sizes: number[] = [];
         for await (const b of container.listBlobsFlat({ includeMetadata: true, abortSignal: options.signal })) {
+          // Its download would fetch another blob's content under its name.
+          const unreachable = unreachableBlobName(b.name);
+          if (unreachable !== undefined) throw new Error(`in container ${c.name} the ${unreachable}. Delete it with a client that sends its path as it is (curl --path-as-is), then export again`);
           const p = b.properties;
           blobs.push(withoutUndefined({
             name: b.name,

@@ -72,7 +72,10 @@ describe('Snapshot format (pure)', () => {
     // Without "file" the content is c/<name>: a name that leaves the folder cannot name a file outside the snapshot.
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"../../../home/u/.ssh/id_rsa"}'), /c\.blobs\.jsonl:1: blob "\.\.\/\.\.\/\.\.\/home\/u\/\.ssh\/id_rsa" needs a "file": its name is not a relative path inside the container's folder/);
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"/etc/passwd"}'), /needs a "file"/);
-    assert.equal(parseBlobEntries('blob/c.blobs.jsonl', '{"name":"../up","file":"c.files/1"}')[0]!.name, '../up');
+    assert.equal(parseBlobEntries('blob/c.blobs.jsonl', '{"name":"/up","file":"c.files/1"}')[0]!.name, '/up');
+    // A "." or ".." segment: the SDK's URL would name another blob.
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"../up","file":"c.files/1"}'), /c\.blobs\.jsonl:1: blob "\.\.\/up" cannot be reached through the Azure SDK: its URL would drop the "\.\." segment and name another blob/);
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"a/./b","file":"c.files/1"}'), /drop the "\." segment/);
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","tier":"Hot"}'), /unknown key "tier"/);
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x"}\n{"name":"x"}'), /c\.blobs\.jsonl:2: blob "x" is listed twice/);
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","metadata":{"n":1}}'), /"metadata\.n" must be a string/);

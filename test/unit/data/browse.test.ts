@@ -5,13 +5,16 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import { clients as sdkClients, disposeAfterEach, inParallel, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { emulatorEndpoints, storageClients, type StorageClients } from '../../../src/data/clients';
 import {
-  blobExists, deleteItem, deleteItems, listBlobs, listContainers, listEntities, listQueues, listTables, peekMessages, readBlob, saveBlob, statBlob, uploadBlob,
+  blobExists, deleteItem, deleteItems, listBlobs, listContainers, listEntities, listQueues, listTables, peekMessages, readBlob, saveBlob, statBlob, uploadBlob, uploadBlobs,
   type BlobInfo, type FolderInfo,
 } from '../../../src/data/browse';
+import { ContainerSASPermissions } from '@azure/storage-blob';
+import { exportSnapshot } from '../../../src/data/snapshot';
 import type { Emulator } from '../../../src/emulator/emulator';
 import type { ServiceKind } from '../../../src/core/services';
 
@@ -188,6 +191,50 @@ describe('Storage view data (real engine, real SDKs)', function () {
     await saveBlob(dataClients(emulator), 'big', 'big.bin', file);
     assert.equal(fs.statSync(file).size, 64 * 1024 * 1024);
     assert.deepEqual(fs.readdirSync(dir), ['big.bin']);
+  });
+
+  it('refuses a blob whose name has a ".." segment, which the SDK would turn into another blob\'s URL; export names it', async () => {
+    const emulator = await running();
+    const container = sdkClients(emulator).blob().getContainerClient('dots');
+    await container.create();
+    await container.getBlockBlobClient('b').uploadData(Buffer.from('the other blob'));
+    // Only a client that sends the path as it is (curl --path-as-is) makes such a blob.
+    const sas = new URL(await container.generateSasUrl({ permissions: ContainerSASPermissions.parse('racwdl'), expiresOn: new Date(Date.now() + 3_600_000) }));
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = http.request({ host: sas.hostname, port: sas.port, method: 'PUT', path: `${sas.pathname}/a/../b${sas.search}`, headers: { 'x-ms-blob-type': 'BlockBlob', 'x-ms-version': '2021-08-06' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+      req.end('dots');
+    });
+    assert.equal(status, 201);
+    const names: string[] = [];
+    for await (const b of container.listBlobsFlat()) names.push(b.name);
+    assert.deepEqual(names.sort(), ['a/../b', 'b']);
+
+    const clients = dataClients(emulator);
+    const refused = /^Error: The blob "a\/\.\.\/b" cannot be reached through the Azure SDK: its URL would drop the "\.\." segment and name another blob\.$/;
+    await assert.rejects(deleteItem(clients, { kind: 'blob', container: 'dots', name: 'a/../b' }), refused);
+    await assert.rejects(readBlob(clients, 'dots', 'a/../b'), refused);
+    assert.equal((await container.getBlobClient('b').downloadToBuffer()).toString(), 'the other blob', 'the other blob untouched');
+    await assert.rejects(exportSnapshot(clients, tempDir('export-')), /in container dots the blob "a\/\.\.\/b" cannot be reached through the Azure SDK/);
+  });
+
+  it('an upload marked only-if-new leaves a blob that exists as it was (409), from bytes and from a file', async () => {
+    const emulator = await running();
+    const container = sdkClients(emulator).blob().getContainerClient('new-only');
+    await container.create();
+    await container.getBlockBlobClient('made-meanwhile.txt').uploadData(Buffer.from('by another client'));
+    const clients = dataClients(emulator);
+    const file = path.join(tempDir('upload-'), 'local.txt');
+    fs.writeFileSync(file, 'from the user');
+    for (const content of [Buffer.from('from the user'), file]) {
+      await assert.rejects(uploadBlobs(clients, 'new-only', [{ blob: 'made-meanwhile.txt', content, onlyIfNew: true }]), (err: { statusCode?: number }) => err.statusCode === 409);
+      assert.equal((await container.getBlobClient('made-meanwhile.txt').downloadToBuffer()).toString(), 'by another client');
+    }
+    await uploadBlobs(clients, 'new-only', [{ blob: 'fresh.txt', content: file, onlyIfNew: true }]);
+    assert.equal((await container.getBlobClient('fresh.txt').downloadToBuffer()).toString(), 'from the user');
   });
 });
 
