@@ -19,7 +19,7 @@ import type { Emulator, EmulatorLog } from '../emulator/emulator';
 
 /** The glob of the files read. */
 export const LOCAL_SETTINGS_GLOB = '**/local.settings.json';
-/** Most files read (a workspace with more Functions projects than this is not looked at further). */
+/** Most files read; past it, AzureWebJobsStorage is not injected (a file not read may set its own). */
 export const MAX_LOCAL_SETTINGS_FILES = 20;
 
 interface FoundFile {
@@ -61,8 +61,11 @@ export class ConnectionEnvironment implements vscode.Disposable {
     this.scanning = (async () => {
       let found: FoundFile[] = [];
       try {
-        const uris = await vscode.workspace.findFiles(LOCAL_SETTINGS_GLOB, '**/node_modules/**', MAX_LOCAL_SETTINGS_FILES);
+        const uris = await vscode.workspace.findFiles(LOCAL_SETTINGS_GLOB, '**/node_modules/**', MAX_LOCAL_SETTINGS_FILES + 1);
         uris.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+        // Past the cap, a file not read may set its own AzureWebJobsStorage: one stands for them all,
+        // as a file that could not be read, so that nothing is injected over them.
+        const unread = uris.length > MAX_LOCAL_SETTINGS_FILES ? uris.splice(MAX_LOCAL_SETTINGS_FILES) : [];
         found = await Promise.all(uris.map(async (uri): Promise<FoundFile> => {
           const label = vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
           try {
@@ -71,6 +74,9 @@ export class ConnectionEnvironment implements vscode.Disposable {
             return { uri, label, text: { error: (err as Error).message } };
           }
         }));
+        for (const uri of unread) {
+          found.push({ uri, label: vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1), text: { error: `not read: the workspace has more than ${MAX_LOCAL_SETTINGS_FILES} local.settings.json files, and only the first ${MAX_LOCAL_SETTINGS_FILES} are read` } });
+        }
       } catch (err) {
         this.log.error(`Could not look for local.settings.json files: ${(err as Error).message}`);
       }

@@ -168,6 +168,21 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     assert.match(a.terminalDescription() ?? '', /^AZURE_STORAGE_CONNECTION_STRING and AzureWebJobsStorage for the running Azurite Blob/);
   });
 
+  it('injects no AzureWebJobsStorage past 20 local.settings.json files: one not read may set its own', async () => {
+    const a = await api();
+    fixtures.push(path.join(workspace(), 'many'));
+    // 21 projects using the development storage (which allows ours), read in path order: the 21st is not read.
+    for (let i = 0; i < 21; i++) writeLocalSettings(`many/p${String(i).padStart(2, '0')}`, 'UseDevelopmentStorage=true');
+    await a.rescanLocalSettings();
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    await waitFor('the connection string in terminals', () => a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === a.emulator.connectionString());
+    assert.equal(a.terminalVariables().AzureWebJobsStorage, undefined);
+    assert.match(a.terminalDescription() ?? '', /many\/p20\/local\.settings\.json/);
+    fs.rmSync(path.join(workspace(), 'many', 'p20'), { recursive: true });
+    await a.rescanLocalSettings();
+    await waitFor('AzureWebJobsStorage with 20 files, all read', () => a.terminalVariables().AzureWebJobsStorage === a.emulator.connectionString());
+  });
+
   it('starts Blob, Queue and Table before a debug session when local.settings.json uses the development storage', async () => {
     const a = await api();
     fixtures.push(path.join(workspace(), 'fnapp'));
