@@ -13,7 +13,7 @@ export interface LoadableEngine {
   load(): Promise<LoadResult>;
   /** Loads every service's part of the engine; resolves with the time it took in the engine, ms. */
   preload(): Promise<number>;
-  /** Ends the engine's process; resolves once it has exited. */
+  /** Ends the engine's process (a load after this call starts a new one); resolves once it has exited. */
   terminate(): Promise<void>;
 }
 
@@ -48,8 +48,10 @@ export class EngineLoader {
       const started = performance.now();
       const result = await withBound(this.engine.load(), this.loadBoundMs).catch(async (err: unknown) => {
         if (!(err instanceof StepTimeout)) throw err;
-        // An engine stuck in its load is no use to a later start: end it, the next start makes a new one.
-        await this.engine.terminate().catch(() => undefined);
+        // An engine stuck in its load is no use to a later start: end it, the next start makes a new
+        // one. Not awaited: a process stuck in the kernel (a hung network drive) may outlive even
+        // SIGKILL for long, and the failure is said now; the host has let go of it already.
+        void this.engine.terminate().catch(() => undefined);
         throw new Error(`it did not load within ${formatBound(err.boundMs)} (a slow disk or a virus scan of the extension folder?); try again`);
       });
       const cache = result.codeCache !== undefined ? `, code cache: ${result.codeCache}` : '';
