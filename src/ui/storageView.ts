@@ -390,6 +390,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
         void notify('error', `Azurite: nothing was uploaded: two of the files would both become blob "${twice.blob}" in container ${place.container}. Upload them one at a time, or as the folders that hold them.`);
         return [];
       }
+      let items = named;
       if (!skipConfirmation) {
         const existing = await data.existingBlobs(clients, place.container, named.map((f) => f.blob));
         if (existing.length > 0) {
@@ -397,8 +398,10 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
           const choice = await vscode.window.showWarningMessage(`${what} in container ${place.container}. Replace?`, { modal: true, detail: 'The blob content and properties are replaced; this cannot be undone.' }, 'Replace');
           if (choice !== 'Replace') return [];
         }
+        // Replaced only where the user said so: a blob that another client makes meanwhile stays.
+        items = named.map((f) => ({ ...f, onlyIfNew: !existing.includes(f.blob) }));
       }
-      await withDelayedProgress(`Uploading to ${place.container}`, true, (o) => data.uploadBlobs(clients, place.container, named, o));
+      await withDelayedProgress(`Uploading to ${place.container}`, true, (o) => data.uploadBlobs(clients, place.container, items, o));
       this.refreshListing(`${account}/blob/${place.container}`);
       return named.map((f) => f.blob);
     } catch (err) {
@@ -460,7 +463,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     if (options.skipConfirmation !== true) {
       const first = refs[0]!;
       const title = refs.length === 1 ? `Delete ${describeRef(first.ref)}?` : `Delete ${refs.length} items?`;
-      const detail = `${refs.length === 1 ? consequence(first.ref) : refs.map((r) => describeRef(r.ref)).slice(0, 10).join('\n')}\nThis cannot be undone.`;
+      const messages = refs.length > 1 && refs.some((r) => r.ref.kind === 'message') ? `\nMessages are found by receiving the ones ahead of them. ${MESSAGE_DELETE_EFFECT}` : '';
+      const detail = `${refs.length === 1 ? consequence(first.ref) : refs.map((r) => describeRef(r.ref)).slice(0, 10).join('\n')}${messages}\nThis cannot be undone.`;
       if ((await vscode.window.showWarningMessage(title, { modal: true, detail }, 'Delete')) !== 'Delete') return 0;
     }
     const data = this.data();
@@ -745,12 +749,19 @@ function describeRef(ref: ItemRef): string {
   }
 }
 
+/**
+ * What finding a message to delete does to the messages ahead of it (data/browse.ts deleteMessage):
+ * the REST API deletes only with a pop receipt, which only a receive gives.
+ */
+const MESSAGE_DELETE_EFFECT = 'The messages ahead of it are made visible again at once, but their dequeue counts go up by one, '
+  + 'and they move behind the messages that follow it. A consumer with a dequeue limit (Azure Functions: 5) may then move one to the poison queue.';
+
 function consequence(ref: ItemRef): string {
   switch (ref.kind) {
     case 'container': return 'Every blob in it is deleted too.';
     case 'blob': return 'Its snapshots are deleted too.';
     case 'queue': return 'Every message in it is deleted too.';
-    case 'message': return `Queue ${ref.queue}'s visible messages are received to find it (their dequeue counts go up by one) and made visible again at once.`;
+    case 'message': return `Queue ${ref.queue}'s visible messages are received to find it. ${MESSAGE_DELETE_EFFECT}`;
     case 'table': return 'Every entity in it is deleted too.';
     case 'entity': return `From table ${ref.table}.`;
   }
