@@ -28,13 +28,22 @@ export class Accounts implements vscode.Disposable {
     this.ready = this.apply();
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(ACCOUNTS_SETTING)) this.ready = this.apply();
+        if (e.affectsConfiguration(ACCOUNTS_SETTING)) this.applyAgain();
       }),
       // Another window may have made a key first: use what is stored.
       secrets.onDidChange((e) => {
-        if (e.key.startsWith(ACCOUNT_KEY_SECRET_PREFIX) && this.extra.some((a) => accountKeySecret(a.name) === e.key)) this.ready = this.apply();
+        if (e.key.startsWith(ACCOUNT_KEY_SECRET_PREFIX) && this.extra.some((a) => accountKeySecret(a.name) === e.key)) this.applyAgain();
       }),
     );
+  }
+
+  /**
+   * Applies the setting again once the apply under way has finished: one at a time, each reading the
+   * setting when it begins, so the last change wins (an earlier apply that waits for Secret Storage
+   * to make a key cannot give the engine its accounts after a later one).
+   */
+  private applyAgain(): void {
+    this.ready = this.ready.then(() => this.apply());
   }
 
   /** Never rejects: what goes wrong is logged and shown, and devstoreaccount1 is served. */

@@ -113,4 +113,33 @@ describe('Custom accounts', () => {
     assert.deepEqual(given, [[]]);
     assert.match(errors[0] ?? '', /^The keys of tenant1 \(azurite\.accounts\) could not be read from or stored in VS Code's Secret Storage: no keyring\. Only devstoreaccount1 is served/);
   });
+
+  it('changes in a row reach the engine in order: an apply that waits for Secret Storage does not undo a later one', async () => {
+    await setAccounts(['tenantslow']);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const stored = new Map<string, string>();
+    const secrets = {
+      get: async (key: string) => { await gate; return stored.get(key); },
+      store: async (key: string, value: string) => { stored.set(key, value); },
+      delete: async (key: string) => { stored.delete(key); },
+      keys: async () => [...stored.keys()],
+      onDidChange: new vscode.EventEmitter<vscode.SecretStorageChangeEvent>().event,
+    } as unknown as vscode.SecretStorage;
+    const given: { name: string }[][] = [];
+    // Our own class in place of the Emulator: what it is given is all this test reads.
+    const emulator = { setAccounts: async (extra: { name: string }[]) => { given.push(extra); } } as unknown as Emulator;
+    const accounts = new Accounts(secrets, emulator, { info: () => undefined, error: () => undefined });
+    try {
+      // The first apply waits in Secret Storage for tenantslow's key; the setting is removed meanwhile.
+      const first = accounts.ready;
+      await setAccounts(undefined);
+      await waitFor('the change to reach the accounts', () => accounts.ready !== first || undefined);
+      release();
+      await accounts.ready;
+    } finally {
+      accounts.dispose();
+    }
+    assert.deepEqual(given.map((g) => g.map((x) => x.name)), [['tenantslow'], []], 'the setting as it is now, last');
+  });
 });
