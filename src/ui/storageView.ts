@@ -473,13 +473,18 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     // Usually one account; the selection may span several when azurite.accounts lists more.
     const byAccount = new Map<string, ItemRef[]>();
     for (const r of refs) byAccount.set(r.node.account, [...(byAccount.get(r.node.account) ?? []), r.ref]);
-    await withDelayedProgress('Deleting', false, async (o) => {
-      for (const [account, accountRefs] of byAccount) {
-        const result = await data.deleteItems(this.clients(account), accountRefs, o);
-        deleted += result.deleted;
-        failures.push(...result.failures.map((f) => `${describeRef(f.ref)}: ${f.message}`));
-      }
-    });
+    try {
+      await withDelayedProgress('Deleting', false, async (o) => {
+        for (const [account, accountRefs] of byAccount) {
+          const result = await data.deleteItems(this.clients(account), accountRefs, o);
+          deleted += result.deleted;
+          failures.push(...result.failures.map((f) => `${describeRef(f.ref)}: ${f.message}`));
+        }
+      });
+    } catch (err) {
+      // The service stopped (or the attached Azurite went) before the deletes of an account began.
+      failures.push(errorText(err));
+    }
     if (failures.length > 0) void notify('error', `Azurite: ${failures.length === 1 ? 'a delete' : `${failures.length} deletes`} failed: ${failures.slice(0, 3).join('; ')}`);
     // An attached Azurite reports no changes: reload what the deletes touched.
     this.invalidate();

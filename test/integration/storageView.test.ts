@@ -256,6 +256,20 @@ describe('Storage view', () => {
     assert.deepEqual(folder.children!.map((c) => c.label).sort(), ['logs/', 'today.txt']);
   });
 
+  it('a delete whose service stopped after the item was shown says why in a notification, and the view reloads', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('gone-soon').create();
+    await waitFor('the container in the view', async () => find(await a.storageTree(2), `${ACCOUNT}/blob/gone-soon`));
+    const node = a.storageNode(`${ACCOUNT}/blob/gone-soon`);
+    await vscode.commands.executeCommand('azurite.close_blob');
+    const shown = a.notifications().length;
+    assert.equal(await vscode.commands.executeCommand('azurite.storage.delete', node, undefined, { skipConfirmation: true }), 0);
+    assert.deepEqual(a.notifications().slice(shown), ['Azurite: a delete failed: No running service serves account devstoreaccount1.']);
+    assert.equal(find(await a.storageTree(2), `${ACCOUNT}/blob/gone-soon`), undefined);
+  });
+
   it('pages a large container: the first page, then Load more…', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });
