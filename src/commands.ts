@@ -16,7 +16,7 @@ import { endpointUrl, type StorageAccount } from './core/connectionString';
 import { formatBytes, formatUsage, type MemoryReport } from './core/memory';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
 import type { Outcome } from './emulator/serviceManager';
-import { ReclaimBusyError } from './emulator/emulator';
+import { ReclaimBusyError, type Emulator } from './emulator/emulator';
 import { CANCELLED } from './core/outcome';
 import { notify, showOutcome, type NotifyDeps } from './ui/notify';
 
@@ -121,13 +121,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     }
     const value = emulator.connectionString(account);
     await vscode.env.clipboard.writeText(value);
-    const running = SERVICE_KINDS.filter((k) => emulator.endpoint(k) !== undefined).map(serviceName);
-    const of = accounts.length > 1 ? ` of ${account.name}` : '';
-    void vscode.window.showInformationMessage(
-      running.length > 0
-        ? `Connection string${of} for ${running.join(', ')} copied to the clipboard.`
-        : `Connection string${of} copied to the clipboard. No service is running yet: it uses the configured ports.`,
-    );
+    void vscode.window.showInformationMessage(`Connection string${accounts.length > 1 ? ` of ${account.name}` : ''} copied to the clipboard. ${addressedNote(emulator)}`);
     return value;
   });
 
@@ -140,11 +134,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       void vscode.window.showInformationMessage(`Endpoint URLs of the attached Azurite (azurite.attach) for ${kinds.map(serviceName).join(', ')} copied to the clipboard.`);
       return urls;
     }
-    const running = SERVICE_KINDS.filter((k) => emulator.endpoint(k) !== undefined);
-    const kinds = running.length > 0 ? running : SERVICE_KINDS;
-    const value = kinds.map((k) => endpointUrl(emulator.clientAddress(k))).join('\n');
+    const value = emulator.addressedKinds().map((k) => endpointUrl(emulator.clientAddress(k))).join('\n');
     await vscode.env.clipboard.writeText(value);
-    void vscode.window.showInformationMessage(`Endpoint URLs for ${kinds.map(serviceName).join(', ')} copied to the clipboard.`);
+    void vscode.window.showInformationMessage(`Endpoint URLs copied to the clipboard. ${addressedNote(emulator)}`);
     return value;
   });
 
@@ -174,4 +166,21 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     void notify('info', `Azurite reclaimed ${formatBytes(freed)} of deleted blob and queue data; in use now: ${formatUsage(emulator.memoryReport())}.`);
     return freed;
   });
+}
+
+/**
+ * What a copied connection string or URL list names (Emulator.addressedKinds): "Blob runs; Queue,
+ * Table at their configured ports (not running).", and why a service is left out (port 0).
+ */
+function addressedNote(emulator: Emulator): string {
+  const kinds = emulator.addressedKinds();
+  const running = kinds.filter((k) => emulator.endpoint(k) !== undefined);
+  const waiting = kinds.filter((k) => emulator.endpoint(k) === undefined);
+  const left = SERVICE_KINDS.filter((k) => !kinds.includes(k));
+  const parts = [
+    ...(running.length > 0 ? [`${running.map(serviceName).join(', ')} ${running.length === 1 ? 'runs' : 'run'}`] : []),
+    ...(waiting.length > 0 ? [`${waiting.map(serviceName).join(', ')} at ${waiting.length === 1 ? 'its' : 'their'} configured port${waiting.length === 1 ? '' : 's'} (not running${waiting.some((k) => emulator.clientAddress(k).port === 0) ? '; port 0 is chosen at the start: start it first' : ''})`] : []),
+    ...(left.length > 0 ? [`${left.map(serviceName).join(', ')} left out until ${left.length === 1 ? 'it runs' : 'they run'} (port 0: any free port)`] : []),
+  ];
+  return `${parts.join('; ')}.`;
 }

@@ -460,13 +460,25 @@ export class Emulator {
   }
 
   /**
-   * A connection string for the running services (all three if none runs, from the settings).
+   * The services a connection string names ({@link connectionString}): every running one, and the
+   * others that have a port to name (not 0, which is chosen only at the start). All three when that
+   * leaves none (every port 0, nothing running: their URLs then say port 0).
+   */
+  addressedKinds(): ServiceKind[] {
+    const kinds = SERVICE_KINDS.filter((k) => this.endpoint(k) !== undefined || this.settings.options.services[k].port !== 0);
+    return kinds.length > 0 ? kinds : [...SERVICE_KINDS];
+  }
+
+  /**
+   * A connection string naming {@link addressedKinds}: the running services where they listen, the
+   * others at their configured address ({@link clientAddress}). Every endpoint is named, because
+   * the .NET and Python SDKs (and so the Functions host) build a missing one from the account name
+   * and `core.windows.net`: a client of a stopped service is then refused at its local port instead
+   * of going to a cloud address with the development key.
    * @param account the account (default the development account; see {@link accounts})
    */
   connectionString(account: StorageAccount = DEV_ACCOUNT): string {
-    const running = SERVICE_KINDS.filter((k) => this.endpoint(k) !== undefined);
-    const kinds = running.length > 0 ? running : SERVICE_KINDS;
-    return connectionString(Object.fromEntries(kinds.map((k) => [k, this.clientAddress(k)])), account);
+    return connectionString(Object.fromEntries(this.addressedKinds().map((k) => [k, this.clientAddress(k)])), account);
   }
 
   /** The in-memory extent store as the engine last reported it (bytes; events keep it current). */

@@ -7,6 +7,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { RestError } from '@azure/storage-blob';
 import { TableServiceClient } from '@azure/data-tables';
+import { QueueServiceClient } from '@azure/storage-queue';
 import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { isPortFree } from '../../../src/emulator/ports';
 import type { Emulator } from '../../../src/emulator/emulator';
@@ -258,6 +259,21 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     await c.table('memtable').createTable();
     await emulator.stopAll();
     assert.equal(fs.existsSync(location), false);
+  });
+
+  it('names every service with a port in its connection string: running ones where they listen, stopped ones at their configured port', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, queuePort: 47_001, tablePort: 0 }));
+    assert.deepEqual(emulator.addressedKinds(), ['queue'], 'nothing runs: only the port that is known');
+    await startAll(emulator, ['blob']);
+    const blobPort = emulator.endpoint('blob')!.port;
+    const cs = emulator.connectionString();
+    assert.match(cs, new RegExp(`;BlobEndpoint=http://127\\.0\\.0\\.1:${blobPort}/devstoreaccount1;QueueEndpoint=http://127\\.0\\.0\\.1:47001/devstoreaccount1;$`));
+    // A client of the stopped Queue service is refused here, not sent to a cloud address built from the account name.
+    const queue = QueueServiceClient.fromConnectionString(cs, { retryOptions: { maxTries: 1 } });
+    assert.equal(queue.url, 'http://127.0.0.1:47001/devstoreaccount1');
+    await assert.rejects(queue.getProperties(), (err: { code?: string }) => err.code === 'ECONNREFUSED');
+    const none = track(makeEmulator({ inMemoryPersistence: true }));
+    assert.deepEqual(none.emulator.addressedKinds(), ['blob', 'queue', 'table'], 'every port 0, nothing running: all three, as before');
   });
 
   it('leaves disk-mode data in azurite.location alone when an in-memory service there stops', async () => {
