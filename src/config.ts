@@ -62,20 +62,32 @@ export async function ensureDataFolderChosen(state: vscode.Memento): Promise<boo
   if (given !== undefined && !locationNeedsFolder(given)) return true;
   const chosen = state.get<string>(DATA_FOLDER_KEY);
   if (chosen !== undefined && folders.some((f) => f.uri.fsPath === chosen)) return true;
-  const pick = await vscode.window.showQuickPick(
-    folders.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })),
-    {
-      title: 'Azurite: which workspace folder keeps the emulator data?',
-      placeHolder: given === undefined
-        ? 'Data goes into .azurite/ in the folder you pick; asked once per workspace'
-        : `azurite.location "${given}" is taken from the folder you pick; asked once per workspace`,
-      ignoreFocusOut: true,
-    },
-  );
-  if (pick === undefined) return false;
-  await state.update(DATA_FOLDER_KEY, pick.folder.uri.fsPath);
-  return true;
+  // One question for every start that needs it meanwhile (autostart, a click, a task): VS Code shows
+  // one quick pick at a time, and a second one would close the first as if it had been dismissed.
+  asking ??= (async () => {
+    try {
+      const pick = await vscode.window.showQuickPick(
+        folders.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })),
+        {
+          title: 'Azurite: which workspace folder keeps the emulator data?',
+          placeHolder: given === undefined
+            ? 'Data goes into .azurite/ in the folder you pick; asked once per workspace'
+            : `azurite.location "${given}" is taken from the folder you pick; asked once per workspace`,
+          ignoreFocusOut: true,
+        },
+      );
+      if (pick === undefined) return false;
+      await state.update(DATA_FOLDER_KEY, pick.folder.uri.fsPath);
+      return true;
+    } finally {
+      asking = undefined;
+    }
+  })();
+  return asking;
 }
+
+/** The data folder question while it is open (see ensureDataFolderChosen). */
+let asking: Promise<boolean> | undefined;
 
 /**
  * Reads and validates the settings now in force.

@@ -198,7 +198,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   const locationNotice = new LocationNotice(() => locationContext(context.globalStorageUri.fsPath, context.workspaceState.get<string>(DATA_FOLDER_KEY)), deps);
   registerCommands(context, deps);
   // Test data: export, import, reset, and azurite.seed loaded at each start (through dist/data.js, loaded on first use).
-  const snapshots = new SnapshotCommands({ emulator, target, extensionPath: context.extensionPath, log });
+  const snapshots = new SnapshotCommands({ emulator, target, extensionPath: context.extensionPath, log, dataFolder: () => context.workspaceState.get<string>(DATA_FOLDER_KEY) });
   emulator.setAfterStart((kind, inMemory) => snapshots.seedAfterStart(kind, inMemory));
   const argsOf = (a: unknown): SnapshotCommandArgs => (typeof a === 'object' && a !== null ? a as SnapshotCommandArgs : {});
   context.subscriptions.push(

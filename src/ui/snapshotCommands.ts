@@ -39,17 +39,21 @@ export interface SnapshotDeps {
   readonly target: DataTarget;
   readonly extensionPath: string;
   readonly log: { info(line: string): void; error(line: string): void };
+  /** The folder chosen for data in a multi-root workspace, if any (relative paths are taken from it). */
+  readonly dataFolder: () => string | undefined;
 }
 
 /**
  * The `azurite.seed` folder, resolved like `azurite.location` (`${workspaceFolder}`, `~`, relative to
- * the workspace folder), or undefined when the setting is empty.
+ * the workspace folder: in a multi-root workspace the one chosen for data), or undefined when the
+ * setting is empty.
+ * @param chosenFolder the folder chosen for data in a multi-root workspace (config.ts DATA_FOLDER_KEY)
  * @returns `{ fix }` when the value cannot be resolved (no folder open for `${workspaceFolder}`)
  */
-export function seedFolder(): string | { fix: string } | undefined {
+export function seedFolder(chosenFolder?: string): string | { fix: string } | undefined {
   const raw = azuriteConfig().get<unknown>('seed');
   if (typeof raw !== 'string' || raw.trim() === '') return undefined;
-  return resolveLocation(raw, { workspaceFolder: workspaceFolderPath(), homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false });
+  return resolveLocation(raw, { workspaceFolder: workspaceFolderPath(chosenFolder), homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false });
 }
 
 /** Test data commands and the seed; see the file comment. */
@@ -97,7 +101,7 @@ export class SnapshotCommands {
    *   `setting` failure when the folder is missing
    */
   async seedAfterStart(kind: ServiceKind, inMemory: boolean): Promise<Outcome> {
-    const folder = seedFolder();
+    const folder = seedFolder(this.deps.dataFolder());
     if (folder === undefined) return { ok: true };
     if (typeof folder !== 'string') return failure('setting', `azurite.seed: ${folder.fix}`, { setting: 'azurite.seed' });
     if (!fs.existsSync(folder)) return missingSeed(folder);
@@ -185,7 +189,7 @@ export class SnapshotCommands {
     }
     const running = this.deps.emulator.runningKinds().filter((k) => kinds === undefined || kinds.includes(k));
     if (running.length === 0) return this.nothingRuns('reset');
-    const folder = seedFolder();
+    const folder = seedFolder(this.deps.dataFolder());
     if (folder !== undefined && typeof folder !== 'string') return this.show(failure('setting', `azurite.seed: ${folder.fix}`, { setting: 'azurite.seed' }));
     // Checked before anything is deleted: the confirmation promises the seed.
     if (folder !== undefined && !fs.existsSync(folder)) return this.show(missingSeed(folder));
@@ -252,8 +256,8 @@ export class SnapshotCommands {
   }
 
   private async pickFolder(openLabel: string, title: string): Promise<string | undefined> {
-    const seed = seedFolder();
-    const base = typeof seed === 'string' ? seed : workspaceFolderPath();
+    const seed = seedFolder(this.deps.dataFolder());
+    const base = typeof seed === 'string' ? seed : workspaceFolderPath(this.deps.dataFolder());
     const picked = await vscode.window.showOpenDialog({
       canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel, title,
       ...(base !== undefined ? { defaultUri: vscode.Uri.file(base) } : {}),

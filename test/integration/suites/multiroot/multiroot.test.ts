@@ -79,4 +79,41 @@ describe('multi-root workspace', () => {
     await a.settled();
     await vscode.commands.executeCommand('azurite.close');
   });
+
+  it('asks one question for starts asked for together, and takes a relative azurite.seed from the chosen folder', async () => {
+    const a = await api();
+    const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('azurite');
+    const [first, other] = vscode.workspace.workspaceFolders!.map((f) => f.uri.fsPath) as [string, string];
+    await config().update('location', undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.commands.executeCommand('azurite.close');
+
+    // Two starts at once (a click while autostart asks): one question, and both start.
+    await a.chooseDataFolder(undefined);
+    let blob: Outcome[] | undefined;
+    let queue: Outcome[] | undefined;
+    void Promise.resolve(vscode.commands.executeCommand<Outcome[]>('azurite.start_blob')).then((o) => { blob = o; });
+    void Promise.resolve(vscode.commands.executeCommand<Outcome[]>('azurite.start_queue')).then((o) => { queue = o; });
+    await waitFor('both starts, after one answer', async () => {
+      if (a.dataFolder() === undefined) await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      return blob !== undefined && queue !== undefined ? true : undefined;
+    }, 20_000);
+    assert.deepEqual([blob, queue], [[{ ok: true }], [{ ok: true }]]);
+    assert.equal(a.dataFolder(), first);
+    await vscode.commands.executeCommand('azurite.close');
+
+    // A relative seed is taken from the folder chosen for data, as azurite.location is.
+    fs.mkdirSync(path.join(other, 'seed-data', 'blob', 'seeded'), { recursive: true });
+    fs.writeFileSync(path.join(other, 'seed-data', 'blob', 'seeded', 'hello.txt'), 'from the chosen folder');
+    await a.chooseDataFolder(other);
+    await config().update('seed', 'seed-data', vscode.ConfigurationTarget.Workspace);
+    try {
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      assert.equal(a.emulator.options.location, path.join(other, '.azurite'));
+      const tree = await a.storageTree(3);
+      assert.ok(JSON.stringify(tree).includes('hello.txt'), JSON.stringify(tree));
+    } finally {
+      await config().update('seed', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('azurite.close');
+    }
+  });
 });
