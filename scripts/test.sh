@@ -78,6 +78,8 @@ run_tier integration-autostart-attached count_mocha node test/harness/runIntegra
   --user-settings '{"azurite.autoStart":"all","azurite.attach":"UseDevelopmentStorage=true","azurite.blobPort":0,"azurite.queuePort":0,"azurite.tablePort":0}'
 run_tier integration-multiroot count_mocha node test/harness/runIntegration.mjs --suite multiroot --multi-root \
   --user-settings '{"azurite.blobPort":0,"azurite.queuePort":0,"azurite.tablePort":0}'
+run_tier integration-settings-at-open count_mocha node test/harness/runIntegration.mjs --suite settings-at-open \
+  --user-settings '{"azurite.apiVersionCheck":"Strict","azurite.engine.heapLimit":100,"azurite.blobPort":0,"azurite.queuePort":0,"azurite.tablePort":0}'
 run_tier integration-passive count_mocha node test/harness/runIntegration.mjs --suite passive \
   --install-folder test/fixtures/azurite-extension-stub
 run_tier e2e count_node node --test --test-reporter=tap test/e2e/

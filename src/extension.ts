@@ -10,11 +10,11 @@ import { COMMANDS } from './core/commandIds';
 import { DATA_FOLDER_KEY, ensureDataFolderChosen, locationContext, readExtensionSettings, readSettings, warningThreshold } from './config';
 import { MemoryAlerts } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
-import { notify, recordedNotifications } from './ui/notify';
+import { notify, recordedNotifications, showOutcome } from './ui/notify';
 import { unfinishedSaveMessage } from './emulator/shutdownMarker';
 import { CODE_CACHE_FOLDER, CodeCachedModule, type CodeCacheState } from './emulator/codeCache';
 import { Emulator } from './emulator/emulator';
-import type { Failure, Outcome } from './core/outcome';
+import { failure, type Failure, type Outcome } from './core/outcome';
 import { SettingsWatcher } from './settingsWatcher';
 import { autoStart } from './autoStart';
 import { channelLog } from './ui/log';
@@ -211,7 +211,13 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   context.subscriptions.push(storageView, accounts.onDidChange(() => storageView.invalidate()));
   const watcher = new SettingsWatcher(emulator, reload, deps);
   const debugEnabled = () => readExtensionSettings().debugEnvironment;
-  void password.ready.then(() => reload());
+  // Setting errors already there when the window opens that no status bar item shows (they stop no
+  // start, and the defaults apply meanwhile): said once now, as a change to one of them would be.
+  void password.ready.then(async () => {
+    const problems = await reload();
+    const present = settings().errors.filter((e) => e.services.length === 0).map((e) => failure('setting', e.message, { setting: e.key }));
+    for (const problem of [...present, ...problems]) showOutcome(problem, deps);
+  });
   context.subscriptions.push(
     target, accounts, statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts, password,
     new ExposureAlerts(deps), watchPasswordSetting(password, context.globalState),
