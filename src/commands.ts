@@ -15,6 +15,7 @@ import { attachConnectionString, type AttachTarget } from './core/attach';
 import { endpointUrl, type StorageAccount } from './core/connectionString';
 import { formatBytes, formatUsage, type MemoryReport } from './core/memory';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
+import { azuriteConfig } from './config';
 import type { Outcome } from './emulator/serviceManager';
 import { ReclaimBusyError, type Emulator } from './emulator/emulator';
 import { CANCELLED } from './core/outcome';
@@ -70,7 +71,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       const detail = kinds.map((k) => `${serviceName(k)}: ${emulator.cleanTarget(k)}`).join('\n');
       const choice = await vscode.window.showWarningMessage(
         `Delete all ${names} data? This cannot be undone.`,
-        { modal: true, detail: `This deletes:\n${detail}\nRunning services are restarted empty.` },
+        { modal: true, detail: `This deletes:\n${detail}\nRunning services are restarted empty${azuriteConfig().get<string>('seed') ? ', then azurite.seed is loaded into them' : ''}.` },
         'Clean',
       );
       if (choice !== 'Clean') return [CANCELLED];
