@@ -73,13 +73,24 @@ function sameHost(a: string, b: string): boolean {
 }
 
 /**
- * True when a connection string points at the development storage: `UseDevelopmentStorage=true`
- * (with or without `DevelopmentStorageProxyUri`), or a Blob/Queue/Table endpoint whose host and port
- * are one of `own` (loopback names count as one host).
+ * True when a connection string points at the development storage on this machine:
+ * `UseDevelopmentStorage=true` (with no `DevelopmentStorageProxyUri`, or one whose host is a
+ * loopback name or Docker's name for the machine a container runs on, `host.docker.internal`: a
+ * proxy elsewhere is another emulator), or a Blob/Queue/Table endpoint whose host and port are one
+ * of `own` (loopback names count as one host).
  */
 export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[]): boolean {
   const pairs = connectionStringPairs(value);
-  if (pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true') return true;
+  if (pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true') {
+    const proxy = pairs.get('developmentstorageproxyuri');
+    if (proxy === undefined || proxy === '') return true;
+    try {
+      const host = new URL(proxy).hostname.toLowerCase();
+      return LOOPBACK.has(host) || host === 'host.docker.internal';
+    } catch {
+      return false; // not a URL: not ours to replace
+    }
+  }
   for (const key of ['blobendpoint', 'queueendpoint', 'tableendpoint']) {
     const endpoint = pairs.get(key);
     if (endpoint === undefined) continue;

@@ -18,10 +18,14 @@ describe('core/localSettings', () => {
     assert.equal(pairs.size, 3);
   });
 
-  it('counts UseDevelopmentStorage=true (any case, with a proxy URI) and our endpoints as development storage', () => {
+  it('counts UseDevelopmentStorage=true (any case, with a proxy URI on this machine) and our endpoints as development storage', () => {
     assert.equal(isDevelopmentStorage('UseDevelopmentStorage=true', own), true);
     assert.equal(isDevelopmentStorage('usedevelopmentstorage=TRUE;', own), true);
     assert.equal(isDevelopmentStorage('UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://host.docker.internal', own), true);
+    assert.equal(isDevelopmentStorage('UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://127.0.0.1', own), true);
+    // A proxy on another machine is another emulator: theirs.
+    assert.equal(isDevelopmentStorage('UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://10.0.0.5', own), false);
+    assert.equal(isDevelopmentStorage('UseDevelopmentStorage=true;DevelopmentStorageProxyUri=not a url', own), false);
     assert.equal(isDevelopmentStorage('UseDevelopmentStorage=false', own), false);
     assert.equal(isDevelopmentStorage('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=k;BlobEndpoint=http://localhost:41234/devstoreaccount1;', own), true);
     assert.equal(isDevelopmentStorage('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=k;QueueEndpoint=http://127.0.0.1:10000/devstoreaccount1', own), true);
