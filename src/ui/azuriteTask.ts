@@ -125,7 +125,11 @@ class StartTerminal implements vscode.Pseudoterminal {
   constructor(private readonly emulator: Emulator, private readonly deps: NotifyDeps, private readonly definition: AzuriteTaskDefinition, private readonly reset: ResetRunner) {}
 
   open(): void {
-    void this.run().then((code) => this.finish(code));
+    // Whatever fails, the task ends (a preLaunchTask that never ended would hold the debug session).
+    void this.run().catch((err: unknown) => {
+      this.line(`azurite task failed: ${err instanceof Error ? err.message : String(err)}`);
+      return 1;
+    }).then((code) => this.finish(code));
   }
 
   close(): void {
