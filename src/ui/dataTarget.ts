@@ -9,7 +9,7 @@ import { ATTACH_SETTING, parseAttach, type AttachTarget } from '../core/attach';
 import { OPEN_SETTINGS } from '../core/commandIds';
 import { DEV_ACCOUNT, endpointUrl, type StorageAccount } from '../core/connectionString';
 import { failure } from '../core/outcome';
-import { SERVICE_KINDS, type ServiceKind } from '../core/services';
+import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { StorageEndpoints } from '../data/clients';
 import { notify } from './notify';
@@ -96,7 +96,12 @@ export class DataTarget implements vscode.Disposable {
     // Starting ones too: stopAll() waits for their start, which the start blocker no longer stops.
     if (now !== undefined && was === undefined && SERVICE_KINDS.some((k) => this.emulator.status(k).status !== 'closed')) {
       this.log.info(`Attached to ${now.label}: stopping the local services.`);
+      const inMemory = SERVICE_KINDS.filter((k) => this.emulator.isRunningInMemory(k));
       await this.emulator.stopAll();
+      // Said where it is seen: the stop was the setting's doing, not a click on a service.
+      if (inMemory.length > 0) {
+        void notify('warning', `Attached to the Azurite at ${now.label}: the local services stopped, and the in-memory data of ${inMemory.map(serviceName).join(' and ')} is gone.`);
+      }
     }
     this.changed.fire();
   }

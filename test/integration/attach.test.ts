@@ -60,10 +60,12 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
   it('shows the attached Azurite instead of the local items, stops and refuses the local emulator, and exports and imports its data', async () => {
     const a = await api();
     assert.deepEqual(await vscode.commands.executeCommand('azurite.start_queue'), [{ ok: true }]);
+    const shown = a.notifications().length;
     await configure({ attach: connectionString });
     const label = `127.0.0.1:${blobPort}, 127.0.0.1:${blobPort === 0 ? 0 : connectionString.match(/QueueEndpoint=http:\/\/127\.0\.0\.1:(\d+)/)![1]}, 127.0.0.1:${connectionString.match(/TableEndpoint=http:\/\/127\.0\.0\.1:(\d+)/)![1]}`;
     await waitFor('the attached item', () => a.statusItems().attach.visible && a.statusItems().attach.text === `$(plug) Azurite: ${label}`);
     await waitFor('the local queue service to stop', () => a.emulator.status('queue').status === 'closed');
+    await waitFor('the notice of the data lost', () => a.notifications().slice(shown).some((n) => /^Attached to the Azurite at 127\.0\.0\.1:\d+.*: the local services stopped, and the in-memory data of Queue is gone\.$/.test(n)) || undefined);
     const items = a.statusItems();
     assert.equal(items.blob.visible, false);
     assert.equal(items.memory.visible, false);
