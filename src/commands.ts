@@ -71,7 +71,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       const detail = kinds.map((k) => `${serviceName(k)}: ${emulator.cleanTarget(k)}`).join('\n');
       const choice = await vscode.window.showWarningMessage(
         `Delete all ${names} data? This cannot be undone.`,
-        { modal: true, detail: `This deletes:\n${detail}\nRunning services are restarted empty${azuriteConfig().get<string>('seed') ? ', then azurite.seed is loaded into them' : ''}.` },
+        { modal: true, detail: `This deletes:\n${detail}\nRunning services are restarted empty${hasSeed() ? ', then azurite.seed is loaded into them' : ''}.` },
         'Clean',
       );
       if (choice !== 'Clean') return [CANCELLED];
@@ -184,4 +184,10 @@ function addressedNote(emulator: Emulator): string {
     ...(left.length > 0 ? [`${left.map(serviceName).join(', ')} left out until ${left.length === 1 ? 'it runs' : 'they run'} (port 0: any free port)`] : []),
   ];
   return `${parts.join('; ')}.`;
+}
+
+/** True when `azurite.seed` names a folder (blank counts as unset, as for the seed itself). */
+function hasSeed(): boolean {
+  const seed = azuriteConfig().get<unknown>('seed');
+  return typeof seed === 'string' && seed.trim() !== '';
 }

@@ -332,7 +332,7 @@ export function resolveLocation(value: string, ctx: LocationContext): string | {
     }
     p = p.split('${workspaceFolder}').join(ctx.workspaceFolder);
   }
-  if (p === '~' || p.startsWith('~/') || p.startsWith('~\\')) p = path.join(ctx.homeDir, p.slice(1));
+  if (isUnderHome(p)) p = path.join(ctx.homeDir, p.slice(1));
   if (!path.isAbsolute(p)) p = path.join(ctx.workspaceFolder ?? ctx.globalStoragePath, p);
   return path.normalize(p);
 }
@@ -347,7 +347,7 @@ export function resolveLocation(value: string, ctx: LocationContext): string | {
  */
 export function azuriteExtensionLocation(value: string, ctx: LocationContext): string | undefined {
   const p = value.trim();
-  if (!(p.includes('${workspaceFolder}') || p === '~' || p.startsWith('~/') || p.startsWith('~\\'))) return undefined;
+  if (!(p.includes('${workspaceFolder}') || isUnderHome(p))) return undefined;
   if (!path.isAbsolute(p) && ctx.workspaceFolder === undefined) return undefined;
   const theirs = path.isAbsolute(p) ? path.normalize(p) : path.resolve(ctx.workspaceFolder!, p);
   return theirs === resolveLocation(value, ctx) ? undefined : theirs;
@@ -360,7 +360,12 @@ export function azuriteExtensionLocation(value: string, ctx: LocationContext): s
 export function locationNeedsFolder(value: string): boolean {
   const p = value.trim();
   if (p.includes('${workspaceFolder}')) return true;
-  return !(p === '~' || p.startsWith('~/') || p.startsWith('~\\') || path.isAbsolute(p));
+  return !(isUnderHome(p) || path.isAbsolute(p));
+}
+
+/** True for `~` and a path that starts with `~/` or `~\\`: what {@link resolveLocation} takes from the home folder. */
+function isUnderHome(p: string): boolean {
+  return p === '~' || p.startsWith('~/') || p.startsWith('~\\');
 }
 
 /** True for a whole number from 0 to 65535 (a port setting's valid values; 0 picks a free port). */
