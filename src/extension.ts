@@ -147,7 +147,9 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
 
   // The PFX password from Secret Storage (Azurite: Set Certificate Password); a change applies like a settings change.
   const password = new CertificatePassword(context.secrets, () => watcher.refresh());
-  const settings = () => readSettings(context.globalStorageUri.fsPath, context.workspaceState.get<string>(DATA_FOLDER_KEY), { pwd: password.current });
+  // The folder chosen for data in a multi-root workspace (ensureDataFolderChosen), if any.
+  const dataFolder = (): string | undefined => context.workspaceState.get<string>(DATA_FOLDER_KEY);
+  const settings = () => readSettings(context.globalStorageUri.fsPath, dataFolder(), { pwd: password.current });
   const log = channelLog(channel);
   // The engine runs in a child process, which loads dist/engine.js through a V8 code cache in global
   // storage (later windows skip compiling azurite).
@@ -195,10 +197,10 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     },
   };
   // Data the Azurite extension wrote where it took azurite.location literally (~, ${workspaceFolder}).
-  const locationNotice = new LocationNotice(() => locationContext(context.globalStorageUri.fsPath, context.workspaceState.get<string>(DATA_FOLDER_KEY)), deps);
+  const locationNotice = new LocationNotice(() => locationContext(context.globalStorageUri.fsPath, dataFolder()), deps);
   registerCommands(context, deps);
   // Test data: export, import, reset, and azurite.seed loaded at each start (through dist/data.js, loaded on first use).
-  const snapshots = new SnapshotCommands({ emulator, target, extensionPath: context.extensionPath, log, dataFolder: () => context.workspaceState.get<string>(DATA_FOLDER_KEY) });
+  const snapshots = new SnapshotCommands({ emulator, target, extensionPath: context.extensionPath, log, dataFolder });
   emulator.setAfterStart((kind, inMemory) => snapshots.seedAfterStart(kind, inMemory));
   const argsOf = (a: unknown): SnapshotCommandArgs => (typeof a === 'object' && a !== null ? a as SnapshotCommandArgs : {});
   context.subscriptions.push(
@@ -251,7 +253,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     notifications: () => recordedNotifications(),
     memoryPanelOpen: () => memoryPanel.isOpen,
     memoryPanelHtml: () => memoryPanel.html,
-    dataFolder: () => context.workspaceState.get<string>(DATA_FOLDER_KEY),
+    dataFolder,
     chooseDataFolder: (folder) => context.workspaceState.update(DATA_FOLDER_KEY, folder),
     engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: new CodeCachedModule(engineFiles.enginePath, engineFiles.codeCacheDir).cacheFile() }),
     settled: async () => { await autoStarted; await watcher.settled(); },

@@ -66,6 +66,15 @@ export function connectionStringPairs(value: string): Map<string, string> {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
+/** A URL's host name, lower-cased; undefined when `url` is not a URL. */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
 function sameHost(a: string, b: string): boolean {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
@@ -84,12 +93,8 @@ export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[])
   if (pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true') {
     const proxy = pairs.get('developmentstorageproxyuri');
     if (proxy === undefined || proxy === '') return true;
-    try {
-      const host = new URL(proxy).hostname.toLowerCase();
-      return LOOPBACK.has(host) || host === 'host.docker.internal';
-    } catch {
-      return false; // not a URL: not ours to replace
-    }
+    const host = hostOf(proxy); // not a URL: not ours to replace
+    return host !== undefined && (LOOPBACK.has(host) || host === 'host.docker.internal');
   }
   for (const key of ['blobendpoint', 'queueendpoint', 'tableendpoint']) {
     const endpoint = pairs.get(key);
@@ -201,13 +206,7 @@ export function isReplaceableInherited(value: string, own: readonly OwnEndpoint[
   const pairs = connectionStringPairs(value);
   if (pairs.get('accountname') !== DEVELOPMENT_ACCOUNT) return false;
   const endpoints = ['blobendpoint', 'queueendpoint', 'tableendpoint'].map((k) => pairs.get(k)).filter((e): e is string => e !== undefined);
-  return endpoints.length > 0 && endpoints.every((e) => {
-    try {
-      return LOOPBACK.has(new URL(e).hostname.toLowerCase());
-    } catch {
-      return false;
-    }
-  });
+  return endpoints.length > 0 && endpoints.every((e) => LOOPBACK.has(hostOf(e) ?? ''));
 }
 
 /** True when any file points `AzureWebJobsStorage` at the development storage (a Functions project that needs the emulator). */
