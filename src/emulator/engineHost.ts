@@ -276,7 +276,9 @@ export class EngineHost {
 
   /**
    * Ends the engine's process (after every service was stopped) and resolves when it has exited.
-   * Fires no onDidExit. A process that does not end within {@link TERMINATE_WAIT_MS} is killed.
+   * Fires no onDidExit. A process that does not end within {@link TERMINATE_WAIT_MS} is killed; one
+   * that even SIGKILL does not end within {@link KILL_WAIT_MS} (stuck in the kernel, on a hung disk)
+   * is let go of: this resolves then, so that a window's close is never held up by it.
    */
   async terminate(): Promise<void> {
     const child = this.child;
@@ -286,9 +288,15 @@ export class EngineHost {
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), TERMINATE_WAIT_MS);
-    await exited;
-    clearTimeout(timer);
+    let giveUp: NodeJS.Timeout | undefined;
+    const killed = new Promise<void>((resolve) => {
+      giveUp = setTimeout(() => {
+        child.kill('SIGKILL');
+        giveUp = setTimeout(resolve, KILL_WAIT_MS);
+      }, TERMINATE_WAIT_MS);
+    });
+    await Promise.race([exited, killed]);
+    clearTimeout(giveUp);
   }
 
   /**
@@ -448,6 +456,9 @@ export const ENGINE_V8_FLAGS: readonly string[] = ['--single-threaded-gc'];
 
 /** How long {@link EngineHost.terminate} waits for the engine's process to end before it kills it (ms). */
 export const TERMINATE_WAIT_MS = 5000;
+
+/** How long {@link EngineHost.terminate} waits after SIGKILL before it stops waiting for the exit (ms). */
+export const KILL_WAIT_MS = 2000;
 
 /** What is known of an engine process that ended. */
 export interface EngineEnd {
