@@ -66,6 +66,7 @@ export async function ensureDataFolderChosen(state: vscode.Memento): Promise<boo
   // one quick pick at a time, and a second one would close the first as if it had been dismissed.
   asking ??= (async () => {
     try {
+      dataFolderQuestions++;
       const pick = await vscode.window.showQuickPick(
         folders.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })),
         {
@@ -88,6 +89,12 @@ export async function ensureDataFolderChosen(state: vscode.Memento): Promise<boo
 
 /** The data folder question while it is open (see ensureDataFolderChosen). */
 let asking: Promise<boolean> | undefined;
+let dataFolderQuestions = 0;
+
+/** How many times this extension host has shown the data folder question, and whether it is open now (for tests). */
+export function dataFolderQuestionState(): { readonly shown: number; readonly open: boolean } {
+  return { shown: dataFolderQuestions, open: asking !== undefined };
+}
 
 /**
  * Reads and validates the settings now in force.

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { COMMANDS } from './core/commandIds';
-import { DATA_FOLDER_KEY, ensureDataFolderChosen, locationContext, readExtensionSettings, readSettings, warningThreshold } from './config';
+import { DATA_FOLDER_KEY, dataFolderQuestionState, ensureDataFolderChosen, locationContext, readExtensionSettings, readSettings, warningThreshold } from './config';
 import { MemoryAlerts } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
 import { notify, recordedNotifications, showOutcome } from './ui/notify';
@@ -69,6 +69,8 @@ export interface TestingApi extends ExtensionApi {
   dataFolder(): string | undefined;
   /** Stores `folder` (or forgets the choice) as the answer to the data folder question would. */
   chooseDataFolder(folder: string | undefined): Thenable<void>;
+  /** How many times the data folder question has been shown in this window, and whether it is open now. */
+  dataFolderQuestions(): { readonly shown: number; readonly open: boolean };
   /** Notifications shown so far (newest last, at most 50). */
   notifications(): string[];
   /** True while the memory usage view is open. */
@@ -255,6 +257,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     memoryPanelHtml: () => memoryPanel.html,
     dataFolder,
     chooseDataFolder: (folder) => context.workspaceState.update(DATA_FOLDER_KEY, folder),
+    dataFolderQuestions: dataFolderQuestionState,
     engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: new CodeCachedModule(engineFiles.enginePath, engineFiles.codeCacheDir).cacheFile() }),
     settled: async () => { await autoStarted; await watcher.settled(); },
     bindToLoopback: (kind) => bindToLoopback(kind, deps),

@@ -14,12 +14,17 @@
  *   type's own, but before the preLaunchTask — so the func host always finds storage.
  * - `tasks.onDidStartTask` of a `func: host start` task run on its own (no debugger).
  * Starting is idempotent (a running service resolves `{ ok: true }`), so the hooks may overlap.
+ * A question the user dismissed (the multi-root data folder) is not asked again for the same
+ * launch: the first of the two debug hooks marks the configuration (VS Code hands each provider's
+ * result to the next; the mark is taken off before the launch), and while debugging goes on after
+ * a dismissal, the sessions a debugger starts itself (js-debug's child session for the launched
+ * process, which waits for its configuration to resolve) do not ask either.
  * Off with `azurite.debugEnvironment: false`.
  */
 import * as vscode from 'vscode';
 import { SERVICE_KINDS } from '../core/services';
 import type { Emulator, EmulatorLog } from '../emulator/emulator';
-import type { Outcome } from '../emulator/serviceManager';
+import { CANCELLED, type Outcome } from '../core/outcome';
 import type { ConnectionEnvironment } from './connectionEnvironment';
 import { showOutcome, type NotifyDeps } from './notify';
 
@@ -28,6 +33,9 @@ export const FUNCTIONS_DEBUG_TYPES = ['node', 'python', 'debugpy', 'java', 'ball
 
 /** The Azure Functions extension's host task: `func: host start` (its hostStartTaskNameRegExp). */
 export const FUNC_HOST_TASK = /func:\s*host start/i;
+
+/** The property that marks a launch configuration whose storage was already seen to; never reaches the debugger. */
+export const STORAGE_SEEN = '__azuriteStorageSeen';
 
 /** True for the Functions host task (by name, or a `func` task whose command is `host start`). */
 export function isFuncHostTask(task: vscode.Task): boolean {
@@ -59,8 +67,23 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
   }
 
   async resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration> {
-    await this.ensure(folder, `debug session "${String(config.name)}"`);
-    return config; // never blocks debugging
+    if (config[STORAGE_SEEN] === true) return config; // the type's hook ran; this is the '*' one
+    const seen = { ...config, [STORAGE_SEEN]: true };
+    if (this.dismissedWhileDebugging && vscode.debug.activeDebugSession !== undefined) return seen;
+    this.dismissedWhileDebugging = false;
+    const outcomes = await this.ensure(folder, `debug session "${String(config.name)}"`);
+    if (outcomes.some((o) => !o.ok && o.reason === 'cancelled')) this.dismissedWhileDebugging = true;
+    return seen; // never blocks debugging
+  }
+
+  /** Set when a debug session's question was dismissed; cleared by the first launch once no session runs. */
+  private dismissedWhileDebugging = false;
+
+  resolveDebugConfigurationWithSubstitutedVariables(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration {
+    if (!(STORAGE_SEEN in config)) return config;
+    const rest: vscode.DebugConfiguration = { ...config };
+    delete rest[STORAGE_SEEN];
+    return rest;
   }
 
   /**
@@ -68,7 +91,8 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
    * points AzureWebJobsStorage at the development storage, unless the window is attached to an
    * Azurite elsewhere (that one serves it; the local emulator would refuse). Resolves when they
    * run or failed (failures are shown and logged); never rejects.
-   * @returns the outcomes, or [] when nothing needed starting
+   * @returns the outcomes, [CANCELLED] when the question a start asks first was dismissed, or []
+   *   when nothing needed starting
    */
   async ensure(folder: vscode.WorkspaceFolder | undefined, why: string): Promise<Outcome[]> {
     if (!this.enabled()) return [];
@@ -81,7 +105,7 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     }
     const kinds = SERVICE_KINDS.filter((k) => this.emulator.status(k).status !== 'running');
     if (kinds.length === 0) return [];
-    if (!(await this.deps.prepareStart())) return [];
+    if (!(await this.deps.prepareStart())) return [CANCELLED];
     this.log.info(`Starting ${kinds.join(', ')} for ${why}: local.settings.json uses the development storage.`);
     const outcomes = await Promise.all(kinds.map((k) => this.emulator.start(k)));
     outcomes.forEach((o) => showOutcome(o, this.deps));

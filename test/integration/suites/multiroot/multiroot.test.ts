@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Outcome } from '../../../../src/emulator/serviceManager';
+import { STORAGE_SEEN } from '../../../../src/ui/functionsStorage';
 import { api, configure, waitFor } from '../../helpers';
 
 describe('multi-root workspace', () => {
@@ -114,6 +115,49 @@ describe('multi-root workspace', () => {
     } finally {
       await config().update('seed', undefined, vscode.ConfigurationTarget.Workspace);
       await vscode.commands.executeCommand('azurite.close');
+    }
+  });
+
+  it('asks the folder question once for a debug session of a Functions project, even when it is dismissed', async () => {
+    const a = await api();
+    const folder = vscode.workspace.workspaceFolders![0]!;
+    await vscode.commands.executeCommand('azurite.close');
+    await a.chooseDataFolder(undefined);
+    const app = path.join(folder.uri.fsPath, 'fnapp');
+    fs.mkdirSync(app, { recursive: true });
+    fs.writeFileSync(path.join(app, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'UseDevelopmentStorage=true' } }));
+    const program = path.join(app, 'done.js');
+    const out = path.join(app, 'done.txt');
+    fs.writeFileSync(program, `require('fs').writeFileSync(${JSON.stringify(out)}, 'ran');\n`);
+    const name = 'azurite multi-root functions probe';
+    const subs: vscode.Disposable[] = [];
+    try {
+      await a.rescanLocalSettings();
+      const asked = a.dataFolderQuestions().shown;
+      let launched: vscode.DebugConfiguration | undefined;
+      subs.push(vscode.debug.onDidStartDebugSession((s) => { if (s.name === name) launched = s.configuration; }));
+      const terminated = new Promise<void>((resolve) => subs.push(vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) resolve(); })));
+      let started: boolean | undefined;
+      // Both debug hooks (the node type's and '*') see the launch; each question is dismissed while
+      // it is open.
+      void Promise.resolve(vscode.debug.startDebugging(folder, {
+        type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole',
+      })).then((ok) => { started = ok; });
+      // js-debug's child session for the launched process resolves its configuration too: the
+      // program waits for it.
+      await waitFor('the launched program to run, each question dismissed', async () => {
+        if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+        return fs.existsSync(out) || undefined;
+      }, 30_000);
+      await terminated;
+      assert.equal(started, true, 'a dismissed question never blocks debugging');
+      assert.equal(a.dataFolderQuestions().shown - asked, 1, 'one question for one launch');
+      assert.equal(a.emulator.status('blob').status, 'closed', 'nothing started without a data folder');
+      assert.ok(launched !== undefined && !(STORAGE_SEEN in launched), `the mark never reaches the debugger: ${JSON.stringify(launched)}`);
+    } finally {
+      subs.forEach((d) => d.dispose());
+      fs.rmSync(app, { recursive: true, force: true });
+      await a.rescanLocalSettings();
     }
   });
 });
