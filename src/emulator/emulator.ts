@@ -239,6 +239,8 @@ export class Emulator {
     if (memoryKind !== undefined && limitError === undefined) {
       const refused = await this.checkMemoryLimit(this.serviceOptions(memoryKind)).catch((err: Error) => failure('engine', err.message));
       if (refused !== undefined) problems.push(refused);
+    } else if (limitError === undefined) {
+      await this.meter.followSetting(settings.options.extentMemoryLimitBytes);
     }
     // A setting error is shown on a stopped service's status bar item. Those no item shows are
     // returned when they are new (not merely still there after a change of another setting): of
@@ -588,9 +590,17 @@ export class Emulator {
     return this.host.isRunning;
   }
 
-  /** Bytes on disk of `kind`'s data in the data folder (disk mode). */
+  /**
+   * The data folder of `kind`: the one it started with while it runs (a change of `azurite.location`
+   * applies at its restart), else the one a start would use now.
+   */
+  dataLocation(kind: ServiceKind): string {
+    return (this.isRunning(kind) ? this.startedWith[kind]?.location : undefined) ?? this.settings.options.location;
+  }
+
+  /** Bytes on disk of `kind`'s data in its data folder ({@link dataLocation}; disk mode). */
   diskUsageBytes(kind: ServiceKind): Promise<number> {
-    return diskUsageBytes(kind, this.settings.options.location);
+    return diskUsageBytes(kind, this.dataLocation(kind));
   }
 
   /**

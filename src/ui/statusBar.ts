@@ -154,7 +154,7 @@ export class StatusBar implements vscode.Disposable {
       state,
       configuredPort: this.emulator.portSettingInvalid(kind) ? undefined : options.services[kind].port,
       inMemory,
-      location: options.location,
+      location: this.emulator.dataLocation(kind),
       accountUrl: state.status === 'running' ? endpointUrl(this.emulator.clientAddress(kind)) : undefined,
       settingErrors: this.emulator.settingErrors(kind),
       // Measured while it runs; a stopped service's files may be cleaned or its location changed since.

@@ -4,6 +4,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { RestError } from '@azure/storage-blob';
 import { TableServiceClient } from '@azure/data-tables';
@@ -139,6 +140,22 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     const { emulator: next } = track(makeEmulator({ location: dir }));
     await startAll(next, ['blob']);
     assert.equal(await clients(next).blob().getContainerClient('kept').exists(), true);
+  });
+
+  it('a running disk-mode service keeps its data folder, for its size and tooltip too, until its restart', async () => {
+    const [first, second] = [tempDir(), tempDir()];
+    const { emulator } = track(makeEmulator({ location: first }));
+    await startAll(emulator, ['blob']);
+    const { containerClient } = await clients(emulator).blob().createContainer('sized');
+    await containerClient.getBlockBlobClient('b').uploadData(Buffer.alloc(64 * 1024, 1));
+    await emulator.updateSettings(parseSettings({ location: second, blobPort: 0, queuePort: 0, tablePort: 0 }, { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false }));
+    assert.deepEqual(emulator.servicesNeedingRestart(), ['blob'], 'the change waits for a restart');
+    assert.equal(emulator.dataLocation('blob'), first);
+    assert.equal(emulator.dataLocation('queue'), second, 'a stopped service would start in the new folder');
+    assert.ok(await emulator.diskUsageBytes('blob') >= 64 * 1024, 'measured where its data is');
+    await emulator.restart('blob');
+    assert.equal(emulator.dataLocation('blob'), second);
+    assert.ok(await emulator.diskUsageBytes('blob') < 64 * 1024);
   });
 
   it('keeps disk data across stop and start, and clean deletes it', async () => {

@@ -76,6 +76,24 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     assert.ok(report.limitBytes > 100 * MiB);
   });
 
+  it('shows a limit changed while no in-memory Blob or Queue runs, before and after the engine loads', async () => {
+    const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    await withLimit(emulator, 64);
+    assert.equal(emulator.engineRunning, false, 'the engine is not started for it');
+    assert.deepEqual([emulator.memoryReport().limitBytes, emulator.memoryReport().isDefaultLimit], [64 * MiB, false]);
+    await startAll(emulator, ['table']);
+    await withLimit(emulator, 8);
+    assert.deepEqual([(await emulator.memoryReportNow()).limitBytes, emulator.memoryReport().isDefaultLimit], [8 * MiB, false]);
+    await withLimit(emulator, null);
+    assert.equal((await emulator.memoryReportNow()).isDefaultLimit, true);
+    await withLimit(emulator, 2);
+    await startAll(emulator, ['blob']);
+    const container = clients(emulator).blob().getContainerClient('two');
+    await container.create();
+    await assert.rejects(container.getBlockBlobClient('big').uploadData(Buffer.alloc(3 * MiB)), /size limit/i);
+    assert.equal((await emulator.memoryReportNow()).limitBytes, 2 * MiB);
+  });
+
   it('keeps the limit in force when the setting becomes invalid, and says so once', async () => {
     const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
     await startAll(emulator, ['blob']);
