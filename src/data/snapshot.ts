@@ -52,6 +52,12 @@ export interface DataProgress {
   readonly done: number;
   readonly total: number;
   readonly message: string;
+  /**
+   * True when `total` counts only the items found so far and may grow (an export counts each
+   * container's blobs, queue's messages and table's entities when it reaches it): done ÷ total is
+   * then no share of the whole.
+   */
+  readonly totalGrows?: boolean;
 }
 
 /** Options of the long operations. */
@@ -308,7 +314,7 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
   const kinds = servicesOf(clients.endpoints);
   await fsp.mkdir(folder, { recursive: true });
   const staging = await fsp.mkdtemp(path.join(folder, '.export-'));
-  const progress = tracker(options, 0);
+  const progress = tracker(options, 0, true);
   const only = options.only;
   try {
     if (clients.blob) {

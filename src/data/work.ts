@@ -81,14 +81,18 @@ export async function pool<T>(items: readonly T[], options: Pick<DataOptions, 's
   if (failed !== undefined) throw failed;
 }
 
-/** Counts steps and reports them through `options.progress`. */
-export function tracker(options: DataOptions, total: number): { step(message: string, n?: number): void; addTotal(n: number): void } {
+/**
+ * Counts steps and reports them through `options.progress`.
+ * @param total the steps known at the start
+ * @param totalGrows true when {@link addTotal} adds steps found on the way (reported as `totalGrows`)
+ */
+export function tracker(options: DataOptions, total: number, totalGrows = false): { step(message: string, n?: number): void; addTotal(n: number): void } {
   let done = 0;
   let all = total;
   return {
     step(message, n = 1) {
       done += n;
-      options.progress?.({ done, total: all, message });
+      options.progress?.({ done, total: all, message, ...(totalGrows ? { totalGrows } : {}) });
     },
     addTotal(n) {
       all += n;

@@ -4,6 +4,7 @@
  * flash nothing, and a Cancel button that aborts the work.
  */
 import * as vscode from 'vscode';
+import { progressIncrement } from '../core/progress';
 import type { DataOptions, DataProgress } from '../data/index';
 
 /** How long work runs before its progress notification appears, in ms. */
@@ -28,15 +29,15 @@ export async function withDelayedProgress<T>(title: string, cancellable: boolean
       if (finished) return resolve();
       void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Azurite: ${title}`, cancellable }, async (progress, token) => {
         token.onCancellationRequested(() => abort.abort());
-        let last = 0;
+        let reported = 0;
         let lastAt = 0;
         report = (p) => {
           const now = Date.now();
           // At most one report per 100 ms, and always the last step of a count.
           if (now - lastAt < 100 && !(p.total > 0 && p.done >= p.total)) return;
           lastAt = now;
-          const increment = p.total > 0 ? ((p.done - last) / p.total) * 100 : undefined;
-          last = p.done;
+          const increment = progressIncrement(reported, p.done, p.total, p.totalGrows);
+          reported += increment ?? 0;
           // No counts (done and total 0): a step whose message says it all, such as an import's backup.
           const counts = p.done === 0 && p.total === 0 ? '' : `${p.done.toLocaleString('en-US')}${p.total > 0 ? ` / ${p.total.toLocaleString('en-US')}` : ''} items — `;
           progress.report({ message: `${counts}${p.message}`, ...(increment !== undefined ? { increment } : {}) });
