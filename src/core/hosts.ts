@@ -52,10 +52,13 @@ export function describeListenHost(host: string): string {
 
 /**
  * The URLs other machines would use: on a wildcard, one per address of this machine in
- * `networkAddresses` (none known: empty); on a specific address, that address.
+ * `networkAddresses` (none known: empty) that the wildcard covers — IPv4 ones only for 0.0.0.0 (a
+ * Node server bound there takes no IPv6 connection), both kinds for `::` (dual-stack in Node); on a
+ * specific address, that address.
  */
 export function reachableUrls(host: string, port: number, https: boolean, networkAddresses: readonly string[], account: string): string[] {
-  const hosts = isWildcardHost(host) ? [...networkAddresses] : [host];
+  const ipv4Only = bare(host) === '0.0.0.0';
+  const hosts = isWildcardHost(host) ? networkAddresses.filter((a) => !ipv4Only || !a.includes(':')) : [host];
   return hosts.map((h) => `${https ? 'https' : 'http'}://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port}/${account}`);
 }
 

@@ -30,7 +30,10 @@ describe('core/hosts', () => {
   });
 
   it('lists the URLs other machines use: one per address on a wildcard, the address itself otherwise', () => {
+    // 0.0.0.0 takes IPv4 connections only (Node); :: takes both.
     assert.deepEqual(reachableUrls('0.0.0.0', 10000, false, ['192.168.1.5', 'fd00::5'], 'devstoreaccount1'),
+      ['http://192.168.1.5:10000/devstoreaccount1']);
+    assert.deepEqual(reachableUrls('[::]', 10000, false, ['192.168.1.5', 'fd00::5'], 'devstoreaccount1'),
       ['http://192.168.1.5:10000/devstoreaccount1', 'http://[fd00::5]:10000/devstoreaccount1']);
     assert.deepEqual(reachableUrls('10.0.0.2', 10001, true, ['192.168.1.5'], 'devstoreaccount1'), ['https://10.0.0.2:10001/devstoreaccount1']);
   });
