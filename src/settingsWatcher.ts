@@ -83,15 +83,14 @@ export class SettingsWatcher implements vscode.Disposable {
       const then = this.asked.get(k);
       return then !== undefined && !needsRestart(k, then, options);
     };
-    if (lossy.every(asked)) {
-      const others = kinds.filter((k) => !lossy.includes(k));
-      if (others.length > 0) this.queueRestart(others);
-      return;
-    }
+    // Services with their data on disk restart at once, whatever the answer about the others.
+    const others = kinds.filter((k) => !lossy.includes(k));
+    if (others.length > 0) this.queueRestart(others);
+    if (lossy.every(asked)) return;
     for (const k of lossy) this.asked.set(k, options);
     const names = (ks: ServiceKind[]) => ks.map(serviceName).join(', ');
     void notify('warning',
-      `Azurite settings changed for ${names(kinds)}. Restarting drops the in-memory data of ${names(lossy)}.`,
+      `Azurite settings changed for ${names(lossy)}. Restarting drops the in-memory data of ${names(lossy)}.`,
       'Restart Now', 'Later',
     ).then((choice) => {
       // Settings may have changed again meanwhile: restart whatever still needs it.

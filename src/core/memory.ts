@@ -46,6 +46,46 @@ export function percentUsed(report: MemoryReport): number {
   return Math.round((report.usedBytes / report.limitBytes) * 1000) / 10;
 }
 
+/** Points of the limit that use must fall below the warning threshold before the warning can show again. */
+export const WARNING_REARM_POINTS = 5;
+
+/**
+ * When the threshold warning (`azurite.memory.warningThreshold`) shows: once as use reaches the
+ * threshold, then again only after use has fallen more than {@link WARNING_REARM_POINTS} points
+ * below it, so that use hovering at the threshold (queue messages coming and going) warns once.
+ */
+export class ThresholdWarning {
+  private armed = true;
+
+  /**
+   * @param percent use now, percent of the limit (see {@link percentUsed})
+   * @param threshold the setting's percent, read at each report (a live setting)
+   * @returns true when this report should show the warning
+   */
+  update(percent: number, threshold: number): boolean {
+    if (percent >= threshold) {
+      const warn = this.armed;
+      this.armed = false;
+      return warn;
+    }
+    if (percent < threshold - WARNING_REARM_POINTS) this.armed = true;
+    return false;
+  }
+}
+
+/**
+ * Checks a new `azurite.extentMemoryLimit` typed into Raise Limit's input box.
+ * @param value the text typed, in MB
+ * @param usedBytes blob and queue content held now, in bytes
+ * @returns why it cannot be the limit, or undefined when it can
+ */
+export function limitInputError(value: string, usedBytes: number): string | undefined {
+  const mb = Number(value);
+  if (value.trim() === '' || !Number.isFinite(mb) || mb <= 0) return 'Enter a number of MB greater than 0.';
+  if (mbToBytes(mb) <= usedBytes) return `Enter more than the ${formatBytes(usedBytes)} in use now (${groupDigits(usedBytes)} bytes), or clean Blob or Queue first.`;
+  return undefined;
+}
+
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
 
 /** Index into UNITS of the unit `formatBytes` picks for `bytes`. */

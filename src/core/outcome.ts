@@ -33,19 +33,30 @@ export interface Failure {
   readonly setting?: string;
   /** Who holds a taken port and the next free one (`reason` is `port`). */
   readonly conflict?: PortConflict;
+  /** The file at fault, when one is (a malformed seed or snapshot file): the UI offers Open File. */
+  readonly file?: FileLocation;
+}
+
+/** A place in a file on this machine. */
+export interface FileLocation {
+  /** Absolute path. */
+  readonly path: string;
+  /** 1-based line; 0 for the file as a whole. */
+  readonly line: number;
 }
 
 /** Result of a lifecycle command. */
 export type Outcome = { readonly ok: true } | Failure;
 
 /** A failure, with only the fields given. */
-export function failure(reason: FailureReason, message: string, extra: { setting?: string | undefined; conflict?: PortConflict | undefined } = {}): Failure {
+export function failure(reason: FailureReason, message: string, extra: { setting?: string | undefined; conflict?: PortConflict | undefined; file?: FileLocation | undefined } = {}): Failure {
   return {
     ok: false,
     message,
     reason,
     ...(extra.setting !== undefined ? { setting: extra.setting } : {}),
     ...(extra.conflict !== undefined ? { conflict: extra.conflict } : {}),
+    ...(extra.file !== undefined ? { file: extra.file } : {}),
   };
 }
 

@@ -1,34 +1,32 @@
 /**
  * Tells the user when in-memory storage gets tight: once when use crosses
- * `azurite.memory.warningThreshold` upward (not once per write; re-armed when it falls below), and
+ * `azurite.memory.warningThreshold` upward (not once per write; re-armed when it falls more than
+ * 5 points below, core/memory.ts ThresholdWarning), and
  * once per burst of writes refused at the limit (HTTP 409 `MemoryExtentStoreAtSizeLimit`), naming
  * the service, the bytes asked for and the limit. Both offer Raise Limit, Clean Blob, Clean Queue
  * and Show Memory Usage.
  */
 import * as vscode from 'vscode';
-import { azuriteConfig, settingsTarget } from '../config';
-import { BYTES_PER_MB, formatBytes, formatUsage, groupDigits, percentUsed } from '../core/memory';
+import { BYTES_PER_MB, ThresholdWarning, formatBytes, formatUsage, groupDigits, limitInputError, percentUsed } from '../core/memory';
 import { COMMANDS, serviceCommand } from '../core/commandIds';
 import { serviceName } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
-import { notify } from './notify';
+import { notify, writeSetting } from './notify';
 
 const ACTIONS = ['Raise Limit', 'Clean Blob', 'Clean Queue', 'Show Memory Usage'] as const;
 
 /** Watches the emulator's memory and limit events. */
 export class MemoryAlerts implements vscode.Disposable {
-  private above = false;
+  private readonly warning = new ThresholdWarning();
   private readonly subscriptions: { dispose(): void }[];
 
   /** @param warningThreshold percent, read at each event (live setting) */
   constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number) {
     this.subscriptions = [
       emulator.onDidChangeMemory((report) => {
-        const isAbove = percentUsed(report) >= this.warningThreshold();
-        if (isAbove && !this.above) {
+        if (this.warning.update(percentUsed(report), this.warningThreshold())) {
           this.offer('warning', `Azurite in-memory storage is at ${percentUsed(report)}% of its limit (${formatUsage(report)}; blob ${formatBytes(report.blobBytes)}, queue ${formatBytes(report.queueBytes)}). Writes past the limit will fail with HTTP 409.`);
         }
-        this.above = isAbove;
       }),
       emulator.onDidHitLimit((hit) => {
         const n = groupDigits;
@@ -53,15 +51,20 @@ export class MemoryAlerts implements vscode.Disposable {
   }
 }
 
-/** Asks for a new `azurite.extentMemoryLimit` (MB), proposing twice the limit in force, and writes it. */
+/**
+ * Asks for a new `azurite.extentMemoryLimit` (MB), proposing twice the limit in force, and writes it.
+ * A value at or below the bytes in use now is refused in the input box (the engine would keep the
+ * old limit). A setting that cannot be written (a settings.json VS Code cannot parse) is said in an
+ * error notification with Open Settings.
+ */
 export async function raiseLimit(emulator: Emulator): Promise<void> {
   const current = emulator.memoryReport().limitBytes / BYTES_PER_MB;
   const value = await vscode.window.showInputBox({
     title: 'Azurite: in-memory limit (azurite.extentMemoryLimit)',
     prompt: `Limit for blob and queue content, in MB (1 MB = 1,048,576 bytes). Now ${formatBytes(emulator.memoryReport().limitBytes)}.`,
     value: String(Math.ceil(current * 2)),
-    validateInput: (v) => (Number.isFinite(Number(v)) && Number(v) > 0 ? undefined : 'Enter a number of MB greater than 0.'),
+    validateInput: (v) => limitInputError(v, emulator.memoryReport().usedBytes),
   });
   if (value === undefined) return;
-  await azuriteConfig().update('extentMemoryLimit', Number(value), settingsTarget());
+  await writeSetting('extentMemoryLimit', Number(value));
 }

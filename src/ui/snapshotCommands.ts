@@ -20,7 +20,7 @@ import type { ClientAddress, StorageAccount } from '../core/connectionString';
 import type { Emulator } from '../emulator/emulator';
 import type { DataCounts, StorageClients } from '../data/index';
 import { dataLayer, type DataLayer } from './dataLayer';
-import { notify } from './notify';
+import { notify, OPEN_FILE, openFileAt } from './notify';
 import { withDelayedProgress } from './progress';
 import type { DataTarget } from './dataTarget';
 
@@ -227,7 +227,7 @@ export class SnapshotCommands {
     const formatError = err instanceof Error && err.name === 'SnapshotFormatError' ? (err as Error & { file: string; line: number }) : undefined;
     if (formatError !== undefined) {
       const at = path.join(folder, ...formatError.file.split('/'));
-      return failure('data', `${what}: ${at}${formatError.line > 0 ? `:${formatError.line}` : ''}: ${formatError.message.replace(/^[^:]+(:\d+)?: /, '')}`, { setting: 'azurite.seed' });
+      return failure('data', `${what}: ${at}${formatError.line > 0 ? `:${formatError.line}` : ''}: ${formatError.message.replace(/^[^:]+(:\d+)?: /, '')}`, { setting: 'azurite.seed', file: { path: at, line: formatError.line } });
     }
     const message = (err as Error).message ?? String(err);
     // An Azurite that is not ours refuses the SDKs' newest API version unless told not to check it.
@@ -235,16 +235,12 @@ export class SnapshotCommands {
     return failure('data', `${what}: ${message.split('\n')[0]}${hint}`);
   }
 
-  /** Shows a failure (with "Open File" when it names a file and line) and returns it. */
+  /** Shows a failure (with "Open File" when it names a file) and returns it. */
   private show(outcome: Outcome): Outcome {
     if (outcome.ok || outcome.reason === 'cancelled') return outcome;
-    const located = /: (\/[^:]+|[A-Za-z]:\\[^:]+?)(?::(\d+))?: /.exec(outcome.message);
-    const actions = located !== null ? ['Open File'] : [];
-    void notify('error', outcome.message, ...actions).then(async (choice) => {
-      if (choice === 'Open File' && located !== null) {
-        const line = Math.max(0, Number(located[2] ?? 1) - 1);
-        await vscode.window.showTextDocument(vscode.Uri.file(located[1]!), { selection: new vscode.Range(line, 0, line, 0) });
-      }
+    const file = outcome.file;
+    void notify('error', outcome.message, ...(file !== undefined ? [OPEN_FILE] : [])).then(async (choice) => {
+      if (choice === OPEN_FILE && file !== undefined) await openFileAt(file);
     });
     return outcome;
   }

@@ -1,6 +1,6 @@
 // UI tier: the buttons of the extension's notifications, clicked in a real VS Code (code-server +
-// Chromium): "Use Port N" after a port conflict, and "Restart Now" after a settings change that
-// would drop in-memory data.
+// Chromium): "Use Port N" after a port conflict, "Restart Now" after a settings change that
+// would drop in-memory data, and "Open File" after a start whose seed file is malformed.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,6 +10,7 @@ import { freePort, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFo
 import { notification } from '../harness/e2eSession.mjs';
 
 const BLOB_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]';
+const TABLE_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.table"]';
 
 /** The HTTP status of GET url on a fresh connection, or 'refused'. */
 function probe(url) {
@@ -39,10 +40,14 @@ describe('notification actions (code-server + Chromium)', { timeout: 240_000 }, 
     heldPort = await freePort();
     await new Promise((r) => holder.listen(heldPort, '127.0.0.1', r));
     workspace = makeTempDir('storage-emulators-e2e-notify-');
+    // A seed whose table part is malformed at line 2 (only Table's starts read it).
+    const seed = path.join(workspace.dir, 'seed');
+    fs.mkdirSync(path.join(seed, 'table'), { recursive: true });
+    fs.writeFileSync(path.join(seed, 'table', 'Users.jsonl'), '{"PartitionKey":"u","RowKey":"1"}\n{"PartitionKey":"u","RowKey":2}\n');
     server = await startCodeServer({
       workspaceFolder: workspace.dir,
       extensionDevelopmentPath: repoRoot,
-      userSettings: { 'azurite.blobPort': heldPort, 'azurite.queuePort': 0, 'azurite.tablePort': 0, 'azurite.inMemoryPersistence': true },
+      userSettings: { 'azurite.blobPort': heldPort, 'azurite.queuePort': 0, 'azurite.tablePort': 0, 'azurite.inMemoryPersistence': true, 'azurite.seed': seed },
     });
     browser = await launchBrowser({ origin: server.origin });
     page = await browser.context.newPage();
@@ -81,5 +86,16 @@ describe('notification actions (code-server + Chromium)', { timeout: 240_000 }, 
     await clickNotificationButton(page, 'Restarting drops the in-memory data of Blob', 'Restart Now');
     await waitFor(`the blob item to show :${next}`, async () => (await item.innerText()).trim() === `Blob :${next}`, { timeoutMs: 30_000 });
     assert.equal(await probe(`http://127.0.0.1:${before}/`), 'refused');
+  });
+
+  it('"Open File" on a start whose seed file is malformed opens the file at the line', async () => {
+    const item = page.locator(TABLE_ITEM);
+    await item.waitFor({ timeout: 60_000 });
+    await item.locator('a.statusbar-item-label').click();
+    const message = 'Users.jsonl:2: an entity needs string';
+    await clickNotificationButton(page, message, 'Open File');
+    await page.locator('.tabs-container .tab.active', { hasText: 'Users.jsonl' }).waitFor({ timeout: 30_000 });
+    const cursor = page.locator('#workbench\\.parts\\.statusbar .statusbar-item[id="status.editor.selection"]');
+    await waitFor('the cursor on line 2', async () => /^Ln 2, Col 1$/.test((await cursor.innerText()).trim()), { timeoutMs: 30_000 });
   });
 });

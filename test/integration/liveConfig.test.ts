@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
 import type { Outcome } from '../../src/emulator/serviceManager';
 import { api, configure, reset, waitFor } from './helpers';
+import { recordedNotifications, writeSetting } from '../../src/ui/notify';
 
 async function listen(server: http.Server): Promise<number> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -142,6 +143,44 @@ describe('Live settings, port conflicts and terminals', () => {
     await configure({ queueKeepAliveTimeout: 7 });
     await waitFor('the question again', () => asked() === before + 2);
     await vscode.workspace.getConfiguration('azurite').update('queueKeepAliveTimeout', undefined, vscode.ConfigurationTarget.Workspace);
+  });
+
+  it('restarts a disk-mode service at once while it asks about an in-memory one that needs a restart too', async () => {
+    const a = await api();
+    const location = fs.mkdtempSync(path.join(os.tmpdir(), 'mixed-modes-'));
+    try {
+      await configure({ inMemoryPersistence: true });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_queue'), [{ ok: true }]);
+      // Queue keeps running in memory (its question is left unanswered); Blob starts on disk.
+      await configure({ inMemoryPersistence: false, location });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      assert.deepEqual([a.emulator.isRunningInMemory('queue'), a.emulator.isRunningInMemory('blob')], [true, false]);
+      const shown = a.notifications().length;
+      await configure({ loose: true });
+      await waitFor('Blob restarted with loose on, before any answer about Queue', () =>
+        a.emulator.status('blob').status === 'running' && !a.emulator.servicesNeedingRestart().includes('blob'), 30_000);
+      assert.deepEqual(a.emulator.servicesNeedingRestart(), ['queue']);
+      assert.equal(a.emulator.isRunningInMemory('queue'), true, 'the in-memory data waits for the answer');
+      await waitFor('the question, about Queue alone', () => a.notifications().slice(shown).includes('Azurite settings changed for Queue. Restarting drops the in-memory data of Queue.'));
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(location, { recursive: true, force: true });
+    }
+  });
+
+  it('says why a fix could not be written to a settings.json that VS Code cannot parse (Raise Limit, Use Port N)', async () => {
+    await configure({ blobPort: 0 });
+    const file = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, '.vscode', 'settings.json');
+    const kept = fs.readFileSync(file, 'utf8');
+    try {
+      fs.writeFileSync(file, kept.replace(/}\s*$/, ',,,\n'));
+      const written = await writeSetting('blobPort', 12345);
+      assert.equal(written, false);
+      assert.match(recordedNotifications().at(-1) ?? '', /^azurite\.blobPort could not be set to 12345: ./);
+    } finally {
+      fs.writeFileSync(file, kept);
+    }
+    await configure({ blobPort: 0 });
   });
 
   it('restarts in-memory services without asking when azurite.restartOnConfigChange is on', async () => {

@@ -9,8 +9,10 @@ import {
   formatBytes,
   formatUsage,
   groupDigits,
+  limitInputError,
   mbToBytes,
   percentUsed,
+  ThresholdWarning,
   type MemoryReport,
 } from '../../../src/core/memory';
 
@@ -144,5 +146,25 @@ describe('core/memory', () => {
       assert.equal(lines[0], 'In-memory extents: 0 B / 8 GB (0%)');
       assert.ok(lines.some((l) => /table entities .* not counted/i.test(l)));
     });
+  });
+
+  it('warns once as use reaches the threshold, and again only after it fell more than 5 points below', () => {
+    const w = new ThresholdWarning();
+    // Use hovering at an 80% threshold (queue messages coming and going) warns once.
+    assert.deepEqual([50, 80, 79, 81, 78, 80, 76, 90].map((p) => w.update(p, 80)), [false, true, false, false, false, false, false, false]);
+    // Below 75 it re-arms; the next crossing warns again.
+    assert.deepEqual([74.9, 79, 80].map((p) => w.update(p, 80)), [false, false, true]);
+    // A threshold lowered under use in force warns at the next report.
+    const v = new ThresholdWarning();
+    assert.deepEqual([60, 60].map((p, i) => v.update(p, i === 0 ? 80 : 50)), [false, true]);
+  });
+
+  it('refuses a limit typed into Raise Limit that is not a number of MB above what is in use', () => {
+    const used = 300 * BYTES_PER_MB;
+    assert.equal(limitInputError('600', used), undefined);
+    assert.equal(limitInputError('300.5', used), undefined);
+    for (const bad of ['', ' ', 'abc', '0', '-5', 'Infinity']) assert.equal(limitInputError(bad, used), 'Enter a number of MB greater than 0.', bad);
+    assert.equal(limitInputError('300', used), 'Enter more than the 300 MB in use now (314,572,800 bytes), or clean Blob or Queue first.');
+    assert.match(limitInputError('100', used) ?? '', /^Enter more than the 300 MB in use now/);
   });
 });
