@@ -213,7 +213,7 @@ export function printContainerEntry(entry: ContainerEntry): string | undefined {
  * @throws SnapshotFormatError for bad JSON, unknown keys, a bad `publicAccess`
  */
 export function parseContainerEntry(file: string, text: string): ContainerEntry {
-  const o = asObject(file, 0, parseJson(file, 0, text), 'a container');
+  const o = asObject(file, 0, parseJson(file, 0, withoutBom(text)), 'a container');
   for (const key of Object.keys(o)) {
     if (key !== 'metadata' && key !== 'publicAccess') throw new SnapshotFormatError(file, 0, `unknown key "${key}" (known: metadata, publicAccess)`);
   }
@@ -272,7 +272,7 @@ export function printQueueEntry(entry: QueueEntry): string | undefined {
  * @throws SnapshotFormatError for bad JSON or unknown keys
  */
 export function parseQueueEntry(file: string, text: string): QueueEntry {
-  const o = asObject(file, 0, parseJson(file, 0, text), 'a queue');
+  const o = asObject(file, 0, parseJson(file, 0, withoutBom(text)), 'a queue');
   for (const key of Object.keys(o)) if (key !== 'metadata') throw new SnapshotFormatError(file, 0, `unknown key "${key}" (known: metadata)`);
   return o.metadata === undefined ? {} : { metadata: stringRecord(file, 0, o.metadata, 'metadata') };
 }
@@ -465,6 +465,11 @@ function sortedRecord(record: Readonly<Record<string, string>>): Record<string, 
   return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]!]));
 }
 
+/** A file's text without the UTF-8 byte order mark that some editors and PowerShell 5's `-Encoding UTF8` write first. */
+function withoutBom(text: string): string {
+  return text.replace(/^\uFEFF/, '');
+}
+
 function parseJson(file: string, line: number, text: string): unknown {
   try {
     return JSON.parse(text);
@@ -483,7 +488,7 @@ function parseJsonLines(file: string, text: string | readonly string[]): { line:
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.replace(/\r$/, '');
     if (raw.trim() === '') continue;
-    out.push({ line: i + 1, value: parseJson(file, i + 1, i === 0 ? raw.replace(/^\uFEFF/, '') : raw) });
+    out.push({ line: i + 1, value: parseJson(file, i + 1, i === 0 ? withoutBom(raw) : raw) });
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import {
-  blobFiles, parseBlobEntries, parseContainerEntry, parseEntities, parseMessages, printBlobEntries, printContainerEntry, printEntities,
+  blobFiles, parseBlobEntries, parseContainerEntry, parseEntities, parseMessages, parseQueueEntry, printBlobEntries, printContainerEntry, printEntities,
   printMessages, SnapshotFormatError, type BlobEntry, type EntityEntry,
 } from '../../../src/core/snapshotFormat';
 
@@ -109,5 +109,12 @@ describe('Snapshot format (pure)', () => {
     const c = printContainerEntry({ publicAccess: 'blob', metadata: { b: '2', a: '1' } })!;
     assert.deepEqual(parseContainerEntry('blob/c.container.json', c), { metadata: { a: '1', b: '2' }, publicAccess: 'blob' });
     assert.throws(() => parseContainerEntry('blob/c.container.json', '{"publicAccess":"all"}'), /c\.container\.json: "publicAccess" must be "blob" or "container"/);
+  });
+
+  it('reads files that begin with a byte order mark (PowerShell 5, some editors)', () => {
+    const bom = '\uFEFF';
+    assert.deepEqual(parseContainerEntry('blob/c.container.json', bom + '{"publicAccess":"container"}'), { publicAccess: 'container' });
+    assert.deepEqual(parseQueueEntry('queue/q.queue.json', bom + '{"metadata":{"a":"1"}}'), { metadata: { a: '1' } });
+    assert.deepEqual(parseMessages('queue/q.jsonl', bom + '{"text":"first"}\n{"text":"second"}\n'), [{ text: 'first' }, { text: 'second' }]);
   });
 });
