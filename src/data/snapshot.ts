@@ -560,11 +560,7 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
       if (hasBackup) await options.reclaim?.();
       return await loadSnapshot(clients, snapshot, options);
     } catch (err) {
-      const made: AccountNames = {
-        containers: clients.blob ? snapshot.containers.map((c) => c.name) : [],
-        queues: clients.queue ? snapshot.queues.map((q) => q.name) : [],
-        tables: clients.table ? snapshot.tables.map((t) => t.name) : [],
-      };
+      const made = namesOf(clients, snapshot);
       let undone = 'the data found before was restored';
       try {
         await deleteNames(clients, made);
@@ -594,10 +590,12 @@ async function isKept(dir: string): Promise<boolean> {
  * deleted) and loads `seed` into them, if given. Ports and connections stay: nothing restarts.
  * Never a mix of old data and part of the seed: the emptying runs to its end whatever the signal
  * says (it was confirmed, and takes one request per item), and a seed that stops loading (a
- * cancel, a refused write) is deleted again, so the services are left empty.
+ * cancel, a refused write) is deleted again, so the services are left empty. Containers that apps
+ * hold leases on have their leases broken (see deleteNames).
  * @returns the counts of the seed loaded (zeros without a seed)
- * @throws RestError from the SDKs while emptying; AbortError on a cancel (the services are then
- *   empty); Error "Loading the seed stopped: …; the services were left empty." when the seed failed
+ * @throws Error "could not delete container a (…), …" when emptying left items (the others are
+ *   deleted); RestError from listing; AbortError on a cancel (the services are then empty);
+ *   Error "Loading the seed stopped: …; the services were left empty." when the seed failed
  */
 export async function resetAccount(clients: StorageClients, seed: Snapshot | undefined, options: DataOptions = {}): Promise<DataCounts> {
   await emptyAccount(clients, options);
@@ -615,17 +613,81 @@ export async function resetAccount(clients: StorageClients, seed: Snapshot | und
   }
 }
 
+/**
+ * Loads a seed into services that held nothing a moment ago (a start): unlike {@link resetAccount}
+ * nothing is deleted first, so what a client made since the port opened stays. A seed that stops
+ * loading half-way has its own containers, queues and tables deleted again, so a disk-mode service
+ * does not keep part of it for good (it would count as not empty at every later start).
+ * @returns the counts loaded
+ * @throws Error "Loading the seed stopped: …; what it had loaded was deleted again." (or that the
+ *   delete failed too); AbortError on a cancel, once the seed's items are deleted
+ */
+export async function loadSeed(clients: StorageClients, seed: Snapshot, options: DataOptions = {}): Promise<DataCounts> {
+  try {
+    return await loadSnapshot(clients, seed, options);
+  } catch (err) {
+    try {
+      await deleteNames(clients, namesOf(clients, seed));
+      await options.reclaim?.();
+    } catch (deleteErr) {
+      throw new Error(`Loading the seed stopped: ${messageOf(err)}; deleting what it had loaded failed too (${messageOf(deleteErr)}).`, { cause: deleteErr });
+    }
+    if (err instanceof Error && err.name === 'AbortError') throw err;
+    throw new Error(`Loading the seed stopped: ${messageOf(err)}; what it had loaded was deleted again.`, { cause: err });
+  }
+}
+
+/** The snapshot's containers, queues and tables in the services that have an endpoint. */
+function namesOf(clients: StorageClients, snapshot: Snapshot): AccountNames {
+  return {
+    containers: clients.blob ? snapshot.containers.map((c) => c.name) : [],
+    queues: clients.queue ? snapshot.queues.map((q) => q.name) : [],
+    tables: clients.table ? snapshot.tables.map((t) => t.name) : [],
+  };
+}
+
 /** Deletes every container, queue and table of the account, not cancellable, and frees their memory. */
 async function emptyAccount(clients: StorageClients, options: DataOptions): Promise<void> {
   await deleteNames(clients, await accountNames(clients));
   await options.reclaim?.();
 }
 
-/** Deletes the named containers, queues and tables (missing ones are fine). */
+/**
+ * Deletes the named containers, queues and tables (missing ones are fine). A container that an
+ * app holds a lease on has the lease broken first (the delete was confirmed: Reset, an import's
+ * replacement). One that cannot be deleted does not stop the others.
+ * @throws Error naming each item that could not be deleted and why; AbortError on a cancel
+ */
 async function deleteNames(clients: StorageClients, names: AccountNames, signal?: AbortSignal): Promise<void> {
-  await pool(names.containers, { signal }, async (n) => { await clients.blob?.getContainerClient(n).deleteIfExists({ abortSignal: signal }); });
-  await pool(names.queues, { signal }, async (n) => { await clients.queue?.getQueueClient(n).deleteIfExists({ abortSignal: signal }); });
-  await pool(names.tables, { signal }, async (n) => { await clients.table?.deleteTable(n, { abortSignal: signal }); });
+  const failed: string[] = [];
+  const attempt = async (what: string, remove: (() => Promise<unknown>) | undefined): Promise<void> => {
+    try {
+      await remove?.();
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      failed.push(`${what} (${messageOf(err)})`);
+    }
+  };
+  const { blob, queue, table } = clients;
+  await pool(names.containers, { signal }, (n) => attempt(`container ${n}`, blob && (() => deleteContainer(blob.getContainerClient(n), signal))));
+  await pool(names.queues, { signal }, (n) => attempt(`queue ${n}`, queue && (() => queue.getQueueClient(n).deleteIfExists({ abortSignal: signal }))));
+  await pool(names.tables, { signal }, (n) => attempt(`table ${n}`, table && (() => table.deleteTable(n, { abortSignal: signal }))));
+  if (failed.length > 0) throw new Error(`could not delete ${failed.join(', ')}`);
+}
+
+/**
+ * Deletes a container, missing or not; when the delete is refused for a lease held on it (HTTP 412,
+ * LeaseIdMissing: Azure and Azurite refuse to delete a leased container without its lease id), the
+ * lease is broken at once and the delete tried again. Leases on its blobs do not stop the delete.
+ */
+async function deleteContainer(container: ContainerClient, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await container.deleteIfExists({ abortSignal: signal });
+  } catch (err) {
+    if ((err as { statusCode?: unknown }).statusCode !== 412) throw err;
+    await container.getBlobLeaseClient().breakLease(0, { abortSignal: signal });
+    await container.deleteIfExists({ abortSignal: signal });
+  }
 }
 
 /**

@@ -95,8 +95,9 @@ export class SnapshotCommands {
 
   /**
    * `azurite.seed` at a start (Emulator.setAfterStart): in memory mode the seed is loaded at every
-   * start; on disk only into a service that holds no container, queue or table. A seed that stops
-   * loading half-way is deleted again: the service is left empty.
+   * start; on disk only into a service that holds no container, queue or table. Nothing else is
+   * deleted (what a client made since the port opened stays); a seed that stops loading half-way
+   * is deleted again.
    * @returns ok when there is no seed or it loaded; a `data` failure naming the file and line, or a
    *   `setting` failure when the folder is missing
    */
@@ -113,10 +114,9 @@ export class SnapshotCommands {
     }
     try {
       const snapshot = await data.readSnapshot(folder, [kind]);
-      // The service is empty (a fresh in-memory one, or checked above): resetAccount deletes what a
-      // seed that stops half-way had loaded, so a disk-mode service is not left holding part of it
-      // for good (it would count as not empty at every later start).
-      const counts = await withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, false, (options) => data.resetAccount(clients, snapshot, options));
+      // The service was empty (a fresh in-memory one, or checked above); a client may have made
+      // something since its port opened, which stays. A seed that stops half-way is deleted again.
+      const counts = await withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, false, (options) => data.loadSeed(clients, snapshot, options));
       this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${describe(data, counts, [kind])}.`);
       return { ok: true };
     } catch (err) {

@@ -11,7 +11,7 @@ import { QueueServiceClient } from '@azure/storage-queue';
 import { TableServiceClient } from '@azure/data-tables';
 import { clients as sdkClients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { emulatorEndpoints, storageClients, type StorageClients } from '../../../src/data/clients';
-import { exportSnapshot, importSnapshot, readSnapshot, resetAccount, snapshotCounts, transactionBatches } from '../../../src/data/snapshot';
+import { exportSnapshot, importSnapshot, loadSeed, readSnapshot, resetAccount, snapshotCounts, transactionBatches } from '../../../src/data/snapshot';
 import { SnapshotFormatError } from '../../../src/core/snapshotFormat';
 import type { Emulator } from '../../../src/emulator/emulator';
 import { SERVICE_KINDS, type ServiceKind } from '../../../src/core/services';
@@ -310,6 +310,21 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     fs.rmSync(folder, { recursive: true, force: true });
   });
 
+  it('a reset deletes containers that apps hold leases on, and containers with leased blobs', async () => {
+    const emulator = await running();
+    const blob = sdkClients(emulator).blob();
+    const leased = blob.getContainerClient('leased');
+    await leased.create();
+    await leased.getBlobLeaseClient().acquireLease(-1);
+    const holder = blob.getContainerClient('holder');
+    await holder.create();
+    await holder.getBlockBlobClient('lock').uploadData(Buffer.from('x'));
+    await holder.getBlockBlobClient('lock').getBlobLeaseClient().acquireLease(60);
+    await assert.rejects(leased.delete(), { statusCode: 412 }, 'Azurite refuses to delete a leased container without its lease id');
+    await resetAccount(dataClients(emulator), undefined);
+    assert.deepEqual(await listNames(emulator), { containers: [], queues: [], tables: [] });
+  });
+
   it('a reset cancelled while the seed loads leaves every service empty, not the old data or half the seed', async () => {
     const emulator = await running();
     await writeVariedData(emulator);
@@ -325,6 +340,24 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     await assert.rejects(resetAccount(dataClients(emulator), snapshot, { signal: abort.signal, progress, concurrency: 2 }), { name: 'AbortError' });
     assert.ok(loaded >= 10 && loaded < 60, `the cancel came while the seed loaded (${loaded} blobs)`);
     assert.deepEqual(await listNames(emulator), { containers: [], queues: [], tables: [] });
+  });
+
+  it('a seed at start keeps what a client made since the port opened, and deletes only its own items when it stops half-way', async () => {
+    const emulator = await running({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    // An app that retries its connection made its container as soon as the port answered.
+    await sdkClients(emulator).blob().getContainerClient('app').create();
+    const seed = tempDir('seed-at-start-');
+    fs.mkdirSync(path.join(seed, 'blob', 'big'), { recursive: true });
+    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(seed, 'blob', 'big', `big${i}.bin`), Buffer.alloc(300 * 1024, 2));
+    await assert.rejects(loadSeed(dataClients(emulator), await readSnapshot(seed), { concurrency: 1, reclaim: () => emulator.reclaimMemory() }),
+      /^Error: Loading the seed stopped: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; what it had loaded was deleted again\.$/);
+    assert.deepEqual(await listNames(emulator), { containers: ['app'], queues: [], tables: [] });
+    fs.rmSync(path.join(seed, 'blob', 'big'), { recursive: true });
+    fs.mkdirSync(path.join(seed, 'blob', 'small'));
+    fs.writeFileSync(path.join(seed, 'blob', 'small', 'a.txt'), 'a');
+    const counts = await loadSeed(dataClients(emulator), await readSnapshot(seed));
+    assert.equal(counts.blobs, 1);
+    assert.deepEqual(await listNames(emulator), { containers: ['app', 'small'], queues: [], tables: [] });
   });
 
   it('a reset whose seed hits the memory limit says so and leaves the services empty', async () => {
