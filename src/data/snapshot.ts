@@ -555,12 +555,12 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
     const backupProgress = options.progress === undefined ? undefined
       : (p: DataProgress): void => options.progress?.({ done: 0, total: 0, message: `Keeping a copy of what the import replaces: ${p.done.toLocaleString('en-US')} / ${p.total.toLocaleString('en-US')} items` });
     if (hasBackup) await exportSnapshot(clients, backupDir, { only: conflicts, signal: options.signal, ...(backupProgress ? { progress: backupProgress } : {}) });
+    const made: AccountNames = { containers: [], queues: [], tables: [] };
     try {
       await deleteNames(clients, conflicts, options.signal);
       if (hasBackup) await options.reclaim?.();
-      return await loadSnapshot(clients, snapshot, options);
+      return await loadSnapshot(clients, snapshot, options, made);
     } catch (err) {
-      const made = namesOf(clients, snapshot);
       let undone = 'the data found before was restored';
       try {
         await deleteNames(clients, made);
@@ -616,18 +616,20 @@ export async function resetAccount(clients: StorageClients, seed: Snapshot | und
 /**
  * Loads a seed into services that held nothing a moment ago (a start): unlike {@link resetAccount}
  * nothing is deleted first, so what a client made since the port opened stays. A seed that stops
- * loading half-way has its own containers, queues and tables deleted again, so a disk-mode service
- * does not keep part of it for good (it would count as not empty at every later start).
+ * loading half-way has the containers, queues and tables it created deleted again (not one a
+ * client made first under the same name, which fails the seed), so a disk-mode service does not
+ * keep part of it for good (it would count as not empty at every later start).
  * @returns the counts loaded
  * @throws Error "Loading the seed stopped: …; what it had loaded was deleted again." (or that the
  *   delete failed too); AbortError on a cancel, once the seed's items are deleted
  */
 export async function loadSeed(clients: StorageClients, seed: Snapshot, options: DataOptions = {}): Promise<DataCounts> {
+  const made: AccountNames = { containers: [], queues: [], tables: [] };
   try {
-    return await loadSnapshot(clients, seed, options);
+    return await loadSnapshot(clients, seed, options, made);
   } catch (err) {
     try {
-      await deleteNames(clients, namesOf(clients, seed));
+      await deleteNames(clients, made);
       await options.reclaim?.();
     } catch (deleteErr) {
       throw new Error(`Loading the seed stopped: ${messageOf(err)}; deleting what it had loaded failed too (${messageOf(deleteErr)}).`, { cause: deleteErr });
@@ -637,14 +639,6 @@ export async function loadSeed(clients: StorageClients, seed: Snapshot, options:
   }
 }
 
-/** The snapshot's containers, queues and tables in the services that have an endpoint. */
-function namesOf(clients: StorageClients, snapshot: Snapshot): AccountNames {
-  return {
-    containers: clients.blob ? snapshot.containers.map((c) => c.name) : [],
-    queues: clients.queue ? snapshot.queues.map((q) => q.name) : [],
-    tables: clients.table ? snapshot.tables.map((t) => t.name) : [],
-  };
-}
 
 /** Deletes every container, queue and table of the account, not cancellable, and frees their memory. */
 async function emptyAccount(clients: StorageClients, options: DataOptions): Promise<void> {
@@ -692,12 +686,13 @@ async function deleteContainer(container: ContainerClient, signal: AbortSignal |
 
 /**
  * Makes the snapshot's items in the services that have an endpoint; they must not exist yet (a
- * seed into an empty service). Blobs go 16 at a time, entities in transactions of one partition
+ * seed into an empty service). `made`, when given, collects the containers, queues and tables this
+ * call created (not those that were there already), for a rollback that deletes only them. Blobs go 16 at a time, entities in transactions of one partition
  * ({@link transactionBatches}), messages one by one in file order.
  * @returns the counts loaded
  * @throws RestError from the SDKs (a 409 when an item exists); AbortError on a cancel
  */
-export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, options: DataOptions): Promise<DataCounts> {
+export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, options: DataOptions, made?: AccountNames): Promise<DataCounts> {
   const counts = snapshotCounts(snapshot);
   const total = (clients.blob ? counts.blobs : 0) + (clients.queue ? counts.messages : 0) + (clients.table ? counts.entities : 0);
   const progress = tracker(options, total);
@@ -707,6 +702,7 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
     for (const c of snapshot.containers) {
       const container = blob.getContainerClient(c.name);
       await container.create({ metadata: c.entry.metadata ? { ...c.entry.metadata } : undefined, access: c.entry.publicAccess, abortSignal: signal });
+      made?.containers.push(c.name); // an existing container fails the create (409)
       await pool(c.blobs, options, async (b) => {
         await uploadBlob(container, b, signal);
         progress.step(`Importing blob ${c.name}/${b.entry.name}`);
@@ -716,7 +712,9 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
   if (clients.queue) {
     for (const q of snapshot.queues) {
       const queue = clients.queue.getQueueClient(q.name);
-      await queue.create({ metadata: q.entry.metadata ? { ...q.entry.metadata } : undefined, abortSignal: signal });
+      const created = await queue.create({ metadata: q.entry.metadata ? { ...q.entry.metadata } : undefined, abortSignal: signal });
+      // 204: the queue was there already with the same metadata (Azure's Create Queue does not fail then).
+      if (created._response.status === 201) made?.queues.push(q.name);
       // One at a time: a queue keeps the order messages were sent in.
       for (const m of q.messages) {
         await queue.sendMessage(m.text, { abortSignal: signal });
@@ -726,7 +724,10 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
   }
   if (clients.table) {
     for (const t of snapshot.tables) {
-      await clients.table.createTable(t.name, { abortSignal: signal });
+      // The SDK's createTable does not fail for a table that exists (409): only a 201 or 204 made it.
+      let status = 0;
+      await clients.table.createTable(t.name, { abortSignal: signal, onResponse: (r) => { status = r.status; } });
+      if (status === 201 || status === 204) made?.tables.push(t.name);
       const table = clients.tableClient(t.name)!;
       await pool(transactionBatches(t.entities), { ...options, concurrency: 4 }, async (batch) => {
         if (batch.length === 1) {

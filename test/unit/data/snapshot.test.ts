@@ -358,6 +358,24 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     const counts = await loadSeed(dataClients(emulator), await readSnapshot(seed));
     assert.equal(counts.blobs, 1);
     assert.deepEqual(await listNames(emulator), { containers: ['app', 'small'], queues: [], tables: [] });
+
+    // The app made a queue and a table the seed has too (Azure's Create Queue and the SDK's
+    // createTable do not fail for those): the seed fails on the table's entity, and deletes the
+    // container it made, not the app's queue and table.
+    const sdk = sdkClients(emulator);
+    await sdk.queue().getQueueClient('jobs').create();
+    await sdk.table('Users').createTable();
+    await sdk.table('Users').createEntity({ partitionKey: 'u', rowKey: '1', name: 'app' });
+    const both = tempDir('seed-shared-');
+    fs.mkdirSync(path.join(both, 'blob', 'seeded'), { recursive: true });
+    fs.writeFileSync(path.join(both, 'blob', 'seeded', 'seed.txt'), 'seed');
+    fs.mkdirSync(path.join(both, 'queue'));
+    fs.writeFileSync(path.join(both, 'queue', 'jobs.jsonl'), '{"text":"seed message"}\n');
+    fs.mkdirSync(path.join(both, 'table'));
+    fs.writeFileSync(path.join(both, 'table', 'Users.jsonl'), '{"PartitionKey":"u","RowKey":"1","name":"seed"}\n');
+    await assert.rejects(loadSeed(dataClients(emulator), await readSnapshot(both)), /^Error: Loading the seed stopped: .*; what it had loaded was deleted again\.$/);
+    assert.deepEqual(await listNames(emulator), { containers: ['app', 'small'], queues: ['jobs'], tables: ['Users'] });
+    assert.equal((await sdk.table('Users').getEntity<{ name: string }>('u', '1')).name, 'app');
   });
 
   it('a reset whose seed hits the memory limit says so and leaves the services empty', async () => {
