@@ -100,12 +100,13 @@ export class MemoryMeter implements Disposable {
    * Takes a new `azurite.extentMemoryLimit` while no in-memory Blob or Queue runs, so that the
    * report (Show Memory Usage, Raise Limit's proposal) shows the setting in force: applied to the
    * engine's store when the engine is loaded (the store is empty then: a stop in memory mode clears
-   * its service's share), else kept for the report until a start applies it. Never starts the
+   * its service's share), recorded for the next engine process when none runs (also after a crash),
+   * and while a load is under way kept for the report until a start applies it. Never starts the
    * engine's process; a refusal is left to the next start, which says it.
    * @param settingBytes the setting in bytes; undefined = Azurite's default (50% of total memory)
    */
   async followSetting(settingBytes: number | undefined): Promise<void> {
-    if (this.host.loadResult !== undefined) {
+    if (this.host.loadResult !== undefined || !this.host.isRunning) {
       await this.applyLimit(settingBytes).catch(() => undefined);
     } else if (this.appliedSetting !== settingBytes) {
       this.appliedSetting = settingBytes;

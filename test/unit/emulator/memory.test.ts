@@ -82,10 +82,17 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     assert.equal(emulator.engineRunning, false, 'the engine is not started for it');
     assert.deepEqual([emulator.memoryReport().limitBytes, emulator.memoryReport().isDefaultLimit], [64 * MiB, false]);
     await startAll(emulator, ['table']);
+    assert.equal((await emulator.memoryReportNow()).limitBytes, 64 * MiB, 'the engine started with the limit followed');
     await withLimit(emulator, 8);
     assert.deepEqual([(await emulator.memoryReportNow()).limitBytes, emulator.memoryReport().isDefaultLimit], [8 * MiB, false]);
     await withLimit(emulator, null);
     assert.equal((await emulator.memoryReportNow()).isDefaultLimit, true);
+    // After an engine crash the last process's figure is not shown over a setting changed since.
+    const lost = new Promise((resolve) => emulator.onDidLoseEngine(resolve));
+    await emulator.crashEngineForTest().catch(() => undefined);
+    await lost;
+    await withLimit(emulator, 16);
+    assert.deepEqual([emulator.memoryReport().limitBytes, emulator.engineRunning], [16 * MiB, false]);
     await withLimit(emulator, 2);
     await startAll(emulator, ['blob']);
     const container = clients(emulator).blob().getContainerClient('two');
