@@ -14,11 +14,12 @@
  *   type's own, but before the preLaunchTask — so the func host always finds storage.
  * - `tasks.onDidStartTask` of a `func: host start` task run on its own (no debugger).
  * Starting is idempotent (a running service resolves `{ ok: true }`), so the hooks may overlap.
- * A question the user dismissed (the multi-root data folder) is not asked again for the same
- * launch: the first of the two debug hooks marks the configuration (VS Code hands each provider's
- * result to the next; the mark is taken off before the launch), and while debugging goes on after
- * a dismissal, the sessions a debugger starts itself (js-debug's child session for the launched
- * process, which waits for its configuration to resolve) do not ask either.
+ * A question a launch raised and the user dismissed (the multi-root data folder) is not asked again
+ * by these hooks until the last debug session has ended: not by the second debug hook (the first
+ * marks the configuration, as VS Code hands each provider's result to the next; the mark is taken
+ * off before the launch), nor by the `func: host start` preLaunchTask, nor by the sessions a
+ * debugger starts itself (js-debug's child session for the launched process, which waits for its
+ * configuration to resolve), nor by a restart or another launch meanwhile.
  * Off with `azurite.debugEnvironment: false`.
  */
 import * as vscode from 'vscode';
@@ -61,7 +62,10 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     return vscode.Disposable.from(
       ...types.map((t) => vscode.debug.registerDebugConfigurationProvider(t, storage)),
       vscode.tasks.onDidStartTask((e) => {
-        if (isFuncHostTask(e.execution.task)) void storage.ensure(folderOf(e.execution.task), `task "${e.execution.task.name}"`);
+        if (isFuncHostTask(e.execution.task) && !storage.dismissedForDebugging) void storage.ensure(folderOf(e.execution.task), `task "${e.execution.task.name}"`);
+      }),
+      vscode.debug.onDidTerminateDebugSession(() => {
+        if (vscode.debug.activeDebugSession === undefined) storage.dismissedForDebugging = false;
       }),
     );
   }
@@ -69,15 +73,14 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
   async resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration> {
     if (config[STORAGE_SEEN] === true) return config; // the type's hook ran; this is the '*' one
     const seen = { ...config, [STORAGE_SEEN]: true };
-    if (this.dismissedWhileDebugging && vscode.debug.activeDebugSession !== undefined) return seen;
-    this.dismissedWhileDebugging = false;
+    if (this.dismissedForDebugging) return seen;
     const outcomes = await this.ensure(folder, `debug session "${String(config.name)}"`);
-    if (outcomes.some((o) => !o.ok && o.reason === 'cancelled')) this.dismissedWhileDebugging = true;
+    if (outcomes.some((o) => !o.ok && o.reason === 'cancelled')) this.dismissedForDebugging = true;
     return seen; // never blocks debugging
   }
 
-  /** Set when a debug session's question was dismissed; cleared by the first launch once no session runs. */
-  private dismissedWhileDebugging = false;
+  /** Set when the question a debug launch raised was dismissed; cleared when the last debug session ends. */
+  private dismissedForDebugging = false;
 
   resolveDebugConfigurationWithSubstitutedVariables(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration {
     if (!(STORAGE_SEEN in config)) return config;

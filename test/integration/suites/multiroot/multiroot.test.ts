@@ -130,18 +130,23 @@ describe('multi-root workspace', () => {
     const out = path.join(app, 'done.txt');
     fs.writeFileSync(program, `require('fs').writeFileSync(${JSON.stringify(out)}, 'ran');\n`);
     const name = 'azurite multi-root functions probe';
+    // The Functions launch's preLaunchTask (here a stand-in that only echoes) is a third hook.
+    const tasksFile = path.join(folder.uri.fsPath, '.vscode', 'tasks.json');
+    fs.mkdirSync(path.dirname(tasksFile), { recursive: true });
+    fs.writeFileSync(tasksFile, JSON.stringify({ version: '2.0.0', tasks: [{ label: 'func: host start', type: 'shell', command: 'echo', args: ['host started'] }] }));
     const subs: vscode.Disposable[] = [];
     try {
+      await waitFor('VS Code to read the task', async () => (await vscode.tasks.fetchTasks()).some((t) => t.name === 'func: host start') || undefined, 20_000);
       await a.rescanLocalSettings();
       const asked = a.dataFolderQuestions().shown;
       let launched: vscode.DebugConfiguration | undefined;
       subs.push(vscode.debug.onDidStartDebugSession((s) => { if (s.name === name) launched = s.configuration; }));
       const terminated = new Promise<void>((resolve) => subs.push(vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) resolve(); })));
       let started: boolean | undefined;
-      // Both debug hooks (the node type's and '*') see the launch; each question is dismissed while
-      // it is open.
+      // The debug hooks (the node type's and '*') and the preLaunchTask's see the launch; each
+      // question is dismissed while it is open.
       void Promise.resolve(vscode.debug.startDebugging(folder, {
-        type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole',
+        type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole', preLaunchTask: 'func: host start',
       })).then((ok) => { started = ok; });
       // js-debug's child session for the launched process resolves its configuration too: the
       // program waits for it.
@@ -157,6 +162,7 @@ describe('multi-root workspace', () => {
     } finally {
       subs.forEach((d) => d.dispose());
       fs.rmSync(app, { recursive: true, force: true });
+      fs.rmSync(tasksFile, { force: true });
       await a.rescanLocalSettings();
     }
   });
