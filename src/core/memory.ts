@@ -51,8 +51,9 @@ export const WARNING_REARM_POINTS = 5;
 
 /**
  * When the threshold warning (`azurite.memory.warningThreshold`) shows: once as use reaches the
- * threshold, then again only after use has fallen more than {@link WARNING_REARM_POINTS} points
- * below it, so that use hovering at the threshold (queue messages coming and going) warns once.
+ * threshold, then again only after use has fallen {@link WARNING_REARM_POINTS} points below it
+ * (to 0 for a threshold of 5 or less), so that use hovering at the threshold (queue messages
+ * coming and going) warns once.
  */
 export class ThresholdWarning {
   private armed = true;
@@ -68,7 +69,7 @@ export class ThresholdWarning {
       this.armed = false;
       return warn;
     }
-    if (percent < threshold - WARNING_REARM_POINTS) this.armed = true;
+    if (percent <= Math.max(0, threshold - WARNING_REARM_POINTS)) this.armed = true;
     return false;
   }
 }

@@ -148,12 +148,15 @@ describe('core/memory', () => {
     });
   });
 
-  it('warns once as use reaches the threshold, and again only after it fell more than 5 points below', () => {
+  it('warns once as use reaches the threshold, and again only after it fell 5 points below', () => {
     const w = new ThresholdWarning();
     // Use hovering at an 80% threshold (queue messages coming and going) warns once.
     assert.deepEqual([50, 80, 79, 81, 78, 80, 76, 90].map((p) => w.update(p, 80)), [false, true, false, false, false, false, false, false]);
-    // Below 75 it re-arms; the next crossing warns again.
-    assert.deepEqual([74.9, 79, 80].map((p) => w.update(p, 80)), [false, false, true]);
+    // At 75 it re-arms; the next crossing warns again.
+    assert.deepEqual([75, 79, 80].map((p) => w.update(p, 80)), [false, false, true]);
+    // A threshold of 5 or less re-arms at 0 (a Clean).
+    const low = new ThresholdWarning();
+    assert.deepEqual([3, 1, 0, 4].map((p) => low.update(p, 3)), [true, false, false, true]);
     // A threshold lowered under use in force warns at the next report.
     const v = new ThresholdWarning();
     assert.deepEqual([60, 60].map((p, i) => v.update(p, i === 0 ? 80 : 50)), [false, true]);
