@@ -172,14 +172,18 @@ describe('Live settings, port conflicts and terminals', () => {
     await configure({ blobPort: 0 });
     const file = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, '.vscode', 'settings.json');
     const kept = fs.readFileSync(file, 'utf8');
+    const threshold = (): unknown => vscode.workspace.getConfiguration('azurite').get('memory.warningThreshold');
     try {
-      fs.writeFileSync(file, kept.replace(/}\s*$/, ',,,\n'));
+      // Unparsable, with one value VS Code still reads: once it reads that, it has the broken file.
+      fs.writeFileSync(file, kept.replace(/}\s*$/, ', "azurite.memory.warningThreshold": 81,,,\n'));
+      await waitFor('VS Code to read the broken settings.json', () => threshold() === 81 || undefined, 20_000);
       const written = await writeSetting('blobPort', 12345);
       assert.equal(written, false);
       assert.match(recordedNotifications().at(-1) ?? '', /^azurite\.blobPort could not be set to 12345: ./);
     } finally {
       fs.writeFileSync(file, kept);
     }
+    await waitFor('VS Code to read the settings.json put back', () => threshold() !== 81 || undefined, 20_000);
     await configure({ blobPort: 0 });
   });
 
