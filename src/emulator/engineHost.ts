@@ -292,7 +292,12 @@ export class EngineHost {
     const killed = new Promise<void>((resolve) => {
       giveUp = setTimeout(() => {
         child.kill('SIGKILL');
-        giveUp = setTimeout(resolve, KILL_WAIT_MS);
+        giveUp = setTimeout(() => {
+          // Let go of it: nothing of this process (its IPC channel, its pipes) keeps ours waiting.
+          if (child.connected) child.disconnect();
+          child.unref();
+          resolve();
+        }, KILL_WAIT_MS);
       }, TERMINATE_WAIT_MS);
     });
     await Promise.race([exited, killed]);
