@@ -227,7 +227,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     new ExposureAlerts(deps), watchPasswordSetting(password, context.globalState),
     DebugEnvironment.register(connectionEnv, debugEnabled, log),
     FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log, () => target.attached())),
-    AzuriteTaskProvider.register(emulator, deps, (kinds) => snapshots.reset({ skipConfirmation: true }, kinds)),
+    AzuriteTaskProvider.register(emulator, deps, (kinds) => snapshots.reset({ skipConfirmation: true }, kinds), () => target.attached()),
   );
   stopOnDeactivate = () => emulator.dispose();
   context.subscriptions.push(

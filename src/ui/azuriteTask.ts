@@ -9,7 +9,8 @@
  * ones users write in tasks.json) with a CustomExecution: a Pseudoterminal that prints one line per
  * step and closes with exit code 0, or 1 with the error message when a start fails, 2 when the task
  * definition is invalid. The extension activates on `onTaskType:azurite`, so the task works in a
- * window that has just opened.
+ * window that has just opened. While `azurite.attach` is set, a start task starts nothing local: it
+ * waits for the attached Azurite's endpoints to accept a connection (0), or says which does not (1).
  */
 import * as net from 'node:net';
 import * as vscode from 'vscode';
@@ -18,6 +19,7 @@ import { isServiceKind, SERVICE_KINDS, serviceName, type ServiceKind } from '../
 import type { Emulator } from '../emulator/emulator';
 import type { NotifyDeps } from './notify';
 import type { Outcome } from '../core/outcome';
+import type { AttachTarget } from '../core/attach';
 
 /** The task type (package.json `taskDefinitions`). */
 export const AZURITE_TASK_TYPE = 'azurite';
@@ -81,14 +83,16 @@ export async function waitForPort(host: string, port: number, timeoutMs = PROBE_
 
 /** Provides and runs `azurite` tasks. */
 export class AzuriteTaskProvider implements vscode.TaskProvider {
-  constructor(private readonly emulator: Emulator, private readonly deps: NotifyDeps, private readonly reset: ResetRunner) {}
+  constructor(private readonly emulator: Emulator, private readonly deps: NotifyDeps, private readonly reset: ResetRunner, private readonly attached: () => AttachTarget | undefined) {}
 
   /**
    * Registers the provider; the disposable unregisters.
    * @param reset empties the given running services and loads the seed (SnapshotCommands.reset, no confirmation)
+   * @param attached the Azurite this window is attached to (`azurite.attach`), if any: a start task
+   *   then waits for its endpoints instead of starting the local emulator
    */
-  static register(emulator: Emulator, deps: NotifyDeps, reset: ResetRunner): vscode.Disposable {
-    return vscode.tasks.registerTaskProvider(AZURITE_TASK_TYPE, new AzuriteTaskProvider(emulator, deps, reset));
+  static register(emulator: Emulator, deps: NotifyDeps, reset: ResetRunner, attached: () => AttachTarget | undefined): vscode.Disposable {
+    return vscode.tasks.registerTaskProvider(AZURITE_TASK_TYPE, new AzuriteTaskProvider(emulator, deps, reset, attached));
   }
 
   provideTasks(): vscode.Task[] {
@@ -103,8 +107,9 @@ export class AzuriteTaskProvider implements vscode.TaskProvider {
   }
 
   private task(definition: AzuriteTaskDefinition, scope: vscode.WorkspaceFolder | vscode.TaskScope, name: string): vscode.Task {
+    // No problem matchers, said as such ([]): without it "Run Task" first asks which matcher to scan the output with.
     const task = new vscode.Task(definition, scope, name, AZURITE_TASK_TYPE,
-      new vscode.CustomExecution(async () => new StartTerminal(this.emulator, this.deps, definition, this.reset)));
+      new vscode.CustomExecution(async () => new StartTerminal(this.emulator, this.deps, definition, this.reset, this.attached)), []);
     task.detail = definition.action === 'reset'
       ? 'Empty the storage emulator and load azurite.seed (starting it first if needed)'
       : 'Start the storage emulator and wait until its ports answer';
@@ -122,7 +127,13 @@ class StartTerminal implements vscode.Pseudoterminal {
   readonly onDidClose = this.closer.event;
   private closed = false;
 
-  constructor(private readonly emulator: Emulator, private readonly deps: NotifyDeps, private readonly definition: AzuriteTaskDefinition, private readonly reset: ResetRunner) {}
+  constructor(
+    private readonly emulator: Emulator,
+    private readonly deps: NotifyDeps,
+    private readonly definition: AzuriteTaskDefinition,
+    private readonly reset: ResetRunner,
+    private readonly attached: () => AttachTarget | undefined,
+  ) {}
 
   open(): void {
     // Whatever fails, the task ends (a preLaunchTask that never ended would hold the debug session).
@@ -155,6 +166,8 @@ class StartTerminal implements vscode.Pseudoterminal {
       return 2;
     }
     const names = parsed.kinds.map(serviceName).join(', ');
+    const target = this.attached();
+    if (target !== undefined && parsed.action !== 'reset') return this.awaitAttached(target, parsed.kinds);
     this.line(`Starting ${names} …`);
     if (!(await this.deps.prepareStart())) {
       this.line('Cancelled: no folder was chosen for the emulator data.');
@@ -191,6 +204,37 @@ class StartTerminal implements vscode.Pseudoterminal {
       return 0;
     }
     this.line(failed ? `Azurite: not every service started (${names}).` : `Azurite: ${names} ready.`);
+    return failed ? 1 : 0;
+  }
+
+  /**
+   * While `azurite.attach` is set nothing local starts (as autostart and the Functions pre-start
+   * give way): the task waits until the attached Azurite's endpoints of `kinds` accept a connection,
+   * so that a shared `preLaunchTask` works for whoever is attached.
+   * @returns 0 when each answers; 1 when one is not in the setting or does not answer
+   */
+  private async awaitAttached(target: AttachTarget, kinds: readonly ServiceKind[]): Promise<number> {
+    this.line(`This window is attached to the Azurite at ${target.label} (azurite.attach): nothing local starts; waiting for its ${kinds.map(serviceName).join(', ')} …`);
+    let failed = false;
+    await Promise.all(kinds.map(async (kind) => {
+      const endpoint = target[kind];
+      if (endpoint === undefined) {
+        failed = true;
+        this.line(`${serviceName(kind)}: azurite.attach names no ${serviceName(kind)} endpoint.`);
+        return;
+      }
+      const url = new URL(endpoint);
+      const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+      try {
+        await waitForPort(url.hostname, port);
+        this.line(`${serviceName(kind)}: answering at ${endpoint}`);
+      } catch (err) {
+        failed = true;
+        this.line(`${serviceName(kind)}: ${(err as Error).message} (is the Azurite at ${target.label} running?)`);
+      }
+    }));
+    if (this.closed) return 1;
+    this.line(failed ? 'Azurite: not every attached service answers.' : `Azurite: the attached ${kinds.map(serviceName).join(', ')} answer${kinds.length === 1 ? 's' : ''}.`);
     return failed ? 1 : 0;
   }
 }

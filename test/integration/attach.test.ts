@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { DEV_ACCOUNT_KEY } from '../../src/core/connectionString';
-import { api, configure, reset, waitFor } from './helpers';
+import { api, configure, reset, runTask, waitFor } from './helpers';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -120,6 +120,20 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
     await waitFor('the local items to come back', () => a.statusItems().blob.visible && !a.statusItems().attach.visible);
     assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+  });
+
+  it('an azurite start task waits for the attached Azurite instead of failing, and says which service it does not name', async () => {
+    const a = await api();
+    await configure({ attach: connectionString });
+    const tasks = await vscode.tasks.fetchTasks({ type: 'azurite' });
+    assert.equal(await runTask(tasks.find((t) => t.name === 'start')!), 0, 'a shared preLaunchTask works for whoever is attached');
+    assert.deepEqual(['blob', 'queue', 'table'].map((k) => a.emulator.status(k as 'blob').status), ['closed', 'closed', 'closed'], 'nothing local started');
+    // Attached to a Blob endpoint only: a task that needs Table ends with 1.
+    await configure({ attach: connectionString.split(';').filter((p) => !/^(Queue|Table)Endpoint=/.test(p)).join(';') });
+    await waitFor('the Blob-only attach', () => a.statusItems().attach.text === `$(plug) Azurite: 127.0.0.1:${blobPort}` || undefined);
+    assert.equal(await runTask(tasks.find((t) => t.name === 'start blob')!), 0);
+    assert.equal(await runTask(tasks.find((t) => t.name === 'start table')!), 1);
+    await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
   });
 
   it('an azurite.attach that cannot be read is said in a notification, once per value, not only in the log', async () => {
