@@ -167,7 +167,9 @@ export function parseSettings(raw: RawSettings, location: LocationContext, secre
     let keepAliveSec = DEFAULT_KEEP_ALIVE_SEC;
     const rawKeepAlive = raw[keepAliveKey];
     if (rawKeepAlive !== undefined && rawKeepAlive !== null) {
-      if (typeof rawKeepAlive === 'number' && Number.isFinite(rawKeepAlive) && rawKeepAlive >= 0 && rawKeepAlive <= MAX_KEEP_ALIVE_SEC) keepAliveSec = rawKeepAlive;
+      // A number written as a string ("5") works in the Azurite extension, which multiplies it by 1000.
+      const seconds = typeof rawKeepAlive === 'string' && /^\d+(\.\d+)?$/.test(rawKeepAlive.trim()) ? Number(rawKeepAlive.trim()) : rawKeepAlive;
+      if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_KEEP_ALIVE_SEC) keepAliveSec = seconds;
       else fail(keepAliveKey, rawKeepAlive, `use a number of seconds from 0 to ${MAX_KEEP_ALIVE_SEC} (Azurite's default is ${DEFAULT_KEEP_ALIVE_SEC}; 0 keeps Node's default of 5).`, [kind]);
     }
     services[kind] = { host, port, keepAliveSec };

@@ -372,7 +372,7 @@ describe('core/settings', () => {
     const KEEP_ALIVE_FIX = "use a number of seconds from 0 to 2147483 (Azurite's default is 5; 0 keeps Node's default of 5).";
     const bad: Array<[unknown, string]> = [
       [-1, '-1'],
-      ['5', '"5"'],
+      ['-5', '"-5"'],
       ['abc', '"abc"'],
       [true, 'true'],
       [Number.NaN, 'NaN'],
@@ -388,6 +388,12 @@ describe('core/settings', () => {
         assert.equal(options.services.blob.keepAliveSec, 5);
       });
     }
+
+    it('accepts seconds written as a string of digits, as the Azurite extension does', () => {
+      const { options, errors } = parseSettings({ blobKeepAliveTimeout: '7', queueKeepAliveTimeout: ' 2.5 ' }, withFolder);
+      assert.deepEqual(errors, []);
+      assert.deepEqual([options.services.blob.keepAliveSec, options.services.queue.keepAliveSec], [7, 2.5]);
+    });
 
     it('keeps each service to its own key: a bad queue value blocks only queue', () => {
       const { options, errors } = parseSettings({ queueKeepAliveTimeout: -5, tableKeepAliveTimeout: 30 }, withFolder);
