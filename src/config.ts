@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { locationNeedsFolder, parseSettings, type LocationContext, type ParsedSettings, type RawSettings, type SecretSettings } from './core/settings';
+import { DEFAULT_LOCATION_FOLDER, locationNeedsFolder, parseSettings, type LocationContext, type ParsedSettings, type RawSettings, type SecretSettings } from './core/settings';
 
 /** The settings section: the Azurite extension's, so existing settings.json files keep working. */
 export const SECTION = 'azurite';
@@ -121,6 +121,7 @@ export function locationContext(globalStoragePath: string, chosenFolder?: string
     homeDir: os.homedir(),
     globalStoragePath,
     rootHasAzuriteData: workspaceFolder !== undefined && hasAzuriteData(workspaceFolder),
+    defaultFolderHasAzuriteData: workspaceFolder !== undefined && hasAzuriteData(path.join(workspaceFolder, DEFAULT_LOCATION_FOLDER)),
   };
 }
 

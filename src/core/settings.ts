@@ -87,6 +87,8 @@ export interface LocationContext {
   readonly globalStoragePath: string;
   /** True when the workspace root already holds Azurite's `__azurite_db_*` files. */
   readonly rootHasAzuriteData: boolean;
+  /** True when `.azurite/` in the workspace folder holds them (then it stays the default, whatever the root holds). */
+  readonly defaultFolderHasAzuriteData?: boolean;
 }
 
 /**
@@ -313,12 +315,15 @@ function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail, secretPw
 
 /**
  * Where data lives when `azurite.location` is unset: `.azurite/` in the workspace folder, or the
- * workspace root itself when it already holds Azurite's `__azurite_db_*` files (so data written by
- * the Azurite extension, which defaults to the root, is found); with no folder open, global storage.
+ * workspace root itself when it already holds Azurite's `__azurite_db_*` files and `.azurite/` holds
+ * none (so data written by the Azurite extension, which defaults to the root, is found); with no
+ * folder open, global storage.
  */
 export function defaultLocation(ctx: LocationContext): string {
   if (ctx.workspaceFolder === undefined) return ctx.globalStoragePath;
-  return ctx.rootHasAzuriteData ? ctx.workspaceFolder : path.join(ctx.workspaceFolder, DEFAULT_LOCATION_FOLDER);
+  // The root only for data the Azurite extension left there, not once `.azurite/` holds ours: a
+  // later `npx azurite` in the root must not switch the folder under the user.
+  return ctx.rootHasAzuriteData && ctx.defaultFolderHasAzuriteData !== true ? ctx.workspaceFolder : path.join(ctx.workspaceFolder, DEFAULT_LOCATION_FOLDER);
 }
 
 /**

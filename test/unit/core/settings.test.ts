@@ -587,6 +587,8 @@ describe('core/settings', () => {
     it('is the workspace root when it already holds Azurite data', () => {
       assert.equal(defaultLocation(withAzuriteRoot), '/home/dev/project');
       assert.equal(parseSettings({}, withAzuriteRoot).options.location, '/home/dev/project');
+      // Once .azurite/ holds data, Azurite files appearing in the root later (npx azurite there) do not switch it.
+      assert.equal(defaultLocation({ ...withAzuriteRoot, defaultFolderHasAzuriteData: true }), '/home/dev/project/.azurite');
     });
 
     it('is global storage with no folder open (even if rootHasAzuriteData were set)', () => {
