@@ -1,14 +1,14 @@
 /**
  * `azurite.autoStart`: start services when a workspace opens, silently — no notification on
- * success, only failures are shown — and skip a service whose port already answers as an Azurite
- * (another window or the Azurite CLI is serving it). Nothing starts while `azurite.attach` is set: the
+ * success, only failures are shown — and skip a service whose port already answers as that
+ * service of an Azurite, over HTTP or HTTPS (another window or the Azurite CLI is serving it). Nothing starts while `azurite.attach` is set: the
  * window works with that Azurite, and a local start would be refused.
  */
 import { readExtensionSettings } from './config';
 import { failure } from './core/outcome';
 import { parseAutoStart, serviceName } from './core/services';
 import type { Emulator } from './emulator/emulator';
-import { probePortHolder } from './emulator/ports';
+import { isAzuriteService, probePortHolder } from './emulator/ports';
 import { showOutcome, type NotifyDeps } from './ui/notify';
 
 /**
@@ -33,7 +33,9 @@ export async function autoStart(emulator: Emulator, deps: NotifyDeps & { readonl
     const { host, port } = emulator.options.services[kind];
     if (port !== 0) {
       const holder = await probePortHolder(host, port);
-      if (holder.kind === 'azurite') {
+      // Another Azurite's same service (another window, the CLI) serves the workspace already; any
+      // other holder (another service of an Azurite, another program) makes the start say why it cannot.
+      if (isAzuriteService(holder, kind)) {
         info(`autoStart: ${serviceName(kind)} skipped, ${host}:${port} already answers as ${holder.server ?? 'Azurite'}`);
         return;
       }

@@ -6,6 +6,7 @@
  * an unrelated program.
  */
 import * as http from 'node:http';
+import * as https from 'node:https';
 import * as net from 'node:net';
 import { connectableHost } from '../core/connectionString';
 
@@ -16,20 +17,35 @@ export interface PortHolder {
 }
 
 /**
- * Sends one `GET /` to host:port and classifies the answer.
- * @param timeoutMs how long to wait for an answer (default 1000 ms); no answer → 'other' if the
- *   connection was accepted, 'none' if refused.
+ * Sends one `GET /` to host:port and classifies the answer. A listener that drops a plain-HTTP
+ * request (an Azurite started with a certificate: a TLS server closes such a connection) is asked
+ * once more over HTTPS, without checking its certificate: only its Server header is read.
+ * @param timeoutMs how long to wait for an answer (default 1000 ms, per attempt); no answer →
+ *   'other' if the connection was accepted, 'none' if refused.
  */
-export function probePortHolder(host: string, port: number, timeoutMs = 1000): Promise<PortHolder> {
+export async function probePortHolder(host: string, port: number, timeoutMs = 1000): Promise<PortHolder> {
   const target = connectableHost(host).replace(/^\[|\]$/g, '');
+  const plain = await probeOnce(http, { host: target, port, path: '/', timeout: timeoutMs, agent: false });
+  if (plain !== 'dropped') return plain;
+  const tls = await probeOnce(https, { host: target, port, path: '/', timeout: timeoutMs, agent: false, rejectUnauthorized: false });
+  return tls === 'dropped' ? { kind: 'other' } : tls;
+}
+
+/** True when `holder` is an Azurite's `kind` service (its Server header: `Azurite-Blob/3.37.0` …). */
+export function isAzuriteService(holder: PortHolder, kind: 'blob' | 'queue' | 'table'): boolean {
+  return holder.kind === 'azurite' && new RegExp(`^Azurite-${kind}\\b`, 'i').test(holder.server ?? '');
+}
+
+/** One GET; 'dropped' when the connection was accepted and then closed or reset without an answer. */
+function probeOnce(client: typeof http | typeof https, options: https.RequestOptions): Promise<PortHolder | 'dropped'> {
   return new Promise((resolve) => {
     let settled = false;
-    const done = (holder: PortHolder): void => {
+    const done = (holder: PortHolder | 'dropped'): void => {
       if (settled) return;
       settled = true;
       resolve(holder);
     };
-    const req = http.get({ host: target, port, path: '/', timeout: timeoutMs, agent: false }, (res) => {
+    const req = client.get(options, (res) => {
       const server = res.headers.server;
       res.resume();
       if (typeof server !== 'string') done({ kind: 'other' });
@@ -39,7 +55,11 @@ export function probePortHolder(host: string, port: number, timeoutMs = 1000): P
       req.destroy();
       done({ kind: 'other' });
     });
-    req.on('error', (err: NodeJS.ErrnoException) => done({ kind: err.code === 'ECONNREFUSED' ? 'none' : 'other' }));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ECONNREFUSED') done({ kind: 'none' });
+      else if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || /socket hang up/i.test(err.message)) done('dropped');
+      else done({ kind: 'other' });
+    });
   });
 }
 

@@ -21,6 +21,7 @@ import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
 import { endpointUrl } from '../../../src/core/connectionString';
 import { certificateProblem } from '../../../src/emulator/certificates';
+import { isAzuriteService, probePortHolder } from '../../../src/emulator/ports';
 import type { Emulator } from '../../../src/emulator/emulator';
 import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 
@@ -182,6 +183,15 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     );
     const port = emulator.endpoint('blob')!.port;
     await assert.rejects(get(port, '/devstoreaccount1?comp=list'));
+  });
+
+  it('is told from other programs on its port over HTTPS too, by service (a second window\'s autostart skips it)', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.cert, key: certs.key }));
+    await startAll(emulator, ['blob']);
+    const holder = await probePortHolder('127.0.0.1', emulator.endpoint('blob')!.port);
+    assert.equal(holder.kind, 'azurite');
+    assert.match(holder.server ?? '', /^Azurite-Blob\//);
+    assert.deepEqual([isAzuriteService(holder, 'blob'), isAzuriteService(holder, 'queue')], [true, false]);
   });
 
   it('serves blob over HTTPS with a PFX certificate and its password', async () => {
