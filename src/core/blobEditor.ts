@@ -6,7 +6,7 @@
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-javascript|ecmascript|x-sh|x-yaml|yaml|toml|sql|graphql|x-ndjson|ld\+json)|.*\+(json|xml)$)/i;
 const IMAGE_TYPES = /^image\/(png|jpe?g|gif|webp|bmp|x-icon|vnd\.microsoft\.icon|svg\+xml|avif)$/i;
-const IMAGE_EXTENSIONS = /\.(png|jpe?g|gif|webp|bmp|ico|svg|avif|jfif|pjpeg|pjp|tiff?)$/i;
+const IMAGE_EXTENSIONS = /\.(png|jpe?g|gif|webp|bmp|ico|svg|avif|jfif|pjpeg|pjp)$/i;
 
 /**
  * Which editor suits a blob: `image` (VS Code's image preview), `text`, or `binary`. By Content-Type
@@ -20,7 +20,7 @@ export function editorFor(name: string, contentType: string | undefined): 'image
   if (IMAGE_TYPES.test(type) || (IMAGE_EXTENSIONS.test(name) && (type === '' || type === 'application/octet-stream'))) return 'image';
   if (TEXT_TYPES.test(type)) return 'text';
   if (type === '' || type === 'application/octet-stream') {
-    return /\.[A-Za-z0-9]{1,8}$/.test(name) && !/\.(bin|dat|exe|dll|so|zip|gz|tgz|7z|rar|pdf|parquet|avro|wasm|mp[34]|wav|ogg|mov|woff2?|ttf|otf)$/i.test(name) ? 'text' : 'binary';
+    return /\.[A-Za-z0-9]{1,8}$/.test(name) && !/\.(bin|dat|exe|dll|so|zip|gz|tgz|7z|rar|pdf|parquet|avro|wasm|mp[34]|wav|ogg|mov|woff2?|ttf|otf|tiff?)$/i.test(name) ? 'text' : 'binary';
   }
   return 'binary';
 }

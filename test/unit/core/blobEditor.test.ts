@@ -20,6 +20,9 @@ describe('core/blobEditor', () => {
     assert.equal(editorFor('payload', 'application/octet-stream'), 'binary');
     assert.equal(editorFor('backup.zip', undefined), 'binary');
     assert.equal(editorFor('model.parquet', 'application/octet-stream'), 'binary');
+    // VS Code's image preview (Chromium) cannot show TIFF: the hex editor, as for image/tiff.
+    assert.equal(editorFor('scan.tif', 'application/octet-stream'), 'binary');
+    assert.equal(editorFor('scan.TIFF', undefined), 'binary');
   });
 
   it('gives two writes within one second (same Last-Modified, other ETags) different mtimes, within that second', () => {
