@@ -144,7 +144,11 @@ class StartTerminal implements vscode.Pseudoterminal {
   }
 
   close(): void {
+    // Closed by the user before the run ended: the run goes on to its end, writing nothing more.
+    if (this.closed) return;
     this.closed = true;
+    this.writer.dispose();
+    this.closer.dispose();
   }
 
   private line(text: string): void {
