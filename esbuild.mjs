@@ -135,7 +135,7 @@ const azuriteSeamPlugin = {
  * The engine outside the extension: dist/main.js holds the VS Code layer and the engine host
  * (src/emulator/engineHost.ts); the adapter and azurite are dist/engine.js, which the engine host's
  * process (dist/engineProcess.js) loads, in a process of its own. Activation parses the small bundle, not
- * azurite's. The build fails if azurite ever ends up in main.js, extension.js or the engine process's entry.
+ * azurite's. The build fails if azurite ever ends up in main.js, extension.js, data.js or the engine process's entry.
  */
 const engineOutside = {
   name: 'engine-outside',

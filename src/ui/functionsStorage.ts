@@ -2,8 +2,9 @@
  * Azure Functions projects whose local.settings.json points `AzureWebJobsStorage` at the
  * development storage get Blob, Queue and Table started before their debug session or their
  * `func: host start` task — so the Functions host finds storage, and the Azure Functions
- * extension's pre-debug check (it pings the Blob endpoint built from `azurite.blobHost`/`blobPort`
- * and otherwise offers to install the Azurite extension) finds it running.
+ * extension's pre-debug check (it pings the Blob endpoint of local.settings.json's
+ * `AzureWebJobsStorage`, port 10000 for `UseDevelopmentStorage=true`, and otherwise offers to
+ * install the Azurite extension) finds it running.
  *
  * Hooks, earliest first:
  * - `resolveDebugConfiguration` for the debug types the Azure Functions extension checks
