@@ -213,7 +213,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   // The Storage view: the data target's containers, blobs, queues and tables (dist/data.js on first expand).
   const storageView = new StorageView({ emulator, target, extensionPath: context.extensionPath, log });
   context.subscriptions.push(storageView, accounts.onDidChange(() => storageView.invalidate()));
-  const watcher = new SettingsWatcher(emulator, reload, deps);
+  const watcher = new SettingsWatcher(emulator, reload, deps, () => snapshots.idle());
   const debugEnabled = () => readExtensionSettings().debugEnvironment;
   // Setting errors already there when the window opens that no status bar item shows (they stop no
   // start, and the defaults apply meanwhile): said once now, as a change to one of them would be.

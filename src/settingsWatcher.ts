@@ -4,7 +4,8 @@
  * (Restart Now / Later) when a restart would drop in-memory data, unless
  * `azurite.restartOnConfigChange` is on. The question is asked once per change of the settings that
  * need the restart: after Later (or while it is open), other changes do not ask it again. A restart
- * first asks what a start asks (NotifyDeps.prepareStart: a multi-root workspace's data folder). Pattern:
+ * first asks what a start asks (NotifyDeps.prepareStart: a multi-root workspace's data folder), and
+ * waits for a Reset, Import or Export under way to end. Pattern:
  * rust-analyzer's config.ts restart-required keys.
  */
 import * as vscode from 'vscode';
@@ -31,11 +32,14 @@ export class SettingsWatcher implements vscode.Disposable {
 
   /**
    * @param reload re-reads the settings into the emulator and redraws; resolves to live-apply problems
+   * @param dataIdle resolves when no Reset, Import or Export is under way: a restart waits for it
+   *   (stopping a service under an import would break the import and its rollback)
    */
   constructor(
     private readonly emulator: Emulator,
     private readonly reload: () => Promise<readonly Failure[]>,
     private readonly deps: NotifyDeps,
+    private readonly dataIdle: () => Promise<void> = () => Promise.resolve(),
   ) {
     const stale = emulator.onDidStartWithStaleSettings((kind) => this.restartWhereNeeded([kind]));
     const states = emulator.onDidChangeState(({ kind, state }) => { if (state.status === 'closed') this.asked.delete(kind); });
@@ -107,6 +111,7 @@ export class SettingsWatcher implements vscode.Disposable {
    */
   private queueRestart(kinds: ServiceKind[]): void {
     this.restarts = this.restarts.then(async () => {
+      await this.dataIdle();
       if (!this.emulator.servicesNeedingRestart().some((k) => kinds.includes(k))) return;
       // A restart is a start: first ask what a start asks (which folder of a multi-root workspace
       // keeps disk data, when none is chosen or it has left the workspace), with the settings read

@@ -336,6 +336,16 @@ export class Emulator {
   }
 
   /**
+   * Resolves when the starts (their seed included), stops, cleans and restarts of `kinds` under way
+   * or queued have finished: what a data operation (Reset, Import, Export) waits for before it
+   * begins, so that it does not work on a service half started or half loaded with its seed.
+   * Never rejects.
+   */
+  async lifecycleSettled(kinds: readonly ServiceKind[]): Promise<void> {
+    await Promise.all(kinds.map((k) => this.queue.settled(k)));
+  }
+
+  /**
    * Starts one service. Idempotent: on a running service it resolves `{ ok: true }` and does
    * nothing; while a start of it is under way it resolves with that start's outcome; after a stop,
    * clean or restart under way it waits for that, then starts. Never rejects.

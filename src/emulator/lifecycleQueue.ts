@@ -30,4 +30,9 @@ export class LifecycleQueue<Key extends string, Verb extends string> {
     this.inFlight.set(key, { verb, done });
     return done;
   }
+
+  /** Resolves when the operations for `key` asked for so far have finished (at once when none runs). */
+  async settled(key: Key): Promise<void> {
+    for (let current = this.inFlight.get(key); current !== undefined; current = this.inFlight.get(key)) await current.done;
+  }
 }

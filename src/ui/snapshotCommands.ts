@@ -60,6 +60,31 @@ export function seedFolder(chosenFolder?: string): string | { fix: string } | un
 export class SnapshotCommands {
   constructor(private readonly deps: SnapshotDeps) {}
 
+  /** The data operations under way (Reset, Import, Export). */
+  private readonly busy = new Set<Promise<unknown>>();
+
+  /**
+   * Runs a data operation once the local services' starts (their seed included), stops and
+   * restarts under way have finished, and counts it as under way for {@link idle}.
+   */
+  private held(operation: () => Promise<Outcome>): Promise<Outcome> {
+    const run = (async () => {
+      if (this.deps.target.isLocal()) await this.deps.emulator.lifecycleSettled(SERVICE_KINDS);
+      return operation();
+    })();
+    this.busy.add(run);
+    void run.finally(() => this.busy.delete(run));
+    return run;
+  }
+
+  /**
+   * Resolves when no Reset, Import or Export is under way (those begun meanwhile included): what a
+   * restart for a settings change waits for, so that it does not stop a service under one. Never rejects.
+   */
+  async idle(): Promise<void> {
+    while (this.busy.size > 0) await Promise.allSettled([...this.busy]);
+  }
+
   private data(): DataLayer {
     return dataLayer(this.deps.extensionPath);
   }
@@ -125,7 +150,11 @@ export class SnapshotCommands {
   }
 
   /** `Azurite: Export Snapshot…`: the running services' data into a folder. */
-  async exportSnapshot(args: SnapshotCommandArgs = {}): Promise<Outcome> {
+  exportSnapshot(args: SnapshotCommandArgs = {}): Promise<Outcome> {
+    return this.held(() => this.exportNow(args));
+  }
+
+  private async exportNow(args: SnapshotCommandArgs): Promise<Outcome> {
     const kinds = this.deps.target.kinds();
     if (kinds.length === 0) return this.nothingRuns('export');
     const folder = args.folder ?? (await this.pickFolder('Export Here', 'Choose the folder for the snapshot (its blob/, queue/ and table/ are replaced)'));
@@ -147,7 +176,11 @@ export class SnapshotCommands {
   }
 
   /** `Azurite: Import Snapshot…`: a snapshot folder into the running services, replacing items of the same names. */
-  async importSnapshot(args: SnapshotCommandArgs = {}): Promise<Outcome> {
+  importSnapshot(args: SnapshotCommandArgs = {}): Promise<Outcome> {
+    return this.held(() => this.importNow(args));
+  }
+
+  private async importNow(args: SnapshotCommandArgs): Promise<Outcome> {
     const kinds = this.deps.target.kinds();
     if (kinds.length === 0) return this.nothingRuns('import');
     const folder = args.folder ?? (await this.pickFolder('Import', 'Choose a snapshot folder (with blob/, queue/, table/)'));
@@ -182,7 +215,11 @@ export class SnapshotCommands {
    * (ports and clients' connections stay).
    * @param kinds the services to reset (default: every running one)
    */
-  async reset(args: SnapshotCommandArgs = {}, kinds?: readonly ServiceKind[]): Promise<Outcome> {
+  reset(args: SnapshotCommandArgs = {}, kinds?: readonly ServiceKind[]): Promise<Outcome> {
+    return this.held(() => this.resetNow(args, kinds));
+  }
+
+  private async resetNow(args: SnapshotCommandArgs, kinds: readonly ServiceKind[] | undefined): Promise<Outcome> {
     const attached = this.deps.target.attached();
     if (attached !== undefined) {
       return this.show(failure('state', `Reset works on the local emulator; this window is attached to the Azurite at ${attached.label} (azurite.attach), which may be shared. Delete its data from the Storage view, or clear azurite.attach.`, { setting: 'azurite.attach' }));

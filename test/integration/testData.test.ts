@@ -134,6 +134,34 @@ describe('Test data: seed, reset, export and import', () => {
     assert.equal(a.emulator.status('table').status, 'running');
   });
 
+  it('a restart for a settings change waits for an import under way, which completes', async () => {
+    const a = await api();
+    const location = fs.mkdtempSync(path.join(os.tmpdir(), 'import-restart-'));
+    const snapshot = fs.mkdtempSync(path.join(os.tmpdir(), 'import-many-'));
+    try {
+      fs.mkdirSync(path.join(snapshot, 'blob', 'many'), { recursive: true });
+      for (let i = 0; i < 1500; i++) fs.writeFileSync(path.join(snapshot, 'blob', 'many', `b${i}.txt`), `blob ${i}`);
+      await configure({ inMemoryPersistence: false, location });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const blobs = BlobServiceClient.fromConnectionString(a.emulator.connectionString());
+      let outcome: unknown;
+      const importing = Promise.resolve(vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true })).then((o) => { outcome = o; });
+      await waitFor('the import to be loading blobs', async () => (await blobs.getContainerClient('many').exists()) || undefined, 30_000);
+      assert.equal(outcome, undefined, 'still importing');
+      // A setting Blob reads at start: on disk it restarts without asking, once the import is done.
+      await vscode.workspace.getConfiguration('azurite').update('loose', true, vscode.ConfigurationTarget.Workspace);
+      await importing;
+      assert.deepEqual(outcome, { ok: true });
+      await waitFor('Blob restarted with loose on', () => (a.emulator.status('blob').status === 'running' && a.emulator.servicesNeedingRestart().length === 0) || undefined, 30_000);
+      const names = await blobNames(a.emulator.connectionString(), 'many');
+      assert.equal(names.length, 1500);
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(location, { recursive: true, force: true });
+      fs.rmSync(snapshot, { recursive: true, force: true });
+    }
+  });
+
   it('exports the running data to a folder and imports it back, replacing items of the same name', async () => {
     const a = await api();
     assert.deepEqual(await vscode.commands.executeCommand('azurite.start'), [{ ok: true }, { ok: true }, { ok: true }]);

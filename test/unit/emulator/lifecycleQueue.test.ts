@@ -64,4 +64,23 @@ describe('emulator/lifecycleQueue', () => {
     assert.deepEqual(await thrown, failure('other', 'blob: boom'));
     assert.deepEqual(await next, { ok: true });
   });
+
+  it('settled() resolves once the operations asked for so far have finished, those queued behind included', async () => {
+    const q = queue();
+    const log: string[] = [];
+    assert.equal(await Promise.race([q.settled('blob').then(() => 'settled'), new Promise((r) => setImmediate(() => r('waiting')))]), 'settled', 'nothing runs: at once');
+    const start = gate(log, 'start');
+    const restart = gate(log, 'restart');
+    void q.run('blob', 'start', start.op);
+    void q.run('blob', 'restart', restart.op);
+    let settled = false;
+    void q.settled('blob').then(() => { settled = true; });
+    start.finish();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false, 'the restart queued behind the start still runs');
+    restart.finish();
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, true);
+  });
 });
