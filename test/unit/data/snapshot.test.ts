@@ -346,9 +346,7 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     const emulator = await running({ inMemoryPersistence: true, extentMemoryLimit: 1 });
     // An app that retries its connection made its container as soon as the port answered.
     await sdkClients(emulator).blob().getContainerClient('app').create();
-    const seed = tempDir('seed-at-start-');
-    fs.mkdirSync(path.join(seed, 'blob', 'big'), { recursive: true });
-    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(seed, 'blob', 'big', `big${i}.bin`), Buffer.alloc(300 * 1024, 2));
+    const seed = tooBigSeed();
     await assert.rejects(loadSeed(dataClients(emulator), await readSnapshot(seed), { concurrency: 1, reclaim: () => emulator.reclaimMemory() }),
       /^Error: Loading the seed stopped: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; what it had loaded was deleted again\.$/);
     assert.deepEqual(await listNames(emulator), { containers: ['app'], queues: [], tables: [] });
@@ -381,9 +379,7 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
   it('a reset whose seed hits the memory limit says so and leaves the services empty', async () => {
     const emulator = await running({ inMemoryPersistence: true, extentMemoryLimit: 1 });
     await sdkClients(emulator).blob().getContainerClient('old').create();
-    const seed = tempDir('seed-too-big-');
-    fs.mkdirSync(path.join(seed, 'blob', 'big'), { recursive: true });
-    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(seed, 'blob', 'big', `big${i}.bin`), Buffer.alloc(300 * 1024, 2));
+    const seed = tooBigSeed();
     const snapshot = await readSnapshot(seed);
     await assert.rejects(resetAccount(dataClients(emulator), snapshot, { concurrency: 1, reclaim: () => emulator.reclaimMemory() }),
       /^Error: Loading the seed stopped: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; the services were left empty\.$/);
@@ -515,6 +511,14 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual(names, ['Ada']);
   });
 });
+
+/** A seed folder of 5 blobs of 300 KiB in container "big": past a 1 MiB limit at its fourth blob. */
+function tooBigSeed(): string {
+  const seed = tempDir('seed-too-big-');
+  fs.mkdirSync(path.join(seed, 'blob', 'big'), { recursive: true });
+  for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(seed, 'blob', 'big', `big${i}.bin`), Buffer.alloc(300 * 1024, 2));
+  return seed;
+}
 
 async function listNames(emulator: Emulator): Promise<{ containers: string[]; queues: string[]; tables: string[] }> {
   const c = sdkClients(emulator);
