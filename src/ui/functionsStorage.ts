@@ -65,8 +65,10 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
       vscode.tasks.onDidStartTask((e) => {
         if (isFuncHostTask(e.execution.task) && !storage.dismissedForDebugging) void storage.ensure(folderOf(e.execution.task), `task "${e.execution.task.name}"`);
       }),
-      vscode.debug.onDidTerminateDebugSession(() => {
-        if (vscode.debug.activeDebugSession === undefined) storage.dismissedForDebugging = false;
+      vscode.debug.onDidStartDebugSession((s) => storage.liveSessions.add(s.id)),
+      vscode.debug.onDidTerminateDebugSession((s) => {
+        storage.liveSessions.delete(s.id);
+        if (storage.liveSessions.size === 0) storage.dismissedForDebugging = false;
       }),
     );
   }
@@ -74,14 +76,24 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
   async resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration> {
     if (config[STORAGE_SEEN] === true) return config; // the type's hook ran; this is the '*' one
     const seen = { ...config, [STORAGE_SEEN]: true };
+    // With no session running this is a new launch (one that never got a session, its preLaunchTask
+    // failed say, leaves no dismissal behind); with one running, a debugger's child session, a
+    // restart or another launch while debugging.
+    if (this.liveSessions.size === 0) this.dismissedForDebugging = false;
     if (this.dismissedForDebugging) return seen;
     const outcomes = await this.ensure(folder, `debug session "${String(config.name)}"`);
     if (outcomes.some((o) => !o.ok && o.reason === 'cancelled')) this.dismissedForDebugging = true;
     return seen; // never blocks debugging
   }
 
-  /** Set when the question a debug launch raised was dismissed; cleared when the last debug session ends. */
+  /**
+   * Set when the question a debug launch raised was dismissed; cleared when the last debug session
+   * ends, or by the next launch while none runs.
+   */
   private dismissedForDebugging = false;
+
+  /** The ids of the debug sessions running now (VS Code's activeDebugSession is only the focused one). */
+  private readonly liveSessions = new Set<string>();
 
   resolveDebugConfigurationWithSubstitutedVariables(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration {
     if (!(STORAGE_SEEN in config)) return config;

@@ -159,8 +159,21 @@ describe('multi-root workspace', () => {
       assert.equal(a.dataFolderQuestions().shown - asked, 1, 'one question for one launch');
       assert.equal(a.emulator.status('blob').status, 'closed', 'nothing started without a data folder');
       assert.ok(launched !== undefined && !(STORAGE_SEEN in launched), `the mark never reaches the debugger: ${JSON.stringify(launched)}`);
+
+      // Once debugging has ended, the next launch asks again; answered, the services start first.
+      fs.rmSync(out);
+      const again = new Promise<void>((resolve) => subs.push(vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name && fs.existsSync(out)) resolve(); })));
+      void vscode.debug.startDebugging(folder, { type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole' });
+      await waitFor('the question again, answered, and the program run', async () => {
+        if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        return fs.existsSync(out) || undefined;
+      }, 30_000);
+      await again;
+      assert.equal(a.dataFolderQuestions().shown - asked, 2, 'asked again for the next launch');
+      assert.equal(a.emulator.status('blob').status, 'running', 'the answer started the services');
     } finally {
       subs.forEach((d) => d.dispose());
+      await vscode.commands.executeCommand('azurite.close');
       fs.rmSync(app, { recursive: true, force: true });
       fs.rmSync(tasksFile, { force: true });
       await a.rescanLocalSettings();
