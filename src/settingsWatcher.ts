@@ -117,12 +117,16 @@ export class SettingsWatcher implements vscode.Disposable {
       // keeps disk data, when none is chosen or it has left the workspace), with the settings read
       // again. Dismissed: the services go on as they are, and the next change asks again.
       if (!(await this.deps.prepareStart())) return;
+      // A Reset, Import or Export may have begun meanwhile. Once no data operation runs, the
+      // restarts are queued in the same turn: one that begins later waits for them.
+      await this.dataIdle();
       const due = this.emulator.servicesNeedingRestart().filter((k) => kinds.includes(k));
       if (due.length === 0) return;
+      const restarting = Promise.all(due.map((k) => this.emulator.restart(k)));
       await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `Restarting Azurite ${due.map(serviceName).join(', ')}` },
         async () => {
-          const outcomes = await Promise.all(due.map((k) => this.emulator.restart(k)));
+          const outcomes = await restarting;
           outcomes.forEach((o) => showOutcome(o, this.deps));
         },
       );

@@ -31,7 +31,10 @@ export class LifecycleQueue<Key extends string, Verb extends string> {
     return done;
   }
 
-  /** Resolves when the operations for `key` asked for so far have finished (at once when none runs). */
+  /**
+   * Resolves when the operations for `key` have finished: those asked for so far and those queued
+   * while it waits (at once when none runs). Never rejects.
+   */
   async settled(key: Key): Promise<void> {
     for (let current = this.inFlight.get(key); current !== undefined; current = this.inFlight.get(key)) await current.done;
   }

@@ -69,7 +69,9 @@ export class SnapshotCommands {
    */
   private held(operation: () => Promise<Outcome>): Promise<Outcome> {
     const run = (async () => {
-      if (this.deps.target.isLocal()) await this.deps.emulator.lifecycleSettled(SERVICE_KINDS);
+      if (this.deps.target.isLocal()) {
+        await withDelayedProgress('Waiting for the services to finish starting or stopping', false, () => this.deps.emulator.lifecycleSettled(SERVICE_KINDS));
+      }
       return operation();
     })();
     this.busy.add(run);

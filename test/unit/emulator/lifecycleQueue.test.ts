@@ -65,16 +65,16 @@ describe('emulator/lifecycleQueue', () => {
     assert.deepEqual(await next, { ok: true });
   });
 
-  it('settled() resolves once the operations asked for so far have finished, those queued behind included', async () => {
+  it('settled() resolves once the operations under way have finished, those queued while it waits included', async () => {
     const q = queue();
     const log: string[] = [];
     assert.equal(await Promise.race([q.settled('blob').then(() => 'settled'), new Promise((r) => setImmediate(() => r('waiting')))]), 'settled', 'nothing runs: at once');
     const start = gate(log, 'start');
     const restart = gate(log, 'restart');
     void q.run('blob', 'start', start.op);
-    void q.run('blob', 'restart', restart.op);
     let settled = false;
     void q.settled('blob').then(() => { settled = true; });
+    void q.run('blob', 'restart', restart.op); // asked for after settled() began
     start.finish();
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(settled, false, 'the restart queued behind the start still runs');
