@@ -295,6 +295,8 @@ export class EngineHost {
         giveUp = setTimeout(() => {
           // Let go of it: nothing of this process (its IPC channel, its pipes) keeps ours waiting.
           if (child.connected) child.disconnect();
+          child.stdout?.destroy();
+          child.stderr?.destroy();
           child.unref();
           resolve();
         }, KILL_WAIT_MS);

@@ -125,6 +125,7 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
   it('an azurite start task waits for the attached Azurite instead of failing, and says which service it does not name', async () => {
     const a = await api();
     await configure({ attach: connectionString });
+    await waitFor('the local services to stop', () => (['blob', 'queue', 'table'] as const).every((k) => a.emulator.status(k).status === 'closed') || undefined);
     const tasks = await vscode.tasks.fetchTasks({ type: 'azurite' });
     assert.equal(await runTask(tasks.find((t) => t.name === 'start')!), 0, 'a shared preLaunchTask works for whoever is attached');
     assert.deepEqual(['blob', 'queue', 'table'].map((k) => a.emulator.status(k as 'blob').status), ['closed', 'closed', 'closed'], 'nothing local started');

@@ -150,6 +150,9 @@ describe('Test data: seed, reset, export and import', () => {
       assert.equal(outcome, undefined, 'still importing');
       // A setting Blob reads at start: on disk it restarts without asking, once the import is done.
       await vscode.workspace.getConfiguration('azurite').update('loose', true, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the emulator to read azurite.loose', () => a.emulator.options.loose || undefined);
+      assert.equal(outcome, undefined, 'the import still runs as the restart is asked for');
+      assert.deepEqual(a.emulator.servicesNeedingRestart(), ['blob']);
       await importing;
       assert.deepEqual(outcome, { ok: true });
       await waitFor('Blob restarted with loose on', () => (a.emulator.status('blob').status === 'running' && a.emulator.servicesNeedingRestart().length === 0) || undefined, 30_000);
