@@ -6,9 +6,16 @@
  * Azurite's files and ours holds none, a notification says where the data is and offers
  * "Use That Folder", which sets `azurite.location` to it. Once per folder per window; the start does
  * not wait for the answer (a running service on disk restarts at once when the setting changes).
+ *
+ * Also with `azurite.location` unset, when both the workspace folder itself (where the Azurite
+ * extension and an `azurite` run there keep data) and `.azurite/` hold Azurite's files: this
+ * extension uses `.azurite/` then (core/settings.ts defaultLocation), and the notification says
+ * so, offering the workspace folder (`"azurite.location": "."` in the workspace settings).
  */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
 import { azuriteConfig, hasAzuriteData, settingTargetOf } from '../config';
-import { azuriteExtensionLocation, resolveLocation, type LocationContext } from '../core/settings';
+import { azuriteExtensionLocation, DEFAULT_LOCATION_FOLDER, resolveLocation, type LocationContext } from '../core/settings';
 import { failure, type Outcome } from '../core/outcome';
 import { notify, showOutcome, type NotifyDeps } from './notify';
 
@@ -33,7 +40,10 @@ export class LocationNotice {
     const config = azuriteConfig();
     if (config.get<boolean>('inMemoryPersistence') === true) return;
     const value = config.get<unknown>('location');
-    if (typeof value !== 'string' || value.trim() === '') return;
+    if (typeof value !== 'string' || value.trim() === '') {
+      this.checkDefault();
+      return;
+    }
     const ctx = this.context();
     const theirs = azuriteExtensionLocation(value, ctx);
     if (theirs === undefined || this.offered.has(theirs)) return;
@@ -48,16 +58,33 @@ export class LocationNotice {
       if (choice === USE_THAT_FOLDER) showOutcome(await useLocation(theirs, this.deps), this.deps);
     });
   }
+
+  /** `azurite.location` unset, with Azurite data in the workspace folder itself and in `.azurite/`. */
+  private checkDefault(): void {
+    const ctx = this.context();
+    const root = ctx.workspaceFolder;
+    if (root === undefined || !ctx.rootHasAzuriteData || ctx.defaultFolderHasAzuriteData !== true || this.offered.has(root)) return;
+    this.offered.add(root);
+    const ours = path.join(root, DEFAULT_LOCATION_FOLDER);
+    void notify('info',
+      `The workspace folder ${root} holds Azurite data of its own (where the Azurite extension, or azurite run there, keeps it). ` +
+      `This extension uses ${ours}, which holds data too; azurite.location is unset.`,
+      USE_THAT_FOLDER,
+    ).then(async (choice) => {
+      if (choice === USE_THAT_FOLDER) showOutcome(await useLocation('.', this.deps, vscode.ConfigurationTarget.Workspace), this.deps);
+    });
+  }
 }
 
 /**
- * Sets `azurite.location` to `folder` (absolute) where the setting is set now, and reads the
+ * Sets `azurite.location` to `folder` where the setting is set now (or in `target`), and reads the
  * settings again: the settings watcher then restarts the services running on disk.
+ * @param folder an absolute folder, or one relative to the workspace folder
  * @returns `{ ok: true }`, or a `setting` failure when the setting cannot be written
  */
-export async function useLocation(folder: string, deps: NotifyDeps): Promise<Outcome> {
+export async function useLocation(folder: string, deps: NotifyDeps, target: vscode.ConfigurationTarget = settingTargetOf('location')): Promise<Outcome> {
   try {
-    await azuriteConfig().update('location', folder, settingTargetOf('location'));
+    await azuriteConfig().update('location', folder, target);
   } catch (err) {
     return failure('setting', `azurite.location could not be set to ${folder}: ${(err as Error).message}`, { setting: 'azurite.location' });
   }

@@ -83,6 +83,29 @@ describe('Live settings, port conflicts and terminals', () => {
     }
   });
 
+  it('says when the workspace folder itself holds Azurite data while .azurite/ does too, and offers it', async () => {
+    const a = await api();
+    const workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    const ours = path.join(workspace, '.azurite');
+    const rootFile = path.join(workspace, '__azurite_db_blob__.json');
+    try {
+      await configure({ inMemoryPersistence: false });
+      assert.equal(a.emulator.options.location, ours);
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      await vscode.commands.executeCommand('azurite.close_blob');
+      // Data in the folder itself too (the Azurite extension's, or an azurite run there).
+      fs.copyFileSync(path.join(ours, '__azurite_db_blob__.json'), rootFile);
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      assert.equal(a.emulator.options.location, ours, '.azurite/ stays the default: it holds data');
+      const notice = await waitFor('the notice', () => a.notifications().find((n) => n.includes(`The workspace folder ${workspace} holds Azurite data of its own`)));
+      assert.ok(notice.includes(`This extension uses ${ours}, which holds data too`), notice);
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(rootFile, { force: true });
+      fs.rmSync(ours, { recursive: true, force: true });
+    }
+  });
+
   it('restarts a service once, after its start, when a setting changed while its seed loaded (disk mode)', async () => {
     const a = await api();
     // A seed of messages sent one by one keeps the start under way long enough to change a setting.
