@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { QueueServiceClient } from '@azure/storage-queue';
+import { QueueServiceClient, type DequeuedMessageItem, type QueueClient } from '@azure/storage-queue';
 import { TableServiceClient } from '@azure/data-tables';
 import { clients as sdkClients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { emulatorEndpoints, storageClients, type StorageClients } from '../../../src/data/clients';
@@ -446,12 +446,7 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     const counts = await exportSnapshot(dataClients(emulator), tempDir('export-'));
     assert.equal(counts.messages, 40);
     assert.equal((await emulator.memoryReportNow()).usedBytes, before, 'no second copy of any message');
-    const seen: string[] = [];
-    for (;;) {
-      const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 60 });
-      if (got.receivedMessageItems.length === 0) break;
-      seen.push(...got.receivedMessageItems.map((m) => m.messageText));
-    }
+    const seen = (await receiveAll(queue)).map((m) => m.messageText);
     assert.equal(seen.length, 40, 'every message visible again');
     assert.ok(seen.every((t) => t.length === 10_000));
   });
@@ -478,12 +473,7 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.equal(counts.messages, 40);
     const lines = fs.readFileSync(path.join(folder, 'queue', 'slow.jsonl'), 'utf8').trim().split('\n');
     assert.deepEqual(lines.map((l) => (JSON.parse(l) as { text: string }).text).sort(), Array.from({ length: 40 }, (_, i) => `m${i}`).sort());
-    const dequeued: number[] = [];
-    for (;;) {
-      const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 60 });
-      if (got.receivedMessageItems.length === 0) break;
-      dequeued.push(...got.receivedMessageItems.map((m) => m.dequeueCount));
-    }
+    const dequeued = (await receiveAll(queue)).map((m) => m.dequeueCount);
     assert.equal(dequeued.length, 40, 'every message visible again');
     // Received once by the export (kept hidden, not received again) and once here.
     assert.deepEqual([...new Set(dequeued)], [2]);
@@ -511,6 +501,16 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual(names, ['Ada']);
   });
 });
+
+/** Receives every visible message of `queue` (hiding each for 60 s), in the order the service gives them. */
+async function receiveAll(queue: QueueClient): Promise<DequeuedMessageItem[]> {
+  const all: DequeuedMessageItem[] = [];
+  for (;;) {
+    const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 60 });
+    if (got.receivedMessageItems.length === 0) return all;
+    all.push(...got.receivedMessageItems);
+  }
+}
 
 /** A seed folder of 5 blobs of 300 KiB in container "big": past a 1 MiB limit at its fourth blob. */
 function tooBigSeed(): string {
