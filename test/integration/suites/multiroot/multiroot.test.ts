@@ -140,7 +140,9 @@ describe('multi-root workspace', () => {
       await a.rescanLocalSettings();
       const asked = a.dataFolderQuestions().shown;
       let launched: vscode.DebugConfiguration | undefined;
-      subs.push(vscode.debug.onDidStartDebugSession((s) => { if (s.name === name) launched = s.configuration; }));
+      const live = new Set<string>();
+      subs.push(vscode.debug.onDidStartDebugSession((s) => { live.add(s.id); if (s.name === name) launched = s.configuration; }));
+      subs.push(vscode.debug.onDidTerminateDebugSession((s) => live.delete(s.id)));
       const terminated = new Promise<void>((resolve) => subs.push(vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) resolve(); })));
       let started: boolean | undefined;
       // The debug hooks (the node type's and '*') and the preLaunchTask's see the launch; each
@@ -160,7 +162,9 @@ describe('multi-root workspace', () => {
       assert.equal(a.emulator.status('blob').status, 'closed', 'nothing started without a data folder');
       assert.ok(launched !== undefined && !(STORAGE_SEEN in launched), `the mark never reaches the debugger: ${JSON.stringify(launched)}`);
 
-      // Once debugging has ended, the next launch asks again; answered, the services start first.
+      // Once debugging has ended (js-debug's child session may end after its parent), the next
+      // launch asks again; answered, the services start first.
+      await waitFor('every debug session to end', () => live.size === 0 || undefined, 20_000);
       fs.rmSync(out);
       const again = new Promise<void>((resolve) => subs.push(vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name && fs.existsSync(out)) resolve(); })));
       void vscode.debug.startDebugging(folder, { type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole' });
