@@ -116,12 +116,14 @@ export function readSettings(globalStoragePath: string, chosenFolder?: string, s
  */
 export function locationContext(globalStoragePath: string, chosenFolder?: string): LocationContext {
   const workspaceFolder = workspaceFolderPath(chosenFolder);
+  const rootHasAzuriteData = workspaceFolder !== undefined && hasAzuriteData(workspaceFolder);
   return {
     workspaceFolder,
     homeDir: os.homedir(),
     globalStoragePath,
-    rootHasAzuriteData: workspaceFolder !== undefined && hasAzuriteData(workspaceFolder),
-    defaultFolderHasAzuriteData: workspaceFolder !== undefined && hasAzuriteData(path.join(workspaceFolder, DEFAULT_LOCATION_FOLDER)),
+    rootHasAzuriteData,
+    // Only asked when the root holds data (the one case it decides), so a start reads no more files than before.
+    defaultFolderHasAzuriteData: rootHasAzuriteData && hasAzuriteData(path.join(workspaceFolder, DEFAULT_LOCATION_FOLDER)),
   };
 }
 

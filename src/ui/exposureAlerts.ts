@@ -6,11 +6,11 @@
  * asking, when the restart would drop in-memory data).
  */
 import * as vscode from 'vscode';
-import { azuriteConfig, readExtensionSettings, settingTargetOf } from '../config';
+import { readExtensionSettings, settingTargetOf } from '../config';
 import { exposureNotice, isLoopbackHost } from '../core/hosts';
-import { failure, type Outcome } from '../core/outcome';
+import type { Outcome } from '../core/outcome';
 import type { ServiceKind } from '../core/services';
-import { notify, showOutcome, type NotifyDeps } from './notify';
+import { notify, showOutcome, updateSetting, type NotifyDeps } from './notify';
 
 /** The action on the notification. */
 export const BIND_TO_LOOPBACK = 'Bind to 127.0.0.1';
@@ -43,11 +43,8 @@ export class ExposureAlerts implements vscode.Disposable {
  */
 export async function bindToLoopback(kind: ServiceKind, deps: NotifyDeps): Promise<Outcome> {
   const key = `${kind}Host`;
-  try {
-    await azuriteConfig().update(key, '127.0.0.1', settingTargetOf(key));
-  } catch (err) {
-    return failure('setting', `azurite.${key} could not be set to 127.0.0.1: ${(err as Error).message}`, { setting: `azurite.${key}` });
-  }
+  const written = await updateSetting(key, '127.0.0.1', settingTargetOf(key));
+  if (!written.ok) return written;
   deps.reloadSettings();
   const { emulator } = deps;
   if (emulator.isRunningInMemory(kind) && !readExtensionSettings().restartOnConfigChange) return { ok: true };

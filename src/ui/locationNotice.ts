@@ -16,8 +16,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { azuriteConfig, hasAzuriteData, settingTargetOf } from '../config';
 import { azuriteExtensionLocation, DEFAULT_LOCATION_FOLDER, resolveLocation, type LocationContext } from '../core/settings';
-import { failure, type Outcome } from '../core/outcome';
-import { notify, showOutcome, type NotifyDeps } from './notify';
+import type { Outcome } from '../core/outcome';
+import { notify, showOutcome, updateSetting, type NotifyDeps } from './notify';
 
 /** The action on the notification. */
 export const USE_THAT_FOLDER = 'Use That Folder';
@@ -83,11 +83,7 @@ export class LocationNotice {
  * @returns `{ ok: true }`, or a `setting` failure when the setting cannot be written
  */
 export async function useLocation(folder: string, deps: NotifyDeps, target: vscode.ConfigurationTarget = settingTargetOf('location')): Promise<Outcome> {
-  try {
-    await azuriteConfig().update('location', folder, target);
-  } catch (err) {
-    return failure('setting', `azurite.location could not be set to ${folder}: ${(err as Error).message}`, { setting: 'azurite.location' });
-  }
-  deps.reloadSettings();
-  return { ok: true };
+  const written = await updateSetting('location', folder, target);
+  if (written.ok) deps.reloadSettings();
+  return written;
 }

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { azuriteConfig, settingsTarget } from '../config';
 import { OPEN_SETTINGS } from '../core/commandIds';
 import type { Emulator } from '../emulator/emulator';
-import type { FileLocation, Outcome } from '../core/outcome';
+import { failure, type FileLocation, type Outcome } from '../core/outcome';
 
 /** What the actions need: the emulator, and a way to make it read the settings at once. */
 export interface NotifyDeps {
@@ -40,11 +40,12 @@ export function notify(level: 'info' | 'warning' | 'error', message: string, ...
  * Shows a failed outcome (ok outcomes and cancellations show nothing), with the actions its typed
  * fields call for: "Use Port N" for a taken port with a free one found, "Open File" when a file
  * is at fault (a seed's, at a start), "Open Settings" when a setting is. Does not wait for the user.
+ * @param deps what "Use Port N" needs; without them it is not offered
  */
-export function showOutcome(outcome: Outcome, deps: NotifyDeps): void {
+export function showOutcome(outcome: Outcome, deps?: NotifyDeps): void {
   if (outcome.ok || outcome.reason === 'cancelled') return;
   const conflict = outcome.conflict;
-  const usePort = conflict?.freePort !== undefined ? `Use Port ${conflict.freePort}` : undefined;
+  const usePort = deps !== undefined && conflict?.freePort !== undefined ? `Use Port ${conflict.freePort}` : undefined;
   const setting = outcome.setting;
   const file = outcome.file;
   const actions = [...(usePort ? [usePort] : []), ...(file ? [OPEN_FILE] : []), ...(setting ? ['Open Settings'] : [])];
@@ -53,7 +54,7 @@ export function showOutcome(outcome: Outcome, deps: NotifyDeps): void {
       await openFileAt(file);
     } else if (choice === 'Open Settings') {
       await vscode.commands.executeCommand(OPEN_SETTINGS, setting);
-    } else if (choice !== undefined && choice === usePort && conflict?.freePort !== undefined) {
+    } else if (choice !== undefined && choice === usePort && conflict?.freePort !== undefined && deps !== undefined) {
       if (!(await writeSetting(`${conflict.kind}Port`, conflict.freePort))) return;
       deps.reloadSettings();
       showOutcome(await deps.emulator.start(conflict.kind), deps);
@@ -62,19 +63,28 @@ export function showOutcome(outcome: Outcome, deps: NotifyDeps): void {
 }
 
 /**
- * Writes `azurite.<key>` where fixes go (config.ts settingsTarget); a failure is said in an error
- * notification with Open Settings instead of being lost. Resolves true when written.
+ * Writes `azurite.<key>` in `target`.
+ * @returns `{ ok: true }`, or a `setting` failure naming the key, the value and why VS Code could
+ *   not write it (a settings.json it cannot parse)
+ */
+export async function updateSetting(key: string, value: unknown, target: vscode.ConfigurationTarget): Promise<Outcome> {
+  try {
+    await azuriteConfig().update(key, value, target);
+    return { ok: true };
+  } catch (err) {
+    const shown = typeof value === 'string' ? value : JSON.stringify(value);
+    return failure('setting', `azurite.${key} could not be set to ${shown}: ${(err as Error).message}`, { setting: `azurite.${key}` });
+  }
+}
+
+/**
+ * Writes `azurite.<key>` where fixes go (config.ts settingsTarget); a failure is shown
+ * ({@link showOutcome}: Open Settings) instead of being lost. Resolves true when written.
  */
 export async function writeSetting(key: string, value: unknown): Promise<boolean> {
-  try {
-    await azuriteConfig().update(key, value, settingsTarget());
-    return true;
-  } catch (err) {
-    void notify('error', `azurite.${key} could not be set to ${JSON.stringify(value)}: ${(err as Error).message}`, 'Open Settings').then(async (choice) => {
-      if (choice === 'Open Settings') await vscode.commands.executeCommand(OPEN_SETTINGS, `azurite.${key}`);
-    });
-    return false;
-  }
+  const outcome = await updateSetting(key, value, settingsTarget());
+  showOutcome(outcome);
+  return outcome.ok;
 }
 
 /** The action that opens the file a failure names. */
