@@ -242,10 +242,11 @@ export async function uploadBlob(clients: StorageClients, container: string, nam
  * Deletes an item. A container, queue or table goes with everything in it. A blob goes with its
  * snapshots (`deleteSnapshots: 'include'`: the service refuses to delete a blob that has some otherwise).
  * A message needs a pop receipt, which a peek does not give: its queue's visible messages are
- * received (32 at a time, hidden for 30 s) until it is found; it is deleted and the others are made
- * visible again at once. Their dequeue counts go up by one: the REST API has no other way.
- * @throws Error when a message is not found among the visible messages (received by another
- *   client, or hidden); the SDK's RestError on a failed request (404 when the item is gone)
+ * received one at a time (hidden for 30 s) until it is found; it is deleted and the ones ahead of
+ * it are made visible again at once. Their dequeue counts go up by one: the REST API has no other way.
+ * @throws Error when a message is not found among the first {@link PEEK_LIMIT} visible messages
+ *   (received by another client, or hidden); the SDK's RestError on a failed request (404 when the
+ *   item is gone)
  */
 export async function deleteItem(clients: StorageClients, ref: ItemRef): Promise<void> {
   switch (ref.kind) {
@@ -351,27 +352,29 @@ async function deleteMessage(clients: StorageClients, queue: string, messageId: 
 }
 
 /**
- * Deletes messages of one queue in one pass: its visible messages are received (32 at a time,
- * hidden for 30 s) until each is found or none is left; the ones asked for are deleted, the others
- * made visible again at once (Update Message with visibilitytimeout=0 keeps the text when none is
- * given), also when a request fails.
- * @returns the messages not deleted, each with why: not found among the visible messages, or the
- *   first line of the error of the request that failed (the rest are then not looked for)
+ * Deletes messages of one queue in one pass: its visible messages are received one at a time
+ * (hidden for 30 s), in the queue's order, until each is found, none is left, or the first
+ * {@link PEEK_LIMIT} visible messages have been looked at; the ones asked for are deleted, the
+ * others made visible again at once (Update Message with visibilitytimeout=0 keeps the text when
+ * none is given), also when a request fails. One at a time, so that only the messages ahead of the
+ * last one asked for are touched: a batch would hide and count the messages behind it too.
+ * Azurite serves visible messages in the order they became visible, so a message the view's peek
+ * showed is among the first {@link PEEK_LIMIT} as long as it is there (a message that becomes
+ * visible later goes behind it): looking further would only hide and count more of the queue.
+ * @returns the messages not deleted, each with why: not found among the first visible messages, or
+ *   the first line of the error of the request that failed (the rest are then not looked for)
  */
 async function deleteMessages(clients: StorageClients, queue: string, messageIds: readonly string[]): Promise<Map<string, string>> {
   const client = service(clients.queue, 'Queue').getQueueClient(queue);
   const wanted = new Set(messageIds);
   const held: { messageId: string; popReceipt: string }[] = [];
-  let why = (id: string): string => `Message ${id} is not among the queue's visible messages: another client received or deleted it.`;
+  let why = (id: string): string => `Message ${id} is not among the queue's first ${PEEK_LIMIT} visible messages: another client received or deleted it.`;
   try {
-    while (wanted.size > 0) {
-      const received = (await client.receiveMessages({ numberOfMessages: PEEK_LIMIT, visibilityTimeout: HIDE_SECONDS })).receivedMessageItems;
-      if (received.length === 0) break;
-      held.push(...received.filter((m) => !wanted.has(m.messageId)).map((m) => ({ messageId: m.messageId, popReceipt: m.popReceipt })));
-      for (const m of received.filter((r) => wanted.has(r.messageId))) {
-        await client.deleteMessage(m.messageId, m.popReceipt);
-        wanted.delete(m.messageId);
-      }
+    for (let looked = 0; wanted.size > 0 && looked < PEEK_LIMIT; looked++) {
+      const m = (await client.receiveMessages({ numberOfMessages: 1, visibilityTimeout: HIDE_SECONDS })).receivedMessageItems[0];
+      if (m === undefined) break;
+      if (wanted.delete(m.messageId)) await client.deleteMessage(m.messageId, m.popReceipt);
+      else held.push({ messageId: m.messageId, popReceipt: m.popReceipt });
     }
   } catch (err) {
     const message = messageOf(err);

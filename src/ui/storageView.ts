@@ -766,7 +766,7 @@ function consequence(ref: ItemRef): string {
     case 'container': return 'Every blob in it is deleted too.';
     case 'blob': return 'Its snapshots are deleted too.';
     case 'queue': return 'Every message in it is deleted too.';
-    case 'message': return `Queue ${ref.queue}'s visible messages are received to find it. ${MESSAGE_DELETE_EFFECT}`;
+    case 'message': return `Queue ${ref.queue}'s visible messages ahead of it are received, one at a time, to find it. ${MESSAGE_DELETE_EFFECT}`;
     case 'table': return 'Every entity in it is deleted too.';
     case 'entity': return `From table ${ref.table}.`;
   }
