@@ -7,20 +7,28 @@
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-javascript|ecmascript|x-sh|x-yaml|yaml|toml|sql|graphql|x-ndjson|ld\+json)|.*\+(json|xml)$)/i;
 const IMAGE_TYPES = /^image\/(png|jpe?g|gif|webp|bmp|x-icon|vnd\.microsoft\.icon|svg\+xml|avif)$/i;
 const IMAGE_EXTENSIONS = /\.(png|jpe?g|gif|webp|bmp|ico|svg|avif|jfif|pjpeg|pjp)$/i;
+/**
+ * Source files that VS Code opens as text but that the `mime-types` package (what uploads use)
+ * types as something else: `.ts`, `.mts` as `video/mp2t`, `.cjs` as `application/node`, `.php`,
+ * `.pl`, `.pm`, `.tex`, `.srt`, `.bat`, `.dart` as `application/x-…` or `application/vnd.…`.
+ */
+const SOURCE_EXTENSIONS = /\.(ts|mts|cts|cjs|php|pl|pm|tex|srt|bat|dart)$/i;
 
 /**
  * Which editor suits a blob: `image` (VS Code's image preview), `text`, or `binary`. By Content-Type
  * first; for no type or `application/octet-stream` (what the Blob service stores when none is
- * given) by the name's extension, which is what VS Code itself goes by.
+ * given) by the name's extension, which is what VS Code itself goes by. A source file whose
+ * extension `mime-types` types as something else ({@link SOURCE_EXTENSIONS}: a `.ts` uploaded as
+ * `video/mp2t`) is text; if its content is binary after all, VS Code's text editor says so.
  * @param name the blob name
  * @param contentType its Content-Type (parameters such as `; charset=` are ignored)
  */
 export function editorFor(name: string, contentType: string | undefined): 'image' | 'text' | 'binary' {
   const type = (contentType ?? '').split(';')[0]!.trim();
   if (IMAGE_TYPES.test(type) || (IMAGE_EXTENSIONS.test(name) && (type === '' || type === 'application/octet-stream'))) return 'image';
-  if (TEXT_TYPES.test(type)) return 'text';
+  if (TEXT_TYPES.test(type) || SOURCE_EXTENSIONS.test(name)) return 'text';
   if (type === '' || type === 'application/octet-stream') {
-    return /\.[A-Za-z0-9]{1,8}$/.test(name) && !/\.(bin|dat|exe|dll|so|zip|gz|tgz|7z|rar|pdf|parquet|avro|wasm|mp[34]|wav|ogg|mov|woff2?|ttf|otf|tiff?)$/i.test(name) ? 'text' : 'binary';
+    return /\.[A-Za-z0-9]{1,10}$/.test(name) && !/\.(bin|dat|exe|dll|so|zip|gz|tgz|7z|rar|pdf|parquet|avro|wasm|mp[34]|wav|ogg|mov|woff2?|ttf|otf|tiff?)$/i.test(name) ? 'text' : 'binary';
   }
   return 'binary';
 }

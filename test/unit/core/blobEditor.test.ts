@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { lookup } from 'mime-types';
 import { blobMtime, editorFor } from '../../../src/core/blobEditor';
 
 describe('core/blobEditor', () => {
@@ -23,6 +24,15 @@ describe('core/blobEditor', () => {
     // VS Code's image preview (Chromium) cannot show TIFF: the hex editor, as for image/tiff.
     assert.equal(editorFor('scan.tif', 'application/octet-stream'), 'binary');
     assert.equal(editorFor('scan.TIFF', undefined), 'binary');
+  });
+
+  it('opens source files as text with the type an upload gives them (mime-types types .ts as video/mp2t)', () => {
+    for (const name of ['src/main.ts', 'lib/index.mts', 'lib/index.cts', 'bin/cli.cjs', 'index.php', 'build.pl', 'Module.pm', 'paper.tex', 'film.srt', 'run.bat', 'main.dart']) {
+      const type = lookup(name);
+      assert.equal(editorFor(name, type === false ? undefined : type), 'text', `${name} (${String(type)})`);
+    }
+    assert.equal(editorFor('app.properties', 'application/octet-stream'), 'text');
+    assert.equal(editorFor('clip.mp4', lookup('clip.mp4') || undefined), 'binary');
   });
 
   it('gives two writes within one second (same Last-Modified, other ETags) different mtimes, within that second', () => {
