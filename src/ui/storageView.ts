@@ -216,7 +216,9 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       this.listings.set(parent.id, listing);
     }
     if (listing.continuation === undefined) return listing.items;
-    listing.more ??= { type: 'more', id: `${parent.id}/…more`, account: parent.account, parent };
+    // The parent's node is a new object when its own parent's listing reloaded while this one did not:
+    // Load more… fires a change for `more.parent`, and VS Code knows nodes by object, not by id.
+    if (listing.more?.type !== 'more' || listing.more.parent !== parent) listing.more = { type: 'more', id: `${parent.id}/…more`, account: parent.account, parent };
     return [...listing.items, listing.more];
   }
 
@@ -229,7 +231,11 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     listing.loadingMore = (async () => {
       try {
         const page = await this.fetch(parent, listing.continuation, PAGE_SIZE);
-        listing.items.push(...page.items);
+        // A folder can come again on the next page: Azurite ends a page after a folder's last blob
+        // at the time, and a blob added under that folder since sorts after it. VS Code refuses a
+        // second element of the same id.
+        const shown = new Set(listing.items.map((i) => i.id));
+        listing.items.push(...page.items.filter((i) => !shown.has(i.id)));
         listing.continuation = page.continuation;
         if (page.continuation === undefined) listing.more = undefined;
       } catch (err) {

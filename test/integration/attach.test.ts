@@ -122,6 +122,30 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
   });
 
+  it('Load more… in the Storage view shows a folder that comes again on the next page once', async () => {
+    const a = await api();
+    await configure({ attach: connectionString });
+    await waitFor('the attached item', () => a.statusItems().attach.visible || undefined);
+    const paged = BlobServiceClient.fromConnectionString(connectionString).getContainerClient('paged');
+    await paged.create();
+    const names = [...Array.from({ length: 199 }, (_, i) => `b${String(i).padStart(3, '0')}`), 'zz/1', 'zzz'];
+    for (let i = 0; i < names.length; i += 50) await Promise.all(names.slice(i, i + 50).map((n) => paged.getBlockBlobClient(n).uploadData(Buffer.from(n))));
+    await vscode.commands.executeCommand('azurite.storage.refresh');
+    const containerId = 'devstoreaccount1/blob/paged';
+    const children = async (): Promise<string[]> => (await a.storageTree(3))[0]!.children!.find((c) => c.id === containerId)!.children!.map((c) => c.id);
+    const first = await children();
+    assert.equal(first.length, 201);
+    assert.equal(first[0], `${containerId}/zz/`, 'the first page ends with the folder (folders first)');
+    // Azurite ended the page after the folder's last blob; one added under it since sorts after that.
+    await paged.getBlockBlobClient('zz/2').uploadData(Buffer.from('zz/2'));
+    await vscode.commands.executeCommand('azurite.storage.loadMore', a.storageNode(`${containerId}/…more`));
+    const all = await children();
+    assert.deepEqual(all.filter((id) => id === `${containerId}/zz/`), [`${containerId}/zz/`], 'the folder once');
+    assert.equal(all.length, 201);
+    assert.equal(all.at(-1), `${containerId}/zzz`);
+    await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+  });
+
   it('an azurite start task waits for the attached Azurite instead of failing, and says which service it does not name', async () => {
     const a = await api();
     await configure({ attach: connectionString });

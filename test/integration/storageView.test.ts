@@ -113,6 +113,19 @@ describe('Storage view', () => {
     await docs.getBlockBlobClient('notes/today.md').uploadData(Buffer.from('# Today, changed\n'));
     await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(blobId));
     await waitFor('the new content', () => (vscode.window.activeTextEditor?.document.getText() === '# Today, changed\n' ? true : undefined));
+    // VS Code watches a blob outside the workspace only while its editor shows: one changed while its
+    // tab was hidden behind another (the view has seen the change) shows the change once shown again.
+    const blobDoc = vscode.window.activeTextEditor!.document;
+    await vscode.window.showTextDocument(blobDoc, { preview: false });
+    const otherFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'storage-view-tab-')), 'other.txt');
+    fs.writeFileSync(otherFile, 'another tab');
+    await vscode.window.showTextDocument(vscode.Uri.file(otherFile), { preview: false });
+    await docs.getBlockBlobClient('notes/today.md').uploadData(Buffer.from('# Today, changed while hidden\n'));
+    await waitFor('the change in the tree', async () => (find(await a.storageTree(), blobId)?.description?.startsWith('30 B') ? true : undefined));
+    await vscode.window.showTextDocument(blobDoc, { preview: false });
+    await waitFor('the hidden blob\'s new content', () => (blobDoc.getText() === '# Today, changed while hidden\n' ? true : undefined));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    fs.rmSync(path.dirname(otherFile), { recursive: true, force: true });
 
     await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(`${ACCOUNT}/table/people/p\u00001`));
     const entity = await waitFor('the entity JSON', () => (vscode.window.activeTextEditor?.document.uri.scheme === 'azurite-item' ? vscode.window.activeTextEditor.document : undefined));
@@ -125,7 +138,7 @@ describe('Storage view', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-view-'));
     try {
       const saved = await vscode.commands.executeCommand<string>('azurite.storage.save', a.storageNode(blobId), { file: path.join(dir, 'today.md') });
-      assert.equal(fs.readFileSync(saved, 'utf8'), '# Today, changed\n');
+      assert.equal(fs.readFileSync(saved, 'utf8'), '# Today, changed while hidden\n');
       fs.writeFileSync(path.join(dir, 'data.json'), '{"a":1}');
       const uploaded = await vscode.commands.executeCommand<string[]>('azurite.storage.upload', a.storageNode(`${ACCOUNT}/blob/docs/notes/`), { files: [path.join(dir, 'data.json')] });
       assert.deepEqual(uploaded, ['notes/data.json']);

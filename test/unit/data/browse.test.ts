@@ -79,6 +79,19 @@ describe('Storage view data (real engine, real SDKs)', function () {
     await assert.rejects(statBlob(data, 'docs', 'missing'), (err: { statusCode?: number }) => err.statusCode === 404);
   });
 
+  it('can list a folder on two pages, when a blob is added under it between them (what Load more… drops)', async () => {
+    const emulator = await running();
+    const docs = sdkClients(emulator).blob().getContainerClient('docs');
+    await docs.create();
+    for (const name of ['a', 'b', 'logs/1', 'logs/2', 'z']) await docs.getBlockBlobClient(name).uploadData(Buffer.from(name));
+    const data = dataClients(emulator);
+    const first = await listBlobs(data, 'docs', '', undefined, 3);
+    assert.deepEqual(first.items.map((i) => i.name), ['logs/', 'a', 'b']);
+    await docs.getBlockBlobClient('logs/3').uploadData(Buffer.from('3'));
+    const second = await listBlobs(data, 'docs', '', first.continuation, 3);
+    assert.deepEqual(second.items.map((i) => i.name), ['logs/', 'z']);
+  });
+
   it('uploads files and bytes with a content type from the name, including an empty file', async () => {
     const emulator = await running();
     await sdkClients(emulator).blob().getContainerClient('uploads').create();
