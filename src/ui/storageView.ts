@@ -342,7 +342,13 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       // The entities loaded so far (the first page, more after Load more…) as one JSON array.
       let listing = this.listings.get(node.id);
       if (listing === undefined || listing.stale) {
-        await this.listed(node);
+        try {
+          await this.listed(node);
+        } catch (err) {
+          // The service stopped (or the attached Azurite went) since the table was shown.
+          void notify('error', `Azurite: table ${node.name} could not be read: ${errorText(err)}`);
+          return;
+        }
         listing = this.listings.get(node.id);
       }
       const entities = (listing?.items ?? []).flatMap((n) => (n.type === 'entity' ? [n.entity] : []));
@@ -464,7 +470,10 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       else if (typeof a === 'object' && a !== null) options = a as StorageCommandArgs;
     }
     const unique = [...new Map(nodes.map((n) => [n.id, n] as const)).values()];
-    const refs = unique.map((n) => ({ node: n, ref: refOf(n) })).filter((r): r is { node: StorageNode; ref: ItemRef } => r.ref !== undefined);
+    const all = unique.map((n) => ({ node: n, ref: refOf(n) })).filter((r): r is { node: StorageNode; ref: ItemRef } => r.ref !== undefined);
+    // A blob whose container is selected too goes with it (so do messages and entities): deleted
+    // side by side, one of the two would fail with a 404.
+    const refs = all.filter((r) => !all.some((o) => o !== r && o.node.account === r.node.account && holds(o.ref, r.ref)));
     if (refs.length === 0) return 0;
     if (options.skipConfirmation !== true) {
       const first = refs[0]!;
@@ -497,9 +506,12 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     return deleted;
   }
 
+  /** After an upload into a container (`prefixId` is its id): reloads its listings and open blobs. */
   private refreshListing(prefixId: string): void {
     for (const [id, listing] of this.listings) if (id.startsWith(prefixId)) listing.stale = true;
     this.changed.fire(undefined);
+    // An attached Azurite reports no changes: an open blob the upload replaced reloads now.
+    this.blobs.changed();
   }
 
   /**
@@ -766,6 +778,13 @@ function describeRef(ref: ItemRef): string {
  */
 const MESSAGE_DELETE_EFFECT = 'The messages ahead of it are made visible again at once, but their dequeue counts go up by one, '
   + 'and they move behind the messages that follow it. A consumer with a dequeue limit (Azure Functions: 5) may then move one to the poison queue.';
+
+/** True when deleting `outer` deletes `inner` too: a blob in that container, a message in that queue, an entity in that table. */
+function holds(outer: ItemRef, inner: ItemRef): boolean {
+  return (outer.kind === 'container' && inner.kind === 'blob' && inner.container === outer.name)
+    || (outer.kind === 'queue' && inner.kind === 'message' && inner.queue === outer.name)
+    || (outer.kind === 'table' && inner.kind === 'entity' && inner.table === outer.name);
+}
 
 function consequence(ref: ItemRef): string {
   switch (ref.kind) {

@@ -107,6 +107,12 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     await remote.getBlockBlobClient('x.txt').uploadData(Buffer.from('rewritten elsewhere'));
     await vscode.commands.executeCommand('azurite.storage.refresh');
     await waitFor('the open blob to reload', () => (vscode.window.activeTextEditor?.document.getText() === 'rewritten elsewhere' ? true : undefined));
+    // An upload from the view that replaces it reloads it without a Refresh.
+    const uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attach-upload-'));
+    fs.writeFileSync(path.join(uploadDir, 'x.txt'), 'uploaded from the view');
+    await vscode.commands.executeCommand('azurite.storage.upload', a.storageNode('devstoreaccount1/blob/remote-data'), { files: [path.join(uploadDir, 'x.txt')], skipConfirmation: true });
+    fs.rmSync(uploadDir, { recursive: true, force: true });
+    await waitFor('the open blob to reload after the upload', () => (vscode.window.activeTextEditor?.document.getText() === 'uploaded from the view' ? true : undefined));
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     const copied = await vscode.commands.executeCommand<string>('azurite.copyConnectionString');
     assert.match(copied, new RegExp(`BlobEndpoint=http://127\\.0\\.0\\.1:${blobPort}/devstoreaccount1`), 'the attached Azurite\'s connection string');

@@ -155,7 +155,13 @@ describe('Storage view', () => {
       const docsNode = find(await a.storageTree(), `${ACCOUNT}/blob/docs`);
       return docsNode?.children?.length === 0 ? docsNode.children : undefined;
     }), []);
-    assert.equal(await vscode.commands.executeCommand('azurite.storage.delete', a.storageNode(`${ACCOUNT}/blob/docs`), undefined, { skipConfirmation: true }), 1);
+    // A container selected with a blob in it: the blob goes with the container, not in a delete of its own that fails.
+    await docs.getBlockBlobClient('left.txt').uploadData(Buffer.from('left'));
+    await waitFor('the blob left in the tree', async () => find(await a.storageTree(), `${ACCOUNT}/blob/docs/left.txt`));
+    const shown = a.notifications().length;
+    const both = [a.storageNode(`${ACCOUNT}/blob/docs`), a.storageNode(`${ACCOUNT}/blob/docs/left.txt`)];
+    assert.equal(await vscode.commands.executeCommand('azurite.storage.delete', both[1], both, { skipConfirmation: true }), 1);
+    assert.deepEqual(a.notifications().slice(shown), []);
     assert.equal(await docs.exists(), false);
   });
 
@@ -269,7 +275,7 @@ describe('Storage view', () => {
     assert.deepEqual(folder.children!.map((c) => c.label).sort(), ['logs/', 'today.txt']);
   });
 
-  it('a delete whose service stopped after the item was shown says why in a notification, and the view reloads', async () => {
+  it('a delete or an Open whose service stopped after the item was shown says why in a notification, and the view reloads', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });
     await vscode.commands.executeCommand('azurite.start_blob');
@@ -281,6 +287,16 @@ describe('Storage view', () => {
     assert.equal(await vscode.commands.executeCommand('azurite.storage.delete', node, undefined, { skipConfirmation: true }), 0);
     assert.deepEqual(a.notifications().slice(shown), ['Azurite: a delete failed: No running service serves account devstoreaccount1.']);
     assert.equal(find(await a.storageTree(2), `${ACCOUNT}/blob/gone-soon`), undefined);
+
+    // Open on a table (its entities as JSON) says why too, instead of VS Code's "command failed".
+    await vscode.commands.executeCommand('azurite.start_table');
+    await TableClient.fromConnectionString(a.emulator.connectionString(), 'gonesoon', { allowInsecureConnection: true }).createTable();
+    await waitFor('the table in the view', async () => find(await a.storageTree(2), `${ACCOUNT}/table/gonesoon`));
+    const table = a.storageNode(`${ACCOUNT}/table/gonesoon`);
+    await vscode.commands.executeCommand('azurite.close_table');
+    const before = a.notifications().length;
+    await vscode.commands.executeCommand('azurite.storage.open', table);
+    assert.deepEqual(a.notifications().slice(before), ['Azurite: table gonesoon could not be read: No running service serves account devstoreaccount1.']);
   });
 
   it('pages a large container: the first page, then Load more…', async () => {
