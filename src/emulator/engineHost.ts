@@ -334,7 +334,7 @@ export class EngineHost {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      // A send that fails means the process is ending: its 'exit' rejects every pending request.
+      // A send that fails means the process is ending: its end ('close') rejects every pending request.
       child.send({ id, op, ...fields }, (err) => { if (err !== null && err !== undefined) this.log('error', `could not reach the emulator engine: ${err.message}`); });
     });
   }
@@ -371,13 +371,28 @@ export class EngineHost {
     });
     child.on('message', (message: EngineMessage) => {
       if (isEngineEvent(message) && message.event === 'fatal') fatal = message.message;
-      else this.receive(message);
+      // A process terminated on purpose, or already reported, has no say in the figures any more.
+      else if (this.child === child) this.receive(message);
     });
     // 'error': the process could not be started, or a signal could not be sent; 'exit' follows when it ran.
     child.on('error', (err) => {
       if (child.pid === undefined) this.onProcessEnded(child, `it could not be started: ${err.message}`);
     });
-    child.on('exit', (code, signal) => this.onProcessEnded(child, describeExit({ fatal, stderrTail, code, signal }, heapLimitMb, this.heapCapMb)));
+    // The reason is read once 'close' comes: 'exit' can come before the last of the IPC channel and
+    // stderr is read, which hold what says why (the `fatal` message, V8's out-of-memory line).
+    // 'close' waits for both to be read to the end; should it not come, a second after 'exit' will do.
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    const ended = (): void => {
+      if (exit !== undefined) this.onProcessEnded(child, describeExit({ fatal, stderrTail, ...exit }, heapLimitMb, this.heapCapMb));
+    };
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      setTimeout(ended, 1000).unref();
+    });
+    child.on('close', (code: number | null, signal: NodeJS.Signals | null) => {
+      exit ??= { code, signal };
+      ended();
+    });
     this.child = child;
     return child;
   }

@@ -381,19 +381,42 @@ function idleOrOverdue(): Promise<void> {
 }
 
 /**
- * The extension host went away (it exited or crashed, or ended this process's channel): let the
- * starts, stops and cleans under way finish, stop every service still running, which saves disk
- * data and frees the ports, then exit. Bounded by {@link idleOrOverdue}.
+ * Lets the starts, stops and cleans under way finish, stops every service still running, which
+ * saves disk data and frees the ports, then calls `end`. Bounded by {@link idleOrOverdue}. Once only:
+ * a second call (a signal after the channel closed) leaves the first to end the process.
  */
-process.on('disconnect', () => {
+let finishing = false;
+function finishThen(end: () => void): void {
+  if (finishing) return;
+  finishing = true;
   const finish = async (): Promise<void> => {
     await Promise.all([...lifecycleUnderWay].map((p) => p.catch(() => undefined)));
     const stops = [...services.values()].map((s) => s.stop().catch(() => undefined));
     services.clear();
     await Promise.all(stops);
   };
-  void Promise.race([finish(), idleOrOverdue()]).then(() => process.exit(0));
-});
+  void Promise.race([finish(), idleOrOverdue()]).then(end);
+}
+
+/** The extension host went away (it exited or crashed, or ended this process's channel): {@link finishThen} exit. */
+process.on('disconnect', () => finishThen(() => process.exit(0)));
+
+/**
+ * A signal that would end this process at once (SIGTERM: the extension host's terminate, or a
+ * `kill` from outside; SIGINT, SIGHUP: Ctrl+C or a closed terminal reaching the process group)
+ * first saves what is unsaved ({@link finishThen}), then ends it with that signal, as the extension
+ * host reports it ("it was ended by SIGTERM"). The extension host's SIGKILL still bounds the wait.
+ */
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  process.on(signal, () => finishThen(() => {
+    process.removeAllListeners(signal);
+    try {
+      process.kill(process.pid, signal);
+    } catch {
+      process.exit(1);
+    }
+  }));
+}
 
 process.on('message', (request: EngineRequest) => {
   const handler = handlers[request.op] as Handler<keyof EngineOps>;

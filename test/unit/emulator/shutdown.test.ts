@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { clients, engineFiles, inParallel, startAll, tempDir } from '../helpers/emulatorFixture';
-import { Emulator, type EmulatorLog } from '../../../src/emulator/emulator';
+import { Emulator, type EmulatorLog, type EngineLoss } from '../../../src/emulator/emulator';
 import { parseSettings } from '../../../src/core/settings';
 import { markerFileName, type UnfinishedSave } from '../../../src/emulator/shutdownMarker';
 import { DATA_FILES } from '../../../src/core/dataFiles';
@@ -163,6 +163,24 @@ describe('Shutdown saves everything (disk mode, real engine, real SDK clients)',
     assert.deepEqual(found.map((u) => [u.kind, u.location]), [['blob', location]]);
     assert.ok(keep.lines.some((l) => /^error: The last shutdown did not finish saving Blob metadata at .*; data written in the last seconds before it may be missing\.$/.test(l)), keep.lines.join('\n'));
     assert.ok(!fs.existsSync(path.join(location, markerFileName('blob'))), 'reported once: the marker is removed');
+  });
+
+  it('a SIGTERM to the engine\'s process from outside saves what was written before the process ends, and is named as the reason', async () => {
+    const location = folder();
+    const e = emulatorOn(location, new KeepLog());
+    await startAll(e);
+    const lost = new Promise<EngineLoss>((resolve) => {
+      const sub = e.onDidLoseEngine((loss) => { sub.dispose(); resolve(loss); });
+    });
+    // Sent right after the last write, inside the 1 s save window: only a save on the signal keeps it.
+    await writeAll(e);
+    process.kill(e.enginePid!, 'SIGTERM');
+    const loss = await lost;
+    assert.equal(loss.reason, 'it was ended by SIGTERM');
+    assert.deepEqual([...loss.stopped].sort(), ['blob', 'queue', 'table']);
+    const again = emulatorOn(location, new KeepLog());
+    await startAll(again);
+    assert.deepEqual(await countAll(again), { blobs: BLOBS, messages: MESSAGES, entities: ENTITIES });
   });
 
   it('a restart (stop, then start on the same folder) keeps everything', async () => {
