@@ -30,9 +30,13 @@ export class Accounts implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(ACCOUNTS_SETTING)) this.applyAgain();
       }),
-      // Another window may have made a key first: use what is stored.
+      // Another window may have made a key first: use what is stored. Matched against the setting,
+      // not the accounts the engine has: a key stored while this window's first apply makes its own
+      // comes before this window has the account.
       secrets.onDidChange((e) => {
-        if (e.key.startsWith(ACCOUNT_KEY_SECRET_PREFIX) && this.extra.some((a) => accountKeySecret(a.name) === e.key)) this.applyAgain();
+        if (!e.key.startsWith(ACCOUNT_KEY_SECRET_PREFIX)) return;
+        const parsed = parseAccountNames(vscode.workspace.getConfiguration().get(ACCOUNTS_SETTING));
+        if (!('error' in parsed) && parsed.names.some((name) => accountKeySecret(name) === e.key)) this.applyAgain();
       }),
     );
   }

@@ -114,6 +114,42 @@ describe('Custom accounts', () => {
     assert.match(errors[0] ?? '', /^The keys of tenant1 \(azurite\.accounts\) could not be read from or stored in VS Code's Secret Storage: no keyring\. Only devstoreaccount1 is served/);
   });
 
+  it('a key another window stores while this one makes its own is taken, also before this window has the account', async () => {
+    await setAccounts(['tenantrace']);
+    const stored = new Map<string, string>();
+    const changes = new vscode.EventEmitter<vscode.SecretStorageChangeEvent>();
+    let reads = 0;
+    const secrets = {
+      get: async (key: string) => {
+        const value = stored.get(key);
+        // The read-back of the key this window made: another window stores its own at that moment.
+        if (++reads === 2) {
+          stored.set(key, 'key-of-the-other-window');
+          changes.fire({ key });
+        }
+        return value;
+      },
+      store: async (key: string, value: string) => { stored.set(key, value); },
+      delete: async (key: string) => { stored.delete(key); },
+      keys: async () => [...stored.keys()],
+      onDidChange: changes.event,
+    } as unknown as vscode.SecretStorage;
+    const given: { name: string; key: string }[][] = [];
+    // Our own class in place of the Emulator: what it is given is all this test reads.
+    const emulator = { setAccounts: async (extra: { name: string; key: string }[]) => { given.push(extra); } } as unknown as Emulator;
+    const accounts = new Accounts(secrets, emulator, { info: () => undefined, error: () => undefined });
+    try {
+      for (let ready = accounts.ready; ; ready = accounts.ready) {
+        await ready;
+        if (ready === accounts.ready) break;
+      }
+    } finally {
+      accounts.dispose();
+      changes.dispose();
+    }
+    assert.deepEqual(given.at(-1), [{ name: 'tenantrace', key: 'key-of-the-other-window' }], 'the key stored last, as every window uses');
+  });
+
   it('changes in a row reach the engine in order: an apply that waits for Secret Storage does not undo a later one', async () => {
     await setAccounts(['tenantslow']);
     let release: () => void = () => undefined;
