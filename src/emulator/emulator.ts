@@ -219,6 +219,7 @@ export class Emulator {
     const wasSilent = this.settings.options.silent;
     const heapLimitBefore = this.settings.options.engineHeapLimitMb;
     const errorsBefore = this.settings.errors;
+    const limitBefore = this.settings.options.extentMemoryLimitBytes;
     this.settings = settings;
     for (const kind of SERVICE_KINDS) this.services[kind].settingsChanged();
     const heapInForce = this.host.heapLimitMbInForce;
@@ -237,8 +238,12 @@ export class Emulator {
     const memoryKind = EXTENT_SERVICE_KINDS.find((k) => this.isRunning(k) && this.lastStartInMemory[k]);
     const limitError = settings.errors.find((e) => e.key === LIMIT_SETTING);
     if (memoryKind !== undefined && limitError === undefined) {
-      const refused = await this.checkMemoryLimit(this.serviceOptions(memoryKind)).catch((err: Error) => failure('engine', err.message));
-      if (refused !== undefined) problems.push(refused);
+      // In memory as it started, whatever azurite.inMemoryPersistence says now (a mode change waits for its restart).
+      const refused = await this.checkMemoryLimit({ ...this.serviceOptions(memoryKind), inMemory: true }).catch((err: Error) => failure('engine', err.message));
+      // Said when the limit changed: a refused one is tried again on every change of another setting
+      // (it applies once enough data is gone), but not shown again each time.
+      const limitChanged = settings.options.extentMemoryLimitBytes !== limitBefore || errorsBefore.some((e) => e.key === LIMIT_SETTING);
+      if (refused !== undefined && (limitChanged || refused.reason !== 'memoryLimit')) problems.push(refused);
     } else if (limitError === undefined) {
       await this.meter.followSetting(settings.options.extentMemoryLimitBytes);
     }

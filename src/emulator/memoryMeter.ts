@@ -5,7 +5,7 @@
  */
 import * as os from 'node:os';
 import { Emitter, type Disposable, type Event } from '../core/events';
-import { defaultLimitBytes, formatBytes, type MemoryReport } from '../core/memory';
+import { BYTES_PER_MB, defaultLimitBytes, formatBytes, type MemoryReport } from '../core/memory';
 import type { ServiceKind } from '../core/services';
 import type { EngineHost } from './engineHost';
 
@@ -87,7 +87,10 @@ export class MemoryMeter implements Disposable {
       await this.host.refreshMemory().catch(() => undefined);
       const r = this.report();
       const asked = settingBytes ?? this.host.loadResult?.defaultLimitBytes ?? defaultLimitBytes(os.totalmem());
-      return `azurite.extentMemoryLimit asks for ${formatBytes(asked)}, but ${formatBytes(r.usedBytes)} of blob and queue data is in memory, so the limit stays at ${formatBytes(r.limitBytes)}. Raise the limit above ${formatBytes(r.usedBytes)}, or clean the blob or queue service (or reclaim memory) first.`;
+      // The least the setting may say, in its own unit (MB), rounded up: a rounded figure such as
+      // "0.9 GB" can name a limit still below what is stored.
+      const leastMb = Math.ceil((r.usedBytes / BYTES_PER_MB) * 100) / 100;
+      return `azurite.extentMemoryLimit asks for ${formatBytes(asked)}, but ${formatBytes(r.usedBytes)} of blob and queue data is in memory, so the limit stays at ${formatBytes(r.limitBytes)}. Set it to ${leastMb} or more (MB), or clean the blob or queue service (or reclaim memory) first.`;
     }
     if (this.appliedSetting !== settingBytes) {
       this.appliedSetting = settingBytes;

@@ -66,14 +66,27 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     assert.equal(problems.length, 1);
     assert.equal(problems[0]!.reason, 'memoryLimit');
     assert.equal(problems[0]!.setting, 'azurite.extentMemoryLimit');
-    assert.match(problems[0]!.message, /^azurite\.extentMemoryLimit asks for 512 KB, but 1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB\. Raise the limit above 1\.1 MB/);
+    // 1,126,400 bytes are 1.0742… MB: the least limit that takes them, rounded up, not "above 1.1 MB".
+    assert.match(problems[0]!.message, /^azurite\.extentMemoryLimit asks for 512 KB, but 1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB\. Set it to 1\.08 or more \(MB\)/);
     assert.equal((await emulator.memoryReportNow()).limitBytes, 2 * MiB, 'the limit in force is shown, not the setting');
+    // A change of another setting tries the refused limit again, but does not say it again.
+    assert.deepEqual(await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 0.5, silent: true }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false })), []);
+    await withLimit(emulator, 1.08);
+    assert.equal((await emulator.memoryReportNow()).limitBytes, Math.trunc(1.08 * MiB), 'the least limit the message named is taken');
     assert.deepEqual(await container.getBlockBlobClient('first').downloadToBuffer(), first);
 
     await withLimit(emulator, null);
     const report = (await emulator.memoryReportNow());
     assert.equal(report.isDefaultLimit, true);
     assert.ok(report.limitBytes > 100 * MiB);
+  });
+
+  it('applies a limit change to a Blob service still in memory after azurite.inMemoryPersistence was turned off (its restart put off)', async () => {
+    const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    await startAll(emulator, ['blob']);
+    const problems = await emulator.updateSettings(parseSettings({ ...rawOf(emulator), inMemoryPersistence: false, extentMemoryLimit: 3 }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
+    assert.deepEqual(problems, []);
+    assert.equal((await emulator.memoryReportNow()).limitBytes, 3 * MiB);
   });
 
   it('shows a limit changed while no in-memory Blob or Queue runs, before and after the engine loads', async () => {
