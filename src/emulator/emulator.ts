@@ -252,19 +252,29 @@ export class Emulator {
     // settings that stop no start, and of the memory limit while the engine keeps the one in force.
     const isNew = (e: SettingError): boolean => !errorsBefore.some((b) => b.key === e.key && b.message === e.message);
     for (const e of settings.errors.filter(isNew)) {
+      const running = e.services.filter((k) => this.isRunning(k));
       if (e.services.length === 0) problems.push(failure('setting', e.message, { setting: e.key }));
       else if (e === limitError && memoryKind !== undefined) {
         problems.push(failure('setting', `${e.message} Until then the limit stays at ${formatBytes(this.meter.report().limitBytes)}.`, { setting: e.key }));
+      } else if (running.length > 0) {
+        // Not restarted (servicesNeedingRestart): no stopped item shows it.
+        const names = running.map(serviceName).join(', ');
+        problems.push(failure('setting', `${e.message} ${names} ${running.length === 1 ? 'keeps' : 'keep'} running with the settings ${running.length === 1 ? 'it' : 'they'} started with until this is fixed.`, { setting: e.key }));
       }
     }
     return problems;
   }
 
-  /** Running services whose settings changed in a way only a restart applies. */
+  /**
+   * Running services whose settings changed in a way only a restart applies. Not those a setting
+   * error would stop from starting again: a restart would only stop them (the options hold the
+   * default in place of the bad value, which looks like a change). They keep running as they
+   * started, and restart once the value is fixed, if it then differs from the one they run with.
+   */
   servicesNeedingRestart(): ServiceKind[] {
     return SERVICE_KINDS.filter((k) => {
       const started = this.startedWith[k];
-      return this.isRunning(k) && started !== undefined && needsRestart(k, started, this.settings.options);
+      return this.isRunning(k) && started !== undefined && needsRestart(k, started, this.settings.options) && errorsFor(this.settings.errors, k).length === 0;
     });
   }
 

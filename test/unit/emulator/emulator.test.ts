@@ -142,6 +142,21 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal(await clients(next).blob().getContainerClient('kept').exists(), true);
   });
 
+  it('a setting error leaves the running service as it is (a restart would only stop it), says so, and a fix to the value it runs with needs no restart', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await startAll(emulator, ['blob', 'queue']);
+    const context = { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false };
+    const problems = await emulator.updateSettings(parseSettings({ inMemoryPersistence: true, blobPort: 100005, queuePort: 0, tablePort: 0 }, context));
+    assert.deepEqual(emulator.servicesNeedingRestart(), []);
+    assert.equal(problems.length, 1);
+    assert.equal(problems[0]!.reason, 'setting');
+    assert.equal(problems[0]!.setting, 'azurite.blobPort');
+    assert.match(problems[0]!.message, / Blob keeps running with the settings it started with until this is fixed\.$/);
+    await emulator.updateSettings(parseSettings({ inMemoryPersistence: true, blobPort: 0, queuePort: 0, tablePort: 0 }, context));
+    assert.deepEqual(emulator.servicesNeedingRestart(), [], 'fixed to the value it started with');
+    assert.equal(emulator.status('blob').status, 'running');
+  });
+
   it('a running disk-mode service keeps its data folder, for its size and tooltip too, until its restart', async () => {
     const [first, second] = [tempDir(), tempDir()];
     const { emulator } = track(makeEmulator({ location: first }));
