@@ -446,6 +446,9 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         counts.entities += entities.length;
       }
     }
+    // A cancel during the last steps (writing the files, making messages visible again) is seen
+    // here: the folder stays as it was.
+    options.signal?.throwIfAborted();
     // Swap each exported service's folder in.
     for (const kind of kinds) {
       const target = path.join(folder, kind);
@@ -555,6 +558,9 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
     const backupProgress = options.progress === undefined ? undefined
       : (p: DataProgress): void => options.progress?.({ done: 0, total: 0, message: `Keeping a copy of what the import replaces: ${p.done.toLocaleString('en-US')} / ${p.total.toLocaleString('en-US')} items` });
     if (hasBackup) await exportSnapshot(clients, backupDir, { only: conflicts, signal: options.signal, ...(backupProgress ? { progress: backupProgress } : {}) });
+    // A cancel during the backup's last steps (which finish whatever the signal says) ends the
+    // import here, before anything has changed.
+    options.signal?.throwIfAborted();
     const made: AccountNames = { containers: [], queues: [], tables: [] };
     try {
       await deleteNames(clients, conflicts, options.signal);
@@ -563,7 +569,10 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
     } catch (err) {
       let undone = 'the data found before was restored';
       try {
-        await deleteNames(clients, made);
+        // What it made, and what it was to replace: a cancel or a failed delete can leave some of
+        // those as they were, and the backup loaded on top would add its messages again (a queue's
+        // create does not fail when it exists) or fail on a 409.
+        await deleteNames(clients, namesOfBoth(made, conflicts));
         await options.reclaim?.();
         if (hasBackup) await loadSnapshot(clients, await readSnapshot(backupDir), {});
       } catch (rollbackErr) {
@@ -578,6 +587,12 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
   } finally {
     if (fs.existsSync(backupDir) && !(await isKept(backupDir))) await fsp.rm(backupDir, { recursive: true, force: true });
   }
+}
+
+/** The names in `a` or `b`, each once. */
+function namesOfBoth(a: AccountNames, b: AccountNames): AccountNames {
+  const both = (x: string[], y: string[]): string[] => [...new Set([...x, ...y])];
+  return { containers: both(a.containers, b.containers), queues: both(a.queues, b.queues), tables: both(a.tables, b.tables) };
 }
 
 /** A backup folder is kept only when a failed rollback's message points at it (marked by a file). */
@@ -701,7 +716,7 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
     const blob = clients.blob;
     for (const c of snapshot.containers) {
       const container = blob.getContainerClient(c.name);
-      await container.create({ metadata: c.entry.metadata ? { ...c.entry.metadata } : undefined, access: c.entry.publicAccess, abortSignal: signal });
+      await inFlight(made?.containers, c.name, () => container.create({ metadata: c.entry.metadata ? { ...c.entry.metadata } : undefined, access: c.entry.publicAccess, abortSignal: signal }));
       made?.containers.push(c.name); // an existing container fails the create (409)
       await pool(c.blobs, options, async (b) => {
         await uploadBlob(container, b, signal);
@@ -712,7 +727,7 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
   if (clients.queue) {
     for (const q of snapshot.queues) {
       const queue = clients.queue.getQueueClient(q.name);
-      const created = await queue.create({ metadata: q.entry.metadata ? { ...q.entry.metadata } : undefined, abortSignal: signal });
+      const created = await inFlight(made?.queues, q.name, () => queue.create({ metadata: q.entry.metadata ? { ...q.entry.metadata } : undefined, abortSignal: signal }));
       // 204: the queue was there already with the same metadata (Azure's Create Queue does not fail then).
       if (created._response.status === 201) made?.queues.push(q.name);
       // One at a time: a queue keeps the order messages were sent in.
@@ -726,7 +741,8 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
     for (const t of snapshot.tables) {
       // The SDK's createTable does not fail for a table that exists (409): only a 201 or 204 made it.
       let status = 0;
-      await clients.table.createTable(t.name, { abortSignal: signal, onResponse: (r) => { status = r.status; } });
+      const tables = clients.table;
+      await inFlight(made?.tables, t.name, () => tables.createTable(t.name, { abortSignal: signal, onResponse: (r) => { status = r.status; } }));
       if (status === 201 || status === 204) made?.tables.push(t.name);
       const table = clients.tableClient(t.name)!;
       await pool(transactionBatches(t.entities), { ...options, concurrency: 4 }, async (batch) => {
@@ -749,6 +765,20 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
 }
 
 type ContainerClient = ReturnType<NonNullable<StorageClients['blob']>['getContainerClient']>;
+
+/**
+ * Runs the create of a container, queue or table. When a cancel ends it while the request is on
+ * its way, the service may have made the item all the same: it is noted in `made` then, so that a
+ * rollback deletes it too (a delete of one that is not there does no harm).
+ */
+async function inFlight<T>(made: string[] | undefined, name: string, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') made?.push(name);
+    throw err;
+  }
+}
 
 /** Uploads one blob of a snapshot with its type, properties and metadata. */
 async function uploadBlob(container: ContainerClient, b: SnapshotBlob, signal?: AbortSignal): Promise<void> {

@@ -268,6 +268,48 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual(names, ['original.txt']);
   });
 
+  it('an export cancelled in its last step leaves the folder as it was and rejects with the AbortError', async () => {
+    const emulator = await running();
+    const people = sdkClients(emulator).table('people');
+    await people.createTable();
+    for (let i = 0; i < 3; i++) await people.createEntity({ partitionKey: 'p', rowKey: `r${i}` });
+    const folder = tempDir('export-cancel-');
+    fs.mkdirSync(path.join(folder, 'table'));
+    fs.writeFileSync(path.join(folder, 'table', 'before.jsonl'), '{"PartitionKey":"p","RowKey":"before"}\n');
+    const abort = new AbortController();
+    const progress = (p: { message: string }): void => { if (p.message === 'Exporting table people: 3 entities') abort.abort(); };
+    await assert.rejects(exportSnapshot(dataClients(emulator), folder, { signal: abort.signal, progress }), { name: 'AbortError' });
+    assert.deepEqual(fs.readdirSync(path.join(folder, 'table')), ['before.jsonl']);
+    assert.deepEqual(fs.readdirSync(folder), ['table'], 'no staging folder left');
+  });
+
+  it('an import cancelled as its copy of what it replaces ends changes nothing: no message twice, no failed restore', async () => {
+    const emulator = await running();
+    const c = sdkClients(emulator);
+    const orders = c.queue().getQueueClient('orders');
+    await orders.create();
+    for (let i = 0; i < 5; i++) await orders.sendMessage(`old ${i}`);
+    const people = c.table('people');
+    await people.createTable();
+    for (let i = 0; i < 3; i++) await people.createEntity({ partitionKey: 'p', rowKey: `old${i}` });
+    const snap = tempDir('cancel-at-backup-');
+    fs.mkdirSync(path.join(snap, 'queue'));
+    fs.mkdirSync(path.join(snap, 'table'));
+    fs.writeFileSync(path.join(snap, 'queue', 'orders.jsonl'), '{"text":"new 0"}\n{"text":"new 1"}\n');
+    fs.writeFileSync(path.join(snap, 'table', 'people.jsonl'), '{"PartitionKey":"p","RowKey":"new0"}\n');
+    const abort = new AbortController();
+    // The copy's last step (the table's entities listed): what is left of it (writing its files)
+    // finishes whatever the signal says.
+    const progress = (p: { message: string }): void => { if (/Keeping a copy of what the import replaces: 8 \/ 8 items/.test(p.message)) abort.abort(); };
+    await assert.rejects(importSnapshot(dataClients(emulator), await readSnapshot(snap), tempDir('scratch-'), { signal: abort.signal, progress }), { name: 'AbortError' });
+    assert.equal(abort.signal.aborted, true);
+    const texts = (await orders.peekMessages({ numberOfMessages: 32 })).peekedMessageItems.map((m) => m.messageText);
+    assert.deepEqual(texts, ['old 0', 'old 1', 'old 2', 'old 3', 'old 4']);
+    const rows: string[] = [];
+    for await (const e of people.listEntities()) rows.push(e.rowKey!);
+    assert.deepEqual(rows, ['old0', 'old1', 'old2']);
+  });
+
   it('loads a page blob over 2 GiB (a sparse file, more than fs.readFile reads) a piece at a time, and an append blob', async () => {
     const emulator = await running();
     const seed = tempDir('big-page-');
