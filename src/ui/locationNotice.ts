@@ -14,7 +14,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { azuriteConfig, hasAzuriteData, settingTargetOf } from '../config';
+import { azuriteConfig, hasAzuriteData } from '../config';
 import { azuriteExtensionLocation, DEFAULT_LOCATION_FOLDER, resolveLocation, type LocationContext } from '../core/settings';
 import type { Outcome } from '../core/outcome';
 import { notify, showOutcome, updateSetting, type NotifyDeps } from './notify';
@@ -71,19 +71,21 @@ export class LocationNotice {
       `This extension uses ${ours}, which holds data too; azurite.location is unset.`,
       USE_THAT_FOLDER,
     ).then(async (choice) => {
-      if (choice === USE_THAT_FOLDER) showOutcome(await useLocation('.', this.deps, vscode.ConfigurationTarget.Workspace), this.deps);
+      if (choice === USE_THAT_FOLDER) showOutcome(await useLocation('.', this.deps), this.deps);
     });
   }
 }
 
 /**
- * Sets `azurite.location` to `folder` where the setting is set now (or in `target`), and reads the
- * settings again: the settings watcher then restarts the services running on disk.
+ * Sets `azurite.location` to `folder` in the workspace's settings, and reads the settings again:
+ * the settings watcher then restarts the services running on disk. Always the workspace's: the
+ * folders offered are this workspace's, and a value in the user's settings serves every other
+ * workspace too.
  * @param folder an absolute folder, or one relative to the workspace folder
  * @returns `{ ok: true }`, or a `setting` failure when the setting cannot be written
  */
-export async function useLocation(folder: string, deps: NotifyDeps, target: vscode.ConfigurationTarget = settingTargetOf('location')): Promise<Outcome> {
-  const written = await updateSetting('location', folder, target);
+export async function useLocation(folder: string, deps: NotifyDeps): Promise<Outcome> {
+  const written = await updateSetting('location', folder, vscode.ConfigurationTarget.Workspace);
   if (written.ok) deps.reloadSettings();
   return written;
 }

@@ -64,7 +64,9 @@ describe('Live settings, port conflicts and terminals', () => {
       await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('written-before').create();
       await vscode.commands.executeCommand('azurite.close_blob');
 
-      await config().update('location', `~/${name}`, vscode.ConfigurationTarget.Workspace);
+      // Set in the user's settings, which serve every workspace.
+      await config().update('location', undefined, vscode.ConfigurationTarget.Workspace);
+      await config().update('location', `~/${name}`, vscode.ConfigurationTarget.Global);
       await waitFor('the expanded location', () => a.emulator.options.location === ours);
       assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
       const notice = await waitFor('the notice', () => a.notifications().find((n) => n.includes(theirs)));
@@ -72,12 +74,16 @@ describe('Live settings, port conflicts and terminals', () => {
       assert.deepEqual(await containers(), []);
 
       assert.deepEqual(await a.useLocation(theirs), { ok: true });
+      const written = config().inspect<string>('location');
+      assert.equal(written?.workspaceValue, theirs, 'a folder of this workspace, in its settings');
+      assert.equal(written?.globalValue, `~/${name}`, 'the user\'s settings, which serve other workspaces too, stay');
       await waitFor('Blob restarted in that folder', () => a.emulator.options.location === theirs && a.emulator.status('blob').status === 'running');
       await a.settled();
       assert.deepEqual(await containers(), ['written-before']);
       assert.equal(a.notifications().filter((n) => n.includes(theirs)).length, 1, 'said once');
     } finally {
       await vscode.commands.executeCommand('azurite.close');
+      await config().update('location', undefined, vscode.ConfigurationTarget.Global);
       fs.rmSync(path.join(workspace, '~'), { recursive: true, force: true });
       fs.rmSync(ours, { recursive: true, force: true });
     }
