@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_LOCATION_FOLDER, locationNeedsFolder, parseSettings, type LocationContext, type ParsedSettings, type RawSettings, type SecretSettings } from './core/settings';
+import { SERVICE_KINDS } from './core/services';
 
 /** The settings section: the Azurite extension's, so existing settings.json files keep working. */
 export const SECTION = 'azurite';
@@ -106,6 +107,13 @@ export function readSettings(globalStoragePath: string, chosenFolder?: string, s
   const config = azuriteConfig();
   const raw: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) raw[key] = config.get(key);
+  // A port set nowhere reads as unset, not as package.json's default (which get() gives): when two
+  // services clash, the error names the port the user set (core/settings.ts portContradictions).
+  for (const kind of SERVICE_KINDS) {
+    const i = config.inspect(`${kind}Port`);
+    const setSomewhere = i !== undefined && [i.globalValue, i.workspaceValue, i.workspaceFolderValue, i.globalLanguageValue, i.workspaceLanguageValue, i.workspaceFolderLanguageValue].some((v) => v !== undefined);
+    if (!setSomewhere) raw[`${kind}Port`] = undefined;
+  }
   return parseSettings(raw as RawSettings, locationContext(globalStoragePath, chosenFolder), secrets);
 }
 

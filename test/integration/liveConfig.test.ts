@@ -226,6 +226,16 @@ describe('Live settings, port conflicts and terminals', () => {
     assert.equal(a.emulator.status('queue').status, 'running');
   });
 
+  it('a port set onto another service\'s default port names the setting the user set, not the one left unset', async () => {
+    const a = await api();
+    const config = vscode.workspace.getConfiguration('azurite');
+    // Unset: VS Code's get() gives package.json's default (10001), as if it had been set.
+    await config.update('queuePort', undefined, vscode.ConfigurationTarget.Workspace);
+    await config.update('blobPort', 10001, vscode.ConfigurationTarget.Workspace);
+    const [error] = await waitFor('the clash', () => (a.emulator.settingErrors('blob').length > 0 ? a.emulator.settingErrors('blob') : undefined));
+    assert.match(error!, /^azurite\.blobPort is 10001, the same as azurite\.queuePort \(its default\); /);
+  });
+
   it('says whether a taken port is held by another Azurite or another program, and offers a free port', async () => {
     const a = await api();
     const plain = http.createServer((_req, res) => res.end('not azurite'));
