@@ -15,6 +15,8 @@
  *   type's own, but before the preLaunchTask — so the func host always finds storage.
  * - `tasks.onDidStartTask` of a `func: host start` task run on its own (no debugger).
  * Starting is idempotent (a running service resolves `{ ok: true }`), so the hooks may overlap.
+ * A service whose port the same service of another Azurite answers on (another window's, the CLI,
+ * a container) is not started: that one serves the session (autoStart.ts servedElsewhere).
  * A question a launch raised and the user dismissed (the multi-root data folder) is not asked again
  * by these hooks until the last debug session has ended: not by the second debug hook (the first
  * marks the configuration, as VS Code hands each provider's result to the next; the mark is taken
@@ -24,7 +26,8 @@
  * Off with `azurite.debugEnvironment: false`.
  */
 import * as vscode from 'vscode';
-import { SERVICE_KINDS } from '../core/services';
+import { SERVICE_KINDS, serviceName } from '../core/services';
+import { servedElsewhere } from '../autoStart';
 import type { Emulator, EmulatorLog } from '../emulator/emulator';
 import { CANCELLED, type Outcome } from '../core/outcome';
 import type { ConnectionEnvironment } from './connectionEnvironment';
@@ -119,7 +122,12 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
       this.log.info(`Not starting the local emulator for ${why}: this window is attached to the Azurite at ${attached.label} (azurite.attach).`);
       return [];
     }
-    const kinds = SERVICE_KINDS.filter((k) => this.emulator.status(k).status !== 'running');
+    const stopped = SERVICE_KINDS.filter((k) => this.emulator.status(k).status !== 'running');
+    // Another Azurite serving a service on its port (another window's, the CLI, a container) serves
+    // the debug session too: starting ours would only fail on the taken port, at every F5.
+    const elsewhere = await Promise.all(stopped.map((k) => servedElsewhere(this.emulator, k)));
+    elsewhere.forEach((e, i) => { if (e !== undefined) this.log.info(`Not starting ${serviceName(stopped[i]!)} for ${why}: ${e}.`); });
+    const kinds = stopped.filter((_, i) => elsewhere[i] === undefined);
     if (kinds.length === 0) return [];
     if (!(await this.deps.prepareStart())) return [CANCELLED];
     this.log.info(`Starting ${kinds.join(', ')} for ${why}: local.settings.json uses the development storage.`);

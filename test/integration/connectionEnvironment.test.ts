@@ -5,10 +5,11 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, reset, waitFor, runTask } from './helpers';
+import { api, configure, reset, waitFor, runTask } from './helpers';
 import { DEV_ACCOUNT } from '../../src/core/connectionString';
 
 const workspace = (): string => {
@@ -194,6 +195,26 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     const cs = a.emulator.connectionString();
     assert.equal(env.AZURE_STORAGE_CONNECTION_STRING, cs, 'the session saw the services it started');
     assert.equal(env.AzureWebJobsStorage, cs, 'UseDevelopmentStorage=true is ours to override');
+  });
+
+  it('starts only what no other Azurite serves before a debug session of a Functions project, and shows no error for the rest', async () => {
+    const a = await api();
+    fixtures.push(path.join(workspace(), 'fnapp'));
+    writeLocalSettings('fnapp', 'UseDevelopmentStorage=true');
+    await a.rescanLocalSettings();
+    // Another Azurite's Table service (another window's, the CLI) on the port Table is set to.
+    const other = http.createServer((_req, res) => { res.setHeader('Server', 'Azurite-Table/3.37.0'); res.end(); });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      await configure({ tablePort: (other.address() as net.AddressInfo).port });
+      const before = a.notifications().length;
+      await debugAndReadEnv('azurite functions table elsewhere probe');
+      assert.ok(a.emulator.endpoint('blob') !== undefined && a.emulator.endpoint('queue') !== undefined, 'blob and queue run');
+      assert.equal(a.emulator.endpoint('table'), undefined, 'table is served by the other Azurite');
+      assert.deepEqual(a.notifications().slice(before), [], 'no error for a start the user did not ask for');
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it('starts nothing local before a debug session of a Functions project while attached to another Azurite, and shows no error', async () => {
