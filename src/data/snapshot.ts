@@ -705,7 +705,8 @@ async function deleteContainer(container: ContainerClient, signal: AbortSignal |
  * call created (not those that were there already), for a rollback that deletes only them. Blobs go 16 at a time, entities in transactions of one partition
  * ({@link transactionBatches}), messages one by one in file order.
  * @returns the counts loaded
- * @throws RestError from the SDKs (a 409 when an item exists); AbortError on a cancel
+ * @throws Error naming the item and the SDK's message (the RestError as `cause`, its `statusCode`
+ *   kept: 409 when an item exists); AbortError on a cancel
  */
 export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, options: DataOptions, made?: AccountNames): Promise<DataCounts> {
   const counts = snapshotCounts(snapshot);
@@ -716,10 +717,10 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
     const blob = clients.blob;
     for (const c of snapshot.containers) {
       const container = blob.getContainerClient(c.name);
-      await inFlight(made?.containers, c.name, () => container.create({ metadata: c.entry.metadata ? { ...c.entry.metadata } : undefined, access: c.entry.publicAccess, abortSignal: signal }));
+      await inFlight(made?.containers, c.name, () => naming(`container ${c.name}`, () => container.create({ metadata: c.entry.metadata ? { ...c.entry.metadata } : undefined, access: c.entry.publicAccess, abortSignal: signal })));
       made?.containers.push(c.name); // an existing container fails the create (409)
       await pool(c.blobs, options, async (b) => {
-        await uploadBlob(container, b, signal);
+        await naming(`blob ${c.name}/${b.entry.name}`, () => uploadBlob(container, b, signal));
         progress.step(`Importing blob ${c.name}/${b.entry.name}`);
       });
     }
@@ -727,12 +728,12 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
   if (clients.queue) {
     for (const q of snapshot.queues) {
       const queue = clients.queue.getQueueClient(q.name);
-      const created = await inFlight(made?.queues, q.name, () => queue.create({ metadata: q.entry.metadata ? { ...q.entry.metadata } : undefined, abortSignal: signal }));
+      const created = await inFlight(made?.queues, q.name, () => naming(`queue ${q.name}`, () => queue.create({ metadata: q.entry.metadata ? { ...q.entry.metadata } : undefined, abortSignal: signal })));
       // 204: the queue was there already with the same metadata (Azure's Create Queue does not fail then).
       if (created._response.status === 201) made?.queues.push(q.name);
       // One at a time: a queue keeps the order messages were sent in.
-      for (const m of q.messages) {
-        await queue.sendMessage(m.text, { abortSignal: signal });
+      for (const [i, m] of q.messages.entries()) {
+        await naming(`queue ${q.name}, message ${i + 1} of queue/${q.name}.jsonl`, () => queue.sendMessage(m.text, { abortSignal: signal }));
         progress.step(`Importing queue ${q.name}`);
       }
     }
@@ -742,16 +743,21 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
       // The SDK's createTable does not fail for a table that exists (409): only a 201 or 204 made it.
       let status = 0;
       const tables = clients.table;
-      await inFlight(made?.tables, t.name, () => tables.createTable(t.name, { abortSignal: signal, onResponse: (r) => { status = r.status; } }));
+      await inFlight(made?.tables, t.name, () => naming(`table ${t.name}`, () => tables.createTable(t.name, { abortSignal: signal, onResponse: (r) => { status = r.status; } })));
       if (status === 201 || status === 204) made?.tables.push(t.name);
       const table = clients.tableClient(t.name)!;
       await pool(transactionBatches(t.entities), { ...options, concurrency: 4 }, async (batch) => {
-        if (batch.length === 1) {
-          await table.createEntity(entityToSdk(batch[0]!), { abortSignal: signal });
-        } else {
-          const actions: TableTransaction['actions'] = batch.map((e) => ['create', entityToSdk(e)]);
-          await table.submitTransaction(actions, { abortSignal: signal });
-        }
+        const first = batch[0]!;
+        const what = batch.length === 1 ? `table ${t.name}, entity PartitionKey "${first.partitionKey}", RowKey "${first.rowKey}"`
+          : `table ${t.name}, the ${batch.length} entities of PartitionKey "${first.partitionKey}" from RowKey "${first.rowKey}"`;
+        await naming(what, async () => {
+          if (batch.length === 1) {
+            await table.createEntity(entityToSdk(first), { abortSignal: signal });
+          } else {
+            const actions: TableTransaction['actions'] = batch.map((e) => ['create', entityToSdk(e)]);
+            await table.submitTransaction(actions, { abortSignal: signal });
+          }
+        });
         progress.step(`Importing table ${t.name}`, batch.length);
       });
     }
@@ -765,6 +771,21 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
 }
 
 type ContainerClient = ReturnType<NonNullable<StorageClients['blob']>['getContainerClient']>;
+
+/**
+ * Runs one request of a load. Its error names the item it was for (`blob photos/cat.png: The
+ * specified blob already exists.`, the SDK's error as `cause`, its `statusCode` kept); a cancel's
+ * AbortError goes through as it is.
+ */
+async function naming<T>(what: string, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    const statusCode = (err as { statusCode?: unknown }).statusCode;
+    throw Object.assign(new Error(`${what}: ${messageOf(err)}`, { cause: err }), statusCode !== undefined ? { statusCode } : {});
+  }
+}
 
 /**
  * Runs the create of a container, queue or table. When a cancel ends it while the request is on

@@ -240,7 +240,7 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
 
     const messages: string[] = [];
     await assert.rejects(importSnapshot(dataClients(emulator), snapshot, tempDir('scratch-'), { concurrency: 1, reclaim: () => emulator.reclaimMemory(), progress: (p) => messages.push(`${p.done}/${p.total} ${p.message}`) }),
-      /^Error: Import stopped: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; the data found before was restored\.$/);
+      /^Error: Import stopped: blob keep\/big3\.bin: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; the data found before was restored\.$/);
     const names: string[] = [];
     for await (const b of keep.listBlobsFlat()) names.push(b.name);
     assert.deepEqual(names, ['original.bin']);
@@ -390,7 +390,7 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     await sdkClients(emulator).blob().getContainerClient('app').create();
     const seed = tooBigSeed();
     await assert.rejects(loadSeed(dataClients(emulator), await readSnapshot(seed), { concurrency: 1, reclaim: () => emulator.reclaimMemory() }),
-      /^Error: Loading the seed stopped: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; what it had loaded was deleted again\.$/);
+      /^Error: Loading the seed stopped: blob big\/big3\.bin: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; what it had loaded was deleted again\.$/);
     assert.deepEqual(await listNames(emulator), { containers: ['app'], queues: [], tables: [] });
     fs.rmSync(path.join(seed, 'blob', 'big'), { recursive: true });
     fs.mkdirSync(path.join(seed, 'blob', 'small'));
@@ -413,9 +413,19 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     fs.writeFileSync(path.join(both, 'queue', 'jobs.jsonl'), '{"text":"seed message"}\n');
     fs.mkdirSync(path.join(both, 'table'));
     fs.writeFileSync(path.join(both, 'table', 'Users.jsonl'), '{"PartitionKey":"u","RowKey":"1","name":"seed"}\n');
-    await assert.rejects(loadSeed(dataClients(emulator), await readSnapshot(both)), /^Error: Loading the seed stopped: .*; what it had loaded was deleted again\.$/);
+    await assert.rejects(loadSeed(dataClients(emulator), await readSnapshot(both)), /^Error: Loading the seed stopped: table Users, entity PartitionKey "u", RowKey "1": .*; what it had loaded was deleted again\.$/);
     assert.deepEqual(await listNames(emulator), { containers: ['app', 'small'], queues: ['jobs'], tables: ['Users'] });
     assert.equal((await sdk.table('Users').getEntity<{ name: string }>('u', '1')).name, 'app');
+  });
+
+  it('a seed refused part-way names the item: the queue, the message and its file', async () => {
+    const emulator = await running();
+    const seed = tempDir('seed-big-message-');
+    fs.mkdirSync(path.join(seed, 'queue'));
+    fs.writeFileSync(path.join(seed, 'queue', 'work.jsonl'), `{"text":"fine"}\n${JSON.stringify({ text: 'x'.repeat(70 * 1024) })}\n`);
+    await assert.rejects(loadSeed(dataClients(emulator), await readSnapshot(seed)),
+      /^Error: Loading the seed stopped: queue work, message 2 of queue\/work\.jsonl: .+; what it had loaded was deleted again\.$/);
+    assert.deepEqual(await listNames(emulator), { containers: [], queues: [], tables: [] });
   });
 
   it('a reset whose seed hits the memory limit says so and leaves the services empty', async () => {
@@ -424,7 +434,7 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     const seed = tooBigSeed();
     const snapshot = await readSnapshot(seed);
     await assert.rejects(resetAccount(dataClients(emulator), snapshot, { concurrency: 1, reclaim: () => emulator.reclaimMemory() }),
-      /^Error: Loading the seed stopped: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; the services were left empty\.$/);
+      /^Error: Loading the seed stopped: blob big\/big3\.bin: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; the services were left empty\.$/);
     assert.deepEqual(await listNames(emulator), { containers: [], queues: [], tables: [] });
   });
 
