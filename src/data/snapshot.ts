@@ -701,7 +701,7 @@ async function deleteContainer(container: ContainerClient, signal: AbortSignal |
 
 /**
  * Makes the snapshot's items in the services that have an endpoint; they must not exist yet (a
- * seed into an empty service). `made`, when given, collects the containers, queues and tables this
+ * seed into an empty service): a container, queue or table that exists stops the load, left as it is. `made`, when given, collects the containers, queues and tables this
  * call created (not those that were there already), for a rollback that deletes only them. Blobs go 16 at a time, entities in transactions of one partition
  * ({@link transactionBatches}), messages one by one in file order.
  * @returns the counts loaded
@@ -729,8 +729,10 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
     for (const q of snapshot.queues) {
       const queue = clients.queue.getQueueClient(q.name);
       const created = await inFlight(made?.queues, q.name, () => naming(`queue ${q.name}`, () => queue.create({ metadata: q.entry.metadata ? { ...q.entry.metadata } : undefined, abortSignal: signal })));
-      // 204: the queue was there already with the same metadata (Azure's Create Queue does not fail then).
+      // 204: the queue was there already with the same metadata (Azure's Create Queue does not fail
+      // then). Its messages are not ours to add to, as for a container that exists (409).
       if (created._response.status === 201) made?.queues.push(q.name);
+      else throw exists(`queue ${q.name}`);
       // One at a time: a queue keeps the order messages were sent in.
       for (const [i, m] of q.messages.entries()) {
         await naming(`queue ${q.name}, message ${i + 1} of queue/${q.name}.jsonl`, () => queue.sendMessage(m.text, { abortSignal: signal }));
@@ -745,6 +747,7 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
       const tables = clients.table;
       await inFlight(made?.tables, t.name, () => naming(`table ${t.name}`, () => tables.createTable(t.name, { abortSignal: signal, onResponse: (r) => { status = r.status; } })));
       if (status === 201 || status === 204) made?.tables.push(t.name);
+      else throw exists(`table ${t.name}`);
       const table = clients.tableClient(t.name)!;
       await pool(transactionBatches(t.entities), { ...options, concurrency: 4 }, async (batch) => {
         const first = batch[0]!;
@@ -771,6 +774,11 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
 }
 
 type ContainerClient = ReturnType<NonNullable<StorageClients['blob']>['getContainerClient']>;
+
+/** The error of a queue or table that exists already, as a container's create gives it (409). */
+function exists(what: string): Error {
+  return Object.assign(new Error(`${what}: it exists already (made by a client meanwhile), and is left as it is`), { statusCode: 409 });
+}
 
 /**
  * Runs one request of a load. Its error names the item it was for (`blob photos/cat.png: The

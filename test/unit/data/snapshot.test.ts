@@ -400,8 +400,8 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual(await listNames(emulator), { containers: ['app', 'small'], queues: [], tables: [] });
 
     // The app made a queue and a table the seed has too (Azure's Create Queue and the SDK's
-    // createTable do not fail for those): the seed fails on the table's entity, and deletes the
-    // container it made, not the app's queue and table.
+    // createTable do not fail for those): the seed stops at the queue, adds no message to it, and
+    // deletes the container it made, not the app's queue and table.
     const sdk = sdkClients(emulator);
     await sdk.queue().getQueueClient('jobs').create();
     await sdk.table('Users').createTable();
@@ -413,8 +413,12 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     fs.writeFileSync(path.join(both, 'queue', 'jobs.jsonl'), '{"text":"seed message"}\n');
     fs.mkdirSync(path.join(both, 'table'));
     fs.writeFileSync(path.join(both, 'table', 'Users.jsonl'), '{"PartitionKey":"u","RowKey":"1","name":"seed"}\n');
-    await assert.rejects(loadSeed(dataClients(emulator), await readSnapshot(both)), /^Error: Loading the seed stopped: table Users, entity PartitionKey "u", RowKey "1": .*; what it had loaded was deleted again\.$/);
+    await assert.rejects(loadSeed(dataClients(emulator), await readSnapshot(both)), /^Error: Loading the seed stopped: queue jobs: it exists already \(made by a client meanwhile\), and is left as it is; what it had loaded was deleted again\.$/);
     assert.deepEqual(await listNames(emulator), { containers: ['app', 'small'], queues: ['jobs'], tables: ['Users'] });
+    assert.equal((await sdk.queue().getQueueClient('jobs').getProperties()).approximateMessagesCount, 0, 'the app\'s queue got no seed message');
+    // A table alone: the same.
+    fs.rmSync(path.join(both, 'queue'), { recursive: true });
+    await assert.rejects(loadSeed(dataClients(emulator), await readSnapshot(both)), /^Error: Loading the seed stopped: table Users: it exists already/);
     assert.equal((await sdk.table('Users').getEntity<{ name: string }>('u', '1')).name, 'app');
   });
 
