@@ -244,8 +244,15 @@ export class SnapshotCommands {
       const others = this.deps.emulator.accounts().slice(1);
       // Only loading the seed can be cancelled (the data layer then deletes it again); emptying cannot.
       const counts = await withDelayedProgress('Resetting', seed !== undefined, async (options) => {
-        for (const account of others) await data.resetAccount(this.clients(running, account), undefined, { ...options, reclaim: this.reclaim() });
-        return data.resetAccount(this.clients(running), seed, { ...options, reclaim: this.reclaim() });
+        // An account whose emptying leaves an item does not stop the others; each is named after.
+        const left: string[] = [];
+        for (const account of others) {
+          await data.resetAccount(this.clients(running, account), undefined, { ...options, reclaim: this.reclaim() })
+            .catch((err: unknown) => { left.push(`account ${account.name}: ${err instanceof Error ? err.message : String(err)}`); });
+        }
+        const loaded = await data.resetAccount(this.clients(running), seed, { ...options, reclaim: this.reclaim() });
+        if (left.length > 0) throw new Error(`${left.join('; ')}${seed !== undefined ? ' (the seed was loaded into devstoreaccount1)' : ''}`);
+        return loaded;
       });
       this.deps.log.info(`Reset ${running.map(serviceName).join(', ')}${seed !== undefined ? `; seed loaded: ${describe(data, counts, running)}` : ''}.`);
       return { ok: true };
