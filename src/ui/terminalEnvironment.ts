@@ -5,7 +5,9 @@
  * the values, and VS Code offers to relaunch open ones when they change. `AzureWebJobsStorage` is
  * left out while a local.settings.json in the workspace sets its own (see connectionEnvironment.ts);
  * the collection's description says what was set and why. Off with
- * `azurite.terminalEnvironment: false`; cleared while no service runs. Not persistent: VS Code would
+ * `azurite.terminalEnvironment: false`; cleared while no service runs. A variable the user sets in
+ * `terminal.integrated.env.<platform>` is left to that value: VS Code applies an extension's
+ * collection after that setting, so setting it here would override the user's. Not persistent: VS Code would
  * otherwise restore the values in the next window, before anything runs there (terminals restored
  * at startup, `runOn: folderOpen` tasks), and keep them for good once this extension stays passive.
  */
@@ -16,6 +18,14 @@ import type { ConnectionEnvironment } from './connectionEnvironment';
 
 /** The variables set, in this order. */
 export const TERMINAL_VARIABLES = CONNECTION_VARIABLES;
+
+/** VS Code's setting of the variables its terminals get, per platform (`.linux`, `.osx`, `.windows`). */
+const TERMINAL_ENV_SECTION = 'terminal.integrated.env';
+
+/** The key of this platform under `terminal.integrated.env`. */
+function terminalPlatform(): 'windows' | 'osx' | 'linux' {
+  return process.platform === 'win32' ? 'windows' : process.platform === 'darwin' ? 'osx' : 'linux';
+}
 
 /** Keeps the extension's environment variable collection in step with the emulator and the local.settings.json files. */
 export class TerminalEnvironment implements vscode.Disposable {
@@ -28,7 +38,11 @@ export class TerminalEnvironment implements vscode.Disposable {
     private readonly enabled: () => boolean,
   ) {
     collection.persistent = false;
-    this.subscriptions = [emulator.onDidChangeState(() => this.refresh()), environment.onDidChange(() => this.refresh())];
+    this.subscriptions = [
+      emulator.onDidChangeState(() => this.refresh()),
+      environment.onDidChange(() => this.refresh()),
+      vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration(TERMINAL_ENV_SECTION)) this.refresh(); }),
+    ];
     this.refresh();
   }
 
@@ -39,9 +53,12 @@ export class TerminalEnvironment implements vscode.Disposable {
       this.collection.clear();
       return;
     }
-    this.collection.description = `${current.description} (Storage Emulators)`;
+    const platform = terminalPlatform();
+    const users = vscode.workspace.getConfiguration(TERMINAL_ENV_SECTION).get<Record<string, unknown>>(platform) ?? {};
+    const theirs = TERMINAL_VARIABLES.filter((name) => current.variables[name] !== undefined && typeof users[name] === 'string' && users[name] !== '');
+    this.collection.description = `${[current.description, ...theirs.map((name) => `${name} not set in terminals: ${TERMINAL_ENV_SECTION}.${platform} sets its own`)].join('; ')} (Storage Emulators)`;
     for (const name of TERMINAL_VARIABLES) {
-      const value = current.variables[name];
+      const value = theirs.includes(name) ? undefined : current.variables[name];
       if (value === undefined) this.collection.delete(name);
       else if (this.collection.get(name)?.value !== value) this.collection.replace(name, value);
     }

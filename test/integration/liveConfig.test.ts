@@ -290,6 +290,26 @@ describe('Live settings, port conflicts and terminals', () => {
     assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: undefined });
   });
 
+  it('leaves a variable that terminal.integrated.env sets to the user\'s value', async () => {
+    const a = await api();
+    const platform = process.platform === 'win32' ? 'windows' : process.platform === 'darwin' ? 'osx' : 'linux';
+    const theirs = 'DefaultEndpointsProtocol=https;AccountName=mine;AccountKey=a2V5;EndpointSuffix=core.windows.net';
+    const terminalEnv = vscode.workspace.getConfiguration('terminal.integrated.env');
+    await terminalEnv.update(platform, { AZURE_STORAGE_CONNECTION_STRING: theirs }, vscode.ConfigurationTarget.Workspace);
+    try {
+      await vscode.commands.executeCommand('azurite.start_blob');
+      const cs = a.emulator.connectionString();
+      await waitFor('the variables', () => (a.terminalVariables().AzureWebJobsStorage === cs ? true : undefined));
+      assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: cs });
+      assert.match(a.terminalDescription() ?? '', new RegExp(`AZURE_STORAGE_CONNECTION_STRING not set in terminals: terminal\\.integrated\\.env\\.${platform} sets its own`));
+      // Taken out of the setting: ours again.
+      await terminalEnv.update(platform, undefined, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the variable back', () => (a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs ? true : undefined));
+    } finally {
+      await terminalEnv.update(platform, undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('copies the endpoint URLs alone', async () => {
     const a = await api();
     await vscode.commands.executeCommand('azurite.start_blob');
