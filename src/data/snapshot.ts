@@ -568,6 +568,8 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
       return await loadSnapshot(clients, snapshot, options, made);
     } catch (err) {
       let undone = 'the data found before was restored';
+      // The rollback can take as long as the import: say it, with no count (a cancel is over).
+      options.progress?.({ done: 0, total: 0, message: hasBackup ? 'Import stopped: restoring the data it replaced…' : 'Import stopped: deleting what it loaded…' });
       try {
         // What it made, and what it was to replace: a cancel or a failed delete can leave some of
         // those as they were, and the backup loaded on top would add its messages again (a queue's

@@ -249,6 +249,7 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     // The copy of what the import replaces is kept first, reported without the import's counts.
     assert.equal(messages[0], '0/0 Keeping a copy of what the import replaces: 1 / 1 items');
     assert.match(messages[1]!, /^1\/5 Importing blob /);
+    assert.equal(messages.at(-1), '0/0 Import stopped: restoring the data it replaced…', 'the rollback is said while it runs');
   });
 
   it('an import cancelled half-way rejects with the AbortError (a cancel, not a failure) and leaves the data it found', async () => {
