@@ -171,7 +171,12 @@ class StartTerminal implements vscode.Pseudoterminal {
     }
     const names = parsed.kinds.map(serviceName).join(', ');
     const target = this.attached();
-    if (target !== undefined && parsed.action !== 'reset') return this.awaitAttached(target, parsed.kinds);
+    if (target !== undefined) {
+      if (parsed.action === 'start') return this.awaitAttached(target, parsed.kinds);
+      // As Azurite: Reset says: an Azurite elsewhere may be shared, and a local start is refused.
+      this.line(`Azurite: reset not run: this window is attached to the Azurite at ${target.label} (azurite.attach), which may be shared; Reset works on the local emulator. Delete its data from the Storage view, or clear azurite.attach.`);
+      return 1;
+    }
     this.line(`Starting ${names} …`);
     if (!(await this.deps.prepareStart())) {
       this.line('Cancelled: no folder was chosen for the emulator data.');

@@ -164,6 +164,11 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     await waitFor('the Blob-only attach', () => a.statusItems().attach.text === `$(plug) Azurite: 127.0.0.1:${blobPort}` || undefined);
     assert.equal(await runTask(tasks.find((t) => t.name === 'start blob')!), 0);
     assert.equal(await runTask(tasks.find((t) => t.name === 'start table')!), 1);
+    // A reset task does not touch an Azurite that may be shared, and starts nothing local.
+    const shown = a.notifications().length;
+    assert.equal(await runTask(tasks.find((t) => t.name === 'reset')!), 1);
+    assert.deepEqual(['blob', 'queue', 'table'].map((k) => a.emulator.status(k as 'blob').status), ['closed', 'closed', 'closed']);
+    assert.deepEqual(a.notifications().slice(shown), []);
     await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
   });
 
