@@ -373,8 +373,12 @@ async function deleteMessages(clients: StorageClients, queue: string, messageIds
     for (let looked = 0; wanted.size > 0 && looked < PEEK_LIMIT; looked++) {
       const m = (await client.receiveMessages({ numberOfMessages: 1, visibilityTimeout: HIDE_SECONDS })).receivedMessageItems[0];
       if (m === undefined) break;
-      if (wanted.delete(m.messageId)) await client.deleteMessage(m.messageId, m.popReceipt);
-      else held.push({ messageId: m.messageId, popReceipt: m.popReceipt });
+      // Held until its delete succeeds: one that fails is made visible again with the others, and reported.
+      held.push({ messageId: m.messageId, popReceipt: m.popReceipt });
+      if (!wanted.has(m.messageId)) continue;
+      await client.deleteMessage(m.messageId, m.popReceipt);
+      held.pop();
+      wanted.delete(m.messageId);
     }
   } catch (err) {
     const message = messageOf(err);

@@ -58,6 +58,11 @@ export interface DataProgress {
    * then no share of the whole.
    */
   readonly totalGrows?: boolean;
+  /**
+   * True for a report that starts another phase of the work (an import's rollback): a UI that
+   * throttles reports shows it at once, since none may follow it.
+   */
+  readonly phase?: boolean;
 }
 
 /** Options of the long operations. */
@@ -569,14 +574,19 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
     } catch (err) {
       let undone = 'the data found before was restored';
       // The rollback can take as long as the import: say it, with no count (a cancel is over).
-      options.progress?.({ done: 0, total: 0, message: hasBackup ? 'Import stopped: restoring the data it replaced…' : 'Import stopped: deleting what it loaded…' });
+      options.progress?.({ done: 0, total: 0, phase: true, message: hasBackup ? 'Import stopped: restoring the data it replaced…' : 'Import stopped: deleting what it loaded…' });
       try {
         // What it made, and what it was to replace: a cancel or a failed delete can leave some of
         // those as they were, and the backup loaded on top would add its messages again (a queue's
         // create does not fail when it exists) or fail on a 409.
-        await deleteNames(clients, namesOfBoth(made, conflicts));
+        // One that cannot be deleted is left as it is; the rest of the copy is still loaded back.
+        const left = await deleteNames(clients, namesOfBoth(made, conflicts)).then(() => undefined, (e: unknown) => {
+          if (e instanceof DeleteError) return e;
+          throw e;
+        });
         await options.reclaim?.();
-        if (hasBackup) await loadSnapshot(clients, await readSnapshot(backupDir), {});
+        if (hasBackup) await loadSnapshot(clients, without(await readSnapshot(backupDir), left?.left ?? { containers: [], queues: [], tables: [] }), {});
+        if (left !== undefined) throw left;
       } catch (rollbackErr) {
         undone = `restoring the data found before failed too (${messageOf(rollbackErr)}); a copy of it is in ${backupDir}`;
         await fsp.writeFile(path.join(backupDir, '.kept'), '').catch(() => undefined);
@@ -671,19 +681,38 @@ async function emptyAccount(clients: StorageClients, options: DataOptions): Prom
  */
 async function deleteNames(clients: StorageClients, names: AccountNames, signal?: AbortSignal): Promise<void> {
   const failed: string[] = [];
-  const attempt = async (what: string, remove: (() => Promise<unknown>) | undefined): Promise<void> => {
+  const left: AccountNames = { containers: [], queues: [], tables: [] };
+  const attempt = async (what: string, list: string[], name: string, remove: (() => Promise<unknown>) | undefined): Promise<void> => {
     try {
       await remove?.();
     } catch (err) {
       if (signal?.aborted) throw err;
-      failed.push(`${what} (${messageOf(err)})`);
+      failed.push(`${what} ${name} (${messageOf(err)})`);
+      list.push(name);
     }
   };
   const { blob, queue, table } = clients;
-  await pool(names.containers, { signal }, (n) => attempt(`container ${n}`, blob && (() => deleteContainer(blob.getContainerClient(n), signal))));
-  await pool(names.queues, { signal }, (n) => attempt(`queue ${n}`, queue && (() => queue.getQueueClient(n).deleteIfExists({ abortSignal: signal }))));
-  await pool(names.tables, { signal }, (n) => attempt(`table ${n}`, table && (() => table.deleteTable(n, { abortSignal: signal }))));
-  if (failed.length > 0) throw new Error(`could not delete ${failed.join(', ')}`);
+  await pool(names.containers, { signal }, (n) => attempt('container', left.containers, n, blob && (() => deleteContainer(blob.getContainerClient(n), signal))));
+  await pool(names.queues, { signal }, (n) => attempt('queue', left.queues, n, queue && (() => queue.getQueueClient(n).deleteIfExists({ abortSignal: signal }))));
+  await pool(names.tables, { signal }, (n) => attempt('table', left.tables, n, table && (() => table.deleteTable(n, { abortSignal: signal }))));
+  if (failed.length > 0) throw new DeleteError(`could not delete ${failed.join(', ')}`, left);
+}
+
+/** {@link deleteNames}' error: the names it could not delete as well as why. */
+class DeleteError extends Error {
+  constructor(message: string, readonly left: AccountNames) {
+    super(message);
+  }
+}
+
+/** `snapshot` without the containers, queues and tables named in `names`. */
+function without(snapshot: Snapshot, names: AccountNames): Snapshot {
+  return {
+    folder: snapshot.folder,
+    containers: snapshot.containers.filter((c) => !names.containers.includes(c.name)),
+    queues: snapshot.queues.filter((q) => !names.queues.includes(q.name)),
+    tables: snapshot.tables.filter((t) => !names.tables.some((n) => n.toLowerCase() === t.name.toLowerCase())),
+  };
 }
 
 /**

@@ -405,17 +405,26 @@ process.on('disconnect', () => finishThen(() => process.exit(0)));
  * A signal that would end this process at once (SIGTERM: the extension host's terminate, or a
  * `kill` from outside; SIGINT, SIGHUP: Ctrl+C or a closed terminal reaching the process group)
  * first saves what is unsaved ({@link finishThen}), then ends it with that signal, as the extension
- * host reports it ("it was ended by SIGTERM"). The extension host's SIGKILL still bounds the wait.
+ * host reports it ("it was ended by SIGTERM"). A second signal ends it at once; the extension
+ * host's SIGKILL still bounds the wait. Linux and macOS only: on Windows a kill ends a process
+ * without a signal it could handle.
  */
+let signalled = false;
 for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-  process.on(signal, () => finishThen(() => {
+  const endWith = (): void => {
     process.removeAllListeners(signal);
     try {
       process.kill(process.pid, signal);
     } catch {
       process.exit(1);
     }
-  }));
+  };
+  process.on(signal, () => {
+    // A second signal (Ctrl+C twice) ends the process at once, as it would have without this.
+    if (signalled) return endWith();
+    signalled = true;
+    finishThen(endWith);
+  });
 }
 
 process.on('message', (request: EngineRequest) => {

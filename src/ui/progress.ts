@@ -33,8 +33,8 @@ export async function withDelayedProgress<T>(title: string, cancellable: boolean
         let lastAt = 0;
         report = (p) => {
           const now = Date.now();
-          // At most one report per 100 ms, and always the last step of a count.
-          if (now - lastAt < 100 && !(p.total > 0 && p.done >= p.total)) return;
+          // At most one report per 100 ms; always the last step of a count, and a new phase.
+          if (now - lastAt < 100 && !(p.total > 0 && p.done >= p.total) && p.phase !== true) return;
           lastAt = now;
           const increment = progressIncrement(reported, p.done, p.total, p.totalGrows);
           reported += increment ?? 0;

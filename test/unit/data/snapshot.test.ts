@@ -239,7 +239,8 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     const snapshot = await readSnapshot(snap);
 
     const messages: string[] = [];
-    await assert.rejects(importSnapshot(dataClients(emulator), snapshot, tempDir('scratch-'), { concurrency: 1, reclaim: () => emulator.reclaimMemory(), progress: (p) => messages.push(`${p.done}/${p.total} ${p.message}`) }),
+    let phases = 0;
+    await assert.rejects(importSnapshot(dataClients(emulator), snapshot, tempDir('scratch-'), { concurrency: 1, reclaim: () => emulator.reclaimMemory(), progress: (p) => { messages.push(`${p.done}/${p.total} ${p.message}`); if (p.phase === true) phases++; } }),
       /^Error: Import stopped: blob keep\/big3\.bin: Cannot add an extent chunk to the in-memory store\. Size limit of 1048576 bytes will be exceeded; the data found before was restored\.$/);
     const names: string[] = [];
     for await (const b of keep.listBlobsFlat()) names.push(b.name);
@@ -250,6 +251,7 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.equal(messages[0], '0/0 Keeping a copy of what the import replaces: 1 / 1 items');
     assert.match(messages[1]!, /^1\/5 Importing blob /);
     assert.equal(messages.at(-1), '0/0 Import stopped: restoring the data it replaced…', 'the rollback is said while it runs');
+    assert.equal(phases, 1, 'as a new phase, which a throttled notification shows at once');
   });
 
   it('an import cancelled half-way rejects with the AbortError (a cancel, not a failure) and leaves the data it found', async () => {
