@@ -6,9 +6,9 @@
  */
 import { readExtensionSettings } from './config';
 import { failure } from './core/outcome';
-import { parseAutoStart, serviceName, type ServiceKind } from './core/services';
+import { parseAutoStart, serviceName } from './core/services';
 import type { Emulator } from './emulator/emulator';
-import { isAzuriteService, probePortHolder } from './emulator/ports';
+import { servedElsewhere } from './emulator/ports';
 import { showOutcome, type NotifyDeps } from './ui/notify';
 
 /**
@@ -30,7 +30,7 @@ export async function autoStart(emulator: Emulator, deps: NotifyDeps & { readonl
   }
   if (!(await deps.prepareStart())) return;
   await Promise.all(kinds.map(async (kind) => {
-    const elsewhere = await servedElsewhere(emulator, kind);
+    const elsewhere = await servedElsewhere(emulator.options.services[kind], kind);
     if (elsewhere !== undefined) {
       info(`autoStart: ${serviceName(kind)} skipped, ${elsewhere}`);
       return;
@@ -41,17 +41,3 @@ export async function autoStart(emulator: Emulator, deps: NotifyDeps & { readonl
   }));
 }
 
-/**
- * Whether the same service of another Azurite (another window, the CLI, a container) answers on
- * the port `kind` is configured for, over HTTP or HTTPS: it serves the workspace already, and a
- * start here would only fail on the taken port. Any other holder (another service of an Azurite,
- * another program) is left to the start, which says why it cannot listen.
- * @returns what answers ("127.0.0.1:10000 already answers as Azurite-Blob/3.35.0"), or undefined
- *   when nothing does, something else does, or the port is 0 (a free one is picked)
- */
-export async function servedElsewhere(emulator: Emulator, kind: ServiceKind): Promise<string | undefined> {
-  const { host, port } = emulator.options.services[kind];
-  if (port === 0) return undefined;
-  const holder = await probePortHolder(host, port);
-  return isAzuriteService(holder, kind) ? `${host}:${port} already answers as ${holder.server ?? 'Azurite'}` : undefined;
-}

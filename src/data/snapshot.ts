@@ -577,9 +577,8 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
       options.progress?.({ done: 0, total: 0, phase: true, message: hasBackup ? 'Import stopped: restoring the data it replaced…' : 'Import stopped: deleting what it loaded…' });
       try {
         // What it made, and what it was to replace: a cancel or a failed delete can leave some of
-        // those as they were, and the backup loaded on top would add its messages again (a queue's
-        // create does not fail when it exists) or fail on a 409.
-        // One that cannot be deleted is left as it is; the rest of the copy is still loaded back.
+        // those as they were, and the backup would not load over them. One that cannot be deleted
+        // is left as it is, and the rest of the copy is still loaded back.
         const left = await deleteNames(clients, namesOfBoth(made, conflicts)).then(() => undefined, (e: unknown) => {
           if (e instanceof DeleteError) return e;
           throw e;
@@ -732,9 +731,10 @@ async function deleteContainer(container: ContainerClient, signal: AbortSignal |
 
 /**
  * Makes the snapshot's items in the services that have an endpoint; they must not exist yet (a
- * seed into an empty service): a container, queue or table that exists stops the load, left as it is. `made`, when given, collects the containers, queues and tables this
- * call created (not those that were there already), for a rollback that deletes only them. Blobs go 16 at a time, entities in transactions of one partition
- * ({@link transactionBatches}), messages one by one in file order.
+ * seed into an empty service): a container, queue or table that exists stops the load, left as it
+ * is. `made`, when given, collects the containers, queues and tables this call created (not those
+ * that were there already), for a rollback that deletes only them. Blobs go 16 at a time, entities
+ * in transactions of one partition ({@link transactionBatches}), messages one by one in file order.
  * @returns the counts loaded
  * @throws Error naming the item and the SDK's message (the RestError as `cause`, its `statusCode`
  *   kept: 409 when an item exists); AbortError on a cancel

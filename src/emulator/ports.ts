@@ -36,6 +36,21 @@ export function isAzuriteService(holder: PortHolder, kind: 'blob' | 'queue' | 't
   return holder.kind === 'azurite' && new RegExp(`^Azurite-${kind}\\b`, 'i').test(holder.server ?? '');
 }
 
+/**
+ * Whether the same service of another Azurite (another window, the CLI, a container) answers on
+ * `address`, the host and port `kind` is configured for, over HTTP or HTTPS: it serves the
+ * workspace already, and a start here would only fail on the taken port. Any other holder (another
+ * service of an Azurite, another program) is left to the start, which says why it cannot listen.
+ * @returns what answers ("127.0.0.1:10000 already answers as Azurite-Blob/3.35.0"), or undefined
+ *   when nothing does, something else does, or the port is 0 (a free one is picked)
+ */
+export async function servedElsewhere(address: { readonly host: string; readonly port: number }, kind: 'blob' | 'queue' | 'table'): Promise<string | undefined> {
+  const { host, port } = address;
+  if (port === 0) return undefined;
+  const holder = await probePortHolder(host, port);
+  return isAzuriteService(holder, kind) ? `${host}:${port} already answers as ${holder.server ?? 'Azurite'}` : undefined;
+}
+
 /** One GET; 'dropped' when the connection was accepted and then closed or reset without an answer. */
 function probeOnce(client: typeof http | typeof https, options: https.RequestOptions): Promise<PortHolder | 'dropped'> {
   return new Promise((resolve) => {

@@ -16,7 +16,7 @@
  * - `tasks.onDidStartTask` of a `func: host start` task run on its own (no debugger).
  * Starting is idempotent (a running service resolves `{ ok: true }`), so the hooks may overlap.
  * A service whose port the same service of another Azurite answers on (another window's, the CLI,
- * a container) is not started: that one serves the session (autoStart.ts servedElsewhere).
+ * a container) is not started: that one serves the session (emulator/ports.ts servedElsewhere).
  * A question a launch raised and the user dismissed (the multi-root data folder) is not asked again
  * by these hooks until the last debug session has ended: not by the second debug hook (the first
  * marks the configuration, as VS Code hands each provider's result to the next; the mark is taken
@@ -27,8 +27,8 @@
  */
 import * as vscode from 'vscode';
 import { SERVICE_KINDS, serviceName } from '../core/services';
-import { servedElsewhere } from '../autoStart';
 import type { Emulator, EmulatorLog } from '../emulator/emulator';
+import { servedElsewhere } from '../emulator/ports';
 import { CANCELLED, type Outcome } from '../core/outcome';
 import type { ConnectionEnvironment } from './connectionEnvironment';
 import { showOutcome, type NotifyDeps } from './notify';
@@ -125,7 +125,7 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     const stopped = SERVICE_KINDS.filter((k) => this.emulator.status(k).status !== 'running');
     // Another Azurite serving a service on its port (another window's, the CLI, a container) serves
     // the debug session too: starting ours would only fail on the taken port, at every F5.
-    const elsewhere = await Promise.all(stopped.map((k) => servedElsewhere(this.emulator, k)));
+    const elsewhere = await Promise.all(stopped.map((k) => servedElsewhere(this.emulator.options.services[k], k)));
     elsewhere.forEach((e, i) => { if (e !== undefined) this.log.info(`Not starting ${serviceName(stopped[i]!)} for ${why}: ${e}.`); });
     const kinds = stopped.filter((_, i) => elsewhere[i] === undefined);
     if (kinds.length === 0) return [];
