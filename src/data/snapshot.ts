@@ -7,6 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { lookup as mimeLookup } from 'mime-types';
 import type { ContainerItem } from '@azure/storage-blob';
@@ -318,7 +319,9 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
   const counts: DataCounts = { containers: 0, blobs: 0, bytes: 0, queues: 0, messages: 0, tables: 0, entities: 0 };
   const kinds = servicesOf(clients.endpoints);
   await fsp.mkdir(folder, { recursive: true });
-  const staging = await fsp.mkdtemp(path.join(folder, '.export-'));
+  await removeAbandonedStaging(folder);
+  const staging = await fsp.mkdtemp(path.join(folder, STAGING_PREFIX));
+  await fsp.writeFile(path.join(staging, STAGING_OWNER), JSON.stringify({ pid: process.pid, host: os.hostname() }));
   const progress = tracker(options, 0, true);
   const only = options.only;
   try {
@@ -467,6 +470,42 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
     return counts;
   } finally {
     await fsp.rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** An export writes into `<folder>/.export-XXXXXX` first, then moves each service's folder out of it. */
+const STAGING_PREFIX = '.export-';
+/** In the staging folder: the process that writes it (`{ pid, host }`), so a later export can tell it was abandoned. */
+const STAGING_OWNER = 'owner.json';
+/** A staging folder without a readable owner is taken as abandoned once this old (ms). */
+const STAGING_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Removes the staging folders in `folder` that exports left behind when their process ended under
+ * them (a window reload or a crash mid-export), which would otherwise stay in a folder that is often
+ * a repository: one whose owner ran on this machine and is gone, or, without an owner file, one
+ * older than a day. Those of live exports, and of other machines (a shared folder), stay.
+ */
+async function removeAbandonedStaging(folder: string): Promise<void> {
+  const entries = await fsp.readdir(folder, { withFileTypes: true }).catch(() => []);
+  for (const d of entries) {
+    if (!d.isDirectory() || !/^\.export-[A-Za-z0-9]{6}$/.test(d.name)) continue;
+    const dir = path.join(folder, d.name);
+    const owner = await fsp.readFile(path.join(dir, STAGING_OWNER), 'utf8').then((t) => JSON.parse(t) as { pid?: unknown; host?: unknown }, () => undefined);
+    const abandoned = owner !== undefined && typeof owner.pid === 'number'
+      ? owner.host === os.hostname() && !processAlive(owner.pid)
+      : Date.now() - ((await fsp.stat(dir).catch(() => undefined))?.mtimeMs ?? Date.now()) > STAGING_MAX_AGE_MS;
+    if (abandoned) await fsp.rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** True when a process of this id runs on this machine (signal 0 only checks; EPERM: it runs as another user). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

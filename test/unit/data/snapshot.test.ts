@@ -4,8 +4,10 @@
  * ports and clients' connections; an import that hits the memory limit leaves the data it found.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { QueueServiceClient, type DequeuedMessageItem, type QueueClient } from '@azure/storage-queue';
 import { TableServiceClient } from '@azure/data-tables';
@@ -269,6 +271,28 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     const names: string[] = [];
     for await (const b of keep.listBlobsFlat()) names.push(b.name);
     assert.deepEqual(names, ['original.txt']);
+  });
+
+  it('an export removes the staging folders of exports whose process ended under them, and leaves live and other machines\' ones', async () => {
+    const emulator = await running();
+    const folder = tempDir('export-abandoned-');
+    const staging = (name: string, owner?: object): string => {
+      const dir = path.join(folder, name);
+      fs.mkdirSync(path.join(dir, 'blob'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'blob', 'x.bin'), 'content of a half-written export');
+      if (owner !== undefined) fs.writeFileSync(path.join(dir, 'owner.json'), JSON.stringify(owner));
+      return dir;
+    };
+    const ended = spawnSync(process.execPath, ['-e', '']).pid; // a process that has exited
+    staging('.export-aaaaaa', { pid: ended, host: os.hostname() }); // a window reloaded mid-export
+    staging('.export-bbbbbb', { pid: process.pid, host: os.hostname() }); // an export under way
+    staging('.export-cccccc', { pid: ended, host: 'another-machine' }); // a shared folder: not ours to judge
+    const old = staging('.export-dddddd'); // no owner (an earlier version's), two days old
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+    fs.utimesSync(old, twoDaysAgo, twoDaysAgo);
+    staging('.export-eeeeee'); // no owner, new
+    await exportSnapshot(dataClients(emulator), folder);
+    assert.deepEqual(fs.readdirSync(folder).filter((n) => n.startsWith('.export-')).sort(), ['.export-bbbbbb', '.export-cccccc', '.export-eeeeee']);
   });
 
   it('an export cancelled in its last step leaves the folder as it was and rejects with the AbortError', async () => {
