@@ -51,7 +51,17 @@ record() {
   passed=$((passed + $2)); failed=$((failed + $3))
   summary+=("$1: $2 passed, $3 failed")
 }
-summary=()
+summary=(); failures=()
+# What failed, kept for the closing lines: CI shows only the end of a long log.
+keep_failures() { # $1 = log file, $2 = tier
+  local found
+  found=$(
+    { sed -n '/^ *[1-9][0-9]* failing/,$p' "$1" | grep -Ev '^ +at |^\[harness|^ *$' | head -40
+      grep -E '^ *not ok [0-9]+ - ' "$1" | head -20
+      grep -E '^(FAILED|ERROR) ' "$1" | head -20
+    } || true)
+  [ -z "$found" ] || failures+=("== $2" "$found")
+}
 run_tier() { # $1 = name, $2 = counter, rest = command
   local name=$1 counter=$2; shift 2
   local log; log=$(mktemp)
@@ -59,6 +69,7 @@ run_tier() { # $1 = name, $2 = counter, rest = command
   "$@" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   "$counter" "$log" "$name"
+  keep_failures "$log" "$name"
   if [ "$rc" -ne 0 ]; then
     broken+=("$name (exit $rc)")
     # A tier that died before reporting any failure still counts as one failure.
@@ -85,6 +96,7 @@ run_tier integration-passive count_mocha node test/harness/runIntegration.mjs --
 run_tier e2e count_node node --test --test-reporter=tap test/e2e/
 
 echo
+if [ ${#failures[@]} -gt 0 ]; then echo "what failed:"; printf '%s\n' "${failures[@]}"; echo; fi
 for line in "${summary[@]}"; do echo "$line"; done
 [ ${#broken[@]} -eq 0 ] || echo "failed tiers: ${broken[*]}"
 echo "tests: $passed passed, $failed failed"
