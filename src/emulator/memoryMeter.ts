@@ -102,19 +102,14 @@ export class MemoryMeter implements Disposable {
   /**
    * Takes a new `azurite.extentMemoryLimit` while no in-memory Blob or Queue runs, so that the
    * report (Show Memory Usage, Raise Limit's proposal) shows the setting in force: applied to the
-   * engine's store when the engine is loaded (the store is empty then: a stop in memory mode clears
-   * its service's share), recorded for the next engine process when none runs (also after a crash),
-   * and while a load is under way kept for the report until a start applies it. Never starts the
+   * engine's store when the engine's process runs (the store is empty then: a stop in memory mode
+   * clears its service's share; during a load, the engine's process takes it once loaded), and
+   * recorded for the next engine process when none runs (also after a crash). Never starts the
    * engine's process; a refusal is left to the next start, which says it.
    * @param settingBytes the setting in bytes; undefined = Azurite's default (50% of total memory)
    */
   async followSetting(settingBytes: number | undefined): Promise<void> {
-    if (this.host.loadResult !== undefined || !this.host.isRunning) {
-      await this.applyLimit(settingBytes).catch(() => undefined);
-    } else if (this.appliedSetting !== settingBytes) {
-      this.appliedSetting = settingBytes;
-      this.schedule();
-    }
+    await this.applyLimit(settingBytes).catch(() => undefined);
   }
 
   dispose(): void {

@@ -114,6 +114,20 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     assert.equal((await emulator.memoryReportNow()).limitBytes, 2 * MiB);
   });
 
+  it('applies a limit changed while the engine loads (the warm-up after activation) to the engine\'s store', async () => {
+    const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    const warming = emulator.warmUp();
+    assert.equal(emulator.engineRunning, true, 'the warm-up has started the engine\'s process');
+    await withLimit(emulator, 8);
+    await warming;
+    const report = await emulator.memoryReportNow();
+    assert.deepEqual([report.limitBytes, report.isDefaultLimit], [8 * MiB, false]);
+    await startAll(emulator, ['blob']);
+    const container = clients(emulator).blob().getContainerClient('warm');
+    await container.create();
+    await container.getBlockBlobClient('three').uploadData(Buffer.alloc(3 * MiB));
+  });
+
   it('keeps the limit in force when the setting becomes invalid, and says so once', async () => {
     const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
     await startAll(emulator, ['blob']);
