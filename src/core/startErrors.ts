@@ -32,10 +32,14 @@ export function describeStartError(attempt: StartAttempt, err: ErrorLike): strin
     case 'EADDRINUSE':
       return `${name} service could not start: port ${attempt.port} on ${attempt.host} is already in use. Stop the program that holds it, or set ${portKey} to a free port (0 picks one).`;
     case 'EACCES':
-      return `${name} service could not start: listening on ${where} is not permitted for this user. Set ${portKey} to 1024 or higher.`;
+      if (attempt.port > 0 && attempt.port < 1024) return `${name} service could not start: listening on ${where} is not permitted for this user (ports below 1024 are privileged). Set ${portKey} to 1024 or higher.`;
+      // Above 1024 it is a reserved range: on Windows, Hyper-V, WSL 2 and Docker reserve port
+      // ranges that often take in 10000-10002 (listen then fails with EACCES, not EADDRINUSE).
+      return `${name} service could not start: listening on ${where} is not permitted: the port is reserved by the system or blocked by a security policy (on Windows, Hyper-V, WSL 2 and Docker reserve port ranges: "netsh interface ipv4 show excludedportrange protocol=tcp" lists them). Set ${portKey} to a port outside them (0 picks a free one).`;
+    case 'EAI_AGAIN':
+      return `${name} service could not start: the name ${JSON.stringify(attempt.host)} in ${hostKey} could not be looked up (the name server did not answer). Check the network, or use 127.0.0.1 (this machine only) or 0.0.0.0 (all interfaces).`;
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
-    case 'EAI_AGAIN':
       return `${name} service could not start: ${hostKey} is ${JSON.stringify(attempt.host)}, which is not an address of this machine. Use 127.0.0.1 (this machine only) or 0.0.0.0 (all interfaces).`;
     default:
       if (err.name === 'SyntaxError' && attempt.inMemory === false && attempt.location !== undefined) {

@@ -16,14 +16,29 @@ describe('core/startErrors', () => {
       );
     });
 
-    it('EACCES: says the port needs to be 1024 or higher', () => {
+    it('EACCES below 1024: says the port needs to be 1024 or higher', () => {
       assert.equal(
         describeStartError({ kind: 'queue', host: '0.0.0.0', port: 80 }, { code: 'EACCES', message: 'listen EACCES: permission denied 0.0.0.0:80' }),
-        'Queue service could not start: listening on 0.0.0.0:80 is not permitted for this user. Set azurite.queuePort to 1024 or higher.',
+        'Queue service could not start: listening on 0.0.0.0:80 is not permitted for this user (ports below 1024 are privileged). Set azurite.queuePort to 1024 or higher.',
       );
     });
 
-    for (const code of ['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN']) {
+    it('EACCES from 1024 up (a port range Windows reserves for Hyper-V, WSL 2, Docker): says how to list reserved ranges, not "1024 or higher"', () => {
+      const message = describeStartError({ kind: 'table', host: '127.0.0.1', port: 10002 }, { code: 'EACCES', message: 'listen EACCES: permission denied 127.0.0.1:10002' });
+      assert.match(message, /^Table service could not start: listening on 127\.0\.0\.1:10002 is not permitted: the port is reserved/);
+      assert.match(message, /netsh interface ipv4 show excludedportrange protocol=tcp/);
+      assert.match(message, /Set azurite\.tablePort to a port outside them \(0 picks a free one\)\.$/);
+      assert.doesNotMatch(message, /1024 or higher/);
+    });
+
+    it('EAI_AGAIN: says the name could not be looked up, not that it is not this machine\'s', () => {
+      assert.equal(
+        describeStartError({ kind: 'blob', host: 'devbox.lan', port: 10000 }, { code: 'EAI_AGAIN', message: 'getaddrinfo EAI_AGAIN devbox.lan' }),
+        'Blob service could not start: the name "devbox.lan" in azurite.blobHost could not be looked up (the name server did not answer). Check the network, or use 127.0.0.1 (this machine only) or 0.0.0.0 (all interfaces).',
+      );
+    });
+
+    for (const code of ['EADDRNOTAVAIL', 'ENOTFOUND']) {
       it(`${code}: names the host setting and value and suggests 127.0.0.1 / 0.0.0.0`, () => {
         assert.equal(
           describeStartError({ kind: 'table', host: '10.9.9.9', port: 10002 }, { code, message: `listen ${code}` }),
