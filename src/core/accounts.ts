@@ -49,11 +49,11 @@ export function accountKeySecret(name: string): string {
 
 /**
  * The `AZURITE_ACCOUNTS` value for the development account and `extra`
- * (`devstoreaccount1:<key>;tenant1:<key>`), or undefined without extra accounts (Azurite's default).
+ * (`devstoreaccount1:<key>;tenant1:<key>[:<key2>]`), or undefined without extra accounts (Azurite's default).
  */
 export function azuriteAccountsValue(extra: readonly StorageAccount[]): string | undefined {
   if (extra.length === 0) return undefined;
-  return [DEV_ACCOUNT, ...extra].map((a) => `${a.name}:${a.key}`).join(';');
+  return [DEV_ACCOUNT, ...extra].map((a) => [a.name, a.key, ...(a.secondaryKey !== undefined ? [a.secondaryKey] : [])].join(':')).join(';');
 }
 
 /** The environment variable Azurite reads its accounts from. */
@@ -62,20 +62,23 @@ export const ACCOUNTS_VARIABLE = 'AZURITE_ACCOUNTS';
 /**
  * Reads an `AZURITE_ACCOUNTS` value the user set in VS Code's environment, in Azurite's format
  * (`name:key1[:key2];name2:key1;…`, common/AccountDataStore.js `parserAccountsEnvironmentString`).
- * `devstoreaccount1` is left out: ours is always there with its well-known key. A second key is
- * not kept (requests signed with it are refused).
- * @returns the extra accounts with their first key, or the error to show (as Azurite, which then
- *   serves `devstoreaccount1` alone)
+ * `devstoreaccount1` is left out: ours is always there with its well-known key. An account's second
+ * key is kept: the engine accepts requests signed with either, as Azurite does.
+ * @returns the extra accounts, or the error to show (as Azurite, which then serves
+ *   `devstoreaccount1` alone); the error names a bad entry by its place, never by its text, which
+ *   may hold a key
  */
 export function parseAccountsVariable(value: string): { accounts: StorageAccount[] } | { error: string } {
   const accounts: StorageAccount[] = [];
-  for (const entry of value.trim().split(';')) {
+  const entries = value.trim().split(';');
+  for (const [i, entry] of entries.entries()) {
     if (entry === '') continue;
     const parts = entry.split(':');
-    if (parts.length < 2 || parts.length > 3 || parts[0] === '' || parts[1] === '') {
-      return { error: `${ACCOUNTS_VARIABLE} is not name:key1[:key2];name2:key1;… (the entry "${parts[0] ?? ''}${parts.length > 1 ? ':…' : ''}" is not).` };
+    if (parts.length < 2 || parts.length > 3 || parts[0] === '' || parts[1] === '' || parts[2] === '') {
+      return { error: `${ACCOUNTS_VARIABLE} is not name:key1[:key2];name2:key1;… (its entry ${i + 1} of ${entries.length} is not).` };
     }
-    if (parts[0] !== DEV_ACCOUNT_NAME && !accounts.some((a) => a.name === parts[0])) accounts.push({ name: parts[0]!, key: parts[1]! });
+    const [name, key, secondaryKey] = parts as [string, string, string | undefined];
+    if (name !== DEV_ACCOUNT_NAME && !accounts.some((a) => a.name === name)) accounts.push({ name, key, ...(secondaryKey !== undefined ? { secondaryKey } : {}) });
   }
   return { accounts };
 }

@@ -32,7 +32,10 @@ export function connectableHost(host: string): string {
 /** A storage account: its name and shared key (base64). */
 export interface StorageAccount {
   readonly name: string;
+  /** The account key (base64) that connection strings and this extension's clients sign with. */
   readonly key: string;
+  /** A second key (base64) the emulator also accepts, as Azure's key2 (from `AZURITE_ACCOUNTS` only). */
+  readonly secondaryKey?: string;
 }
 
 /** The development account, which every Azurite serves. */

@@ -17,6 +17,7 @@ describe('core/accounts', () => {
   it('builds AZURITE_ACCOUNTS with the development account first (a value replaces Azurite\'s default)', () => {
     assert.equal(azuriteAccountsValue([]), undefined);
     assert.equal(azuriteAccountsValue([{ name: 'tenant1', key: 'a2V5' }]), `devstoreaccount1:${DEV_ACCOUNT_KEY};tenant1:a2V5`);
+    assert.equal(azuriteAccountsValue([{ name: 'tenant1', key: 'a2V5', secondaryKey: 'a2V5Mg==' }]), `devstoreaccount1:${DEV_ACCOUNT_KEY};tenant1:a2V5:a2V5Mg==`);
   });
 
   it('generates 64-byte keys, each new, and names their secrets', () => {
@@ -27,12 +28,15 @@ describe('core/accounts', () => {
   });
 
   it('reads an AZURITE_ACCOUNTS value in Azurite\'s format, leaving out devstoreaccount1', () => {
-    assert.deepEqual(parseAccountsVariable('envone:a2V5MQ==;envtwo:a2V5Mg==:c2Vjb25k;'), { accounts: [{ name: 'envone', key: 'a2V5MQ==' }, { name: 'envtwo', key: 'a2V5Mg==' }] });
+    assert.deepEqual(parseAccountsVariable('envone:a2V5MQ==;envtwo:a2V5Mg==:c2Vjb25k;'), { accounts: [{ name: 'envone', key: 'a2V5MQ==' }, { name: 'envtwo', key: 'a2V5Mg==', secondaryKey: 'c2Vjb25k' }] });
     assert.deepEqual(parseAccountsVariable(' devstoreaccount1:b3RoZXI=;envone:a2V5MQ== '), { accounts: [{ name: 'envone', key: 'a2V5MQ==' }] });
     assert.deepEqual(parseAccountsVariable(''), { accounts: [] });
-    for (const bad of ['envone', 'envone:a:b:c', ':key', 'envone:']) {
+    for (const bad of ['envone', 'envone:a:b:c', ':key', 'envone:', 'envone:a2V5:']) {
       const parsed = parseAccountsVariable(bad);
       assert.ok('error' in parsed && parsed.error.startsWith('AZURITE_ACCOUNTS is not name:key1[:key2];'), bad);
     }
+    // An entry without a colon may be a key pasted alone: the error names its place, not its text.
+    const secret = parseAccountsVariable('envone:a2V5MQ==;c2VjcmV0S2V5');
+    assert.deepEqual(secret, { error: 'AZURITE_ACCOUNTS is not name:key1[:key2];name2:key1;… (its entry 2 of 2 is not).' });
   });
 });

@@ -56,4 +56,17 @@ describe('Custom accounts (real engine, real SDKs)', function () {
     await assert.rejects(client.getContainerClient('gone').create(), (err: { statusCode?: number }) => err.statusCode === 403 || err.statusCode === 404);
     await BlobServiceClient.fromConnectionString(emulator.connectionString()).getContainerClient('dev').create();
   });
+
+  it('accepts requests signed with an account\'s second key (AZURITE_ACCOUNTS name:key1:key2), as Azurite does', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    const tenant = { name: 'tenant3', key: generateAccountKey(), secondaryKey: generateAccountKey() };
+    await emulator.setAccounts([tenant]);
+    await startAll(emulator, ['blob', 'queue']);
+    const second = { name: tenant.name, key: tenant.secondaryKey };
+    await BlobServiceClient.fromConnectionString(emulator.connectionString(second)).getContainerClient('rotated').create();
+    await QueueServiceClient.fromConnectionString(emulator.connectionString(second)).getQueueClient('rotated').create();
+    const names: string[] = [];
+    for await (const c of BlobServiceClient.fromConnectionString(emulator.connectionString(tenant)).listContainers()) names.push(c.name);
+    assert.deepEqual(names, ['rotated'], 'the first key sees what the second made');
+  });
 });
