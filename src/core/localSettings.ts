@@ -13,6 +13,7 @@
  * Pure: no vscode, no file system.
  */
 import * as path from 'node:path';
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 
 /** The account `UseDevelopmentStorage=true` means, and the one our connection string names. */
 const DEVELOPMENT_ACCOUNT = 'devstoreaccount1';
@@ -113,17 +114,19 @@ export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[])
 
 /**
  * Reads one local.settings.json's `Values.AzureWebJobsStorage`.
- * Plain JSON as Core Tools reads it; a leading BOM is tolerated. Never throws: what cannot be read
- * is `unknown` with the parser's message.
+ * JSON with comments and trailing commas, as Core Tools (Json.NET) and the Azure Functions
+ * extension read it; a leading BOM is tolerated. Never throws: what cannot be read is `unknown`
+ * with the parser's message and place.
  * @param text the file's content
  * @param own our services' endpoints (see {@link isDevelopmentStorage})
  */
 export function classifyLocalSettings(text: string, own: readonly OwnEndpoint[]): WebJobsStorageUse {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (err) {
-    return { kind: 'unknown', reason: (err as Error).message };
+  const errors: ParseError[] = [];
+  const body = text.replace(/^\uFEFF/, '');
+  const parsed: unknown = parseJsonc(body, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0) {
+    const before = body.slice(0, errors[0]!.offset).split('\n');
+    return { kind: 'unknown', reason: `${printParseErrorCode(errors[0]!.error)} at line ${before.length}, column ${before.at(-1)!.length + 1}` };
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { kind: 'unknown', reason: 'not a JSON object' };

@@ -43,9 +43,12 @@ describe('core/localSettings', () => {
     assert.deepEqual(classifyLocalSettings(JSON.stringify({ IsEncrypted: false, Values: {} }), own), { kind: 'absent' });
     assert.deepEqual(classifyLocalSettings(JSON.stringify({ IsEncrypted: false }), own), { kind: 'absent' });
     assert.deepEqual(classifyLocalSettings('{}', own), { kind: 'absent' });
-    const broken = classifyLocalSettings('{ "Values": { "AzureWebJobsStorage": "x", } ', own);
-    assert.equal(broken.kind, 'unknown');
-    assert.ok(broken.kind === 'unknown' && broken.reason.length > 0);
+    // Comments and trailing commas, which Core Tools (Json.NET) and the Functions extension accept.
+    const commented = '{\n  "IsEncrypted": false,\n  // local runs only\n  "Values": {\n    /* the emulator */ "AzureWebJobsStorage": "UseDevelopmentStorage=true",\n  },\n}\n';
+    assert.deepEqual(classifyLocalSettings(commented, own), { kind: 'development' });
+    assert.deepEqual(classifyLocalSettings(`// cloud\n${settings(CLOUD)}`, own), { kind: 'own' });
+    const broken = classifyLocalSettings('{\n  "Values": { "AzureWebJobsStorage": "x" "FUNCTIONS_WORKER_RUNTIME": "node" } ', own);
+    assert.deepEqual(broken, { kind: 'unknown', reason: 'CommaExpected at line 2, column 42' });
     assert.deepEqual(classifyLocalSettings(settings('c2VjcmV0', { IsEncrypted: true }), own), { kind: 'unknown', reason: 'its values are encrypted (IsEncrypted: true)' });
     assert.equal(classifyLocalSettings('[]', own).kind, 'unknown');
     assert.equal(classifyLocalSettings(JSON.stringify({ Values: 'x' }), own).kind, 'unknown');
