@@ -70,7 +70,7 @@ describe('Memory meter in depth', () => {
     assert.deepEqual(await container.getBlockBlobClient('big').downloadToBuffer(), Buffer.alloc(900 * KiB, 1));
   });
 
-  it('reclaims 10 MiB of deleted blobs now; the meter drops within one refresh', async () => {
+  it('reclaims 10 MiB of deleted blobs now; the meter then drops to 0 B', async () => {
     const a = await api();
     await vscode.commands.executeCommand('azurite.start_blob');
     const container = await blobContainer('reclaim');
@@ -79,7 +79,7 @@ describe('Memory meter in depth', () => {
     await waitFor('the meter to show 10 MB', () => a.statusItems().memory.text.startsWith('$(database) 10 MB /'));
     const freed = await vscode.commands.executeCommand<number>('azurite.reclaimMemory');
     assert.equal(freed, 10 * 1024 * KiB);
-    await waitFor('the meter to drop to 0 B', () => a.statusItems().memory.text.startsWith('$(database) 0 B /'), 3000);
+    await waitFor('the meter to drop to 0 B', () => a.statusItems().memory.text.startsWith('$(database) 0 B /'));
   });
 
   it('opens the memory usage view, which renders only while it is visible and tells what the running services use', async () => {
