@@ -29,7 +29,7 @@ import type { Disposable } from '../core/events';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
 import { DATA_FILES } from '../core/dataFiles';
-import { beginSave, endSave } from './shutdownMarker';
+import { abandonSave, beginSave, endSave } from './shutdownMarker';
 import type { HttpsOptions } from '../core/settings';
 import { seamNewestVersion, type ApiVersionPolicy } from '../engine/apiVersionPolicy';
 
@@ -476,7 +476,12 @@ export function createService(options: EngineServiceOptions): EngineService {
       } else {
         // Even after a failed close what can be saved is saved; a failed close may have cleared Loki's
         // dirty flags without writing (see saveLokiDatabases), so then every database is written again.
-        await saveLokiDatabases(s as ServerInternals, closeError !== undefined || windowSaveFailed);
+        try {
+          await saveLokiDatabases(s as ServerInternals, closeError !== undefined || windowSaveFailed);
+        } catch (err) {
+          abandonSave(options.location, options.kind);
+          throw err;
+        }
         await endSave(options.location, options.kind);
       }
       if (closeError !== undefined) throw closeError;

@@ -15,6 +15,7 @@ import { findFreePort, probePortHolder } from './ports';
 import type { HostServiceOptions, ServiceHandle } from './engineHost';
 import type { ContentBytes } from './azurite';
 import { certificateProblem } from './certificates';
+import { waitForLiveSave, type UnfinishedSave } from './shutdownMarker';
 
 export type { Failure, Outcome };
 
@@ -39,6 +40,11 @@ export interface ManagerContext {
    * a conflict ("Use Port N" must not break another service next).
    */
   readonly reservedPorts?: () => ReadonlySet<number>;
+  /**
+   * Called when a disk-mode start or clean waits for a save of the same data that another process
+   * is still writing (./shutdownMarker.ts `waitForLiveSave`), for a log line.
+   */
+  readonly onWaitForSave?: (save: UnfinishedSave) => void;
 }
 
 /** Lifecycle of one service kind. */
@@ -128,6 +134,8 @@ export class ServiceManager {
         return this.fail(`azurite.location resolves to ${JSON.stringify(options.location)}, and checking that it is a folder ${name} can write to did not finish within ${formatBound(err.boundMs)} (a drive or file system that does not answer). Set azurite.location to a local folder you can write to, or turn on azurite.inMemoryPersistence.`, 'timeout', 'azurite.location');
       }
       if (problem !== undefined) return this.fail(describeLocationError(options.location, problem), 'location', 'azurite.location');
+      const stillSaving = await this.earlierSaveStillRunning(options.location);
+      if (stillSaving !== undefined) return this.fail(`${name} service could not start: ${stillSaving}`, 'timeout', 'azurite.location');
     }
     const service = this.createService(options);
     const listenBound = options.inMemory ? b.listenMs : b.listenWithDataMs;
@@ -186,6 +194,10 @@ export class ServiceManager {
   async clean(options: HostServiceOptions): Promise<Outcome> {
     if (this.current.status !== 'closed') return this.illegal('clean');
     this.apply({ type: 'clean' });
+    if (!options.inMemory) {
+      const stillSaving = await this.earlierSaveStillRunning(options.location);
+      if (stillSaving !== undefined) return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${stillSaving}`, 'timeout', 'azurite.location');
+    }
     try {
       await withBound(this.createService(options).clean(), this.bounds.cleanMs);
       this.apply({ type: 'cleaned' });
@@ -196,6 +208,19 @@ export class ServiceManager {
       }
       return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`, 'other');
     }
+  }
+
+  /**
+   * Waits, up to the stop's bound, for a save of this service's data in `location` that a process
+   * still runs (a window that reloaded or closed left its engine saving; see ./shutdownMarker.ts).
+   * @returns undefined when there was none or it ended; else the end of a message saying which
+   *   process still saves and what to do
+   */
+  private async earlierSaveStillRunning(location: string): Promise<string | undefined> {
+    const boundMs = this.bounds.stopMs;
+    const waited = await waitForLiveSave(location, this.kind, boundMs, (save) => this.context.onWaitForSave?.(save));
+    if (waited === undefined || waited.ended) return undefined;
+    return `process ${waited.save.pid} (the emulator engine of a window that reloaded or closed, or of this one) is still saving ${serviceName(this.kind)} data in ${JSON.stringify(location)} after ${formatBound(boundMs)} more. Going on now would read the data from before that save and then write over it. Try again once that process has ended (or end it).`;
   }
 
   /**

@@ -38,6 +38,20 @@ export function beginSave(location: string, kind: ServiceKind): void {
   }
 }
 
+/**
+ * Marks the save of `kind` in `location` as ended without finishing (the save threw): the marker
+ * stays for the next start to report, but nobody waits for it ({@link waitForLiveSave}). Never throws.
+ */
+export function abandonSave(location: string, kind: ServiceKind): void {
+  const file = path.join(location, markerFileName(kind));
+  try {
+    const marker = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(file, JSON.stringify({ ...marker, ended: true }));
+  } catch {
+    // No marker (it could not be written), or not readable: nothing to wait for either way.
+  }
+}
+
 /** Removes the marker once the save is on disk. Never throws (a missing marker is fine). */
 export async function endSave(location: string, kind: ServiceKind): Promise<void> {
   await fs.promises.rm(path.join(location, markerFileName(kind)), { force: true }).catch(() => undefined);
@@ -66,6 +80,71 @@ export async function takeUnfinishedSave(location: string, kind: ServiceKind): P
     startedAtMs: typeof parsed.startedAtMs === 'number' ? parsed.startedAtMs : mtimeMs,
     pid: typeof parsed.pid === 'number' ? parsed.pid : 0,
   };
+}
+
+/** True when a process with this id runs (EPERM: it runs as another user). */
+function processRuns(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Reads the marker of a save of `kind` in `location` that may be under way, without removing it; undefined when there is none, it cannot be parsed, or its save ended ({@link abandonSave}). */
+async function peekSave(location: string, kind: ServiceKind): Promise<UnfinishedSave | undefined> {
+  try {
+    const parsed = JSON.parse(await fs.promises.readFile(path.join(location, markerFileName(kind)), 'utf8')) as Partial<UnfinishedSave> & { ended?: unknown };
+    if (typeof parsed.pid !== 'number' || typeof parsed.startedAtMs !== 'number' || parsed.ended === true) return undefined;
+    return { kind, location, startedAtMs: parsed.startedAtMs, pid: parsed.pid };
+  } catch {
+    return undefined;
+  }
+}
+
+/** How often {@link waitForLiveSave} looks at the marker again, ms. */
+const LIVE_SAVE_POLL_MS = 50;
+
+/**
+ * The age past which a marker's save is taken to have ended with its process, whatever process
+ * has its id now, ms: 10 minutes, five times the longest a stop's save may take (LIFECYCLE_BOUNDS.stopMs).
+ */
+export const LIVE_SAVE_MAX_AGE_MS = 10 * 60_000;
+
+/**
+ * Waits while a save of `kind` in `location` is still under way in a process that runs: an engine
+ * a reloaded or closed window left saving (its extension host went away first), or this window's
+ * own engine after a stop that ran past its bound. Loading or deleting the folder meanwhile would
+ * read the metadata from before that save, and the next save would then write over it. A marker
+ * older than {@link LIVE_SAVE_MAX_AGE_MS} is not waited for (its process id may have been reused
+ * since). Polls the marker every 50 ms.
+ * @param boundMs how long to wait at most, ms
+ * @param onWait called once, when there is a save to wait for (for a log line)
+ * @returns undefined when no save was under way; else the save waited for and whether it ended
+ *   (its marker gone, or its process ended) within `boundMs`. Never throws.
+ */
+export async function waitForLiveSave(
+  location: string,
+  kind: ServiceKind,
+  boundMs: number,
+  onWait?: (save: UnfinishedSave) => void,
+): Promise<{ readonly save: UnfinishedSave; readonly ended: boolean } | undefined> {
+  const live = async (): Promise<UnfinishedSave | undefined> => {
+    const save = await peekSave(location, kind);
+    return save !== undefined && Date.now() - save.startedAtMs < LIVE_SAVE_MAX_AGE_MS && processRuns(save.pid) ? save : undefined;
+  };
+  const first = await live();
+  if (first === undefined) return undefined;
+  onWait?.(first);
+  const deadline = Date.now() + boundMs;
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, LIVE_SAVE_POLL_MS));
+    const save = await live();
+    if (save === undefined || save.pid !== first.pid || save.startedAtMs !== first.startedAtMs) return { save: first, ended: true };
+  }
+  return { save: first, ended: false };
 }
 
 /** The sentence the log and the notification show for an unfinished save. */

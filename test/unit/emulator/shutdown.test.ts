@@ -13,6 +13,8 @@ import { Emulator, type EmulatorLog, type EngineLoss } from '../../../src/emulat
 import { parseSettings } from '../../../src/core/settings';
 import { markerFileName, type UnfinishedSave } from '../../../src/emulator/shutdownMarker';
 import { DATA_FILES } from '../../../src/core/dataFiles';
+import type { LifecycleBounds } from '../../../src/core/bounds';
+import { spawn } from 'node:child_process';
 
 const BLOBS = 300;
 const MESSAGES = 100;
@@ -41,12 +43,12 @@ class KeepLog implements EmulatorLog {
   debug(): void { /* not needed */ }
 }
 
-function diskEmulator(location: string, log: EmulatorLog): Emulator {
+function diskEmulator(location: string, log: EmulatorLog, bounds?: Partial<LifecycleBounds>): Emulator {
   const parsed = parseSettings(
     { blobPort: 0, queuePort: 0, tablePort: 0, location, silent: true },
     { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: path.join(os.tmpdir(), 'emu-global'), rootHasAzuriteData: false },
   );
-  return new Emulator(parsed, log, engineFiles());
+  return new Emulator(parsed, log, engineFiles(), bounds);
 }
 
 
@@ -95,8 +97,8 @@ describe('Shutdown saves everything (disk mode, real engine, real SDK clients)',
     await Promise.all(made.splice(0).map((e) => e.dispose()));
     for (const f of folders.splice(0)) fs.rmSync(f, { recursive: true, force: true });
   });
-  const emulatorOn = (location: string, log: EmulatorLog): Emulator => {
-    const e = diskEmulator(location, log);
+  const emulatorOn = (location: string, log: EmulatorLog, bounds?: Partial<LifecycleBounds>): Emulator => {
+    const e = diskEmulator(location, log, bounds);
     made.push(e);
     return e;
   };
@@ -196,4 +198,62 @@ describe('Shutdown saves everything (disk mode, real engine, real SDK clients)',
     }
     assert.deepEqual(await countAll(e), { blobs: BLOBS, messages: MESSAGES, entities: ENTITIES });
   });
+
+  it('a start or clean waits for a save of the same data that another process still writes (a reloaded window\'s engine), and past the bound refuses, naming it', async () => {
+    const location = folder();
+    const first = emulatorOn(location, new KeepLog());
+    await startAll(first);
+    await writeAll(first);
+    await first.stopAll();
+    // Another process's save under way, as its marker says (./shutdownMarker.ts): a live process's id, begun now.
+    const saver = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const marker = path.join(location, markerFileName('blob'));
+    const saving = (): void => fs.writeFileSync(marker, JSON.stringify({ kind: 'blob', startedAtMs: Date.now(), pid: saver.pid }));
+    try {
+      saving();
+      const keep = new KeepLog();
+      const second = emulatorOn(location, keep);
+      const started = second.start('blob');
+      await pollUntil('the start to say it waits', () => keep.lines.some((l) => new RegExp(`^Blob: waiting for the save of its data in .* that process ${saver.pid} began at`).test(l)));
+      assert.equal(second.status('blob').status, 'starting', 'it waits before it loads the data');
+      fs.rmSync(marker);
+      const outcome = await started;
+      assert.ok(outcome.ok, JSON.stringify(outcome));
+      assert.ok(!keep.lines.some((l) => /did not finish saving/.test(l)), 'a save that ended is not reported as unfinished');
+      let blobs = 0;
+      for await (const item of clients(second).blob().getContainerClient('kept').listBlobsFlat()) if (item) blobs++;
+      assert.equal(blobs, BLOBS);
+      await second.stopAll();
+
+      saving();
+      const impatient = emulatorOn(location, new KeepLog(), { stopMs: 300 });
+      for (const outcomeOf of [() => impatient.start('blob'), () => impatient.clean('blob')]) {
+        const refused = await outcomeOf();
+        assert.ok(!refused.ok && refused.reason === 'timeout', JSON.stringify(refused));
+        assert.match(refused.message, new RegExp(`^Blob (service could not start|data could not be cleaned): process ${saver.pid} .* is still saving Blob data in ".*" after 300 ms more\\. `));
+      }
+      assert.ok(fs.existsSync(path.join(location, DATA_FILES.blob.db)), 'the refused clean deleted nothing');
+      // A marker whose process has ended is not waited for: it is reported as an unfinished save.
+      saver.kill();
+      await new Promise((resolve) => saver.once('exit', resolve));
+      const found: UnfinishedSave[] = [];
+      const thirdLog = new KeepLog();
+      const third = emulatorOn(location, thirdLog);
+      third.onDidFindUnfinishedSave((u) => found.push(u));
+      assert.ok((await third.start('blob')).ok);
+      assert.deepEqual(found.map((u) => u.pid), [saver.pid]);
+      assert.ok(!thirdLog.lines.some((l) => /waiting for the save/.test(l)), 'not held up by the ended process');
+    } finally {
+      saver.kill();
+    }
+  });
 });
+
+/** Polls `check` every 10 ms until it holds; fails after 10 s with `what`. */
+async function pollUntil(what: string, check: () => boolean): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
