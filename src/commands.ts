@@ -64,8 +64,15 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     return outcomes;
   };
 
-  const clean = async (kinds: readonly ServiceKind[], args: unknown): Promise<Outcome[]> => {
+  const clean = async (asked: readonly ServiceKind[], args: unknown): Promise<Outcome[]> => {
     const skip = typeof args === 'object' && args !== null && (args as CleanArgs).skipConfirmation === true;
+    // Refused before the confirmation, which would otherwise name a folder that is not the one meant.
+    // (One notification: every service's refusal names the same setting.)
+    const refusals = asked.map((k) => emulator.cleanRefusal(k));
+    const firstRefusal = refusals.find((r) => r !== undefined);
+    if (firstRefusal !== undefined) showError(firstRefusal);
+    const kinds = asked.filter((_, i) => refusals[i] === undefined);
+    if (kinds.length === 0) return refusals as Outcome[];
     if (!skip) {
       const names = kinds.map(serviceName).join(', ');
       const detail = kinds.map((k) => `${serviceName(k)}: ${emulator.cleanTarget(k)}`).join('\n');
@@ -77,8 +84,16 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       if (choice !== 'Clean') return [CANCELLED];
     }
     const outcomes: Outcome[] = [];
-    for (const k of kinds) outcomes.push(await emulator.clean(k));
-    outcomes.forEach(showError);
+    for (const [i, k] of asked.entries()) {
+      const refusal = refusals[i];
+      if (refusal !== undefined) {
+        outcomes.push(refusal);
+        continue;
+      }
+      const outcome = await emulator.clean(k);
+      showError(outcome);
+      outcomes.push(outcome);
+    }
     return outcomes;
   };
 

@@ -31,6 +31,8 @@ import { takeUnfinishedSave, unfinishedSaveMessage, type UnfinishedSave } from '
 
 /** The memory limit's setting key. */
 const LIMIT_SETTING = 'azurite.extentMemoryLimit';
+/** The setting of the disk-mode data folder. */
+const LOCATION_SETTING = 'azurite.location';
 
 /** The engine module's shape (src/emulator/azurite.ts, dist/engine.js): it runs in the engine's process. */
 export type Engine = typeof import('./azurite');
@@ -435,7 +437,11 @@ export class Emulator {
    */
   clean(kind: ServiceKind): Promise<Outcome> {
     if (this.disposed) return Promise.resolve(this.shutDownFailure(kind, 'cleaned'));
+    const refusal = this.cleanRefusal(kind);
+    if (refusal !== undefined) return Promise.resolve(refusal);
     return this.queue.run(kind, 'clean', async () => {
+      const late = this.cleanRefusal(kind);
+      if (late !== undefined) return late;
       const wasRunning = this.isRunning(kind);
       if (wasRunning) {
         const stopped = await this.stopNow(kind);
@@ -461,6 +467,17 @@ export class Emulator {
    */
   newestApiVersion(kind: ServiceKind): string | undefined {
     return ENGINE_API_VERSIONS?.[kind];
+  }
+
+  /**
+   * Why `kind`'s data may not be cleaned now, or undefined: in disk mode an invalid
+   * `azurite.location`, which leaves the folder in force at the default one (a folder other windows
+   * may share), not the one the user means.
+   */
+  cleanRefusal(kind: ServiceKind): Failure | undefined {
+    if (this.settings.options.inMemoryPersistence) return undefined;
+    const error = errorsFor(this.settings.errors, kind).find((e) => e.key === LOCATION_SETTING);
+    return error !== undefined ? failure('setting', `${serviceName(kind)} data was not cleaned: ${error.message}`, { setting: LOCATION_SETTING }) : undefined;
   }
 
   /** What clean would delete, for a confirmation: a folder and file names, or "in-memory data". */

@@ -5,6 +5,7 @@
  * the certificate, the host) at the step that checks it.
  */
 import * as assert from 'node:assert/strict';
+import { BlobServiceClient } from '@azure/storage-blob';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -114,6 +115,30 @@ describe('Emulator: bad setting values name their setting, and nothing starts ha
     await emulator.updateSettings(parseSettings({ inMemoryPersistence: true, blobPort: 0, queuePort: 0, tablePort: 0 }, ctx));
     assert.deepEqual(emulator.status('blob'), { status: 'closed' });
     assert.deepEqual(emulator.settingErrors('blob'), []);
+  });
+
+  it('refuses to clean while azurite.location is invalid, leaving the default folder (which other windows share) as it was', async () => {
+    const ctx = { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: path.join(dir, 'global'), rootHasAzuriteData: false };
+    // Data in the default folder of a window with no workspace folder.
+    await emulator.updateSettings(parseSettings({ inMemoryPersistence: false, blobPort: 0, queuePort: 0, tablePort: 0 }, ctx));
+    const shared = emulator.options.location;
+    assert.ok((await emulator.start('blob')).ok);
+    await BlobServiceClient.fromConnectionString(emulator.connectionString()).getContainerClient('shared').create();
+    await emulator.stopAll();
+    await emulator.updateSettings(parseSettings({ inMemoryPersistence: false, location: '${workspaceFolder}/data', blobPort: 0, queuePort: 0, tablePort: 0 }, ctx));
+    assert.equal(emulator.options.location, shared, 'the folder in force falls back to the default one');
+    const refused = await emulator.clean('blob');
+    assert.ok(!refused.ok && refused.reason === 'setting' && refused.setting === 'azurite.location', JSON.stringify(refused));
+    assert.match(refused.message, /^Blob data was not cleaned: azurite\.location /);
+    assert.deepEqual(emulator.cleanRefusal('blob'), refused);
+    await emulator.updateSettings(parseSettings({ inMemoryPersistence: false, blobPort: 0, queuePort: 0, tablePort: 0 }, ctx));
+    assert.equal(emulator.cleanRefusal('blob'), undefined);
+    assert.ok((await emulator.start('blob')).ok);
+    try {
+      assert.equal(await BlobServiceClient.fromConnectionString(emulator.connectionString()).getContainerClient('shared').exists(), true, 'the data is still there');
+    } finally {
+      await emulator.stopAll();
+    }
   });
 
   it(`has at least 20 cases (${CASES.length})`, () => {
