@@ -286,13 +286,16 @@ export class Emulator {
     return this.isRunning(kind) && this.lastStartInMemory[kind];
   }
 
-  /** Stops and starts `kind` with the settings now in force (after any operation under way on it). */
+  /**
+   * Stops and starts `kind` with the settings now in force, after any operation under way or queued
+   * on it. A service that is not running when its turn comes stays stopped (`{ ok: true }`): a Stop
+   * the user asked for before it is not undone by a restart for a settings change.
+   */
   restart(kind: ServiceKind): Promise<Outcome> {
     return this.queue.run(kind, 'restart', async () => {
-      if (this.isRunning(kind)) {
-        const stopped = await this.stopNow(kind);
-        if (!stopped.ok) return stopped;
-      }
+      if (!this.isRunning(kind)) return OK;
+      const stopped = await this.stopNow(kind);
+      if (!stopped.ok) return stopped;
       return this.startNow(kind);
     });
   }

@@ -382,6 +382,15 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.deepEqual(stale, ['blob'], 'a start with the settings in force fires nothing');
   });
 
+  it('a restart queued behind a Stop leaves the service stopped (a settings change does not undo a Stop)', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await startAll(emulator, ['blob']);
+    const stopping = emulator.stop('blob');
+    const restarting = emulator.restart('blob');
+    assert.deepEqual(await Promise.all([stopping, restarting]), [{ ok: true }, { ok: true }]);
+    assert.equal(emulator.status('blob').status, 'closed');
+  });
+
   it('writes access lines unless silent', async () => {
     const loud = track(makeEmulator({ inMemoryPersistence: true }));
     await startAll(loud.emulator, ['table']);
