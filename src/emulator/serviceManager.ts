@@ -101,9 +101,10 @@ export class ServiceManager {
       }
     }
     if (this.current.status !== 'closed') return this.illegal('start');
+    // A check that throws (the engine ended while it asked it) refuses the start: start() never rejects.
     const refusal = blockers.length > 0
       ? failure('setting', blockers.map((b) => b.message).join(' '), { setting: blockers[0]!.key })
-      : await check?.(options);
+      : await Promise.resolve(check?.(options)).catch((err: unknown) => failure('engine', `${serviceName(this.kind)} service could not start: ${(err as Error).message}`));
     if (this.current.status !== 'closed') return this.illegal('start');
     if (refusal !== undefined) {
       this.set({ status: 'closed', error: refusal.message });

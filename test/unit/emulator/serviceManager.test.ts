@@ -81,6 +81,13 @@ describe('ServiceManager (real engine host)', function () {
     assert.deepEqual(m.state, { status: 'closed', error: refused.message });
   });
 
+  it('a start check that throws (the engine ended while it was asked) resolves to an engine failure, kept on the state: start() never rejects', async () => {
+    const m = manager('blob');
+    const outcome = await m.start(options('blob'), [], async () => { throw new Error('the emulator engine ended (exit code 1)'); });
+    assert.deepEqual(outcome, failure('engine', 'Blob service could not start: the emulator engine ended (exit code 1)'));
+    assert.deepEqual(m.state, { status: 'closed', error: 'Blob service could not start: the emulator engine ended (exit code 1)' });
+  });
+
   it('names azurite.location when the data folder cannot be made (a file stands in its way)', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'file');
