@@ -12,11 +12,13 @@
  * How: Node's documented `vm.Script` API (https://nodejs.org/api/vm.html#new-vmscriptcode-options,
  * `cachedData`, `cachedDataRejected`, `script.createCachedData()`). The bundle is wrapped as Node
  * wraps a CommonJS module and run with a `require` from `module.createRequire(file)`, so it behaves
- * as if required. The cache is written once, after a service has started (so it holds the functions
- * the start compiled, not only the top level), and only when there was none or V8 refused it (another
- * V8 version, another build). The bundle must not contain `import()`: a vm.Script has no module
- * loader for it (esbuild.mjs fails the build if it does). Process-wide hooks (`module.enableCompileCache`, the
- * `v8-compile-cache` package) are not used: the extension host is shared with other extensions.
+ * as if required. The cache is written once, only when there was none or V8 refused it (another V8
+ * version, another build): for the engine at the end of the warm-up (`preload`: every service's
+ * modules, their top level), or after the first start when no warm-up ran (then it also holds the
+ * functions that start compiled); for dist/main.js once activation and the warm-up are done. The
+ * bundle must not contain `import()`: a vm.Script has no module loader for it (esbuild.mjs fails the
+ * build if it does). Process-wide hooks (`module.enableCompileCache`, the `v8-compile-cache`
+ * package) are not used: the extension host is shared with other extensions.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
