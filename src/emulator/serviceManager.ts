@@ -303,13 +303,18 @@ export class ServiceManager {
   }
 }
 
+/** How long the search for a free port after a conflict may take, ms. */
+const FREE_PORT_SEARCH_MS = 5_000;
+
 /**
  * Probes who holds a taken port and finds the next free one, skipping `reserved` (the ports our other
  * services are configured to use or run on, so "Use Port N" never breaks another of them next).
  */
 export async function explainConflict(kind: ServiceKind, host: string, port: number, reserved: ReadonlySet<number>): Promise<PortConflict> {
   const holder = await probePortHolder(host, port);
-  const freePort = await findFreePort(host, port + 1, 100, reserved);
+  // Bounded: with a host name, each port tried is a name lookup, and a slow name server would keep
+  // the start (and the service's queue) waiting. Without a free port the message says to pick one.
+  const freePort = await withBound(findFreePort(host, port + 1, 100, reserved), FREE_PORT_SEARCH_MS).catch(() => undefined);
   return {
     kind,
     host,
