@@ -178,15 +178,23 @@ export class EngineHost {
     return this.request('preload', {});
   }
 
-  /** A new service of the engine (nothing happens in the engine until its start). */
+  /**
+   * A new service of the engine (nothing happens in the engine until its start). Once the engine
+   * process its start went to has ended, its stop, reclaim and content bytes answer at once (the
+   * service went with that process) rather than start a new engine process to ask.
+   */
   createService(options: HostServiceOptions): ServiceHandle {
     const service = this.nextService++;
     const wire: WireServiceOptions = { ...options, accessLog: options.accessLog !== undefined };
+    let startedIn: ChildProcess | undefined;
+    const gone = (): boolean => startedIn === undefined || startedIn !== this.child;
     return {
       start: async () => {
         if (options.accessLog !== undefined) this.accessSinks.set(service, options.accessLog);
         try {
-          return await this.request('start', { service, options: wire });
+          const starting = this.request('start', { service, options: wire });
+          startedIn = this.child;
+          return await starting;
         } catch (err) {
           this.accessSinks.delete(service);
           throw err;
@@ -194,14 +202,14 @@ export class EngineHost {
       },
       stop: async () => {
         try {
-          await this.request('stop', { service });
+          if (!gone()) await this.request('stop', { service });
         } finally {
           this.accessSinks.delete(service);
         }
       },
       clean: async () => { await this.request('clean', { options: wire }); },
-      reclaim: (idleWaitMs) => this.request('reclaim', { service, idleWaitMs }),
-      contentBytes: async () => (await this.request('contentBytes', { service })) ?? undefined,
+      reclaim: async (idleWaitMs) => (gone() ? 0 : this.request('reclaim', { service, idleWaitMs })),
+      contentBytes: async () => (gone() ? undefined : (await this.request('contentBytes', { service })) ?? undefined),
     };
   }
 

@@ -57,6 +57,22 @@ describe('EngineHost (the engine in its own process)', function () {
     assert.equal((await exit).reason, 'it was ended by SIGKILL');
   });
 
+  it('a service whose engine process ended stops, reclaims and reports at once, without starting a new process for it', async () => {
+    const h = makeHost();
+    const service = h.createService({
+      kind: 'blob', host: '127.0.0.1', port: 0, inMemory: true, location: '/nonexistent', loose: false, accessLog: undefined,
+      keepAliveSec: 5, https: undefined, oauth: undefined, disableProductStyleUrl: false,
+    });
+    await service.start();
+    const exit = nextExit(h);
+    process.kill(h.pid!, 'SIGKILL');
+    await exit;
+    await service.stop();
+    assert.equal(await service.reclaim(1000), 0);
+    assert.equal(await service.contentBytes(), undefined);
+    assert.equal(h.isRunning, false, 'no engine process was started to answer for a service it never had');
+  });
+
   it('terminate() resolves once the process has exited, and fires no exit event', async () => {
     const h = makeHost();
     await h.load();
