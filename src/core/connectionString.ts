@@ -4,6 +4,7 @@
  * (azurite/dist/src/blob/utils/constants.js), the same as the classic storage emulator
  * (https://learn.microsoft.com/azure/storage/common/storage-use-azurite#connection-strings).
  */
+import { isWildcardHost } from './hosts';
 import type { ServiceKind } from './services';
 
 /** The development account's name. */
@@ -19,12 +20,11 @@ export interface ClientAddress {
 }
 
 /**
- * A host clients can connect to: a wildcard listen address (0.0.0.0, ::) becomes loopback.
- * IPv6 literals are bracketed for URLs.
+ * A host clients can connect to: a wildcard listen address (0.0.0.0, ::, 0:0:0:0:0:0:0:0, as
+ * ./hosts.ts `isWildcardHost` counts them) becomes loopback. IPv6 literals are bracketed for URLs.
  */
 export function connectableHost(host: string): string {
-  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
-  if (host === '::' || host === '[::]') return '[::1]';
+  if (isWildcardHost(host)) return host.includes(':') ? '[::1]' : '127.0.0.1';
   if (host.includes(':') && !host.startsWith('[')) return `[${host}]`;
   return host;
 }

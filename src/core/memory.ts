@@ -26,9 +26,12 @@ export interface MemoryReport {
   readonly isDefaultLimit: boolean;
 }
 
-/** Converts the setting's MB to bytes (truncated to a whole byte, as Azurite's CLI does). */
+/**
+ * Converts the setting's MB to bytes, rounded to a whole byte as Azurite does
+ * (common/ConfigurationBase.js `setExtentMemoryLimit`: `Math.round(mb * 1024 * 1024)`).
+ */
 export function mbToBytes(mb: number): number {
-  return Math.trunc(mb * BYTES_PER_MB);
+  return Math.round(mb * BYTES_PER_MB);
 }
 
 /**

@@ -207,11 +207,16 @@ export function parseSettings(raw: RawSettings, location: LocationContext, secre
   const loose = bool('loose', ALL);
   let apiVersionCheck: ApiVersionCheck = DEFAULT_API_VERSION_CHECK;
   const rawCheck = raw['apiVersionCheck'];
+  // azurite.skipApiVersionCheck wins over azurite.apiVersionCheck, valid or not.
+  const skipCheck = bool('skipApiVersionCheck', ALL);
   if (rawCheck !== undefined && rawCheck !== null) {
     if ((API_VERSION_CHECKS as readonly unknown[]).includes(rawCheck)) apiVersionCheck = rawCheck as ApiVersionCheck;
-    else fail('apiVersionCheck', rawCheck, `use ${API_VERSION_CHECKS.map((c) => `"${c}"`).join(', ')} ("${DEFAULT_API_VERSION_CHECK}" is the default and is in force until then).`, []);
+    else {
+      const inForce = skipCheck ? '"off" is in force, as azurite.skipApiVersionCheck is on' : `"${DEFAULT_API_VERSION_CHECK}" is the default and is in force until then`;
+      fail('apiVersionCheck', rawCheck, `use ${API_VERSION_CHECKS.map((c) => `"${c}"`).join(', ')} (${inForce}).`, []);
+    }
   }
-  if (bool('skipApiVersionCheck', ALL)) apiVersionCheck = 'off';
+  if (skipCheck) apiVersionCheck = 'off';
 
   let engineHeapLimitMb = DEFAULT_ENGINE_HEAP_LIMIT_MB;
   const rawHeap = raw['engine.heapLimit'];

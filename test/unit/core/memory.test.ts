@@ -108,11 +108,11 @@ describe('core/memory', () => {
   });
 
   describe('mbToBytes and defaultLimitBytes', () => {
-    it('uses 1 MB = 1024 × 1024 bytes, truncated to whole bytes', () => {
+    it('uses 1 MB = 1024 × 1024 bytes, rounded to whole bytes (as Azurite)', () => {
       assert.equal(BYTES_PER_MB, 1048576);
       assert.equal(mbToBytes(1), 1048576);
       assert.equal(mbToBytes(0.5), 524288);
-      assert.equal(mbToBytes(0.1), 104857); // 104857.6 truncated
+      assert.equal(mbToBytes(0.1), 104858); // 104857.6 rounded
       assert.equal(mbToBytes(1e-7), 0);
       assert.equal(mbToBytes(0), 0);
       assert.equal(mbToBytes(4096), 4294967296);

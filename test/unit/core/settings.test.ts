@@ -273,6 +273,10 @@ describe('core/settings', () => {
       assert.deepEqual(errors.map((e) => [e.key, e.message, e.services]), [
         ['azurite.apiVersionCheck', 'azurite.apiVersionCheck is "lenient"; use "acceptNewer", "strict", "off" ("acceptNewer" is the default and is in force until then).', []],
       ]);
+      // With azurite.skipApiVersionCheck on, the message names the policy really in force.
+      const skipping = parseSettings({ apiVersionCheck: 'lenient', skipApiVersionCheck: true }, withFolder);
+      assert.equal(skipping.options.apiVersionCheck, 'off');
+      assert.deepEqual(skipping.errors.map((e) => e.message), ['azurite.apiVersionCheck is "lenient"; use "acceptNewer", "strict", "off" ("off" is in force, as azurite.skipApiVersionCheck is on).']);
     });
 
     it('reads azurite.engine.heapLimit in MB (2048 by default), refusing what is not 128–65536 without blocking any service', () => {
