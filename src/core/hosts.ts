@@ -35,14 +35,19 @@ export function isWildcardHost(host: string): boolean {
 
 /**
  * True when servers listening on `a` and `b` with the same port would collide: the same address
- * (case and brackets aside), either one a wildcard, or `localhost` beside a loopback address.
+ * (case and brackets aside); a wildcard beside an address it takes in (0.0.0.0 takes IPv4 ones
+ * only, as Node binds it; `::` and the empty host take both); or `localhost` beside an address it
+ * may resolve to (127.0.0.1, ::1). So 0.0.0.0 and ::1, or localhost and 127.0.0.2, can share a port.
  */
 export function hostsOverlap(a: string, b: string): boolean {
   const x = bare(a);
   const y = bare(b);
-  if (x === y || isWildcardHost(x) || isWildcardHost(y)) return true;
-  const local = (h: string): boolean => h === 'localhost';
-  return (local(x) && isLoopbackHost(y)) || (local(y) && isLoopbackHost(x));
+  if (x === y) return true;
+  const ipv6Literal = (h: string): boolean => h.includes(':') && !h.startsWith('::ffff:');
+  const takesIn = (wildcard: string, h: string): boolean => isWildcardHost(wildcard) && (wildcard !== '0.0.0.0' || !ipv6Literal(h));
+  if (takesIn(x, y) || takesIn(y, x)) return true;
+  const localhostAddress = (h: string): boolean => h === '127.0.0.1' || h === '::1' || h === '0:0:0:0:0:0:0:1';
+  return (x === 'localhost' && localhostAddress(y)) || (y === 'localhost' && localhostAddress(x));
 }
 
 /** "all interfaces (0.0.0.0)", or the address itself ("192.168.1.5"). */
