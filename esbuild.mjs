@@ -198,7 +198,12 @@ const options = {
   platform: 'node',
   target: 'node20',
   external: ['vscode'],
-  alias: { applicationinsights: path.join(root, 'src/emulator/stubs/applicationinsights.js') },
+  alias: {
+    applicationinsights: path.join(root, 'src/emulator/stubs/applicationinsights.js'),
+    // Its `main` is a UMD build whose inner require()s esbuild cannot follow (they would be looked
+    // for next to dist/main.js at run time): the ES module build bundles whole.
+    'jsonc-parser': path.join(root, 'node_modules/jsonc-parser/lib/esm/main.js'),
+  },
   define: { __ENGINE_API_VERSIONS__: JSON.stringify(engineApiVersions) },
   plugins: [azuriteSeamPlugin],
   minify: production,
@@ -314,6 +319,12 @@ if (watch) {
     const built = fs.readFileSync(b.outfile, 'utf8');
     if (/[/\\](engine|main)\.js$/.test(b.outfile) && /\bimport\(/.test(built)) {
       throw new Error(`${path.relative(root, b.outfile)} contains import(): src/emulator/codeCache.ts cannot run it; give vm.Script an importModuleDynamically first`);
+    }
+    // A UMD module whose factory takes `require` (AMD dependencies ["require", "exports", "./x"])
+    // requires its own files through that parameter, which esbuild does not follow: they would be
+    // looked for next to the bundle at run time, and fail. Alias such a package to its ESM or CJS build.
+    if (/define\(\s*\[\s*["']require["']/.test(built)) {
+      throw new Error(`${path.relative(root, b.outfile)} contains a UMD module that requires its own files (define(["require", …])): they are not bundled; alias its package to an ESM or CommonJS build`);
     }
     // The entry point stays small and leaves vscode to dist/main.js, which it loads through the code cache.
     if (b.entryPoints?.[0]?.endsWith(`${path.sep}entry.ts`) && built.includes('require("vscode")')) {
