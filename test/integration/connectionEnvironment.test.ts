@@ -20,11 +20,15 @@ const workspace = (): string => {
 
 const CLOUD = 'DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=cHJvZA==;EndpointSuffix=core.windows.net';
 
-/** Writes a local.settings.json under `dir` (relative to the workspace); returns its path. */
-function writeLocalSettings(dir: string, azureWebJobsStorage: string): string {
+/**
+ * Writes a local.settings.json under `dir` (relative to the workspace); returns its path.
+ * `commented`: with a comment and a trailing comma, which Core Tools accept.
+ */
+function writeLocalSettings(dir: string, azureWebJobsStorage: string, commented = false): string {
   const file = path.join(workspace(), dir, 'local.settings.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ IsEncrypted: false, Values: { FUNCTIONS_WORKER_RUNTIME: 'node', AzureWebJobsStorage: azureWebJobsStorage } }, null, 2));
+  const json = JSON.stringify({ IsEncrypted: false, Values: { FUNCTIONS_WORKER_RUNTIME: 'node', AzureWebJobsStorage: azureWebJobsStorage } }, null, 2);
+  fs.writeFileSync(file, commented ? `// local runs only\n${json.replace(/\n\s*\}\n\}$/, ',\n  },\n}')}\n` : json);
   return file;
 }
 
@@ -184,10 +188,11 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     await waitFor('AzureWebJobsStorage with 20 files, all read', () => a.terminalVariables().AzureWebJobsStorage === a.emulator.connectionString());
   });
 
-  it('starts Blob, Queue and Table before a debug session when local.settings.json uses the development storage', async () => {
+  it('starts Blob, Queue and Table before a debug session when local.settings.json uses the development storage (a file with a comment and a trailing comma)', async () => {
     const a = await api();
     fixtures.push(path.join(workspace(), 'fnapp'));
-    writeLocalSettings('fnapp', 'UseDevelopmentStorage=true');
+    const file = writeLocalSettings('fnapp', 'UseDevelopmentStorage=true', true);
+    assert.throws(() => JSON.parse(fs.readFileSync(file, 'utf8')), 'not plain JSON');
     await a.rescanLocalSettings();
     assert.equal(a.emulator.endpoint('blob'), undefined);
     const env = await debugAndReadEnv('azurite functions probe');
