@@ -193,6 +193,8 @@ export class Emulator {
     for (const kind of SERVICE_KINDS) {
       const manager = new ServiceManager(kind, (o) => this.host.createService(o), {
         reservedPorts: () => { const p = this.ports(); return portsOfOthers(kind, p.configured, p.running); },
+        enginePid: () => this.host.pid,
+        shuttingDown: () => this.disposed,
         onWaitForSave: (save) => this.log.info(`${serviceName(kind)}: waiting for the save of its data in ${save.location} that process ${save.pid} began at ${new Date(save.startedAtMs).toLocaleTimeString()} to finish (a window that reloaded or closed leaves its engine saving), so that it is not read before it is whole.`),
         bounds,
       });

@@ -89,10 +89,11 @@ export function isPortFree(host: string, port: number): Promise<boolean> {
 
 /**
  * The first free port from `from` upward (at most `attempts` tried, never above 65535).
- * @returns the port, or undefined if none of them is free
+ * @param deadline a time (ms since epoch) after which no further port is tried
+ * @returns the port, or undefined if none of them is free (or the deadline passed first)
  */
-export async function findFreePort(host: string, from: number, attempts = 100, skip: ReadonlySet<number> = new Set()): Promise<number | undefined> {
-  for (let port = Math.max(1, from); port <= Math.min(65535, from + attempts - 1); port++) {
+export async function findFreePort(host: string, from: number, attempts = 100, skip: ReadonlySet<number> = new Set(), deadline = Infinity): Promise<number | undefined> {
+  for (let port = Math.max(1, from); port <= Math.min(65535, from + attempts - 1) && Date.now() < deadline; port++) {
     if (!skip.has(port) && (await isPortFree(host, port))) return port;
   }
   return undefined;

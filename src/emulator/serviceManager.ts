@@ -45,6 +45,13 @@ export interface ManagerContext {
    * is still writing (./shutdownMarker.ts `waitForLiveSave`), for a log line.
    */
   readonly onWaitForSave?: (save: UnfinishedSave) => void;
+  /**
+   * The process id of this window's engine, whose save markers are not waited for (see
+   * `LiveSaveWait.ownPid`; a stop of its own that ran past its bound is the one case this misses).
+   */
+  readonly enginePid?: () => number | undefined;
+  /** True once the emulator is shutting down: a wait for another process's save ends then. */
+  readonly shuttingDown?: () => boolean;
 }
 
 /** Lifecycle of one service kind. */
@@ -136,7 +143,7 @@ export class ServiceManager {
       }
       if (problem !== undefined) return this.fail(describeLocationError(options.location, problem), 'location', 'azurite.location');
       const stillSaving = await this.earlierSaveStillRunning(options.location);
-      if (stillSaving !== undefined) return this.fail(`${name} service could not start: ${stillSaving}`, 'timeout', 'azurite.location');
+      if (stillSaving !== undefined) return this.fail(`${name} service could not start: ${stillSaving.message}`, stillSaving.reason, stillSaving.reason === 'timeout' ? 'azurite.location' : undefined);
     }
     const service = this.createService(options);
     const listenBound = options.inMemory ? b.listenMs : b.listenWithDataMs;
@@ -197,7 +204,7 @@ export class ServiceManager {
     this.apply({ type: 'clean' });
     if (!options.inMemory) {
       const stillSaving = await this.earlierSaveStillRunning(options.location);
-      if (stillSaving !== undefined) return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${stillSaving}`, 'timeout', 'azurite.location');
+      if (stillSaving !== undefined) return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${stillSaving.message}`, stillSaving.reason, stillSaving.reason === 'timeout' ? 'azurite.location' : undefined);
     }
     try {
       await withBound(this.createService(options).clean(), this.bounds.cleanMs);
@@ -215,13 +222,21 @@ export class ServiceManager {
    * Waits, up to the stop's bound, for a save of this service's data in `location` that a process
    * still runs (a window that reloaded or closed left its engine saving; see ./shutdownMarker.ts).
    * @returns undefined when there was none or it ended; else the end of a message saying which
-   *   process still saves and what to do
+   *   process still saves and what to do (reason `timeout`), or that the emulator is shutting down
+   *   (reason `state`)
    */
-  private async earlierSaveStillRunning(location: string): Promise<string | undefined> {
+  private async earlierSaveStillRunning(location: string): Promise<{ message: string; reason: FailureReason } | undefined> {
     const boundMs = this.bounds.stopMs;
-    const waited = await waitForLiveSave(location, this.kind, boundMs, (save) => this.context.onWaitForSave?.(save));
-    if (waited === undefined || waited.ended) return undefined;
-    return `process ${waited.save.pid} (the emulator engine of a window that reloaded or closed, or of this one) is still saving ${serviceName(this.kind)} data in ${JSON.stringify(location)} after ${formatBound(boundMs)} more. Going on now would read the data from before that save and then write over it. Try again once that process has ended (or end it).`;
+    const waited = await waitForLiveSave(location, this.kind, {
+      boundMs,
+      ownPid: this.context.enginePid?.(),
+      onWait: (save) => this.context.onWaitForSave?.(save),
+      cancelled: () => this.context.shuttingDown?.() === true,
+    });
+    if (waited === undefined || waited.ended === true) return undefined;
+    if (waited.ended === 'cancelled') return { message: 'the emulator is shutting down (the window is closing or reloading).', reason: 'state' };
+    const message = `process ${waited.save.pid} (the emulator engine of a window that reloaded or closed, or of another window on the same folder) is still saving ${serviceName(this.kind)} data in ${JSON.stringify(location)} after ${formatBound(boundMs)} more. Going on now would read the data from before that save and then write over it. Try again once that process has ended (or end it).`;
+    return { message, reason: 'timeout' };
   }
 
   /**
@@ -314,7 +329,10 @@ export async function explainConflict(kind: ServiceKind, host: string, port: num
   const holder = await probePortHolder(host, port);
   // Bounded: with a host name, each port tried is a name lookup, and a slow name server would keep
   // the start (and the service's queue) waiting. Without a free port the message says to pick one.
-  const freePort = await withBound(findFreePort(host, port + 1, 100, reserved), FREE_PORT_SEARCH_MS).catch(() => undefined);
+  const freePort = await withBound(findFreePort(host, port + 1, 100, reserved, Date.now() + FREE_PORT_SEARCH_MS), FREE_PORT_SEARCH_MS).catch((err: unknown) => {
+    if (err instanceof StepTimeout) return undefined;
+    throw err;
+  });
   return {
     kind,
     host,

@@ -113,38 +113,55 @@ const LIVE_SAVE_POLL_MS = 50;
  */
 export const LIVE_SAVE_MAX_AGE_MS = 10 * 60_000;
 
+/** What {@link waitForLiveSave} is told besides where to look. */
+export interface LiveSaveWait {
+  /** How long to wait at most, ms. */
+  readonly boundMs: number;
+  /**
+   * The engine process of this window, whose markers are never waited for: its own saves end
+   * before a start or clean of the same service runs (they are queued), and a marker naming it is
+   * one whose removal failed, or of a crashed engine whose process id the new one got.
+   */
+  readonly ownPid?: number | undefined;
+  /** Called once, when there is a save to wait for (for a log line). */
+  readonly onWait?: (save: UnfinishedSave) => void;
+  /** Polled while waiting: true ends the wait at once (the window is closing). */
+  readonly cancelled?: () => boolean;
+}
+
 /**
- * Waits while a save of `kind` in `location` is still under way in a process that runs: an engine
- * a reloaded or closed window left saving (its extension host went away first), or this window's
- * own engine after a stop that ran past its bound. Loading or deleting the folder meanwhile would
- * read the metadata from before that save, and the next save would then write over it. A marker
- * older than {@link LIVE_SAVE_MAX_AGE_MS} is not waited for (its process id may have been reused
- * since). Polls the marker every 50 ms.
- * @param boundMs how long to wait at most, ms
- * @param onWait called once, when there is a save to wait for (for a log line)
- * @returns undefined when no save was under way; else the save waited for and whether it ended
- *   (its marker gone, or its process ended) within `boundMs`. Never throws.
+ * Waits while a save of `kind` in `location` is still under way in another process that runs: an
+ * engine that a reloaded or closed window left saving (its extension host went away first), or
+ * another window's stop of a service on the same folder. Loading or deleting the folder meanwhile
+ * would read the metadata from before that save, and the next save would then write over it. A
+ * marker older than {@link LIVE_SAVE_MAX_AGE_MS}, or marked ended ({@link abandonSave}), is not
+ * waited for. Polls the marker every 50 ms; a new save that begins meanwhile is waited for too,
+ * within the same bound.
+ * @returns undefined when no save was under way; else the save waited for and whether every save
+ *   had ended (markers gone, or their processes ended) within the bound, or 'cancelled'. Never throws.
  */
 export async function waitForLiveSave(
   location: string,
   kind: ServiceKind,
-  boundMs: number,
-  onWait?: (save: UnfinishedSave) => void,
-): Promise<{ readonly save: UnfinishedSave; readonly ended: boolean } | undefined> {
+  wait: LiveSaveWait,
+): Promise<{ readonly save: UnfinishedSave; readonly ended: boolean | 'cancelled' } | undefined> {
   const live = async (): Promise<UnfinishedSave | undefined> => {
     const save = await peekSave(location, kind);
-    return save !== undefined && Date.now() - save.startedAtMs < LIVE_SAVE_MAX_AGE_MS && processRuns(save.pid) ? save : undefined;
+    const current = save !== undefined && save.pid !== wait.ownPid && Date.now() - save.startedAtMs < LIVE_SAVE_MAX_AGE_MS;
+    return current && processRuns(save.pid) ? save : undefined;
   };
-  const first = await live();
-  if (first === undefined) return undefined;
-  onWait?.(first);
-  const deadline = Date.now() + boundMs;
+  let save = await live();
+  if (save === undefined) return undefined;
+  wait.onWait?.(save);
+  const deadline = Date.now() + wait.boundMs;
   while (Date.now() < deadline) {
+    if (wait.cancelled?.() === true) return { save, ended: 'cancelled' };
     await new Promise((resolve) => setTimeout(resolve, LIVE_SAVE_POLL_MS));
-    const save = await live();
-    if (save === undefined || save.pid !== first.pid || save.startedAtMs !== first.startedAtMs) return { save: first, ended: true };
+    const next = await live();
+    if (next === undefined) return { save, ended: true };
+    save = next;
   }
-  return { save: first, ended: false };
+  return { save, ended: false };
 }
 
 /** The sentence the log and the notification show for an unfinished save. */

@@ -233,6 +233,21 @@ describe('Shutdown saves everything (disk mode, real engine, real SDK clients)',
         assert.match(refused.message, new RegExp(`^Blob (service could not start|data could not be cleaned): process ${saver.pid} .* is still saving Blob data in ".*" after 300 ms more\\. `));
       }
       assert.ok(fs.existsSync(path.join(location, DATA_FILES.blob.db)), 'the refused clean deleted nothing');
+      // A window that closes meanwhile ends the wait at once.
+      const closingLog = new KeepLog();
+      const closing = emulatorOn(location, closingLog);
+      const closingStart = closing.start('blob');
+      await pollUntil('the closing window\'s start to wait', () => closingLog.lines.some((l) => /^Blob: waiting for the save/.test(l)));
+      await closing.dispose();
+      const cut = await closingStart;
+      assert.ok(!cut.ok && /shutting down/.test(cut.message), JSON.stringify(cut));
+      // A marker naming this window's own engine (its removal failed; a crashed engine's id reused) is not waited for.
+      const own = emulatorOn(location, new KeepLog());
+      await own.warmUp();
+      fs.writeFileSync(marker, JSON.stringify({ kind: 'blob', startedAtMs: Date.now(), pid: own.enginePid }));
+      assert.ok((await own.start('blob')).ok);
+      await own.stopAll();
+      saving();
       // A marker whose process has ended is not waited for: it is reported as an unfinished save.
       saver.kill();
       await new Promise((resolve) => saver.once('exit', resolve));
