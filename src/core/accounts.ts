@@ -74,11 +74,12 @@ export function parseAccountsVariable(value: string): { accounts: StorageAccount
   for (const [i, entry] of entries.entries()) {
     if (entry === '') continue;
     const parts = entry.split(':');
-    if (parts.length < 2 || parts.length > 3 || parts[0] === '' || parts[1] === '' || parts[2] === '') {
+    if (parts.length < 2 || parts.length > 3 || parts[0] === '' || parts[1] === '') {
       return { error: `${ACCOUNTS_VARIABLE} is not name:key1[:key2];name2:key1;… (its entry ${i + 1} of ${entries.length} is not).` };
     }
+    // An empty second key (`name:key1:`) is none, as Azurite reads it.
     const [name, key, secondaryKey] = parts as [string, string, string | undefined];
-    if (name !== DEV_ACCOUNT_NAME && !accounts.some((a) => a.name === name)) accounts.push({ name, key, ...(secondaryKey !== undefined ? { secondaryKey } : {}) });
+    if (name !== DEV_ACCOUNT_NAME && !accounts.some((a) => a.name === name)) accounts.push({ name, key, ...(secondaryKey !== undefined && secondaryKey !== '' ? { secondaryKey } : {}) });
   }
   return { accounts };
 }
