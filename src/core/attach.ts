@@ -105,12 +105,20 @@ function fromEndpointSet(o: Record<string, unknown>): AttachTarget | { error: st
   return withLabel({ accountName, accountKey, ...endpoints });
 }
 
-/** An http(s) URL with the account as its path (appended when the URL has no path, as Azurite's path-style URLs need). */
+/**
+ * An http(s) URL with the account as its path (appended when the URL has no path, as Azurite's
+ * path-style URLs need), or a product-style URL left as it is: when the host name's first label is
+ * the account or its `-secondary` (`http://devstoreaccount1.blob.localhost:10000`), Azurite reads
+ * the account from the host, and an appended path would be taken for a container
+ * (blob/middlewares/blobStorageContext.middleware.js `extractStoragePartsFromPath`).
+ */
 function endpointWithAccount(raw: string, accountName: string): string | { error: string } {
   const url = parseUrl(raw);
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return { error: `"${raw}" is not an http or https URL.` };
   const pathPart = url.pathname.replace(/\/+$/, '');
-  return `${url.protocol}//${url.host}${pathPart === '' ? `/${accountName}` : pathPart}`;
+  const labels = url.hostname.split('.');
+  const productStyle = labels.length > 1 && (labels[0] === accountName || labels[0] === `${accountName}-secondary`);
+  return `${url.protocol}//${url.host}${pathPart === '' && !productStyle ? `/${accountName}` : pathPart}`;
 }
 
 function parseUrl(raw: string): URL | undefined {

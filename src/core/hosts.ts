@@ -37,17 +37,22 @@ export function isWildcardHost(host: string): boolean {
  * True when servers listening on `a` and `b` with the same port would collide: the same address
  * (case and brackets aside); a wildcard beside an address it takes in (0.0.0.0 takes IPv4 ones
  * only, as Node binds it; `::` and the empty host take both); or `localhost` beside an address it
- * may resolve to (127.0.0.1, ::1). So 0.0.0.0 and ::1, or localhost and 127.0.0.2, can share a port.
+ * may resolve to (127.0.0.1, ::1; names under .localhost alike). So 0.0.0.0 and ::1, or localhost
+ * and 127.0.0.2, can share a port.
  */
 export function hostsOverlap(a: string, b: string): boolean {
-  const x = bare(a);
-  const y = bare(b);
+  // An IPv4-mapped address (::ffff:127.0.0.1) is its IPv4 address to the kernel.
+  const unmapped = (h: string): string => (h.startsWith('::ffff:') && h.includes('.') ? h.slice('::ffff:'.length) : h);
+  const x = unmapped(bare(a));
+  const y = unmapped(bare(b));
   if (x === y) return true;
-  const ipv6Literal = (h: string): boolean => h.includes(':') && !h.startsWith('::ffff:');
+  const ipv6Literal = (h: string): boolean => h.includes(':');
   const takesIn = (wildcard: string, h: string): boolean => isWildcardHost(wildcard) && (wildcard !== '0.0.0.0' || !ipv6Literal(h));
   if (takesIn(x, y) || takesIn(y, x)) return true;
-  const localhostAddress = (h: string): boolean => h === '127.0.0.1' || h === '::1' || h === '0:0:0:0:0:0:0:1';
-  return (x === 'localhost' && localhostAddress(y)) || (y === 'localhost' && localhostAddress(x));
+  // A name under .localhost may resolve like localhost (RFC 6761).
+  const localhostName = (h: string): boolean => h === 'localhost' || h.endsWith('.localhost');
+  const localhostAddress = (h: string): boolean => ['127.0.0.1', '::1', '0:0:0:0:0:0:0:1'].includes(h) || localhostName(h);
+  return (localhostName(x) && localhostAddress(y)) || (localhostName(y) && localhostAddress(x));
 }
 
 /** "all interfaces (0.0.0.0)", or the address itself ("192.168.1.5"). */

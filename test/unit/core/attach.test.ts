@@ -31,6 +31,10 @@ describe('azurite.attach (parsing)', () => {
     assert.equal(t.label, 'azurite:10000, azurite:10002');
     const custom = parseAttach({ blob: 'http://h:1', accountName: 'team1', accountKey: 'a2V5' }) as AttachTarget;
     assert.equal(custom.blob, 'http://h:1/team1');
+    // Product-style: the account is the host name's first label, and Azurite reads it from there.
+    const product = parseAttach({ blob: 'http://devstoreaccount1.blob.localhost:10000', queue: 'http://devstoreaccount1-secondary.queue.localhost:10001' }) as AttachTarget;
+    assert.equal(product.blob, 'http://devstoreaccount1.blob.localhost:10000');
+    assert.equal(product.queue, 'http://devstoreaccount1-secondary.queue.localhost:10001');
   });
 
   it('says what is wrong', () => {

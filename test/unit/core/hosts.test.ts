@@ -25,7 +25,7 @@ describe('core/hosts', () => {
     const pairs: [string, string, boolean][] = [
       ['127.0.0.1', '127.0.0.1', true], ['0.0.0.0', '127.0.0.1', true], ['192.168.1.5', '::', true], ['localhost', '127.0.0.1', true],
       ['LocalHost', 'localhost', true], ['[::1]', '::1', true], ['127.0.0.1', '192.168.1.5', false], ['127.0.0.1', '127.0.0.2', false],
-      ['localhost', '::1', true], ['', '::1', true], ['::', '127.0.0.1', true], ['0.0.0.0', 'localhost', true],
+      ['localhost', '::1', true], ['localhost', '::ffff:127.0.0.1', true], ['[::ffff:127.0.0.1]', '127.0.0.1', true], ['0.0.0.0', '::ffff:10.0.0.2', true], ['api.localhost', '127.0.0.1', true], ['', '::1', true], ['::', '127.0.0.1', true], ['0.0.0.0', 'localhost', true],
       // Both listen on one port (measured with Node): 0.0.0.0 takes no IPv6 address; localhost is 127.0.0.1 or ::1 only.
       ['0.0.0.0', '::1', false], ['[fe80::1]', '0.0.0.0', false], ['localhost', '127.0.0.2', false],
     ];
