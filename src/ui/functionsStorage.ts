@@ -26,6 +26,7 @@
  * Off with `azurite.debugEnvironment: false`.
  */
 import * as vscode from 'vscode';
+import { isEmptyDebugConfiguration } from '../core/debugConfiguration';
 import { SERVICE_KINDS, serviceName } from '../core/services';
 import type { Emulator, EmulatorLog } from '../emulator/emulator';
 import { servedElsewhere } from '../emulator/ports';
@@ -77,6 +78,10 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
   }
 
   async resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration> {
+    // F5 with no launch.json: the debugger's own provider (called after ours when it activated
+    // later) makes the configuration, and some know the case only by an object with no keys. Left
+    // as it is; the '*' pass, after every provider of the type, sees the one they made.
+    if (isEmptyDebugConfiguration(config)) return config;
     if (config[STORAGE_SEEN] === true) return config; // the type's hook ran; this is the '*' one
     const seen = { ...config, [STORAGE_SEEN]: true };
     // With no session running this is a new launch (one that never got a session, its preLaunchTask
@@ -114,6 +119,16 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
    *   when nothing needed starting
    */
   async ensure(folder: vscode.WorkspaceFolder | undefined, why: string): Promise<Outcome[]> {
+    try {
+      return await this.ensureOrThrow(folder, why);
+    } catch (err) {
+      // Never in the way of debugging: what failed is logged, and the session goes on.
+      this.log.error(`Could not start the emulator for ${why}: ${(err as Error).message}`);
+      return [];
+    }
+  }
+
+  private async ensureOrThrow(folder: vscode.WorkspaceFolder | undefined, why: string): Promise<Outcome[]> {
     if (!this.enabled()) return [];
     await this.environment.ready();
     if (!this.environment.needsDevelopmentStorage(folder)) return [];
@@ -122,12 +137,15 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
       this.log.info(`Not starting the local emulator for ${why}: this window is attached to the Azurite at ${attached.label} (azurite.attach).`);
       return [];
     }
-    const stopped = SERVICE_KINDS.filter((k) => this.emulator.status(k).status !== 'running');
+    // Only a closed service is probed: one of ours that is starting may already answer on its port,
+    // and is waited for (start() shares a start under way); one stopping is started again after.
+    const notRunning = SERVICE_KINDS.filter((k) => this.emulator.status(k).status !== 'running');
+    const stopped = notRunning.filter((k) => this.emulator.status(k).status === 'closed');
     // Another Azurite serving a service on its port (another window's, the CLI, a container) serves
     // the debug session too: starting ours would only fail on the taken port, at every F5.
     const elsewhere = await Promise.all(stopped.map((k) => servedElsewhere(this.emulator.options.services[k], k)));
     elsewhere.forEach((e, i) => { if (e !== undefined) this.log.info(`Not starting ${serviceName(stopped[i]!)} for ${why}: ${e}.`); });
-    const kinds = stopped.filter((_, i) => elsewhere[i] === undefined);
+    const kinds = notRunning.filter((k) => !stopped.some((s, i) => s === k && elsewhere[i] !== undefined));
     if (kinds.length === 0) return [];
     if (!(await this.deps.prepareStart())) return [CANCELLED];
     this.log.info(`Starting ${kinds.join(', ')} for ${why}: local.settings.json uses the development storage.`);
