@@ -17,6 +17,7 @@ import * as vscode from 'vscode';
 import { connectableHost, endpointUrl } from '../core/connectionString';
 import { isServiceKind, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
+import { servedElsewhere } from '../emulator/ports';
 import type { NotifyDeps } from './notify';
 import type { Outcome } from '../core/outcome';
 import type { AttachTarget } from '../core/attach';
@@ -177,13 +178,28 @@ class StartTerminal implements vscode.Pseudoterminal {
       this.line(`Azurite: reset not run: this window is attached to the Azurite at ${target.label} (azurite.attach), which may be shared; Reset works on the local emulator. Delete its data from the Storage view, or clear azurite.attach.`);
       return 1;
     }
-    this.line(`Starting ${names} …`);
+    // As autostart and the Functions pre-start: a start task gives way to the same service of another
+    // Azurite already answering on its port (another window's, the CLI, a container), which serves
+    // the workspace; starting ours would only fail on the taken port. A reset does not: it is ours.
+    let toStart = parsed.kinds;
+    if (parsed.action === 'start') {
+      const stopped = parsed.kinds.filter((k) => this.emulator.status(k).status === 'closed');
+      const elsewhere = await Promise.all(stopped.map((k) => servedElsewhere(this.emulator.options.services[k], k)));
+      if (this.closed) return 1;
+      stopped.forEach((k, i) => { if (elsewhere[i] !== undefined) this.line(`${serviceName(k)}: ${elsewhere[i]}; not started here.`); });
+      toStart = parsed.kinds.filter((k) => !stopped.some((s, i) => s === k && elsewhere[i] !== undefined));
+      if (toStart.length === 0) {
+        this.line(`Azurite: ${names} ready (served by another Azurite).`);
+        return 0;
+      }
+    }
+    this.line(`Starting ${toStart.map(serviceName).join(', ')} …`);
     if (!(await this.deps.prepareStart())) {
       this.line('Cancelled: no folder was chosen for the emulator data.');
       return 1;
     }
     let failed = false;
-    await Promise.all(parsed.kinds.map(async (kind) => {
+    await Promise.all(toStart.map(async (kind) => {
       const outcome = await this.emulator.start(kind);
       if (this.closed) return;
       if (!outcome.ok) {

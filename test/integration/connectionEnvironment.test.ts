@@ -222,6 +222,21 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     }
   });
 
+  it('an azurite start task gives way to a service another Azurite already serves on its port, and ends with exit code 0', async () => {
+    const a = await api();
+    const other = http.createServer((_req, res) => { res.setHeader('Server', 'Azurite-Table/3.37.0'); res.end(); });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      await configure({ tablePort: (other.address() as net.AddressInfo).port });
+      const start = (await vscode.tasks.fetchTasks({ type: 'azurite' })).find((t) => t.name === 'start')!;
+      assert.equal(await runTask(start), 0, 'the task succeeds: every service answers');
+      assert.ok(a.emulator.endpoint('blob') !== undefined && a.emulator.endpoint('queue') !== undefined, 'blob and queue run');
+      assert.equal(a.emulator.endpoint('table'), undefined, 'table is the other Azurite\'s');
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
   it('starts nothing local before a debug session of a Functions project while attached to another Azurite, and shows no error', async () => {
     const a = await api();
     fixtures.push(path.join(workspace(), 'fnapp'));
