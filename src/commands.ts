@@ -66,6 +66,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
 
   const clean = async (asked: readonly ServiceKind[], args: unknown): Promise<Outcome[]> => {
     const skip = typeof args === 'object' && args !== null && (args as CleanArgs).skipConfirmation === true;
+    // As a start: in a multi-root workspace the folder that keeps the data is asked for first (the
+    // folder in force otherwise would be a guess, and Clean deletes there).
+    if (!(await deps.prepareStart())) return asked.map(() => CANCELLED);
     // Refused before the confirmation, which would otherwise name a folder that is not the one meant.
     // (One notification: every service's refusal names the same setting.)
     const refusals = asked.map((k) => emulator.cleanRefusal(k));
@@ -81,7 +84,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         { modal: true, detail: `This deletes:\n${detail}\nRunning services are restarted empty${hasSeed() ? ', then azurite.seed is loaded into them' : ''}.` },
         'Clean',
       );
-      if (choice !== 'Clean') return [CANCELLED];
+      if (choice !== 'Clean') return asked.map(() => CANCELLED);
     }
     const outcomes: Outcome[] = [];
     for (const [i, k] of asked.entries()) {

@@ -183,4 +183,26 @@ describe('multi-root workspace', () => {
       await a.rescanLocalSettings();
     }
   });
+
+  it('asks which folder keeps the data before a Clean; dismissed, nothing is deleted (not the first folder\'s data, as a guess)', async () => {
+    const a = await api();
+    const first = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    const blobDb = path.join(first, '.azurite', '__azurite_db_blob__.json');
+    await a.chooseDataFolder(first);
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    await vscode.commands.executeCommand('azurite.close_blob');
+    assert.ok(fs.existsSync(blobDb));
+    await a.chooseDataFolder(undefined);
+    let outcome: Outcome[] | undefined;
+    const cleaning = vscode.commands.executeCommand<Outcome[]>('azurite.clean_blob', { skipConfirmation: true }).then((o) => (outcome = o));
+    await waitFor('the folder question', () => a.dataFolderQuestions().open || outcome !== undefined || undefined, 20_000);
+    assert.equal(outcome, undefined, 'the clean waits for the answer');
+    await waitFor('the question dismissed', async () => {
+      if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      return outcome;
+    }, 20_000);
+    await cleaning;
+    assert.deepEqual(outcome!.map((o) => !o.ok && o.reason), ['cancelled']);
+    assert.ok(fs.existsSync(blobDb), 'the first folder\'s data is still there');
+  });
 });
