@@ -59,7 +59,8 @@ export class CertificatePassword implements vscode.Disposable {
 /**
  * `azurite.setCertificatePassword`: asks for the password (masked) and stores it. A string argument
  * is stored without asking (scripts, tests). Empty input removes the stored password.
- * @returns true when something was stored or removed, false when the box was dismissed
+ * @returns true when something was stored or removed, false when the box was dismissed or Secret
+ *   Storage refused (an error notification says so)
  */
 export async function setCertificatePassword(password: CertificatePassword, given: unknown): Promise<boolean> {
   const value = typeof given === 'string' ? given : await vscode.window.showInputBox({
@@ -69,7 +70,13 @@ export async function setCertificatePassword(password: CertificatePassword, give
     ignoreFocusOut: true,
   });
   if (value === undefined) return false;
-  await password.store(value);
+  try {
+    await password.store(value);
+  } catch (err) {
+    // No keychain (a headless Linux, a remote without one): say so rather than "command failed".
+    void notify('error', `Azurite: the certificate password could not be ${value === '' ? 'removed from' : 'stored in'} VS Code's Secret Storage (${(err as Error).message}). Set azurite.pwd in your settings instead.`);
+    return false;
+  }
   void notify('info', value === ''
     ? 'Azurite: the certificate password was removed from Secret Storage.'
     : `Azurite: the certificate password is in Secret Storage${azuriteConfig().get('pwd') ? '; azurite.pwd in your settings still wins while it is set' : ''}.`);
