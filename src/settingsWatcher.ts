@@ -64,7 +64,10 @@ export class SettingsWatcher implements vscode.Disposable {
   private changed(): void {
     // The settings are in force for the next start at once; what the engine applies live
     // (API-version policy, memory limit) reports its problems when done.
-    this.applying = this.reload().then((problems) => { for (const problem of problems) showOutcome(problem, this.deps); });
+    // Never left rejected: the next change and every restart wait on it.
+    this.applying = this.reload()
+      .then((problems) => { for (const problem of problems) showOutcome(problem, this.deps); })
+      .catch((err: unknown) => void notify('error', `Azurite: the settings could not be applied: ${(err as Error).message}`));
     this.restartWhereNeeded();
   }
 
@@ -130,7 +133,9 @@ export class SettingsWatcher implements vscode.Disposable {
           outcomes.forEach((o) => showOutcome(o, this.deps));
         },
       );
-    });
+      // One link that fails (the folder question's state not written, say) must not leave the chain
+      // rejected, which would skip every later restart without a word.
+    }).catch((err: unknown) => void notify('error', `Azurite: a restart for a settings change failed: ${(err as Error).message}`));
   }
 
   dispose(): void {
