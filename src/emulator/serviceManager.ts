@@ -47,7 +47,7 @@ export interface ManagerContext {
   readonly onWaitForSave?: (save: UnfinishedSave) => void;
   /**
    * The process id of this window's engine, whose save markers are not waited for (see
-   * `LiveSaveWait.ownPid`; a stop of its own that ran past its bound is the one case this misses).
+   * `LiveSaveWait.ownPid`): its own stops are waited for by the manager (a stop past its bound too).
    */
   readonly enginePid?: () => number | undefined;
   /** True once the emulator is shutting down: a wait for another process's save ends then. */
@@ -63,6 +63,12 @@ export class ServiceManager {
   private readonly stateEmitter = new Emitter<ServiceState>();
   /** The stop of a server that listened after its start's bound had passed (a next start waits for it). */
   private undoingLateStart: Promise<void> | undefined;
+  /**
+   * A stop that ran past its bound and still runs in the engine (closing, saving in disk mode,
+   * dropping in-memory data): a next start or clean waits for it, as long as a stop may take, so
+   * that it neither loads data that is still being written nor loses what it makes to that stop.
+   */
+  private lateStop: Promise<void> | undefined;
 
   /** Fires after every state change with the new state. */
   readonly onDidChangeState: Event<ServiceState> = this.stateEmitter.event;
@@ -107,6 +113,9 @@ export class ServiceManager {
         return failure('timeout', message);
       }
     }
+    if (this.current.status !== 'closed') return this.illegal('start');
+    const stillStopping = await this.lateStopEnded('start');
+    if (stillStopping !== undefined) return stillStopping;
     if (this.current.status !== 'closed') return this.illegal('start');
     // A check that throws (the engine ended while it asked it) refuses the start: start() never rejects.
     const refusal = blockers.length > 0
@@ -179,14 +188,19 @@ export class ServiceManager {
     const service = this.running!;
     this.apply({ type: 'close' });
     const stopping = (async (): Promise<Outcome> => {
+      const request = service.stop();
       try {
-        await withBound(service.stop(), this.bounds.stopMs);
+        await withBound(request, this.bounds.stopMs);
         this.running = undefined;
         this.apply({ type: 'closed' });
         return { ok: true };
       } catch (err) {
         this.running = undefined;
         if (err instanceof StepTimeout) {
+          const late: Promise<void> = request.then(() => undefined, () => undefined).finally(() => {
+            if (this.lateStop === late) this.lateStop = undefined;
+          });
+          this.lateStop = late;
           return this.fail(`${serviceName(this.kind)} service did not stop within ${formatBound(err.boundMs)} (closing its port and saving its data); it may hold its port until the window reloads.`, 'timeout');
         }
         return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`, 'other');
@@ -200,6 +214,9 @@ export class ServiceManager {
 
   /** Deletes the service's data. Only while closed. */
   async clean(options: HostServiceOptions): Promise<Outcome> {
+    if (this.current.status !== 'closed') return this.illegal('clean');
+    const stillStopping = await this.lateStopEnded('clean');
+    if (stillStopping !== undefined) return stillStopping;
     if (this.current.status !== 'closed') return this.illegal('clean');
     this.apply({ type: 'clean' });
     if (!options.inMemory) {
@@ -216,6 +233,20 @@ export class ServiceManager {
       }
       return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`, 'other');
     }
+  }
+
+  /**
+   * Waits, up to the stop's bound, for a stop of ours that ran past its bound ({@link lateStop}).
+   * @returns undefined when there is none or it ended; else the failure (reason `timeout`, kept on the state)
+   */
+  private async lateStopEnded(verb: 'start' | 'clean'): Promise<Failure | undefined> {
+    if (this.lateStop === undefined) return undefined;
+    const boundMs = this.bounds.stopMs;
+    const ended = await withBound(this.lateStop, boundMs).then(() => true, () => false);
+    if (ended) return undefined;
+    const message = `${serviceName(this.kind)} ${verb === 'start' ? 'service could not start' : 'data could not be cleaned'}: its previous stop is still closing and saving in the emulator engine (waited ${formatBound(boundMs)} more). Reload the window to end it.`;
+    if (this.current.status === 'closed') this.set({ status: 'closed', error: message });
+    return failure('timeout', message);
   }
 
   /**
@@ -329,10 +360,9 @@ export async function explainConflict(kind: ServiceKind, host: string, port: num
   const holder = await probePortHolder(host, port);
   // Bounded: with a host name, each port tried is a name lookup, and a slow name server would keep
   // the start (and the service's queue) waiting. Without a free port the message says to pick one.
-  const freePort = await withBound(findFreePort(host, port + 1, 100, reserved, Date.now() + FREE_PORT_SEARCH_MS), FREE_PORT_SEARCH_MS).catch((err: unknown) => {
-    if (err instanceof StepTimeout) return undefined;
-    throw err;
-  });
+  // Any failure of the search (not only its bound) leaves the message without a free port: this runs
+  // inside a start's error handling, which must end in a failure, not a throw.
+  const freePort = await withBound(findFreePort(host, port + 1, 100, reserved, Date.now() + FREE_PORT_SEARCH_MS), FREE_PORT_SEARCH_MS).catch(() => undefined);
   return {
     kind,
     host,

@@ -118,9 +118,9 @@ export interface LiveSaveWait {
   /** How long to wait at most, ms. */
   readonly boundMs: number;
   /**
-   * The engine process of this window, whose markers are never waited for: its own saves end
-   * before a start or clean of the same service runs (they are queued), and a marker naming it is
-   * one whose removal failed, or of a crashed engine whose process id the new one got.
+   * The engine process of this window, whose markers are never waited for: the service manager
+   * waits for its own stops (./serviceManager.ts: queued ones, and one past its bound), so a marker
+   * naming it is one whose removal failed, or of a crashed engine whose process id the new one got.
    */
   readonly ownPid?: number | undefined;
   /** Called once, when there is a save to wait for (for a log line). */

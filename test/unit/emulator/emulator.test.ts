@@ -391,6 +391,36 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal(emulator.status('blob').status, 'closed');
   });
 
+  it('a start after a stop that ran past its bound waits for that stop to end (its dropping of in-memory data does not land after the start)', async () => {
+    const bounds = { stopMs: 300 };
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }, undefined, bounds));
+    await startAll(emulator, ['blob']);
+    const container = clients(emulator).blob().getContainerClient('late');
+    await container.create();
+    await container.getBlockBlobClient('before').uploadData(Buffer.alloc(64 * 1024, 1));
+    // An upload that never ends holds the stop up to azurite's 2 s before connections are cut.
+    const { port } = emulator.endpoint('blob')!;
+    const held = net.connect({ host: '127.0.0.1', port });
+    await new Promise<void>((resolve) => held.once('connect', () => resolve()));
+    held.on('error', () => undefined);
+    held.write(`PUT /devstoreaccount1/late/held HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-ms-blob-type: BlockBlob\r\nContent-Length: 1000000\r\n\r\npartial`);
+    try {
+      const stopped = await emulator.stop('blob');
+      assert.ok(!stopped.ok && stopped.reason === 'timeout', JSON.stringify(stopped));
+      // The bounds are read at each step: the wait for the late stop may now last as long as it takes.
+      bounds.stopMs = 30_000;
+      assert.deepEqual(await emulator.start('blob'), { ok: true });
+      // The late stop has ended before the start went on: the old service's content is gone from the store now.
+      assert.equal((await emulator.memoryReportNow()).blobBytes, 0);
+      const again = clients(emulator).blob().getContainerClient('late');
+      await again.create();
+      await again.getBlockBlobClient('after').uploadData(Buffer.alloc(1024, 2));
+      assert.equal((await emulator.memoryReportNow()).blobBytes, 1024);
+    } finally {
+      held.destroy();
+    }
+  });
+
   it('writes access lines unless silent', async () => {
     const loud = track(makeEmulator({ inMemoryPersistence: true }));
     await startAll(loud.emulator, ['table']);
