@@ -146,6 +146,10 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     const elsewhere = await Promise.all(stopped.map((k) => servedElsewhere(this.emulator.options.services[k], k)));
     elsewhere.forEach((e, i) => { if (e !== undefined) this.log.info(`Not starting ${serviceName(stopped[i]!)} for ${why}: ${e}.`); });
     const kinds = notRunning.filter((k) => !stopped.some((s, i) => s === k && elsewhere[i] !== undefined));
+    // A service of ours that runs may still be loading azurite.seed inside its start: waited for (a
+    // start of a running service shares the one under way, or resolves at once).
+    const running = SERVICE_KINDS.filter((k) => this.emulator.status(k).status === 'running');
+    await Promise.all(running.map((k) => this.emulator.start(k)));
     if (kinds.length === 0) return [];
     if (!(await this.deps.prepareStart())) return [CANCELLED];
     this.log.info(`Starting ${kinds.join(', ')} for ${why}: local.settings.json uses the development storage.`);
