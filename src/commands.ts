@@ -39,6 +39,12 @@ export interface CommandDeps extends NotifyDeps {
   readonly accounts: () => readonly StorageAccount[];
   /** The attached Azurite while `azurite.attach` is set (./ui/dataTarget.ts). */
   readonly attached: () => AttachTarget | undefined;
+  /**
+   * Asks which workspace folder keeps the data when a start would (a multi-root workspace, disk
+   * mode, none chosen), and reads the settings again only when the answer changed the folder.
+   * @returns false when the question was dismissed
+   */
+  readonly prepareClean: () => Promise<boolean>;
 }
 
 /** What a caller may pass to `azurite.copyConnectionString`. */
@@ -68,7 +74,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     const skip = typeof args === 'object' && args !== null && (args as CleanArgs).skipConfirmation === true;
     // As a start: in a multi-root workspace the folder that keeps the data is asked for first (the
     // folder in force otherwise would be a guess, and Clean deletes there).
-    if (!(await deps.prepareStart())) return asked.map(() => CANCELLED);
+    if (!(await deps.prepareClean())) return asked.map(() => CANCELLED);
     // Refused before the confirmation, which would otherwise name a folder that is not the one meant.
     // (One notification: every service's refusal names the same setting.)
     const refusals = asked.map((k) => emulator.cleanRefusal(k));

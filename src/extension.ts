@@ -197,6 +197,12 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
       }
       return go;
     },
+    prepareClean: async () => {
+      const before = dataFolder();
+      const go = await ensureDataFolderChosen(context.workspaceState);
+      if (go && dataFolder() !== before) await reload();
+      return go;
+    },
   };
   // Data the Azurite extension wrote where it took azurite.location literally (~, ${workspaceFolder}).
   const locationNotice = new LocationNotice(() => locationContext(context.globalStorageUri.fsPath, dataFolder()), deps);
