@@ -194,6 +194,7 @@ export class Emulator {
       const manager = new ServiceManager(kind, (o) => this.host.createService(o), {
         reservedPorts: () => { const p = this.ports(); return portsOfOthers(kind, p.configured, p.running); },
         enginePid: () => this.host.pid,
+        onWaitForLateStop: () => this.log.info(`${serviceName(kind)}: waiting for its previous stop, which ran past its bound, to finish closing and saving in the emulator engine.`),
         shuttingDown: () => this.disposed,
         onWaitForSave: (save) => this.log.info(`${serviceName(kind)}: waiting for the save of its data in ${save.location} that process ${save.pid} began at ${new Date(save.startedAtMs).toLocaleTimeString()} to finish (a window that reloaded or closed leaves its engine saving), so that it is not read before it is whole.`),
         bounds,
@@ -281,6 +282,15 @@ export class Emulator {
       const started = this.startedWith[k];
       return this.isRunning(k) && started !== undefined && needsRestart(k, started, this.settings.options) && errorsFor(this.settings.errors, k).length === 0;
     });
+  }
+
+  /**
+   * True when `kind` is not running but a server of ours may still answer on its port (a start or
+   * stop past its bound, still ending in the engine): a probe of that port would find ourselves, not
+   * another Azurite. A start waits for it to end.
+   */
+  mayHoldPort(kind: ServiceKind): boolean {
+    return this.services[kind].mayHoldPort;
   }
 
   /** True when `kind` runs in memory mode: a restart would drop its data. */

@@ -45,6 +45,8 @@ export interface ManagerContext {
    * is still writing (./shutdownMarker.ts `waitForLiveSave`), for a log line.
    */
   readonly onWaitForSave?: (save: UnfinishedSave) => void;
+  /** Called when a start or clean waits for a stop of ours that ran past its bound, for a log line. */
+  readonly onWaitForLateStop?: () => void;
   /**
    * The process id of this window's engine, whose save markers are not waited for (see
    * `LiveSaveWait.ownPid`): its own stops are waited for by the manager (a stop past its bound too).
@@ -82,6 +84,15 @@ export class ServiceManager {
   /** The bounds in force (read at each step, so a test can change its context's). */
   private get bounds(): LifecycleBounds {
     return { ...LIFECYCLE_BOUNDS, ...this.context.bounds };
+  }
+
+  /**
+   * True while a server of this service may still answer on its port although the state says
+   * closed: a start that listened past its bound is being undone, or a stop ran past its bound.
+   * A probe of the port then finds this service itself, not another Azurite.
+   */
+  get mayHoldPort(): boolean {
+    return this.undoingLateStart !== undefined || this.lateStop !== undefined;
   }
 
   /** The current state. */
@@ -241,6 +252,7 @@ export class ServiceManager {
    */
   private async lateStopEnded(verb: 'start' | 'clean'): Promise<Failure | undefined> {
     if (this.lateStop === undefined) return undefined;
+    this.context.onWaitForLateStop?.();
     const boundMs = this.bounds.stopMs;
     const ended = await withBound(this.lateStop, boundMs).then(() => true, () => false);
     if (ended) return undefined;

@@ -183,7 +183,9 @@ class StartTerminal implements vscode.Pseudoterminal {
     // the workspace; starting ours would only fail on the taken port. A reset does not: it is ours.
     let toStart = parsed.kinds;
     if (parsed.action === 'start') {
-      const stopped = parsed.kinds.filter((k) => this.emulator.status(k).status === 'closed');
+      // Not a service of ours that may still answer on its port (a start or stop past its bound): the
+      // probe would find ourselves; its start waits for that to end.
+      const stopped = parsed.kinds.filter((k) => this.emulator.status(k).status === 'closed' && !this.emulator.mayHoldPort(k));
       const elsewhere = await Promise.all(stopped.map((k) => servedElsewhere(this.emulator.options.services[k], k)));
       if (this.closed) return 1;
       stopped.forEach((k, i) => { if (elsewhere[i] !== undefined) this.line(`${serviceName(k)}: ${elsewhere[i]}; not started here.`); });

@@ -140,7 +140,8 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     // Only a closed service is probed: one of ours that is starting may already answer on its port,
     // and is waited for (start() shares a start under way); one stopping is started again after.
     const notRunning = SERVICE_KINDS.filter((k) => this.emulator.status(k).status !== 'running');
-    const stopped = notRunning.filter((k) => this.emulator.status(k).status === 'closed');
+    // (Nor one of ours that may still answer on its port after a start or stop past its bound.)
+    const stopped = notRunning.filter((k) => this.emulator.status(k).status === 'closed' && !this.emulator.mayHoldPort(k));
     // Another Azurite serving a service on its port (another window's, the CLI, a container) serves
     // the debug session too: starting ours would only fail on the taken port, at every F5.
     const elsewhere = await Promise.all(stopped.map((k) => servedElsewhere(this.emulator.options.services[k], k)));
