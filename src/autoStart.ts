@@ -8,7 +8,6 @@ import { readExtensionSettings } from './config';
 import { failure } from './core/outcome';
 import { parseAutoStart, serviceName } from './core/services';
 import type { Emulator } from './emulator/emulator';
-import { servedElsewhere } from './emulator/ports';
 import { showOutcome, type NotifyDeps } from './ui/notify';
 
 /**
@@ -30,7 +29,7 @@ export async function autoStart(emulator: Emulator, deps: NotifyDeps & { readonl
   }
   if (!(await deps.prepareStart())) return;
   await Promise.all(kinds.map(async (kind) => {
-    const elsewhere = await servedElsewhere(emulator.options.services[kind], kind);
+    const elsewhere = await emulator.servedElsewhere(kind);
     if (elsewhere !== undefined) {
       info(`autoStart: ${serviceName(kind)} skipped, ${elsewhere}`);
       return;

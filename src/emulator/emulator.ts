@@ -25,6 +25,7 @@ import { MemoryMeter } from './memoryMeter';
 import { failure, type Failure } from '../core/outcome';
 import { describeEngineLoss } from '../core/engineLoss';
 import { ownPortConflict, portsOfOthers, type ListenAddress } from '../core/ownPorts';
+import { servedElsewhere } from './ports';
 import { LifecycleQueue } from './lifecycleQueue';
 import { ServiceManager, type Blocker, type Outcome } from './serviceManager';
 import { takeUnfinishedSave, unfinishedSaveMessage, type UnfinishedSave } from './shutdownMarker';
@@ -291,6 +292,19 @@ export class Emulator {
    */
   mayHoldPort(kind: ServiceKind): boolean {
     return this.services[kind].mayHoldPort;
+  }
+
+  /**
+   * Whether the same service of another Azurite (another window's, the CLI, a container) answers on
+   * the host and port `kind` is configured for (./ports.ts `servedElsewhere`), so that a start here
+   * would only fail on the taken port. Only a closed service of ours that holds no port is probed:
+   * one starting may answer there itself (a start shares the one under way), and one whose start or
+   * stop ran past its bound may too (a start waits for it).
+   * @returns what answers there ("127.0.0.1:10000 already answers as Azurite-Blob/3.35.0"), or undefined
+   */
+  async servedElsewhere(kind: ServiceKind): Promise<string | undefined> {
+    if (this.status(kind).status !== 'closed' || this.mayHoldPort(kind)) return undefined;
+    return servedElsewhere(this.settings.options.services[kind], kind);
   }
 
   /** True when `kind` runs in memory mode: a restart would drop its data. */

@@ -17,7 +17,6 @@ import * as vscode from 'vscode';
 import { connectableHost, endpointUrl } from '../core/connectionString';
 import { isServiceKind, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
-import { servedElsewhere } from '../emulator/ports';
 import type { NotifyDeps } from './notify';
 import type { Outcome } from '../core/outcome';
 import type { AttachTarget } from '../core/attach';
@@ -183,13 +182,10 @@ class StartTerminal implements vscode.Pseudoterminal {
     // the workspace; starting ours would only fail on the taken port. A reset does not: it is ours.
     let toStart = parsed.kinds;
     if (parsed.action === 'start') {
-      // Not a service of ours that may still answer on its port (a start or stop past its bound): the
-      // probe would find ourselves; its start waits for that to end.
-      const stopped = parsed.kinds.filter((k) => this.emulator.status(k).status === 'closed' && !this.emulator.mayHoldPort(k));
-      const elsewhere = await Promise.all(stopped.map((k) => servedElsewhere(this.emulator.options.services[k], k)));
+      const elsewhere = await Promise.all(parsed.kinds.map((k) => this.emulator.servedElsewhere(k)));
       if (this.closed) return 1;
-      stopped.forEach((k, i) => { if (elsewhere[i] !== undefined) this.line(`${serviceName(k)}: ${elsewhere[i]}; not started here.`); });
-      toStart = parsed.kinds.filter((k) => !stopped.some((s, i) => s === k && elsewhere[i] !== undefined));
+      parsed.kinds.forEach((k, i) => { if (elsewhere[i] !== undefined) this.line(`${serviceName(k)}: ${elsewhere[i]}; not started here.`); });
+      toStart = parsed.kinds.filter((_, i) => elsewhere[i] === undefined);
       if (toStart.length === 0) {
         this.line(`Azurite: ${names} ready (served by another Azurite).`);
         return 0;

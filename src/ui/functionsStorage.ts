@@ -16,7 +16,7 @@
  * - `tasks.onDidStartTask` of a `func: host start` task run on its own (no debugger).
  * Starting is idempotent (a running service resolves `{ ok: true }`), so the hooks may overlap.
  * A service whose port the same service of another Azurite answers on (another window's, the CLI,
- * a container) is not started: that one serves the session (emulator/ports.ts servedElsewhere).
+ * a container) is not started: that one serves the session (Emulator.servedElsewhere).
  * A question a launch raised and the user dismissed (the multi-root data folder) is not asked again
  * by these hooks until the last debug session has ended: not by the second debug hook (the first
  * marks the configuration, as VS Code hands each provider's result to the next; the mark is taken
@@ -29,7 +29,6 @@ import * as vscode from 'vscode';
 import { isEmptyDebugConfiguration } from '../core/debugConfiguration';
 import { SERVICE_KINDS, serviceName } from '../core/services';
 import type { Emulator, EmulatorLog } from '../emulator/emulator';
-import { servedElsewhere } from '../emulator/ports';
 import { CANCELLED, type Outcome } from '../core/outcome';
 import type { ConnectionEnvironment } from './connectionEnvironment';
 import { showOutcome, type NotifyDeps } from './notify';
@@ -137,16 +136,14 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
       this.log.info(`Not starting the local emulator for ${why}: this window is attached to the Azurite at ${attached.label} (azurite.attach).`);
       return [];
     }
-    // Only a closed service is probed: one of ours that is starting may already answer on its port,
-    // and is waited for (start() shares a start under way); one stopping is started again after.
-    const notRunning = SERVICE_KINDS.filter((k) => this.emulator.status(k).status !== 'running');
-    // (Nor one of ours that may still answer on its port after a start or stop past its bound.)
-    const stopped = notRunning.filter((k) => this.emulator.status(k).status === 'closed' && !this.emulator.mayHoldPort(k));
     // Another Azurite serving a service on its port (another window's, the CLI, a container) serves
-    // the debug session too: starting ours would only fail on the taken port, at every F5.
-    const elsewhere = await Promise.all(stopped.map((k) => servedElsewhere(this.emulator.options.services[k], k)));
-    elsewhere.forEach((e, i) => { if (e !== undefined) this.log.info(`Not starting ${serviceName(stopped[i]!)} for ${why}: ${e}.`); });
-    const kinds = notRunning.filter((k) => !stopped.some((s, i) => s === k && elsewhere[i] !== undefined));
+    // the debug session too: starting ours would only fail on the taken port, at every F5. A service
+    // of ours that is starting is waited for (start() shares a start under way); one stopping is
+    // started again after.
+    const notRunning = SERVICE_KINDS.filter((k) => this.emulator.status(k).status !== 'running');
+    const elsewhere = await Promise.all(notRunning.map((k) => this.emulator.servedElsewhere(k)));
+    elsewhere.forEach((e, i) => { if (e !== undefined) this.log.info(`Not starting ${serviceName(notRunning[i]!)} for ${why}: ${e}.`); });
+    const kinds = notRunning.filter((_, i) => elsewhere[i] === undefined);
     // A service of ours that runs may still be loading azurite.seed inside its start: waited for (a
     // start of a running service shares the one under way, or resolves at once).
     const running = SERVICE_KINDS.filter((k) => this.emulator.status(k).status === 'running');
