@@ -54,6 +54,9 @@ describe('Storage view (code-server + Chromium)', { timeout: 240_000 }, () => {
     const visibleMs = Math.round(performance.now() - uploaded);
     console.log(`e2e: upload → visible in the Storage view ${visibleMs} ms`);
 
+    // Clicked once the view has settled: the refresh that follows the upload also redraws the
+    // container with its bytes, and a click that lands while VS Code redraws the rows may only select.
+    await waitFor('the container to show the blob\'s bytes', async () => (await row('e2e-view').innerText().catch(() => '')).includes('23 B'), { timeoutMs: 10_000, intervalMs: 20 });
     await row('hello.txt').click();
     const editor = page.locator('.editor-instance .monaco-editor .view-lines');
     await waitFor('the blob in an editor', async () => (await editor.first().innerText().catch(() => '')).replace(/\u00a0/g, ' ').includes('hello from the e2e test'), { timeoutMs: 20_000, intervalMs: 100 });
