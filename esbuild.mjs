@@ -26,8 +26,8 @@ const skippedPatches = new Set((argValue('skip-patch') ?? '').split(',').filter(
 
 /**
  * The engine seam: a few lines appended, at bundle time only, to named files of azurite
- * 3.37, each handing one of its hot spots to our own code in src/engine. node_modules stays as
- * installed and no azurite source is kept in this repository. Each patch names text the file must
+ * 3.37 (and of LokiJS, which it bundles), each handing one of its hot spots to our own code in
+ * src/engine. node_modules stays as installed and no azurite source is kept in this repository. Each patch names text the file must
  * contain (so an azurite upgrade that changes it fails the build instead of silently losing or
  * breaking the patch), and the build fails if azurite is bundled without every patch applied.
  * - crc64: common/utils/utils.js computes CRC-64/NVME (stageBlock without Content-MD5, Append
@@ -48,10 +48,16 @@ const skippedPatches = new Set((argValue('skip-patch') ?? '').split(',').filter(
  * - extentProtection: common/persistence/LokiExtentMetadataStore.js inserts a new extent's record
  *   without the `LastModifyInMS` its GC query reads, so azurite's 10-minute protection of new
  *   extents never applied; src/engine/extentProtection.ts sets it on insert.
+ * - lokiBatches: lokijs/src/lokijs.js (LokiJS 1.5, azurite's metadata store; `package` names it,
+ *   as azurite resolves it) sorts every binary index again after a batch remove or update of any
+ *   size, and azurite removes extents, blobs and messages one at a time through those batch paths
+ *   (freeing 4,000 deleted blobs' extents took half a minute); src/engine/lokiBatches.ts sends a
+ *   batch of none or one through LokiJS's own single-document path, which keeps indices in place.
  * Verified by test/unit/engine/*.test.ts: crc64 (bit-identical to azurite's function, 0 B–8 MiB,
  * whole and chunked), uriTemplateCache (same dispatch results), extentProtection (azurite's own
- * store and GC iterator spare a new extent) and bundledEngine (real SDK uploads through
- * out/engine-bundle.js, which is built with this plugin).
+ * store and GC iterator spare a new extent), lokiBatches (the same documents and answers as LokiJS
+ * without it) and bundledEngine (real SDK uploads through out/engine-bundle.js, which is built
+ * with this plugin).
  */
 const engineSeam = path.join(root, 'src/engine');
 const azuritePatches = [
@@ -96,15 +102,33 @@ const azuritePatches = [
       `require(${JSON.stringify(path.join(engineSeam, 'extentProtection.ts'))}).protectNewExtents(LokiExtentMetadata.prototype);`,
     ],
   },
+  {
+    name: 'lokiBatches',
+    package: 'lokijs',
+    files: ['src/lokijs.js'],
+    expect: ['module.exports = factory();', 'Loki.Collection = Collection;',
+      'Collection.prototype.removeBatchByPositions = function (positions) {', 'this.ensureAllIndexes(true);',
+      'Collection.prototype.removeBatch = function (batch) {', 'this.removeBatchByPositions(posx);',
+      'Collection.prototype.update = function (doc) {', 'adaptiveBatchOverride = !this.cloneObjects &&',
+      'Collection.prototype.remove = function (doc) {', 'this.adaptiveBinaryIndexRemove(position, key);'],
+    footer: [
+      `require(${JSON.stringify(path.join(engineSeam, 'lokiBatches.ts'))}).keepIndexesOnSmallBatches(module.exports.Collection.prototype);`,
+    ],
+  },
 ];
 
 const azuriteSeamPlugin = {
   name: 'azurite-seam',
   setup(build) {
     const patches = azuritePatches.filter((p) => !skippedPatches.has(p.name));
-    const azuriteSrc = path.dirname(fs.realpathSync(createRequire(import.meta.url).resolve('azurite/dist/src/azurite.js')));
+    const azuriteEntry = fs.realpathSync(createRequire(import.meta.url).resolve('azurite/dist/src/azurite.js'));
+    const azuriteSrc = path.dirname(azuriteEntry);
+    // A patch's files are azurite's (dist/src/…), or those of the package it names, as azurite resolves it.
+    const baseOf = (patch) => patch.package === undefined ? azuriteSrc
+      : path.dirname(fs.realpathSync(createRequire(azuriteEntry).resolve(`${patch.package}/package.json`)));
+    const fileOf = (patch, f) => path.join(baseOf(patch), f);
     const byFile = new Map();
-    for (const patch of patches) for (const f of patch.files) byFile.set(path.join(azuriteSrc, f), patch);
+    for (const patch of patches) for (const f of patch.files) byFile.set(fileOf(patch, f), patch);
     const escape = (p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     const applied = new Set();
     build.onStart(() => { applied.clear(); });
@@ -125,8 +149,8 @@ const azuriteSeamPlugin = {
       // Every file of every patch is bundled with azurite (all three services are): one that is not
       // was renamed or moved, and its service would run without the patch.
       // Errors are returned, not pushed onto result.errors: only returned ones fail the build.
-      const lost = patches.flatMap((patch) => patch.files.filter((f) => !applied.has(path.join(azuriteSrc, f))).map((f) => ({ patch, f })));
-      return { errors: lost.map(({ patch, f }) => ({ text: `azurite-seam ${patch.name}: azurite is bundled but ${f} is not; re-verify the patch in esbuild.mjs` })) };
+      const lost = patches.flatMap((patch) => patch.files.filter((f) => !applied.has(fileOf(patch, f))).map((f) => ({ patch, f })));
+      return { errors: lost.map(({ patch, f }) => ({ text: `azurite-seam ${patch.name}: azurite is bundled but ${patch.package ?? 'azurite'}'s ${f} is not; re-verify the patch in esbuild.mjs` })) };
     });
   },
 };
@@ -223,7 +247,7 @@ const processBuild = (outfile) => {
 };
 
 if (engineBundle) {
-  // The engine alone, as the extension bundles it; `seam` and `azurite*Utils` let tests check the seam.
+  // The engine alone, as the extension bundles it; `seam`, `azurite*Utils` and `Loki` let tests check the seam.
   delete options.entryPoints;
   Object.assign(options, {
     stdin: {
@@ -237,6 +261,7 @@ if (engineBundle) {
         "export * as azuriteBlobGeneratedUtils from 'azurite/dist/src/blob/generated/utils/utils';",
         "export * as azuriteQueueGeneratedUtils from 'azurite/dist/src/queue/generated/utils/utils';",
         "export * as azuriteTableGeneratedUtils from 'azurite/dist/src/table/generated/utils/utils';",
+        "export { default as Loki } from 'lokijs';",
       ].join('\n'),
       resolveDir: root,
       sourcefile: 'engine-bundle.ts',

@@ -4,6 +4,8 @@
  * driven by the real Azure SDK: block, append and page uploads with and without Content-MD5 / a
  * client CRC64 succeed, return azurite's own CRC64 values and the content's MD5, and read back
  * byte-identical, with the checksums of large bodies on the checksum thread and on the serving thread.
+ * With the lokiBatches patch in its LokiJS, blobs and messages deleted one at a time among many
+ * leave the rest as they were, and a reclaim frees exactly the deleted content.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -13,6 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { BlobServiceClient, RestError, type ContainerClient } from '@azure/storage-blob';
+import { QueueServiceClient } from '@azure/storage-queue';
 import { parseSettings } from '../../../src/core/settings';
 import type * as EmulatorModule from '../../../src/emulator/emulator';
 import type * as AzuriteModule from '../../../src/emulator/azurite';
@@ -23,6 +26,8 @@ type EngineBundle = typeof EmulatorModule & typeof AzuriteModule & {
   seam: typeof SeamModule;
   /** azurite's common/utils/utils.js as bundled (with the seam applied). */
   azuriteCommonUtils: Record<string, unknown>;
+  /** LokiJS as bundled (with the seam applied). */
+  Loki: { Collection: { prototype: object } };
 };
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
@@ -173,4 +178,66 @@ describe('Bundled engine (out/engine-bundle.js): the CRC64 seam under real SDK u
       });
     });
   }
+
+  describe('lokiBatches: deletes one at a time among many, in memory', () => {
+    let emulator: EmulatorModule.Emulator;
+    let location: string;
+
+    before(async () => {
+      location = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-bundle-loki-'));
+      const settings = parseSettings(
+        { blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: true, location },
+        { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: location, rootHasAzuriteData: false },
+      );
+      emulator = new engine.Emulator(settings, new MemoryLog(), {
+        processPath: path.join(repoRoot, 'out', 'engine-process.js'),
+        enginePath: bundlePath,
+        checksumWorkerPath: path.join(repoRoot, 'out', 'checksum-worker.js'),
+      });
+      for (const kind of ['blob', 'queue'] as const) {
+        const outcome = await emulator.start(kind);
+        if (!outcome.ok) throw new Error(outcome.message);
+      }
+    });
+    after(async () => {
+      await emulator?.dispose();
+      fs.rmSync(location, { recursive: true, force: true });
+    });
+
+    it('bundles LokiJS with the patch applied', () => {
+      assert.equal((engine.Loki.Collection.prototype as { __keepsIndexesOnSmallBatches?: true }).__keepsIndexesOnSmallBatches, true);
+    });
+
+    it('Delete Blob of half of 300 blobs leaves the other half readable, and a reclaim frees exactly the deleted content', async () => {
+      const container = BlobServiceClient.fromConnectionString(emulator.connectionString()).getContainerClient('loki-batches');
+      await container.create();
+      const body = (i: number): Buffer => Buffer.alloc(1000, i % 251);
+      const names = Array.from({ length: 300 }, (_, i) => `blob-${String(i).padStart(3, '0')}`);
+      for (let at = 0; at < names.length; at += 16) {
+        await Promise.all(names.slice(at, at + 16).map((n, j) => container.getBlockBlobClient(n).upload(body(at + j), 1000)));
+      }
+      const before = (await emulator.memoryReportNow()).usedBytes;
+      for (const n of names.filter((_, i) => i % 2 === 0)) await container.getBlockBlobClient(n).delete();
+      const listed: string[] = [];
+      for await (const b of container.listBlobsFlat()) listed.push(b.name);
+      assert.deepEqual(listed, names.filter((_, i) => i % 2 === 1));
+      for (const i of [1, 151, 299]) assert.ok((await container.getBlockBlobClient(names[i]!).downloadToBuffer()).equals(body(i)), `blob ${i}`);
+      await assert.rejects(container.getBlockBlobClient(names[150]!).download(), (e: unknown) => e instanceof RestError && e.statusCode === 404);
+      assert.equal(await emulator.reclaimMemory(), 150 * 1000);
+      assert.equal((await emulator.memoryReportNow()).usedBytes, before - 150 * 1000);
+    });
+
+    it('receive + delete of 100 of 200 messages, one at a time, hands them out in order and leaves the other 100', async () => {
+      const queue = QueueServiceClient.fromConnectionString(emulator.connectionString()).getQueueClient('loki-batches');
+      await queue.create();
+      for (let i = 0; i < 200; i++) await queue.sendMessage(`message ${i}`);
+      for (let i = 0; i < 100; i++) {
+        const [m] = (await queue.receiveMessages()).receivedMessageItems;
+        assert.equal(m?.messageText, `message ${i}`);
+        await queue.deleteMessage(m.messageId, m.popReceipt);
+      }
+      assert.equal((await queue.getProperties()).approximateMessagesCount, 100);
+      assert.equal((await queue.peekMessages()).peekedMessageItems[0]?.messageText, 'message 100');
+    });
+  });
 });

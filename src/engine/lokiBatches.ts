@@ -1,0 +1,77 @@
+/**
+ * LokiJS's batch paths, kept from rebuilding every index for a batch of none or one.
+ *
+ * azurite keeps its metadata in LokiJS 1.5 collections with binary indices (the blob collection
+ * has four, the queue message collection four, the extent collection one). LokiJS keeps such an
+ * index up to date in place when one document is inserted, updated or removed (`remove(doc)`,
+ * `update(doc)`: a binary search and a splice, linear in the collection). Its batch paths
+ * instead sort every index again from scratch once the batch is done (`removeBatchByPositions`,
+ * which `findAndRemove(query)` and `remove(docs)` end in, and `update(docs)`), and they do so
+ * whatever the batch's size, none included. azurite calls those paths for one document or none
+ * on hot paths:
+ * - every extent its extent GC frees is `findAndRemove({ id })`, one at a time
+ *   (common/persistence/LokiExtentMetadataStore.js, `deleteExtent`), so freeing n extents sorts
+ *   the extent index n times: measured here, 1.2 s for 1,000 deleted blobs and 22–33 s for 4,000,
+ *   during which the engine's process serves nothing (bench/lokiBatches.mjs);
+ * - Delete Blob and Delete Message are `findAndRemove` of one record
+ *   (blob/persistence/LokiBlobMetadataStore.js, queue/persistence/LokiQueueMetadataStore.js);
+ * - every Get, Peek, Update and Delete Message first removes the queue's expired messages with
+ *   `remove(docs)`, nearly always none, and Get Messages updates the messages it hands out with
+ *   `update(docs)`, one by default: each sorted the four message indices of every queue again.
+ *
+ * The seam: esbuild.mjs's azurite plugin appends one line to lokijs/src/lokijs.js when bundling:
+ * `keepIndexesOnSmallBatches(module.exports.Collection.prototype)`. A batch of none then changes
+ * nothing, and a batch of one goes through LokiJS's own single-document path (`remove(doc)`,
+ * `update(doc)`), which keeps each index sorted in place. Larger batches are LokiJS's as they
+ * are. node_modules is untouched; nothing of LokiJS is copied here, and this file imports none of it.
+ * What differs from the batch path: a removed document loses its `$loki` and `meta` fields, as
+ * `remove(doc)` always does (azurite reads neither from a record it has deleted), and a batch of
+ * none no longer marks the collection changed for LokiJS's autosave. Verified by
+ * test/unit/engine/lokiBatches.test.ts (the same documents and query answers as LokiJS without
+ * the patch over a random mix of operations, valid indices, no index sorted again).
+ */
+
+/** What this patch needs of LokiJS's `Collection.prototype` (lokijs/src/lokijs.js). */
+interface LokiCollection {
+  data: object[];
+  adaptiveBinaryIndices: boolean;
+  binaryIndices: Record<string, unknown>;
+  remove(doc: object): unknown;
+  update(doc: object | object[]): unknown;
+  removeBatch(batch: readonly unknown[]): void;
+  removeBatchByPositions(positions: readonly number[]): void;
+}
+
+/**
+ * Makes LokiJS's batch paths of `Collection.prototype` keep their indices in place for a batch of
+ * none or one document (see the file's comment); larger batches are unchanged. Idempotent.
+ * @param proto LokiJS's `Collection.prototype` (`require('lokijs').Collection.prototype`)
+ */
+export function keepIndexesOnSmallBatches(proto: LokiCollection): void {
+  const marked = proto as LokiCollection & { __keepsIndexesOnSmallBatches?: true };
+  if (marked.__keepsIndexesOnSmallBatches === true) return;
+  const { removeBatchByPositions, removeBatch, update } = proto;
+  proto.removeBatchByPositions = function (this: LokiCollection, positions: readonly number[]): void {
+    if (positions.length === 0) return;
+    const doc = positions.length === 1 ? this.data[positions[0]!] : undefined;
+    // LokiJS's single-document remove keeps binary indices in place only while they are adaptive
+    // (its default); without binary indices the batch path sorts nothing anyway.
+    if (doc !== undefined && this.adaptiveBinaryIndices && Object.keys(this.binaryIndices).length > 0) {
+      this.remove(doc);
+      return;
+    }
+    removeBatchByPositions.call(this, positions);
+  };
+  proto.removeBatch = function (this: LokiCollection, batch: readonly unknown[]): void {
+    // Without this, LokiJS maps every document of the collection to its position first.
+    if (batch.length === 0) return;
+    removeBatch.call(this, batch);
+  };
+  proto.update = function (this: LokiCollection, doc: object | object[]): unknown {
+    if (!Array.isArray(doc) || doc.length > 1) return update.call(this, doc);
+    // LokiJS returns nothing for a batch, whatever its size.
+    if (doc.length === 1) update.call(this, doc[0] as object);
+    return undefined;
+  };
+  marked.__keepsIndexesOnSmallBatches = true;
+}
