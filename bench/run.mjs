@@ -4,9 +4,9 @@
 //   ours  our emulator in this process, from out/engine-bundle.js: the engine exactly as the
 //         extension bundles it (applicationinsights stub, CRC64 seam), through Emulator as the
 //         extension drives it, azurite.silent on (as the CLI's --silent)
-//   stock the same build without the engine seam (out/stock-bundle.js: esbuild.mjs --skip-patch=
-//         crc64,uriTemplates), in this process, in memory, access log on (azurite's default; the
-//         lines are dropped): azurite as it comes, to check the baseline
+//   stock the same build without the engine seam's speed patches (out/stock-bundle.js: esbuild.mjs
+//         --skip-patch=crc64,uriTemplates,lokiBatches), in this process, in memory, access log on
+//         (azurite's default; the lines are dropped): azurite as it comes, to check the baseline
 //   cli   the azurite CLI as a child process (--silent --disableTelemetry)
 //   floor a no-work HTTP server (./floor.mjs) in a child process of its own; floor-here: the same
 //         server in this process
