@@ -49,10 +49,12 @@ const skippedPatches = new Set((argValue('skip-patch') ?? '').split(',').filter(
  *   without the `LastModifyInMS` its GC query reads, so azurite's 10-minute protection of new
  *   extents never applied; src/engine/extentProtection.ts sets it on insert.
  * - lokiBatches: lokijs/src/lokijs.js (LokiJS 1.5, azurite's metadata store; `package` names it,
- *   as azurite resolves it) sorts every binary index again after a batch remove or update of any
- *   size, and azurite removes extents, blobs and messages one at a time through those batch paths
+ *   as azurite resolves it) sorts every binary index again after a batch remove (of any size, none
+ *   included) or update, and azurite removes extents and blobs one at a time, and a queue's expired
+ *   messages (nearly always none) before most message operations, through those batch paths
  *   (freeing 4,000 deleted blobs' extents took half a minute); src/engine/lokiBatches.ts sends a
- *   batch of none or one through LokiJS's own single-document path, which keeps indices in place.
+ *   remove of none or one and an update of one through LokiJS's single-document path, which keeps
+ *   indices in place.
  * Verified by test/unit/engine/*.test.ts: crc64 (bit-identical to azurite's function, 0 B–8 MiB,
  * whole and chunked), uriTemplateCache (same dispatch results), extentProtection (azurite's own
  * store and GC iterator spare a new extent), lokiBatches (the same documents and answers as LokiJS
@@ -110,7 +112,8 @@ const azuritePatches = [
       'Collection.prototype.removeBatchByPositions = function (positions) {', 'this.ensureAllIndexes(true);',
       'Collection.prototype.removeBatch = function (batch) {', 'this.removeBatchByPositions(posx);',
       'Collection.prototype.update = function (doc) {', 'adaptiveBatchOverride = !this.cloneObjects &&',
-      'Collection.prototype.remove = function (doc) {', 'this.adaptiveBinaryIndexRemove(position, key);'],
+      'Collection.prototype.remove = function (doc) {', 'this.adaptiveBinaryIndexRemove(position, key);',
+      'this.collection.removeBatchByPositions(this.filteredrows);'],
     footer: [
       `require(${JSON.stringify(path.join(engineSeam, 'lokiBatches.ts'))}).keepIndexesOnSmallBatches(module.exports.Collection.prototype);`,
     ],

@@ -5,37 +5,47 @@
  * has four, the queue message collection four, the extent collection one). LokiJS keeps such an
  * index up to date in place when one document is inserted, updated or removed (`remove(doc)`,
  * `update(doc)`: a binary search and a splice, linear in the collection). Its batch paths
- * instead sort every index again from scratch once the batch is done (`removeBatchByPositions`,
- * which `findAndRemove(query)` and `remove(docs)` end in, and `update(docs)`), and they do so
- * whatever the batch's size, none included. azurite calls those paths for one document or none
- * on hot paths:
+ * instead sort every index again from scratch once the batch is done: `removeBatchByPositions`,
+ * which `findAndRemove(query)` and `remove(docs)` end in, for a batch of any size, none included,
+ * and `update(docs)` for a batch of one or more. azurite takes those paths for one document or
+ * none on hot paths:
  * - every extent its extent GC frees is `findAndRemove({ id })`, one at a time
  *   (common/persistence/LokiExtentMetadataStore.js, `deleteExtent`), so freeing n extents sorts
- *   the extent index n times: measured here, 1.2 s for 1,000 deleted blobs and 22–33 s for 4,000,
- *   during which the engine's process serves nothing (bench/lokiBatches.mjs);
- * - Delete Blob and Delete Message are `findAndRemove` of one record
- *   (blob/persistence/LokiBlobMetadataStore.js, queue/persistence/LokiQueueMetadataStore.js);
- * - every Get, Peek, Update and Delete Message first removes the queue's expired messages with
+ *   the extent index n times: measured here, 1.2–1.5 s for 1,000 deleted blobs and 22–33 s for
+ *   4,000, during which the engine's process serves nothing (bench/lokiBatches.mjs);
+ * - Delete Blob is `findAndRemove` of one record (blob/persistence/LokiBlobMetadataStore.js);
+ * - every Peek, Get, Update and Delete Message first removes the queue's expired messages with
  *   `remove(docs)`, nearly always none, and Get Messages updates the messages it hands out with
- *   `update(docs)`, one by default: each sorted the four message indices of every queue again.
+ *   `update(docs)`, one by default (queue/persistence/LokiQueueMetadataStore.js): each sorted the
+ *   four message indices of every queue again.
  *
  * The seam: esbuild.mjs's azurite plugin appends one line to lokijs/src/lokijs.js when bundling:
- * `keepIndexesOnSmallBatches(module.exports.Collection.prototype)`. A batch of none then changes
- * nothing, and a batch of one goes through LokiJS's own single-document path (`remove(doc)`,
- * `update(doc)`), which keeps each index sorted in place. Larger batches are LokiJS's as they
- * are. node_modules is untouched; nothing of LokiJS is copied here, and this file imports none of it.
- * What differs from the batch path: a removed document loses its `$loki` and `meta` fields, as
- * `remove(doc)` always does (azurite reads neither from a record it has deleted), and a batch of
- * none no longer marks the collection changed for LokiJS's autosave. Verified by
- * test/unit/engine/lokiBatches.test.ts (the same documents and query answers as LokiJS without
- * the patch over a random mix of operations, valid indices, no index sorted again).
+ * `keepIndexesOnSmallBatches(module.exports.Collection.prototype)`. A remove of none then changes
+ * nothing, and a remove or update of one goes through LokiJS's own single-document path
+ * (`remove(doc)`, `update(doc)`), which keeps each index sorted in place. Larger batches are
+ * LokiJS's as they are, and so is a remove while an index is marked for a rebuild (LokiJS's
+ * single-document remove assumes a sorted index; its batch path sorts it again).
+ * node_modules is untouched; nothing of LokiJS is copied here, and this file imports none of it.
+ * What differs from the batch path, none of it read by azurite's requests:
+ * - a removed document loses its `$loki` and `meta` fields, as `remove(doc)` always does. The
+ *   one reader of a record after a remove would be Copy Blob, which removes a destination blob it
+ *   read earlier in the same request; with no I/O in between, no other request's delete can come
+ *   first (had one, the copy would now fail with a 500 where it succeeded before);
+ * - documents with equal values in an index keep the order they reached it in, which a full sort
+ *   reset to insertion order: a listing that sorts by name alone (a blob and its snapshots) may
+ *   give those in another order than before, as it already could after other histories;
+ * - a remove of none no longer marks the collection changed, so it no longer causes a save of
+ *   the database in disk mode.
+ * Verified by test/unit/engine/lokiBatches.test.ts (the same documents and query answers as LokiJS
+ * without the patch over a random mix of operations, also after a save and load, valid indices,
+ * no index sorted again).
  */
 
 /** What this patch needs of LokiJS's `Collection.prototype` (lokijs/src/lokijs.js). */
 interface LokiCollection {
   data: object[];
   adaptiveBinaryIndices: boolean;
-  binaryIndices: Record<string, unknown>;
+  binaryIndices: Record<string, { dirty?: boolean }>;
   remove(doc: object): unknown;
   update(doc: object | object[]): unknown;
   removeBatch(batch: readonly unknown[]): void;
@@ -43,8 +53,9 @@ interface LokiCollection {
 }
 
 /**
- * Makes LokiJS's batch paths of `Collection.prototype` keep their indices in place for a batch of
- * none or one document (see the file's comment); larger batches are unchanged. Idempotent.
+ * Makes LokiJS's batch paths of `Collection.prototype` keep their indices in place for a remove
+ * of none or one document and an update of one (see the file's comment); larger batches are
+ * unchanged. Idempotent.
  * @param proto LokiJS's `Collection.prototype` (`require('lokijs').Collection.prototype`)
  */
 export function keepIndexesOnSmallBatches(proto: LokiCollection): void {
@@ -55,8 +66,9 @@ export function keepIndexesOnSmallBatches(proto: LokiCollection): void {
     if (positions.length === 0) return;
     const doc = positions.length === 1 ? this.data[positions[0]!] : undefined;
     // LokiJS's single-document remove keeps binary indices in place only while they are adaptive
-    // (its default); without binary indices the batch path sorts nothing anyway.
-    if (doc !== undefined && this.adaptiveBinaryIndices && Object.keys(this.binaryIndices).length > 0) {
+    // (its default) and sorted; without binary indices the batch path sorts nothing anyway.
+    const indices = Object.values(this.binaryIndices);
+    if (doc !== undefined && this.adaptiveBinaryIndices && indices.length > 0 && indices.every((i) => !i.dirty)) {
       this.remove(doc);
       return;
     }
@@ -68,10 +80,9 @@ export function keepIndexesOnSmallBatches(proto: LokiCollection): void {
     removeBatch.call(this, batch);
   };
   proto.update = function (this: LokiCollection, doc: object | object[]): unknown {
-    if (!Array.isArray(doc) || doc.length > 1) return update.call(this, doc);
-    // LokiJS returns nothing for a batch, whatever its size.
-    if (doc.length === 1) update.call(this, doc[0] as object);
-    return undefined;
+    if (!Array.isArray(doc) || doc.length !== 1) return update.call(this, doc);
+    update.call(this, doc[0] as object);
+    return undefined; // LokiJS returns nothing for a batch, whatever its size
   };
   marked.__keepsIndexesOnSmallBatches = true;
 }

@@ -3,8 +3,10 @@
  * resolves it (unbundled, from node_modules), a copy of it with the patch beside a copy without:
  * over a seeded random mix of inserts, findAndRemove, batch and single removes and updates (batches
  * of none, one and more), both hold the same documents and give the same answers to indexed
- * queries after every step, and the patched copy's indices stay valid; a batch of none or one no
- * longer sorts an index again, which LokiJS without the patch does each time. Through the bundle
+ * queries after every step, also after both are saved and loaded again, and the patched copy's
+ * indices stay valid; a remove of none or one and an update of one no longer sort an index again,
+ * which LokiJS without the patch does each time; a remove while an index is marked for a rebuild,
+ * or of a document not in the collection, is left to LokiJS's batch path. Through the bundle
  * (real SDK deletes of blobs and messages, and reclaim): test/unit/engine/bundledEngine.test.ts.
  */
 import * as assert from 'node:assert/strict';
@@ -14,7 +16,7 @@ import { keepIndexesOnSmallBatches } from '../../../src/engine/lokiBatches';
 interface Doc { $loki?: number; meta?: unknown; k: number; a: number; b: string }
 interface Collection {
   data: Doc[];
-  binaryIndices: Record<string, { dirty: boolean }>;
+  binaryIndices: Record<string, { dirty: boolean; values: number[] }>;
   insert(doc: Doc): Doc;
   find(query?: object): Doc[];
   findOne(query: object): Doc | null;
@@ -25,8 +27,14 @@ interface Collection {
   ensureIndex(property: string, force?: boolean): void;
   ensureAllIndexes(force?: boolean): void;
 }
+interface Database {
+  addCollection(name: string, options: object): Collection;
+  getCollection(name: string): Collection;
+  serialize(): string;
+  loadJSON(json: string): void;
+}
 interface LokiClass {
-  new (file: string): { addCollection(name: string, options: object): Collection };
+  new (file: string): Database;
   Collection: { prototype: Parameters<typeof keepIndexesOnSmallBatches>[0] };
 }
 
@@ -51,7 +59,8 @@ keepIndexesOnSmallBatches(Patched.Collection.prototype);
 keepIndexesOnSmallBatches(Patched.Collection.prototype); // idempotent
 
 /** As azurite makes its collections: binary indices, LokiJS's default adaptive upkeep. */
-const collectionOf = (Loki: LokiClass): Collection => new Loki('test.db').addCollection('docs', { indices: ['a', 'b'] });
+const INDEXED = { indices: ['a', 'b'] };
+const collectionOf = (Loki: LokiClass): Collection => new Loki('test.db').addCollection('docs', INDEXED);
 
 /** A seeded generator (mulberry32): the same mix of operations on every run. */
 function random(seed: number): (n: number) => number {
@@ -77,55 +86,81 @@ function state(c: Collection): unknown {
 }
 
 describe('Seam: LokiJS keeps its indices in place for a batch of none or one (lokiBatches)', () => {
-  it('holds the same documents and answers the same indexed queries as LokiJS without the patch, its indices valid, over 3,000 random operations', () => {
-    const plain = collectionOf(Plain);
-    const patched = collectionOf(Patched);
+  it('holds the same documents and answers the same indexed queries as LokiJS without the patch, its indices valid, over 3,000 random operations and 1,000 more after a save and load', () => {
     const next = random(20261126);
-    let key = 0;
     const counts = { removedNone: 0, removedOne: 0, removedMany: 0, updatedOne: 0, updatedMany: 0 };
-    for (let step = 0; step < 3000; step++) {
-      const op = next(9);
-      const both = (f: (c: Collection) => void): void => { f(plain); f(patched); };
-      const removed = (before: number): void => {
-        const n = before - plain.data.length;
-        if (n === 0) counts.removedNone++;
-        else if (n === 1) counts.removedOne++;
-        else counts.removedMany++;
-      };
-      const before = plain.data.length;
-      if (op <= 2 || plain.data.length < 5) {
-        const doc = { k: key++, a: next(20), b: `x${next(50)}` };
-        both((c) => c.insert({ ...doc }));
-      } else if (op === 3) {
-        const a = next(25); // 20–24 match nothing
-        both((c) => c.findAndRemove({ a }));
-        removed(before);
-      } else if (op === 4) {
-        const k = next(key + 5); // some are gone, some never were
-        both((c) => c.findAndRemove({ k }));
-        removed(before);
-      } else if (op === 5) {
-        const b = `x${next(60)}`;
-        both((c) => c.remove(c.find({ b })));
-        removed(before);
-      } else if (op === 6) {
-        const k = plain.data[next(plain.data.length)]!.k;
-        both((c) => c.remove(c.findOne({ k })!));
-      } else if (op === 7) {
-        const ks = plain.data.filter(() => next(plain.data.length) < 2).slice(0, 1 + next(3)).map((d) => d.k);
-        const a = next(20);
-        const b = `x${next(50)}`;
-        both((c) => c.update(ks.map((k) => Object.assign(c.findOne({ k })!, { a, b }))));
-        if (ks.length === 1) counts.updatedOne++;
-        else if (ks.length > 1) counts.updatedMany++;
-      } else {
-        both((c) => c.update([]));
+    let key = 0;
+    /** `steps` random operations on both copies, compared after each. */
+    const mix = (plain: Collection, patched: Collection, steps: number): void => {
+      for (let step = 0; step < steps; step++) {
+        const op = next(9);
+        const both = (f: (c: Collection) => void): void => { f(plain); f(patched); };
+        const removed = (before: number): void => {
+          const n = before - plain.data.length;
+          if (n === 0) counts.removedNone++;
+          else if (n === 1) counts.removedOne++;
+          else counts.removedMany++;
+        };
+        const before = plain.data.length;
+        if (op <= 2 || plain.data.length < 5) {
+          const doc = { k: key++, a: next(20), b: `x${next(50)}` };
+          both((c) => c.insert({ ...doc }));
+        } else if (op === 3) {
+          const a = next(25); // 20–24 match nothing
+          both((c) => c.findAndRemove({ a }));
+          removed(before);
+        } else if (op === 4) {
+          const k = next(key + 5); // some are gone, some never were
+          both((c) => c.findAndRemove({ k }));
+          removed(before);
+        } else if (op === 5) {
+          const b = `x${next(60)}`;
+          both((c) => c.remove(c.find({ b })));
+          removed(before);
+        } else if (op === 6) {
+          const k = plain.data[next(plain.data.length)]!.k;
+          both((c) => c.remove(c.findOne({ k })!));
+        } else if (op === 7) {
+          const ks = plain.data.filter(() => next(plain.data.length) < 2).slice(0, 1 + next(3)).map((d) => d.k);
+          const a = next(20);
+          const b = `x${next(50)}`;
+          both((c) => c.update(ks.map((k) => Object.assign(c.findOne({ k })!, { a, b }))));
+          if (ks.length === 1) counts.updatedOne++;
+          else if (ks.length > 1) counts.updatedMany++;
+        } else {
+          both((c) => c.update([]));
+        }
+        assert.deepEqual(state(patched), state(plain), `after step ${step} (operation ${op})`);
+        assert.deepEqual(patched.checkAllIndexes(), [], `after step ${step}: every index of the patched copy is valid`);
       }
-      assert.deepEqual(state(patched), state(plain), `after step ${step} (operation ${op})`);
-      assert.deepEqual(patched.checkAllIndexes(), [], `after step ${step}: every index of the patched copy is valid`);
-    }
+    };
+    const plain = new Plain('test.db');
+    const patched = new Patched('test.db');
+    mix(plain.addCollection('docs', INDEXED), patched.addCollection('docs', INDEXED), 3000);
+    // Disk mode: azurite's databases are saved as JSON and loaded again, indices and all.
+    const reload = (Loki: LokiClass, db: Database): Collection => {
+      const loaded = new Loki('test.db');
+      loaded.loadJSON(db.serialize());
+      return loaded.getCollection('docs');
+    };
+    mix(reload(Plain, plain), reload(Patched, patched), 1000);
     // The mix covered every batch size the patch treats apart.
     for (const [what, n] of Object.entries(counts)) assert.ok(n > 20, `${what}: ${n}`);
+  });
+
+  it('leaves a remove to LokiJS\'s batch path while an index is marked for a rebuild, and one of a document not in the collection', () => {
+    const c = new Patched('test.db').addCollection('docs', INDEXED);
+    for (let k = 0; k < 100; k++) c.insert({ k, a: k % 20, b: `x${k % 50}` });
+    // An index left stale and marked for a rebuild (LokiJS's batch path does so when it fails
+    // half-way): the single-document path would splice the wrong entry.
+    c.binaryIndices.a!.values.reverse();
+    c.binaryIndices.a!.dirty = true;
+    c.findAndRemove({ k: 10 });
+    assert.deepEqual(c.checkAllIndexes(), []);
+    assert.equal(c.find({ a: 10 }).length, 4);
+    c.remove([{ k: 1000, a: 1, b: 'x1' }]);
+    assert.equal(c.data.length, 99);
+    assert.deepEqual(c.checkAllIndexes(), []);
   });
 
   it('sorts no index again for a remove or update of none or one document, which LokiJS without the patch does every time', () => {
