@@ -230,7 +230,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   });
   context.subscriptions.push(
     target, accounts, statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts, password,
-    new ExposureAlerts(deps), watchPasswordSetting(password, context.globalState),
+    new ExposureAlerts(deps, () => snapshots.idle()), watchPasswordSetting(password, context.globalState),
     DebugEnvironment.register(connectionEnv, debugEnabled, log),
     FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log, () => target.attached())),
     AzuriteTaskProvider.register(emulator, deps, (kinds) => snapshots.reset({ skipConfirmation: true }, kinds), () => target.attached()),
@@ -266,7 +266,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     dataFolderQuestions: dataFolderQuestionState,
     engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: new CodeCachedModule(engineFiles.enginePath, engineFiles.codeCacheDir).cacheFile() }),
     settled: async () => { await autoStarted; await watcher.settled(); },
-    bindToLoopback: (kind) => bindToLoopback(kind, deps),
+    bindToLoopback: (kind) => bindToLoopback(kind, deps, () => snapshots.idle()),
     useLocation: (folder) => useLocation(folder, deps),
     storedCertificatePassword: () => context.secrets.get(PASSWORD_SECRET_KEY),
     movePasswordToSecretStorage: () => movePasswordToSecretStorage(password),

@@ -3,7 +3,7 @@
  * address, a host name) is said so once per start, because the development account's key is public:
  * anyone who reaches the port can read and change the data. The notification offers "Bind to
  * 127.0.0.1", which writes `azurite.<kind>Host` where the user set it and restarts the service (after
- * asking, when the restart would drop in-memory data).
+ * asking, when the restart would drop in-memory data, and after a Reset, Import or Export under way).
  */
 import * as vscode from 'vscode';
 import { readExtensionSettings, settingTargetOf } from '../config';
@@ -19,11 +19,12 @@ export const BIND_TO_LOOPBACK = 'Bind to 127.0.0.1';
 export class ExposureAlerts implements vscode.Disposable {
   private readonly subscription: { dispose(): void };
 
-  constructor(private readonly deps: NotifyDeps) {
+  /** @param dataIdle resolves when no Reset, Import or Export is under way (see {@link bindToLoopback}) */
+  constructor(private readonly deps: NotifyDeps, private readonly dataIdle: () => Promise<void>) {
     this.subscription = deps.emulator.onDidChangeState(({ kind, state }) => {
       if (state.status !== 'running' || isLoopbackHost(state.endpoint.host)) return;
       void notify('warning', exposureNotice(kind, state.endpoint.host, state.endpoint.port), BIND_TO_LOOPBACK).then(async (choice) => {
-        if (choice === BIND_TO_LOOPBACK) showOutcome(await bindToLoopback(kind, this.deps), this.deps);
+        if (choice === BIND_TO_LOOPBACK) showOutcome(await bindToLoopback(kind, this.deps, this.dataIdle), this.deps);
       });
     });
   }
@@ -38,16 +39,20 @@ export class ExposureAlerts implements vscode.Disposable {
  * workspace, user settings) and restarts the service if it runs with its data on disk (the settings
  * watcher may already have: a restart under way is shared, one already done is not repeated). A
  * service that holds in-memory data is left to the settings watcher, which asks before a restart
- * drops that data (unless `azurite.restartOnConfigChange`).
+ * drops that data (unless `azurite.restartOnConfigChange`). The restart waits, as the settings
+ * watcher's does, until no Reset, Import or Export is under way: stopping the service under one
+ * would break it and its rollback.
+ * @param dataIdle resolves when no Reset, Import or Export is under way
  * @returns `{ ok: true }`, the restart's outcome, or a `setting` failure when the setting cannot be written
  */
-export async function bindToLoopback(kind: ServiceKind, deps: NotifyDeps): Promise<Outcome> {
+export async function bindToLoopback(kind: ServiceKind, deps: NotifyDeps, dataIdle: () => Promise<void>): Promise<Outcome> {
   const key = `${kind}Host`;
   const written = await updateSetting(key, '127.0.0.1', settingTargetOf(key));
   if (!written.ok) return written;
   deps.reloadSettings();
   const { emulator } = deps;
   if (emulator.isRunningInMemory(kind) && !readExtensionSettings().restartOnConfigChange) return { ok: true };
+  await dataIdle();
   if (emulator.servicesNeedingRestart().includes(kind)) return emulator.restart(kind);
   return { ok: true };
 }

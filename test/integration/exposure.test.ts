@@ -1,11 +1,14 @@
 /**
  * In a real VS Code: a service on 0.0.0.0 is said to be reachable from the network (one
  * notification, a warning-coloured item) and "Bind to 127.0.0.1" moves it back, asking first when
- * the restart drops in-memory data; a data folder on
+ * the restart drops in-memory data, and on disk only once an import under way is done; a data folder on
  * which Node's recursive mkdir never returns fails within its bound naming azurite.location; the
  * PFX password goes to Secret Storage.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
 import * as vscode from 'vscode';
 import { LIFECYCLE_BOUNDS } from '../../src/core/bounds';
@@ -57,6 +60,35 @@ describe('Exposure, bounded starts and the certificate password', function () {
     assert.equal(a.statusItems().blob.backgroundColor, undefined);
     const exposureNotices = a.notifications().slice(shown).filter((n) => n.startsWith('Azurite Blob listens on'));
     assert.equal(exposureNotices.length, 1, 'the restart on 127.0.0.1 adds no notice');
+  });
+
+  it('Bind to 127.0.0.1 of a Blob on disk restarts it once an import under way is done, and the import completes', async () => {
+    const a = await api();
+    const location = fs.mkdtempSync(path.join(os.tmpdir(), 'bind-import-'));
+    const snapshot = fs.mkdtempSync(path.join(os.tmpdir(), 'bind-import-many-'));
+    try {
+      fs.mkdirSync(path.join(snapshot, 'blob', 'many'), { recursive: true });
+      for (let i = 0; i < 1500; i++) fs.writeFileSync(path.join(snapshot, 'blob', 'many', `b${i}.txt`), `blob ${i}`);
+      await configure({ inMemoryPersistence: false, location });
+      await config().update('blobHost', '0.0.0.0', target);
+      await waitFor('blobHost 0.0.0.0 to reach the emulator', () => a.emulator.options.services.blob.host === '0.0.0.0');
+      assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+      const blobs = BlobServiceClient.fromConnectionString(a.emulator.connectionString());
+      const importing = Promise.resolve(vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true }));
+      await waitFor('the import to be loading blobs', async () => (await blobs.getContainerClient('many').exists()) || undefined, 30_000);
+      // What the notification's "Bind to 127.0.0.1" runs, while the import loads blobs.
+      const [imported, bound] = await Promise.all([importing, a.bindToLoopback('blob')]);
+      assert.deepEqual(imported, { ok: true });
+      assert.deepEqual(bound, { ok: true });
+      assert.equal(a.emulator.endpoint('blob')?.host, '127.0.0.1');
+      let count = 0;
+      for await (const page of BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('many').listBlobsFlat().byPage()) count += page.segment.blobItems.length;
+      assert.equal(count, 1500);
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(location, { recursive: true, force: true });
+      fs.rmSync(snapshot, { recursive: true, force: true });
+    }
   });
 
   it('azurite.location /proc/forbidden/x fails within the folder bound, naming azurite.location', async () => {
