@@ -52,9 +52,9 @@ const skippedPatches = new Set((argValue('skip-patch') ?? '').split(',').filter(
  *   as azurite resolves it) sorts every binary index again after a batch remove (of any size, none
  *   included) or update, and azurite removes extents and blobs one at a time, and a queue's expired
  *   messages (nearly always none) before most message operations, through those batch paths
- *   (freeing 4,000 deleted blobs' extents took half a minute); src/engine/lokiBatches.ts sends a
- *   remove of none or one and an update of one through LokiJS's single-document path, which keeps
- *   indices in place.
+ *   (freeing n extents sorted the extent index n times); src/engine/lokiBatches.ts skips a
+ *   remove of none and sends a remove or an update of one through LokiJS's single-document path,
+ *   which keeps indices in place.
  * Verified by test/unit/engine/*.test.ts: crc64 (bit-identical to azurite's function, 0 B–8 MiB,
  * whole and chunked), uriTemplateCache (same dispatch results), extentProtection (azurite's own
  * store and GC iterator spare a new extent), lokiBatches (the same documents and answers as LokiJS

@@ -11,8 +11,8 @@
  * none on hot paths:
  * - every extent its extent GC frees is `findAndRemove({ id })`, one at a time
  *   (common/persistence/LokiExtentMetadataStore.js, `deleteExtent`), so freeing n extents sorts
- *   the extent index n times: measured here, 1.2–1.5 s for 1,000 deleted blobs and 22–33 s for
- *   4,000, during which the engine's process serves nothing (bench/lokiBatches.mjs);
+ *   the extent index n times, during which the engine's process serves nothing (docs/ENGINE.md,
+ *   "Speed", and bench/lokiBatches.mjs give figures);
  * - Delete Blob is `findAndRemove` of one record (blob/persistence/LokiBlobMetadataStore.js);
  * - every Peek, Get, Update and Delete Message first removes the queue's expired messages with
  *   `remove(docs)`, nearly always none, and Get Messages updates the messages it hands out with
@@ -20,11 +20,11 @@
  *   four message indices of every queue again.
  *
  * The seam: esbuild.mjs's azurite plugin appends one line to lokijs/src/lokijs.js when bundling:
- * `keepIndexesOnSmallBatches(module.exports.Collection.prototype)`. A remove of none then changes
- * nothing, and a remove or update of one goes through LokiJS's own single-document path
+ * `keepIndexesOnSmallBatches(module.exports.Collection.prototype)`. A remove of none is then
+ * skipped, and a remove or update of one goes through LokiJS's own single-document path
  * (`remove(doc)`, `update(doc)`), which keeps each index sorted in place. Larger batches are
- * LokiJS's as they are, and so is a remove while an index is marked for a rebuild (LokiJS's
- * single-document remove assumes a sorted index; its batch path sorts it again).
+ * LokiJS's as they are, and so is any batch while an index is marked for a rebuild (LokiJS's
+ * single-document paths assume sorted indices; its batch paths sort them again).
  * node_modules is untouched; nothing of LokiJS is copied here, and this file imports none of it.
  * What differs from the batch path, none of it read by azurite's requests:
  * - a removed document loses its `$loki` and `meta` fields, as `remove(doc)` always does. The
@@ -62,25 +62,33 @@ export function keepIndexesOnSmallBatches(proto: LokiCollection): void {
   const marked = proto as LokiCollection & { __keepsIndexesOnSmallBatches?: true };
   if (marked.__keepsIndexesOnSmallBatches === true) return;
   const { removeBatchByPositions, removeBatch, update } = proto;
+  /**
+   * Whether LokiJS's single-document paths keep this collection's binary indices right: they are
+   * kept in place (adaptive, LokiJS's default) and none is marked for a rebuild (a batch path that
+   * failed half-way leaves them so; only a batch path sorts them again).
+   */
+  const keptInPlace = (c: LokiCollection): boolean => {
+    const indices = Object.values(c.binaryIndices);
+    return c.adaptiveBinaryIndices && indices.length > 0 && indices.every((i) => i.dirty !== true);
+  };
   proto.removeBatchByPositions = function (this: LokiCollection, positions: readonly number[]): void {
-    if (positions.length === 0) return;
-    const doc = positions.length === 1 ? this.data[positions[0]!] : undefined;
-    // LokiJS's single-document remove keeps binary indices in place only while they are adaptive
-    // (its default) and sorted; without binary indices the batch path sorts nothing anyway.
-    const indices = Object.values(this.binaryIndices);
-    if (doc !== undefined && this.adaptiveBinaryIndices && indices.length > 0 && indices.every((i) => !i.dirty)) {
-      this.remove(doc);
-      return;
+    if (keptInPlace(this)) {
+      if (positions.length === 0) return;
+      const doc = positions.length === 1 ? this.data[positions[0]!] : undefined;
+      if (doc !== undefined) {
+        this.remove(doc);
+        return;
+      }
     }
     removeBatchByPositions.call(this, positions);
   };
   proto.removeBatch = function (this: LokiCollection, batch: readonly unknown[]): void {
     // Without this, LokiJS maps every document of the collection to its position first.
-    if (batch.length === 0) return;
+    if (batch.length === 0 && keptInPlace(this)) return;
     removeBatch.call(this, batch);
   };
   proto.update = function (this: LokiCollection, doc: object | object[]): unknown {
-    if (!Array.isArray(doc) || doc.length !== 1) return update.call(this, doc);
+    if (!Array.isArray(doc) || doc.length !== 1 || !keptInPlace(this)) return update.call(this, doc);
     update.call(this, doc[0] as object);
     return undefined; // LokiJS returns nothing for a batch, whatever its size
   };

@@ -5,8 +5,8 @@
  * of none, one and more), both hold the same documents and give the same answers to indexed
  * queries after every step, also after both are saved and loaded again, and the patched copy's
  * indices stay valid; a remove of none or one and an update of one no longer sort an index again,
- * which LokiJS without the patch does each time; a remove while an index is marked for a rebuild,
- * or of a document not in the collection, is left to LokiJS's batch path. Through the bundle
+ * which LokiJS without the patch does each time; a batch while an index is marked for a rebuild,
+ * and a remove of a document not in the collection, are left to LokiJS's batch path. Through the bundle
  * (real SDK deletes of blobs and messages, and reclaim): test/unit/engine/bundledEngine.test.ts.
  */
 import * as assert from 'node:assert/strict';
@@ -148,16 +148,24 @@ describe('Seam: LokiJS keeps its indices in place for a batch of none or one (lo
     for (const [what, n] of Object.entries(counts)) assert.ok(n > 20, `${what}: ${n}`);
   });
 
-  it('leaves a remove to LokiJS\'s batch path while an index is marked for a rebuild, and one of a document not in the collection', () => {
+  it('leaves each batch to LokiJS\'s batch path while an index is marked for a rebuild, which sorts it again; and a remove of a document not in the collection', () => {
     const c = new Patched('test.db').addCollection('docs', INDEXED);
     for (let k = 0; k < 100; k++) c.insert({ k, a: k % 20, b: `x${k % 50}` });
-    // An index left stale and marked for a rebuild (LokiJS's batch path does so when it fails
-    // half-way): the single-document path would splice the wrong entry.
-    c.binaryIndices.a!.values.reverse();
-    c.binaryIndices.a!.dirty = true;
-    c.findAndRemove({ k: 10 });
-    assert.deepEqual(c.checkAllIndexes(), []);
-    assert.equal(c.find({ a: 10 }).length, 4);
+    const batches: Array<[string, () => void]> = [
+      ['a remove of one', () => c.findAndRemove({ k: 10 })],
+      ['a remove of none', () => c.remove(c.find({ k: -1 }))],
+      ['an update of one', () => c.update([Object.assign(c.findOne({ k: 11 })!, { a: 3 })])],
+    ];
+    for (const [what, batch] of batches) {
+      // An index left stale and marked for a rebuild (LokiJS's batch path does so when it fails
+      // half-way): a single-document path would splice the wrong entry, and none sorts it again.
+      c.binaryIndices.a!.values.reverse();
+      c.binaryIndices.a!.dirty = true;
+      batch();
+      assert.deepEqual(c.checkAllIndexes(), [], what);
+    }
+    assert.deepEqual(c.find({ a: 10 }).map((d) => d.k).sort((x, y) => x - y), [30, 50, 70, 90]);
+    assert.deepEqual(c.find({ a: 3 }).map((d) => d.k).sort((x, y) => x - y), [3, 11, 23, 43, 63, 83]);
     c.remove([{ k: 1000, a: 1, b: 'x1' }]);
     assert.equal(c.data.length, 99);
     assert.deepEqual(c.checkAllIndexes(), []);
