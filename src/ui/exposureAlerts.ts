@@ -51,8 +51,11 @@ export async function bindToLoopback(kind: ServiceKind, deps: NotifyDeps, dataId
   if (!written.ok) return written;
   deps.reloadSettings();
   const { emulator } = deps;
-  if (emulator.isRunningInMemory(kind) && !readExtensionSettings().restartOnConfigChange) return { ok: true };
+  const leftToWatcher = (): boolean => emulator.isRunningInMemory(kind) && !readExtensionSettings().restartOnConfigChange;
+  if (leftToWatcher()) return { ok: true };
   await dataIdle();
+  // Asked again: the settings may have changed while a data operation ran.
+  if (leftToWatcher()) return { ok: true };
   if (emulator.servicesNeedingRestart().includes(kind)) return emulator.restart(kind);
   return { ok: true };
 }

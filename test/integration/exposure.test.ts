@@ -74,8 +74,11 @@ describe('Exposure, bounded starts and the certificate password', function () {
       await waitFor('blobHost 0.0.0.0 to reach the emulator', () => a.emulator.options.services.blob.host === '0.0.0.0');
       assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
       const blobs = BlobServiceClient.fromConnectionString(a.emulator.connectionString());
-      const importing = Promise.resolve(vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true }));
+      let done = false;
+      const importing = Promise.resolve(vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true }))
+        .finally(() => { done = true; });
       await waitFor('the import to be loading blobs', async () => (await blobs.getContainerClient('many').exists()) || undefined, 30_000);
+      assert.equal(done, false, 'the import is still loading blobs (else the test proves nothing: make it larger)');
       // What the notification's "Bind to 127.0.0.1" runs, while the import loads blobs.
       const [imported, bound] = await Promise.all([importing, a.bindToLoopback('blob')]);
       assert.deepEqual(imported, { ok: true });
