@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import { LIFECYCLE_BOUNDS } from '../../src/core/bounds';
 import { exposureNotice } from '../../src/core/hosts';
 import type { Outcome } from '../../src/emulator/serviceManager';
-import { api, configure, reset, waitFor } from './helpers';
+import { api, configure, manyBlobsSnapshot, reset, waitFor } from './helpers';
 
 const config = () => vscode.workspace.getConfiguration('azurite');
 const target = vscode.ConfigurationTarget.Workspace;
@@ -65,10 +65,8 @@ describe('Exposure, bounded starts and the certificate password', function () {
   it('Bind to 127.0.0.1 of a Blob on disk restarts it once an import under way is done, and the import completes', async () => {
     const a = await api();
     const location = fs.mkdtempSync(path.join(os.tmpdir(), 'bind-import-'));
-    const snapshot = fs.mkdtempSync(path.join(os.tmpdir(), 'bind-import-many-'));
+    const snapshot = manyBlobsSnapshot(1500);
     try {
-      fs.mkdirSync(path.join(snapshot, 'blob', 'many'), { recursive: true });
-      for (let i = 0; i < 1500; i++) fs.writeFileSync(path.join(snapshot, 'blob', 'many', `b${i}.txt`), `blob ${i}`);
       await configure({ inMemoryPersistence: false, location });
       await config().update('blobHost', '0.0.0.0', target);
       await waitFor('blobHost 0.0.0.0 to reach the emulator', () => a.emulator.options.services.blob.host === '0.0.0.0');

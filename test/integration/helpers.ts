@@ -1,4 +1,7 @@
 /** Shared helpers for tests that run inside the VS Code extension host. */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TestingApi } from '../../src/extension';
 
@@ -80,4 +83,16 @@ export async function runTask(task: vscode.Task): Promise<number | undefined> {
   });
   await vscode.tasks.executeTask(task);
   return ended;
+}
+
+/**
+ * Writes a snapshot folder (docs/SNAPSHOT.md) of one container `many` holding `count` small text
+ * blobs, enough that importing it takes a while: what tests that act during an import load.
+ * @returns the folder, in the system's temporary folder (the caller removes it)
+ */
+export function manyBlobsSnapshot(count = 1500): string {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'import-many-'));
+  fs.mkdirSync(path.join(folder, 'blob', 'many'), { recursive: true });
+  for (let i = 0; i < count; i++) fs.writeFileSync(path.join(folder, 'blob', 'many', `b${i}.txt`), `blob ${i}`);
+  return folder;
 }

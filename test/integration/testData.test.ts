@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
-import { api, configure, reset, waitFor, runTask } from './helpers';
+import { api, configure, manyBlobsSnapshot, reset, waitFor, runTask } from './helpers';
 
 async function blobNames(cs: string, container: string): Promise<string[]> {
   const names: string[] = [];
@@ -137,10 +137,8 @@ describe('Test data: seed, reset, export and import', () => {
   it('a restart for a settings change waits for an import under way, which completes', async () => {
     const a = await api();
     const location = fs.mkdtempSync(path.join(os.tmpdir(), 'import-restart-'));
-    const snapshot = fs.mkdtempSync(path.join(os.tmpdir(), 'import-many-'));
+    const snapshot = manyBlobsSnapshot(1500);
     try {
-      fs.mkdirSync(path.join(snapshot, 'blob', 'many'), { recursive: true });
-      for (let i = 0; i < 1500; i++) fs.writeFileSync(path.join(snapshot, 'blob', 'many', `b${i}.txt`), `blob ${i}`);
       await configure({ inMemoryPersistence: false, location });
       assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
       const blobs = BlobServiceClient.fromConnectionString(a.emulator.connectionString());

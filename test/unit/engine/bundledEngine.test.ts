@@ -37,6 +37,28 @@ const azuriteUtils = require('azurite/dist/src/common/utils/utils') as { getCRC6
 const b64 = (bytes: Uint8Array | undefined): string | undefined => bytes === undefined ? undefined : Buffer.from(bytes).toString('base64');
 const blockId = (n: number): string => Buffer.from(`block-${String(n).padStart(6, '0')}`).toString('base64');
 
+/**
+ * Our Emulator on the bundle (ports chosen by the OS) with `kinds` started.
+ * @param o.thread whether large bodies are hashed on the checksum thread (else on the serving thread)
+ * @throws Error with the start's message when a service does not start
+ */
+async function startBundled(engine: EngineBundle, o: { inMemory: boolean; location: string; thread: boolean; kinds: readonly ('blob' | 'queue')[] }): Promise<EmulatorModule.Emulator> {
+  const settings = parseSettings(
+    { blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: o.inMemory, location: o.location },
+    { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: o.location, rootHasAzuriteData: false },
+  );
+  const emulator = new engine.Emulator(settings, new MemoryLog(), {
+    processPath: path.join(repoRoot, 'out', 'engine-process.js'),
+    enginePath: bundlePath,
+    checksumWorkerPath: o.thread ? path.join(repoRoot, 'out', 'checksum-worker.js') : undefined,
+  });
+  for (const kind of o.kinds) {
+    const outcome = await emulator.start(kind);
+    if (!outcome.ok) throw new Error(outcome.message);
+  }
+  return emulator;
+}
+
 describe('Bundled engine (out/engine-bundle.js): the CRC64 seam under real SDK uploads', function () {
   this.timeout(120_000);
   let engine: EngineBundle;
@@ -66,17 +88,7 @@ describe('Bundled engine (out/engine-bundle.js): the CRC64 seam under real SDK u
 
       before(async () => {
         location = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-bundle-'));
-        const settings = parseSettings(
-          { blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: inMemory, location },
-          { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: location, rootHasAzuriteData: false },
-        );
-        emulator = new engine.Emulator(settings, new MemoryLog(), {
-          processPath: path.join(repoRoot, 'out', 'engine-process.js'),
-          enginePath: bundlePath,
-          checksumWorkerPath: thread ? path.join(repoRoot, 'out', 'checksum-worker.js') : undefined,
-        });
-        const outcome = await emulator.start('blob');
-        if (!outcome.ok) throw new Error(outcome.message);
+        emulator = await startBundled(engine, { inMemory, location, thread, kinds: ['blob'] });
         container = BlobServiceClient.fromConnectionString(emulator.connectionString()).getContainerClient(`crc-${inMemory ? 'mem' : 'disk'}-${thread ? 'thread' : 'inline'}`);
         await container.create();
       });
@@ -185,19 +197,7 @@ describe('Bundled engine (out/engine-bundle.js): the CRC64 seam under real SDK u
 
     before(async () => {
       location = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-bundle-loki-'));
-      const settings = parseSettings(
-        { blobPort: 0, queuePort: 0, tablePort: 0, inMemoryPersistence: true, location },
-        { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: location, rootHasAzuriteData: false },
-      );
-      emulator = new engine.Emulator(settings, new MemoryLog(), {
-        processPath: path.join(repoRoot, 'out', 'engine-process.js'),
-        enginePath: bundlePath,
-        checksumWorkerPath: path.join(repoRoot, 'out', 'checksum-worker.js'),
-      });
-      for (const kind of ['blob', 'queue'] as const) {
-        const outcome = await emulator.start(kind);
-        if (!outcome.ok) throw new Error(outcome.message);
-      }
+      emulator = await startBundled(engine, { inMemory: true, location, thread: true, kinds: ['blob', 'queue'] });
     });
     after(async () => {
       await emulator?.dispose();
