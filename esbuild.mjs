@@ -27,9 +27,10 @@ const skippedPatches = new Set((argValue('skip-patch') ?? '').split(',').filter(
 /**
  * The engine seam: a few lines appended, at bundle time only, to named files of azurite
  * 3.37 (and of LokiJS, which it bundles), each handing one of its hot spots to our own code in
- * src/engine. node_modules stays as installed and no azurite source is kept in this repository. Each patch names text the file must
- * contain (so an azurite upgrade that changes it fails the build instead of silently losing or
- * breaking the patch), and the build fails if azurite is bundled without every patch applied.
+ * src/engine. node_modules stays as installed and no azurite source is kept in this repository.
+ * Each patch names text the file must contain (so an azurite upgrade that changes it fails the
+ * build instead of silently losing or breaking the patch), and the build fails if azurite is
+ * bundled without every patch applied.
  * - crc64: common/utils/utils.js computes CRC-64/NVME (stageBlock without Content-MD5, Append
  *   Block, Put Page) one byte per step, which bounds large uploads. Its three CRC64 exports
  *   (getCRC64FromString, getCRC64FromStream, computeTransactionalChecksums) are replaced by the

@@ -219,7 +219,9 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   // The Storage view: the data target's containers, blobs, queues and tables (dist/data.js on first expand).
   const storageView = new StorageView({ emulator, target, extensionPath: context.extensionPath, log });
   context.subscriptions.push(storageView, accounts.onDidChange(() => storageView.invalidate()));
-  const watcher = new SettingsWatcher(emulator, reload, deps, () => snapshots.idle());
+  // What a restart for a settings change waits for: no Reset, Import or Export under way.
+  const dataIdle = (): Promise<void> => snapshots.idle();
+  const watcher = new SettingsWatcher(emulator, reload, deps, dataIdle);
   const debugEnabled = () => readExtensionSettings().debugEnvironment;
   // Setting errors already there when the window opens that no status bar item shows (they stop no
   // start, and the defaults apply meanwhile): said once now, as a change to one of them would be.
@@ -230,7 +232,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   });
   context.subscriptions.push(
     target, accounts, statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts, password,
-    new ExposureAlerts(deps, () => snapshots.idle()), watchPasswordSetting(password, context.globalState),
+    new ExposureAlerts(deps, dataIdle), watchPasswordSetting(password, context.globalState),
     DebugEnvironment.register(connectionEnv, debugEnabled, log),
     FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log, () => target.attached())),
     AzuriteTaskProvider.register(emulator, deps, (kinds) => snapshots.reset({ skipConfirmation: true }, kinds), () => target.attached()),
@@ -266,7 +268,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     dataFolderQuestions: dataFolderQuestionState,
     engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: new CodeCachedModule(engineFiles.enginePath, engineFiles.codeCacheDir).cacheFile() }),
     settled: async () => { await autoStarted; await watcher.settled(); },
-    bindToLoopback: (kind) => bindToLoopback(kind, deps, () => snapshots.idle()),
+    bindToLoopback: (kind) => bindToLoopback(kind, deps, dataIdle),
     useLocation: (folder) => useLocation(folder, deps),
     storedCertificatePassword: () => context.secrets.get(PASSWORD_SECRET_KEY),
     movePasswordToSecretStorage: () => movePasswordToSecretStorage(password),
