@@ -123,15 +123,19 @@ export function snapshotCounts(s: Snapshot): DataCounts {
   };
 }
 
-/** "3 containers (1,000 blobs, 50 MB), 1 queue (20 messages), 2 tables (10,000 entities)". */
-export function describeCounts(c: DataCounts): string {
+/**
+ * The counts of the services in `kinds` (default all three, in that order), for a notification or
+ * a log line: "3 containers (1,000 blobs, 50.0 MB), 1 queue (20 messages), 2 tables (10,000 entities)".
+ */
+export function describeCounts(c: DataCounts, kinds: readonly ServiceKind[] = ['blob', 'queue', 'table']): string {
   const n = (k: number, one: string, many = `${one}s`): string => `${k.toLocaleString('en-US')} ${k === 1 ? one : many}`;
   const mb = c.bytes >= 1024 * 1024 ? `${(c.bytes / 1024 / 1024).toFixed(1)} MB` : `${(c.bytes / 1024).toFixed(1)} KB`;
-  return [
-    `${n(c.containers, 'container')} (${n(c.blobs, 'blob')}, ${mb})`,
-    `${n(c.queues, 'queue')} (${n(c.messages, 'message')})`,
-    `${n(c.tables, 'table')} (${n(c.entities, 'entity', 'entities')})`,
-  ].join(', ');
+  const parts: Record<ServiceKind, string> = {
+    blob: `${n(c.containers, 'container')} (${n(c.blobs, 'blob')}, ${mb})`,
+    queue: `${n(c.queues, 'queue')} (${n(c.messages, 'message')})`,
+    table: `${n(c.tables, 'table')} (${n(c.entities, 'entity', 'entities')})`,
+  };
+  return (['blob', 'queue', 'table'] as const).filter((k) => kinds.includes(k)).map((k) => parts[k]).join(', ');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -324,6 +328,7 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
   await fsp.writeFile(path.join(staging, STAGING_OWNER), JSON.stringify({ pid: process.pid, host: os.hostname() }));
   const progress = tracker(options, 0, true);
   const only = options.only;
+  let kept = false;
   try {
     if (clients.blob) {
       const dir = path.join(staging, 'blob');
@@ -384,22 +389,26 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         const visibility = options.queueVisibilitySeconds ?? EXPORT_VISIBILITY_S;
         let hiddenSince = Date.now(); // when the oldest hiding that has not been renewed began
         try {
+          // The signal is checked between requests, never handed to one that hides messages: a
+          // request cut off after the engine handled it would leave messages hidden that `held`
+          // does not know (or with a pop receipt it does not have).
           for (;;) {
+            options.signal?.throwIfAborted();
             // Before half the hiding has run out, hide again what is held: a queue that takes longer
             // to read than the hiding lasts is not read twice over (and read for ever).
             if (held.size > 0 && Date.now() - hiddenSince >= (visibility * 1000) / 2) {
               hiddenSince = Date.now();
-              await pool([...held], { signal: options.signal }, async ([id, popReceipt]) => {
+              await pool([...held], {}, async ([id, popReceipt]) => {
                 try {
-                  held.set(id, (await queue.updateMessage(id, popReceipt, undefined, visibility, { abortSignal: options.signal })).popReceipt!);
-                } catch (err) {
-                  if (err instanceof Error && err.name === 'AbortError') throw err;
+                  held.set(id, (await queue.updateMessage(id, popReceipt, undefined, visibility)).popReceipt!);
+                } catch {
                   // Deleted, or received by a consumer after all: no longer the export's to show again.
                   held.delete(id);
                 }
               });
+              options.signal?.throwIfAborted();
             }
-            const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: visibility, abortSignal: options.signal });
+            const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: visibility });
             if (got.receivedMessageItems.length === 0) break;
             let fresh = 0;
             for (const m of got.receivedMessageItems) {
@@ -421,7 +430,10 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
           // text, Update Message keeps the message's own: no new copy of it in the extent store.
           // Every message is tried; the first failure is thrown after (unless the reading failed).
           await pool([...held], {}, async ([id, popReceipt]) => {
-            await queue.updateMessage(id, popReceipt, undefined, 0).catch((err: unknown) => { notVisible ??= err; });
+            await queue.updateMessage(id, popReceipt, undefined, 0).catch((err: unknown) => {
+              // 404: the message is gone (its time-to-live ran out, or a client deleted it): nothing to show again.
+              if ((err as { statusCode?: unknown }).statusCode !== 404) notVisible ??= err;
+            });
           });
         }
         if (notVisible !== undefined) throw notVisible;
@@ -457,26 +469,79 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
     // A cancel during the last steps (writing the files, making messages visible again) is seen
     // here: the folder stays as it was.
     options.signal?.throwIfAborted();
-    // Swap each exported service's folder in.
+    await swapIn(folder, staging, kinds);
+    return counts;
+  } catch (err) {
+    // A folder that could not be put back is still in the staging folder: keep it.
+    if (err instanceof SwapRollbackError) {
+      kept = true;
+      await keepStaging(staging);
+    }
+    throw err;
+  } finally {
+    if (!kept) await fsp.rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A failed {@link swapIn} that could not put every folder back: the message says, for each, where
+ * the previous export's folder is and which folder holds the new export.
+ */
+export class SwapRollbackError extends Error {}
+
+/**
+ * Moves each of `kinds`' folders from `staging` into `folder`, the one it replaces first moved aside
+ * into `staging` (as `<kind>.old`). All or nothing: when a move fails (on Windows a rename fails
+ * while another program has a file in the folder open), the folders already moved go back where
+ * they were, so `folder` holds the previous export of every service, not a mix of two exports.
+ * @param rename the move (tests pass one that fails)
+ * @throws the move's error after the rollback; a {@link SwapRollbackError} when the rollback itself
+ *   fails, and then `staging` must be kept (see {@link keepStaging})
+ */
+export async function swapIn(folder: string, staging: string, kinds: readonly ServiceKind[],
+  rename: (from: string, to: string) => Promise<void> = fsp.rename): Promise<void> {
+  // Each move done, to undo in reverse: `aside` moved the previous export's folder out of the way,
+  // `in` moved the new one into place.
+  const steps: Array<{ step: 'aside' | 'in'; from: string; to: string }> = [];
+  try {
     for (const kind of kinds) {
       const target = path.join(folder, kind);
-      const old = path.join(staging, `${kind}.old`);
-      if (fs.existsSync(target)) await fsp.rename(target, old);
-      await fsp.rename(path.join(staging, kind), target).catch(async (err: unknown) => {
-        if (fs.existsSync(old)) await fsp.rename(old, target);
-        throw err;
+      if (fs.existsSync(target)) {
+        const old = path.join(staging, `${kind}.old`);
+        await rename(target, old);
+        steps.push({ step: 'aside', from: target, to: old });
+      }
+      await rename(path.join(staging, kind), target);
+      steps.push({ step: 'in', from: path.join(staging, kind), to: target });
+    }
+  } catch (err) {
+    const left: string[] = [];
+    for (const { step, from, to } of steps.reverse()) {
+      await rename(to, from).catch(() => {
+        left.push(step === 'in' ? `${to} holds the new export` : `the previous ${path.basename(from)}/ is ${to}`);
       });
     }
-    return counts;
-  } finally {
-    await fsp.rm(staging, { recursive: true, force: true });
+    if (left.length > 0) {
+      throw new SwapRollbackError(`${messageOf(err)}; the previous export could not be put back in full (${left.join('; ')}): move the folders by hand`);
+    }
+    throw err;
   }
+}
+
+/**
+ * Marks a staging folder that holds a previous export's folder after a failed {@link swapIn}, so
+ * that no later export removes it as abandoned. Best effort: the error names the folder anyway.
+ */
+async function keepStaging(staging: string): Promise<void> {
+  await fsp.writeFile(path.join(staging, STAGING_KEPT), 'An export could not put the previous export back in full; its folders are here (*.old). Move them back by hand, then delete this folder.\n').catch(() => undefined);
 }
 
 /** An export writes into `<folder>/.export-XXXXXX` first, then moves each service's folder out of it. */
 const STAGING_PREFIX = '.export-';
 /** In the staging folder: the process that writes it (`{ pid, host }`), so a later export can tell it was abandoned. */
 const STAGING_OWNER = 'owner.json';
+/** In a staging folder that {@link keepStaging} kept: never removed as abandoned. */
+const STAGING_KEPT = '.kept';
 /** A staging folder without a readable owner is taken as abandoned once this old (ms). */
 const STAGING_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
@@ -491,6 +556,7 @@ async function removeAbandonedStaging(folder: string): Promise<void> {
   for (const d of entries) {
     if (!d.isDirectory() || !/^\.export-[A-Za-z0-9]{6}$/.test(d.name)) continue;
     const dir = path.join(folder, d.name);
+    if (fs.existsSync(path.join(dir, STAGING_KEPT))) continue;
     const owner = await fsp.readFile(path.join(dir, STAGING_OWNER), 'utf8').then((t) => JSON.parse(t) as { pid?: unknown; host?: unknown }, () => undefined);
     const abandoned = owner !== undefined && typeof owner.pid === 'number'
       ? owner.host === os.hostname() && !processAlive(owner.pid)
@@ -805,7 +871,7 @@ export async function loadSnapshot(clients: StorageClients, snapshot: Snapshot, 
       else throw exists(`queue ${q.name}`);
       // One at a time: a queue keeps the order messages were sent in.
       for (const [i, m] of q.messages.entries()) {
-        await naming(`queue ${q.name}, message ${i + 1} of queue/${q.name}.jsonl`, () => queue.sendMessage(m.text, { abortSignal: signal }));
+        await naming(`queue ${q.name}, message ${i + 1} of queue/${q.name}.jsonl`, () => queue.sendMessage(m.text, { messageTimeToLive: -1, abortSignal: signal }));
         progress.step(`Importing queue ${q.name}`);
       }
     }

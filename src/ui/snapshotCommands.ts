@@ -18,7 +18,7 @@ import { resolveLocation } from '../core/settings';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import type { ClientAddress, StorageAccount } from '../core/connectionString';
 import type { Emulator } from '../emulator/emulator';
-import type { DataCounts, StorageClients } from '../data/index';
+import type { StorageClients } from '../data/index';
 import { dataLayer, type DataLayer } from './dataLayer';
 import { notify, OPEN_FILE, openFileAt } from './notify';
 import { withDelayedProgress } from './progress';
@@ -144,7 +144,7 @@ export class SnapshotCommands {
       // The service was empty (a fresh in-memory one, or checked above); a client may have made
       // something since its port opened, which stays. A seed that stops half-way is deleted again.
       const counts = await withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, false, (options) => data.loadSeed(clients, snapshot, options));
-      this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${describe(data, counts, [kind])}.`);
+      this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${data.describeCounts(counts, [kind])}.`);
       return { ok: true };
     } catch (err) {
       return this.dataFailure(`The seed was not loaded into ${serviceName(kind)}`, folder, err);
@@ -170,7 +170,7 @@ export class SnapshotCommands {
     const data = this.data();
     try {
       const counts = await withDelayedProgress('Exporting a snapshot', true, (options) => data.exportSnapshot(this.targetClients(kinds), folder, options));
-      void notify('info', `Snapshot exported to ${folder}: ${describe(data, counts, kinds)}.`);
+      void notify('info', `Snapshot exported to ${folder}: ${data.describeCounts(counts, kinds)}.`);
       return { ok: true };
     } catch (err) {
       return this.show(this.dataFailure('Export failed', folder, err));
@@ -204,7 +204,7 @@ export class SnapshotCommands {
       const skipped = SERVICE_KINDS.filter((k) => !kinds.includes(k) && hasEntries(path.join(folder, k)));
       const why = this.deps.target.attached() !== undefined ? 'azurite.attach gives no endpoint for it' : 'the service is not running';
       const notImported = skipped.length === 0 ? '' : ` Not imported: ${skipped.map((k) => `${k}/ (${why})`).join(', ')}.`;
-      void notify('info', `Snapshot imported from ${folder}: ${describe(data, counts, kinds)}.${notImported}`);
+      void notify('info', `Snapshot imported from ${folder}: ${data.describeCounts(counts, kinds)}.${notImported}`);
       return { ok: true };
     } catch (err) {
       return this.show(this.dataFailure('Import failed', folder, err));
@@ -254,7 +254,7 @@ export class SnapshotCommands {
         if (left.length > 0) throw new Error(`${left.join('; ')}${seed !== undefined ? ' (the seed was loaded into devstoreaccount1)' : ''}`);
         return loaded;
       });
-      this.deps.log.info(`Reset ${running.map(serviceName).join(', ')}${seed !== undefined ? `; seed loaded: ${describe(data, counts, running)}` : ''}.`);
+      this.deps.log.info(`Reset ${running.map(serviceName).join(', ')}${seed !== undefined ? `; seed loaded: ${data.describeCounts(counts, running)}` : ''}.`);
       return { ok: true };
     } catch (err) {
       if (err instanceof Error && err.name === 'AbortError') {
@@ -306,11 +306,6 @@ export class SnapshotCommands {
     });
     return picked?.[0]?.fsPath;
   }
-}
-
-function describe(data: DataLayer, counts: DataCounts, kinds: readonly ServiceKind[]): string {
-  const parts = data.describeCounts(counts).split(', ');
-  return (['blob', 'queue', 'table'] as const).map((k, i) => (kinds.includes(k) ? parts[i] : undefined)).filter((p) => p !== undefined).join(', ');
 }
 
 /** True when `dir` is a folder with something in it. */

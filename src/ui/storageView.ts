@@ -724,7 +724,7 @@ function treeItem(node: StorageNode): vscode.TreeItem {
       item = new vscode.TreeItem(`${e.partitionKey} · ${e.rowKey}`, C.None);
       item.iconPath = new vscode.ThemeIcon('symbol-object');
       const props = Object.keys(e).filter((k) => !['partitionKey', 'rowKey', 'etag', 'timestamp'].includes(k) && !k.endsWith('@odata.type'));
-      item.description = props.slice(0, 4).map((k) => `${k}: ${String(e[k])}`).join(', ');
+      item.description = props.slice(0, 4).map((k) => `${k}: ${propertyText(e[k])}`).join(', ');
       item.tooltip = itemJson(e).slice(0, 2000);
       item.command = { command: COMMANDS.storageOpen, title: 'Open', arguments: [node] };
       break;
@@ -850,9 +850,29 @@ async function filesUnderUri(uri: vscode.Uri, name: string): Promise<{ name: str
 }
 
 /**
- * An item as indented JSON. An Edm.Int64 property arrives from the Tables SDK as a bigint, which
- * JSON.stringify refuses: it is written as the decimal string Azure's own JSON uses for Int64.
+ * An item as indented JSON. The Tables SDK hands some entity properties over in forms JSON.stringify
+ * refuses or garbles; they are written as Azure's own JSON writes them: an Edm.Int64 (a bigint) as
+ * its decimal string, an Edm.Binary (a Uint8Array) as base64, an Edm.Guid (`{ value, type: 'Guid' }`)
+ * as its string.
  */
 function itemJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
+  // The value as it is in its holder: a Buffer (a Uint8Array) reaches a replacer already turned
+  // into `{ type: 'Buffer', data }` by its toJSON.
+  return JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
+    const raw = this[key];
+    return typeof raw === 'bigint' || raw instanceof Uint8Array || isTypedValue(raw) ? propertyText(raw) : v;
+  }, 2);
+}
+
+/** The Tables SDK's form of a property it does not map to a JavaScript type (an Edm.Guid): `{ value, type }`. */
+function isTypedValue(v: unknown): v is { value: unknown; type: string } {
+  return typeof v === 'object' && v !== null && !(v instanceof Date) && 'value' in v && typeof (v as { type?: unknown }).type === 'string';
+}
+
+/** An entity property as short text: as {@link itemJson} writes it, a DateTime as ISO 8601 (UTC). */
+function propertyText(v: unknown): string {
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
+  if (v instanceof Date) return v.toISOString();
+  if (isTypedValue(v)) return String(v.value);
+  return String(v);
 }

@@ -95,8 +95,12 @@ describe('Storage view', () => {
     await docs.getBlockBlobClient('notes/today.md').uploadData(Buffer.from('# Today\n'), { blobHTTPHeaders: { blobContentType: 'text/markdown' } });
     const people = TableClient.fromConnectionString(cs, 'people', { allowInsecureConnection: true });
     await people.createTable();
-    // An Int64 property reaches the view as a bigint, which JSON.stringify refuses.
-    await people.createEntity({ partitionKey: 'p', rowKey: '1', name: 'Ada', born: { value: '9007199254740993', type: 'Int64' } });
+    // An Int64 property reaches the view as a bigint, which JSON.stringify refuses; a Binary as a
+    // Uint8Array and a Guid as { value, type }, which it garbles.
+    await people.createEntity({
+      partitionKey: 'p', rowKey: '1', name: 'Ada', born: { value: '9007199254740993', type: 'Int64' },
+      id: { value: 'c9da6455-213d-42c9-9a79-3e9149a57833', type: 'Guid' }, avatar: new Uint8Array([1, 2, 3]),
+    });
     const blobId = `${ACCOUNT}/blob/docs/notes/today.md`;
     await waitFor('the blob in the tree', async () => find(await a.storageTree(), blobId));
 
@@ -131,6 +135,10 @@ describe('Storage view', () => {
     const entity = await waitFor('the entity JSON', () => (vscode.window.activeTextEditor?.document.uri.scheme === 'azurite-item' ? vscode.window.activeTextEditor.document : undefined));
     assert.equal((JSON.parse(entity.getText()) as { name: string }).name, 'Ada');
     assert.equal((JSON.parse(entity.getText()) as { born: string }).born, '9007199254740993');
+    assert.equal((JSON.parse(entity.getText()) as { id: string }).id, 'c9da6455-213d-42c9-9a79-3e9149a57833');
+    assert.equal((JSON.parse(entity.getText()) as { avatar: string }).avatar, 'AQID');
+    assert.equal(find(await a.storageTree(), `${ACCOUNT}/table/people/p\u00001`)?.description,
+      'name: Ada, born: 9007199254740993, id: c9da6455-213d-42c9-9a79-3e9149a57833, avatar: AQID');
     await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(`${ACCOUNT}/table/people`));
     const page = await waitFor('the table\'s page as JSON', () => (vscode.window.activeTextEditor?.document.uri.path.endsWith('/people.json') ? vscode.window.activeTextEditor.document : undefined));
     assert.deepEqual((JSON.parse(page.getText()) as { rowKey: string }[]).map((e) => e.rowKey), ['1']);

@@ -9,11 +9,11 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { QueueServiceClient, type DequeuedMessageItem, type QueueClient } from '@azure/storage-queue';
+import { newPipeline, QueueServiceClient, StorageSharedKeyCredential, type DequeuedMessageItem, type QueueClient, type RequestPolicyFactory } from '@azure/storage-queue';
 import { TableServiceClient } from '@azure/data-tables';
 import { clients as sdkClients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { emulatorEndpoints, storageClients, type StorageClients } from '../../../src/data/clients';
-import { exportSnapshot, importSnapshot, loadSeed, readSnapshot, resetAccount, snapshotCounts, transactionBatches } from '../../../src/data/snapshot';
+import { describeCounts, exportSnapshot, importSnapshot, loadSeed, readSnapshot, resetAccount, snapshotCounts, swapIn, SwapRollbackError, transactionBatches } from '../../../src/data/snapshot';
 import { SnapshotFormatError } from '../../../src/core/snapshotFormat';
 import type { Emulator } from '../../../src/emulator/emulator';
 import { SERVICE_KINDS, type ServiceKind } from '../../../src/core/services';
@@ -562,6 +562,47 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual([...new Set(dequeued)], [2]);
   });
 
+  it('seeded messages never expire (Azure\'s default would drop them after 7 days)', async () => {
+    const emulator = await running();
+    const seed = tempDir('seed-ttl-');
+    fs.mkdirSync(path.join(seed, 'queue'));
+    fs.writeFileSync(path.join(seed, 'queue', 'jobs.jsonl'), '{"text":"one"}\n{"text":"two"}\n');
+    await loadSeed(dataClients(emulator), await readSnapshot(seed));
+    const peeked = await sdkClients(emulator).queue().getQueueClient('jobs').peekMessages({ numberOfMessages: 2 });
+    assert.deepEqual(peeked.peekedMessageItems.map((m) => [m.messageText, m.expiresOn.getUTCFullYear()]), [['one', 9999], ['two', 9999]]);
+  });
+
+  it('an export cancelled while a receive is under way leaves every message visible', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const plain = sdkClients(emulator).queue().getQueueClient('orders');
+    await plain.create();
+    for (let i = 0; i < 100; i++) await plain.sendMessage(`m${i}`);
+    const abort = new AbortController();
+    // The cancel arrives after the engine handled the second Get Messages (32 messages hidden)
+    // but before the SDK delivered its answer: a request that carries the export's signal then
+    // fails with an AbortError, as the SDK fails it when the signal fires during the response.
+    let receives = 0;
+    const cutOff: RequestPolicyFactory = {
+      create: (next) => ({
+        sendRequest: async (request) => {
+          const response = await next.sendRequest(request);
+          if (request.method === 'GET' && /\/orders\/messages(\?|$)/.test(request.url) && ++receives === 2) {
+            abort.abort();
+            if (request.abortSignal === abort.signal) throw Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' });
+          }
+          return response;
+        },
+      }),
+    };
+    const data = dataClients(emulator);
+    const pipeline = newPipeline(new StorageSharedKeyCredential(data.endpoints.accountName, data.endpoints.accountKey));
+    pipeline.factories.unshift(cutOff);
+    const clients = { ...data, queue: new QueueServiceClient(data.endpoints.queue!, pipeline) };
+    await assert.rejects(exportSnapshot(clients, tempDir('export-'), { signal: abort.signal }), { name: 'AbortError' });
+    assert.equal(receives, 2);
+    assert.equal((await receiveAll(plain)).length, 100, 'every message visible again');
+  });
+
   it('an import that stops restores a table that the snapshot names in another case', async () => {
     const emulator = await running({ inMemoryPersistence: true, extentMemoryLimit: 1 });
     const c = sdkClients(emulator);
@@ -613,3 +654,91 @@ async function listNames(emulator: Emulator): Promise<{ containers: string[]; qu
   for await (const x of TableServiceClient.fromConnectionString(c.connectionString, { allowInsecureConnection: true }).listTables()) tables.push(x.name!);
   return { containers, queues, tables };
 }
+
+describe('swapIn: an export replaces the services\' folders all or nothing', () => {
+  /** An export folder whose blob/, queue/ and table/ each hold `which.txt` = "old", and a staging folder with the new ones. */
+  function folders(withOld: boolean): { folder: string; staging: string } {
+    const folder = tempDir('swap-');
+    const staging = fs.mkdtempSync(path.join(folder, '.export-'));
+    for (const kind of SERVICE_KINDS) {
+      if (withOld) {
+        fs.mkdirSync(path.join(folder, kind));
+        fs.writeFileSync(path.join(folder, kind, 'which.txt'), 'old');
+      }
+      fs.mkdirSync(path.join(staging, kind));
+      fs.writeFileSync(path.join(staging, kind, 'which.txt'), 'new');
+    }
+    return { folder, staging };
+  }
+  const which = (dir: string, kind: string): string | undefined => {
+    const file = path.join(dir, kind, 'which.txt');
+    return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+  };
+  /** fs.promises.rename, except for the moves `fails` picks. */
+  const failing = (fails: (from: string, to: string) => boolean) => async (from: string, to: string): Promise<void> => {
+    if (fails(from, to)) throw Object.assign(new Error(`EPERM: operation not permitted, rename '${from}' -> '${to}'`), { code: 'EPERM' });
+    await fs.promises.rename(from, to);
+  };
+
+  it('moves every service\'s new folder in and the old ones aside', async () => {
+    const { folder, staging } = folders(true);
+    await swapIn(folder, staging, SERVICE_KINDS);
+    for (const kind of SERVICE_KINDS) {
+      assert.equal(which(folder, kind), 'new');
+      assert.equal(which(staging, `${kind}.old`), 'old');
+    }
+  });
+
+  it('a move that fails puts back the folders already moved: the previous export of every service', async () => {
+    const { folder, staging } = folders(true);
+    const newQueue = path.join(staging, 'queue');
+    await assert.rejects(swapIn(folder, staging, SERVICE_KINDS, failing((from) => from === newQueue)), { code: 'EPERM' });
+    for (const kind of SERVICE_KINDS) {
+      assert.equal(which(folder, kind), 'old', `${kind}/ is the previous export's`);
+      assert.equal(which(staging, kind), 'new');
+    }
+  });
+
+  it('without a previous export, a failed move leaves none of the new folders', async () => {
+    const { folder, staging } = folders(false);
+    const intoTable = path.join(folder, 'table');
+    await assert.rejects(swapIn(folder, staging, SERVICE_KINDS, failing((_from, to) => to === intoTable)), { code: 'EPERM' });
+    for (const kind of SERVICE_KINDS) assert.equal(fs.existsSync(path.join(folder, kind)), false, `${kind}/ is not there`);
+  });
+
+  it('a rollback that cannot put a folder back says where the previous one is', async () => {
+    const { folder, staging } = folders(true);
+    const newQueue = path.join(staging, 'queue');
+    const blobBack = path.join(folder, 'blob');
+    const blobOld = path.join(staging, 'blob.old');
+    await assert.rejects(
+      swapIn(folder, staging, SERVICE_KINDS, failing((from, to) => from === newQueue || (from === blobOld && to === blobBack))),
+      (err: Error) => err instanceof SwapRollbackError && err.message.startsWith('EPERM')
+        && err.message.endsWith(`the previous export could not be put back in full (the previous blob/ is ${blobOld}): move the folders by hand`),
+    );
+    assert.equal(which(staging, 'blob.old'), 'old', 'the previous blob/ is where the message says');
+    assert.equal(which(folder, 'queue'), 'old');
+  });
+
+  it('a rollback that cannot move a new folder back out says which folder holds the new export', async () => {
+    const { folder, staging } = folders(false);
+    const intoTable = path.join(folder, 'table');
+    const blobIn = path.join(folder, 'blob');
+    await assert.rejects(
+      swapIn(folder, staging, SERVICE_KINDS, failing((from, to) => to === intoTable || from === blobIn)),
+      (err: Error) => err instanceof SwapRollbackError && err.message.endsWith(`(${blobIn} holds the new export): move the folders by hand`),
+    );
+    assert.equal(which(folder, 'blob'), 'new');
+    assert.equal(fs.existsSync(path.join(folder, 'queue')), false, 'queue/ went back');
+  });
+});
+
+describe('describeCounts', () => {
+  const counts = { containers: 2, blobs: 1200, bytes: 3 * 1024 * 1024, queues: 1, messages: 40, tables: 1, entities: 1 };
+  it('gives each service\'s counts in order, only for the services asked for', () => {
+    assert.equal(describeCounts(counts), '2 containers (1,200 blobs, 3.0 MB), 1 queue (40 messages), 1 table (1 entity)');
+    assert.equal(describeCounts(counts, ['queue']), '1 queue (40 messages)');
+    assert.equal(describeCounts(counts, ['table', 'blob']), '2 containers (1,200 blobs, 3.0 MB), 1 table (1 entity)');
+    assert.equal(describeCounts({ ...counts, bytes: 512 }, ['blob']), '2 containers (1,200 blobs, 0.5 KB)');
+  });
+});
