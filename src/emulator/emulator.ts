@@ -195,7 +195,7 @@ export class Emulator {
       const manager = new ServiceManager(kind, (o) => this.host.createService(o), {
         reservedPorts: () => { const p = this.ports(); return portsOfOthers(kind, p.configured, p.running); },
         enginePid: () => this.host.pid,
-        onWaitForLateStop: () => this.log.info(`${serviceName(kind)}: waiting for its previous stop, which ran past its bound, to finish closing and saving in the emulator engine.`),
+        onWaitForLateStop: (what) => this.log.info(`${serviceName(kind)}: waiting for its previous ${what}, which ran past its bound, to finish ${what === 'stop' ? 'closing and saving' : 'deleting the data'} in the emulator engine.`),
         shuttingDown: () => this.disposed,
         onWaitForSave: (save) => this.log.info(`${serviceName(kind)}: waiting for the save of its data in ${save.location} that process ${save.pid} began at ${new Date(save.startedAtMs).toLocaleTimeString()} to finish (a window that reloaded or closed leaves its engine saving), so that it is not read before it is whole.`),
         bounds,
@@ -438,8 +438,10 @@ export class Emulator {
     this.applyDebugLog();
     this.lastStartInMemory[kind] = options.inMemory;
     const startedWith = this.settings.options;
+    // Set before the start, whose `running` event's listeners read it (dataLocation); read only
+    // while the service runs, so a start that fails leaves nothing stale in use.
+    this.startedWith[kind] = startedWith;
     const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o));
-    if (outcome.ok) this.startedWith[kind] = startedWith;
     // In the start's own folder, and before anything queued after the start (a stop writes a new marker).
     // A report that fails (a log that throws) never fails the start.
     if (outcome.ok && !options.inMemory) await this.reportUnfinishedSave(kind, options.location).catch(() => undefined);

@@ -25,7 +25,7 @@ import { createApiVersionPolicy, type ApiVersionPolicy } from '../engine/apiVers
 import type { EngineService, MeteredChunkStore } from './azurite';
 import { CodeCachedModule, type CodeCacheState } from './codeCache';
 import {
-  ENGINE_DATA_VARIABLE, ENGINE_NICENESS, enginePriority, type EngineEvent, type EngineMemoryFigures, type EngineOps, type EngineProcessData, type EngineRequest,
+  ENGINE_DATA_VARIABLE, ENGINE_NICENESS, enginePriority, isIdleTick, type EngineEvent, type EngineMemoryFigures, type EngineOps, type EngineProcessData, type EngineRequest,
   type EngineResponse, type LoadResult, type WireServiceOptions,
 } from './engineProtocol';
 
@@ -345,16 +345,16 @@ const LIFECYCLE_OPS: ReadonlySet<keyof EngineOps> = new Set<keyof EngineOps>(['s
 /**
  * How the engine, once its extension host has gone, bounds its wait for the lifecycle requests and
  * stops under way. It checks once a second (a tick); it exits after {@link EXIT_IDLE_TICKS} ticks in
- * a row in which this process used under {@link IDLE_CPU_MS} ms of CPU time (nothing runs: a stop
- * hangs), or after {@link EXIT_MAX_TICKS} ticks in all (something runs and never ends).
+ * a row in which nothing ran ({@link isIdleTick}: under 2 ms of CPU time, no file system
+ * request pending (nothing runs: a stop hangs), or after {@link EXIT_MAX_TICKS} ticks in all
+ * (something runs and never ends). A save to a slow disk (a network share, a USB drive) uses little
+ * CPU while its write is pending: it is not idle.
  *
  * Counted in ticks and CPU time, not in wall time: at nice 19 on a machine whose cores are busy, or
  * stopped for a while (a suspended machine, SIGSTOP), the engine is slow but still saving, and a
  * bound in wall time cut that save short. A starved or stopped process runs late ticks, and fewer.
  */
 const EXIT_IDLE_TICKS = 10;
-/** Ticks of {@link EXIT_IDLE_TICKS} use under this much CPU time (ms) each: idle, not saving. */
-const IDLE_CPU_MS = 2;
 /** Ticks after which the engine exits whatever runs (about 2 minutes when it is not starved). */
 const EXIT_MAX_TICKS = 120;
 
@@ -371,7 +371,7 @@ function idleOrOverdue(): Promise<void> {
       const used = process.cpuUsage(cpu);
       cpu = process.cpuUsage();
       ticks++;
-      idleTicks = (used.user + used.system) / 1000 < IDLE_CPU_MS ? idleTicks + 1 : 0;
+      idleTicks = isIdleTick((used.user + used.system) / 1000, process.getActiveResourcesInfo()) ? idleTicks + 1 : 0;
       if (idleTicks >= EXIT_IDLE_TICKS || ticks >= EXIT_MAX_TICKS) {
         clearInterval(timer);
         resolve();

@@ -31,6 +31,21 @@ export function enginePriority(platform: NodeJS.Platform): number {
   return platform === 'win32' ? 10 : ENGINE_NICENESS;
 }
 
+/** A tick (1 s) of the engine's wait after its extension host has gone that used under this much CPU time (ms) may be idle. */
+export const IDLE_CPU_MS = 2;
+
+/**
+ * True for a tick of the engine's wait after its extension host has gone (./engineProcess.ts) in
+ * which nothing ran: under {@link IDLE_CPU_MS} ms of CPU time and no file system request pending
+ * (libuv's `FSReqCallback`, `FSReqPromise`, … among `process.getActiveResourcesInfo()`). A save to
+ * a slow disk uses little CPU while its write is pending, and is not idle.
+ * @param cpuMs CPU time used in the tick (ms)
+ * @param activeResources what keeps the event loop alive, as `process.getActiveResourcesInfo()` names it
+ */
+export function isIdleTick(cpuMs: number, activeResources: readonly string[]): boolean {
+  return cpuMs < IDLE_CPU_MS && !activeResources.some((r) => r.startsWith('FSReq'));
+}
+
 /** The environment variable that carries {@link EngineProcessData} to the engine's process. */
 export const ENGINE_DATA_VARIABLE = 'STORAGE_EMULATORS_ENGINE_DATA';
 

@@ -45,8 +45,8 @@ export interface ManagerContext {
    * is still writing (./shutdownMarker.ts `waitForLiveSave`), for a log line.
    */
   readonly onWaitForSave?: (save: UnfinishedSave) => void;
-  /** Called when a start or clean waits for a stop of ours that ran past its bound, for a log line. */
-  readonly onWaitForLateStop?: () => void;
+  /** Called when a start or clean waits for a stop or clean of ours that ran past its bound, for a log line. */
+  readonly onWaitForLateStop?: (what: 'stop' | 'clean') => void;
   /**
    * The process id of this window's engine, whose save markers are not waited for (see
    * `LiveSaveWait.ownPid`): its own stops are waited for by the manager (a stop past its bound too).
@@ -67,10 +67,13 @@ export class ServiceManager {
   private undoingLateStart: Promise<void> | undefined;
   /**
    * A stop that ran past its bound and still runs in the engine (closing, saving in disk mode,
-   * dropping in-memory data): a next start or clean waits for it, as long as a stop may take, so
-   * that it neither loads data that is still being written nor loses what it makes to that stop.
+   * dropping in-memory data), or a clean still deleting the data: a next start or clean waits for
+   * it, as long as a stop may take, so that it neither loads data that is still being written or
+   * deleted nor loses what it makes to that stop or clean.
    */
   private lateStop: Promise<void> | undefined;
+  /** True when {@link lateStop} is a clean that ran past its bound (still deleting the data), not a stop. */
+  private lateStopIsClean = false;
 
   /** Fires after every state change with the new state. */
   readonly onDidChangeState: Event<ServiceState> = this.stateEmitter.event;
@@ -114,16 +117,8 @@ export class ServiceManager {
    */
   async start(options: HostServiceOptions, blockers: readonly Blocker[] = [], check?: StartCheck): Promise<Outcome> {
     if (this.current.status !== 'closed') return this.illegal('start');
-    if (this.undoingLateStart !== undefined) {
-      const previous = this.undoingLateStart;
-      const boundMs = options.inMemory ? this.bounds.listenMs : this.bounds.listenWithDataMs;
-      const ended = await withBound(previous, boundMs).then(() => true, () => false);
-      if (!ended) {
-        const message = `${serviceName(this.kind)} service could not start: its previous start did not finish in time and is still under way in the emulator engine (waited ${formatBound(boundMs)} more). Reload the window to end it.`;
-        if (this.current.status === 'closed') this.set({ status: 'closed', error: message });
-        return failure('timeout', message);
-      }
-    }
+    const stillStarting = await this.lateStartEnded('start', options);
+    if (stillStarting !== undefined) return stillStarting;
     if (this.current.status !== 'closed') return this.illegal('start');
     const stillStopping = await this.lateStopEnded('start');
     if (stillStopping !== undefined) return stillStopping;
@@ -212,6 +207,7 @@ export class ServiceManager {
             if (this.lateStop === late) this.lateStop = undefined;
           });
           this.lateStop = late;
+          this.lateStopIsClean = false;
           return this.fail(`${serviceName(this.kind)} service did not stop within ${formatBound(err.boundMs)} (closing its port and saving its data); it may hold its port until the window reloads.`, 'timeout');
         }
         return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`, 'other');
@@ -226,6 +222,11 @@ export class ServiceManager {
   /** Deletes the service's data. Only while closed. */
   async clean(options: HostServiceOptions): Promise<Outcome> {
     if (this.current.status !== 'closed') return this.illegal('clean');
+    // A start that listened late loads the data and saves it again when it ends: deleting the data
+    // meanwhile would leave its save (the data as it was) behind.
+    const stillStarting = await this.lateStartEnded('clean', options);
+    if (stillStarting !== undefined) return stillStarting;
+    if (this.current.status !== 'closed') return this.illegal('clean');
     const stillStopping = await this.lateStopEnded('clean');
     if (stillStopping !== undefined) return stillStopping;
     if (this.current.status !== 'closed') return this.illegal('clean');
@@ -234,12 +235,19 @@ export class ServiceManager {
       const stillSaving = await this.earlierSaveStillRunning(options.location);
       if (stillSaving !== undefined) return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${stillSaving.message}`, stillSaving.reason, stillSaving.reason === 'timeout' ? 'azurite.location' : undefined);
     }
+    const request = this.createService(options).clean();
     try {
-      await withBound(this.createService(options).clean(), this.bounds.cleanMs);
+      await withBound(request, this.bounds.cleanMs);
       this.apply({ type: 'cleaned' });
       return { ok: true };
     } catch (err) {
       if (err instanceof StepTimeout) {
+        // Still deleting in the engine: a next start or clean waits for it, as for a late stop.
+        const late: Promise<void> = request.then(() => undefined, () => undefined).finally(() => {
+          if (this.lateStop === late) this.lateStop = undefined;
+        });
+        this.lateStop = late;
+        this.lateStopIsClean = true;
         return this.fail(`${serviceName(this.kind)} data could not be cleaned: deleting it${options.inMemory ? '' : ` in ${JSON.stringify(options.location)} (azurite.location)`} did not finish within ${formatBound(err.boundMs)}.`, 'timeout', options.inMemory ? undefined : 'azurite.location');
       }
       return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`, 'other');
@@ -247,16 +255,32 @@ export class ServiceManager {
   }
 
   /**
-   * Waits, up to the stop's bound, for a stop of ours that ran past its bound ({@link lateStop}).
+   * Waits, up to the stop's bound, for a stop or clean of ours that ran past its bound ({@link lateStop}).
    * @returns undefined when there is none or it ended; else the failure (reason `timeout`, kept on the state)
    */
   private async lateStopEnded(verb: 'start' | 'clean'): Promise<Failure | undefined> {
     if (this.lateStop === undefined) return undefined;
-    this.context.onWaitForLateStop?.();
+    this.context.onWaitForLateStop?.(this.lateStopIsClean ? 'clean' : 'stop');
     const boundMs = this.bounds.stopMs;
     const ended = await withBound(this.lateStop, boundMs).then(() => true, () => false);
     if (ended) return undefined;
-    const message = `${serviceName(this.kind)} ${verb === 'start' ? 'service could not start' : 'data could not be cleaned'}: its previous stop is still closing and saving in the emulator engine (waited ${formatBound(boundMs)} more). Reload the window to end it.`;
+    const previous = this.lateStopIsClean ? 'its previous clean is still deleting its data' : 'its previous stop is still closing and saving';
+    const message = `${serviceName(this.kind)} ${verb === 'start' ? 'service could not start' : 'data could not be cleaned'}: ${previous} in the emulator engine (waited ${formatBound(boundMs)} more). Reload the window to end it.`;
+    if (this.current.status === 'closed') this.set({ status: 'closed', error: message });
+    return failure('timeout', message);
+  }
+
+  /**
+   * Waits, as long as a start's listen may take, for a start that listened past its bound to be
+   * undone ({@link undoingLateStart}).
+   * @returns undefined when there is none or it ended; else the failure (reason `timeout`, kept on the state)
+   */
+  private async lateStartEnded(verb: 'start' | 'clean', options: HostServiceOptions): Promise<Failure | undefined> {
+    if (this.undoingLateStart === undefined) return undefined;
+    const boundMs = options.inMemory ? this.bounds.listenMs : this.bounds.listenWithDataMs;
+    const ended = await withBound(this.undoingLateStart, boundMs).then(() => true, () => false);
+    if (ended) return undefined;
+    const message = `${serviceName(this.kind)} ${verb === 'start' ? 'service could not start' : 'data could not be cleaned'}: its previous start did not finish in time and is still under way in the emulator engine (waited ${formatBound(boundMs)} more). Reload the window to end it.`;
     if (this.current.status === 'closed') this.set({ status: 'closed', error: message });
     return failure('timeout', message);
   }

@@ -168,7 +168,12 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal(emulator.dataLocation('blob'), first);
     assert.equal(emulator.dataLocation('queue'), second, 'a stopped service would start in the new folder');
     assert.ok(await emulator.diskUsageBytes('blob') >= 64 * 1024, 'measured where its data is');
+    // What a listener of the restart's `running` event reads (the status bar measures the folder then).
+    const atRunning: string[] = [];
+    const sub = emulator.onDidChangeState(({ kind, state }) => { if (kind === 'blob' && state.status === 'running') atRunning.push(emulator.dataLocation('blob')); });
     await emulator.restart('blob');
+    sub.dispose();
+    assert.deepEqual(atRunning, [second]);
     assert.equal(emulator.dataLocation('blob'), second);
     assert.ok(await emulator.diskUsageBytes('blob') < 64 * 1024);
   });

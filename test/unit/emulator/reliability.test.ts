@@ -20,6 +20,7 @@ import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
 import { clients, disposeAfterEach, engineFiles, inParallel, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { markerFileName } from '../../../src/emulator/shutdownMarker';
+import { isIdleTick } from '../../../src/emulator/engineProtocol';
 
 const N = 200;
 
@@ -278,5 +279,17 @@ describe('Reliability (real engine in its own process, real SDK clients)', funct
     assert.equal(errors.length, 0, String(errors[0]));
     const report = await emulator.memoryReportNow();
     assert.deepEqual({ blob: report.blobBytes, queue: report.queueBytes, used: report.usedBytes }, { blob: blobBytes, queue: queueBytes, used: blobBytes + queueBytes });
+  });
+});
+
+describe('the engine\'s wait after its extension host has gone: what counts as idle', () => {
+  it('a tick with a file write pending is not idle, however little CPU it used (a save to a slow disk)', async () => {
+    const file = path.join(tempDir(), 'save.json');
+    const writing = fs.promises.writeFile(file, Buffer.alloc(64 * 1024 * 1024, 1));
+    assert.equal(isIdleTick(0, process.getActiveResourcesInfo()), false, process.getActiveResourcesInfo().join(', '));
+    await writing;
+    assert.equal(isIdleTick(0, process.getActiveResourcesInfo()), true, process.getActiveResourcesInfo().join(', '));
+    assert.equal(isIdleTick(2, []), false, '2 ms of CPU time is work');
+    fs.rmSync(file);
   });
 });

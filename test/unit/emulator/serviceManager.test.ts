@@ -284,6 +284,36 @@ describe('ServiceManager: every step is bounded (real engine host)', function ()
     }
   });
 
+  it('a clean waits for a late start, and a start for a late clean, failing after the bound, naming it', async () => {
+    // A late start loads the data and saves it again when it is undone: a clean meanwhile would find
+    // its data back. A late clean still deletes: a start meanwhile would load what it deletes next.
+    // The engine's thread is kept busy (its test hook), so nothing sent to it finishes.
+    const busy = new EngineHost({ ...engineFiles(), codeCacheDir: undefined, heapLimitMb: () => 512, log: { info() {}, error() {} } },
+      { extentLimitBytes: undefined, apiVersionCheck: 'acceptNewer' });
+    try {
+      await busy.load();
+      const exited = new Promise<void>((resolve) => { busy.onDidExit(() => resolve()); });
+      const blob = new ServiceManager('blob', (o) => busy.createService(o), { bounds: { listenMs: 50 } });
+      const waitedFor: string[] = [];
+      const table = new ServiceManager('table', (o) => busy.createService(o), { bounds: { cleanMs: 50, stopMs: 50 }, onWaitForLateStop: (what) => waitedFor.push(what) });
+      await busy.exhaustHeapForTest();
+      assert.equal((await blob.start(options('blob'))).ok, false);
+      assert.deepEqual(await blob.clean(options('blob')), failure('timeout',
+        'Blob data could not be cleaned: its previous start did not finish in time and is still under way in the emulator engine (waited 50 ms more). Reload the window to end it.'));
+      const cleaned = await table.clean(options('table'));
+      assert.equal(!cleaned.ok && cleaned.reason, 'timeout');
+      assert.deepEqual(await table.start(options('table')), failure('timeout',
+        'Table service could not start: its previous clean is still deleting its data in the emulator engine (waited 50 ms more). Reload the window to end it.'));
+      assert.deepEqual(waitedFor, ['clean']);
+      await exited;
+      blob.dispose();
+      table.dispose();
+    } finally {
+      await busy.terminate();
+      busy.dispose();
+    }
+  });
+
   it('never offers a port our other services are configured to use after a conflict', async () => {
     const holder = net.createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
