@@ -62,7 +62,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   };
 
   const run = async (verb: 'start' | 'close', kinds: readonly ServiceKind[]): Promise<Outcome[]> => {
-    if (verb === 'start' && kinds.length > 0 && !(await deps.prepareStart())) {
+    // Attached (azurite.attach), a start is refused at once: nothing to ask first.
+    if (verb === 'start' && kinds.length > 0 && deps.attached() === undefined && !(await deps.prepareStart())) {
       return kinds.map(() => CANCELLED);
     }
     const outcomes = await Promise.all(kinds.map((k) => (verb === 'start' ? emulator.start(k) : emulator.stop(k))));

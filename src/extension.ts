@@ -11,6 +11,7 @@ import { DATA_FOLDER_KEY, dataFolderQuestionState, ensureDataFolderChosen, locat
 import { MemoryAlerts } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
 import { notify, recordedNotifications, showOutcome } from './ui/notify';
+import { recordedProgress } from './ui/progress';
 import { unfinishedSaveMessage } from './emulator/shutdownMarker';
 import { CODE_CACHE_FOLDER, CodeCachedModule, type CodeCacheState } from './emulator/codeCache';
 import { Emulator } from './emulator/emulator';
@@ -73,6 +74,8 @@ export interface TestingApi extends ExtensionApi {
   dataFolderQuestions(): { readonly shown: number; readonly open: boolean };
   /** Notifications shown so far (newest last, at most 50). */
   notifications(): string[];
+  /** The titles of the progress notifications shown after a second of work so far (newest last, at most 50). */
+  progressShown(): string[];
   /** True while the memory usage view is open. */
   memoryPanelOpen(): boolean;
   /** The memory usage view's page as last rendered (undefined while it is closed). */
@@ -162,13 +165,17 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     codeCacheDir: path.join(context.globalStorageUri.fsPath, CODE_CACHE_FOLDER),
   };
   const emulator = new Emulator(settings(), log, engineFiles);
-  const target = new DataTarget(emulator, log);
+  // Resolves when no Reset, Import or Export is under way: what a stop or restart for a settings
+  // change waits for (the data commands are made below; this runs only once activate() has returned).
+  const dataIdle = (): Promise<void> => snapshots.idle();
+  const target = new DataTarget(emulator, log, dataIdle);
   // azurite.accounts: keys in Secret Storage, given to the engine's process only.
   const accounts = new Accounts(context.secrets, emulator, log);
   // Warm before the click: once activation is done, the engine loads in its own process (nothing
   // is shown, no port is bound). The service items appear when it has loaded, so that a click on
   // one only builds and starts the server (StatusBar, REVEAL_WAIT_MS).
-  const warmedUp = readExtensionSettings().engineWarmUp ? warmUpAfterActivation(emulator, context, log) : undefined;
+  // Not while attached (azurite.attach): the local engine would load for nothing, since no local start runs.
+  const warmedUp = readExtensionSettings().engineWarmUp && target.attached() === undefined ? warmUpAfterActivation(emulator, context, log) : undefined;
   const statusBar = new StatusBar(emulator, warningThreshold, target, warmedUp);
   const memoryPanel = new MemoryPanel(emulator, warningThreshold);
   const memoryAlerts = new MemoryAlerts(emulator, warningThreshold);
@@ -220,7 +227,6 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   const storageView = new StorageView({ emulator, target, extensionPath: context.extensionPath, log });
   context.subscriptions.push(storageView, accounts.onDidChange(() => storageView.invalidate()));
   // What a restart for a settings change waits for: no Reset, Import or Export under way.
-  const dataIdle = (): Promise<void> => snapshots.idle();
   const watcher = new SettingsWatcher(emulator, reload, deps, dataIdle);
   const debugEnabled = () => readExtensionSettings().debugEnvironment;
   // Setting errors already there when the window opens that no status bar item shows (they stop no
@@ -261,6 +267,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     terminalVariablesPersist: () => context.environmentVariableCollection.persistent,
     rescanLocalSettings: () => connectionEnv.rescan(),
     notifications: () => recordedNotifications(),
+    progressShown: () => recordedProgress(),
     memoryPanelOpen: () => memoryPanel.isOpen,
     memoryPanelHtml: () => memoryPanel.html,
     dataFolder,

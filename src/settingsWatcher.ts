@@ -16,6 +16,7 @@ import { serviceName, type ServiceKind } from './core/services';
 import type { Emulator } from './emulator/emulator';
 import type { Failure } from './core/outcome';
 import { notify, showOutcome, type NotifyDeps } from './ui/notify';
+import { withDelayedProgress } from './ui/progress';
 
 /** Restarts run one batch at a time, in the order the changes came. */
 export class SettingsWatcher implements vscode.Disposable {
@@ -114,7 +115,8 @@ export class SettingsWatcher implements vscode.Disposable {
    */
   private queueRestart(kinds: ServiceKind[]): void {
     this.restarts = this.restarts.then(async () => {
-      await this.dataIdle();
+      // Over a second of waiting says what it waits for.
+      await withDelayedProgress(`${kinds.map(serviceName).join(', ')} restart for the settings change once the Reset, Import or Export under way is done`, false, this.dataIdle);
       if (!this.emulator.servicesNeedingRestart().some((k) => kinds.includes(k))) return;
       // A restart is a start: first ask what a start asks (which folder of a multi-root workspace
       // keeps disk data, when none is chosen or it has left the workspace), with the settings read

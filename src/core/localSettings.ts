@@ -38,7 +38,7 @@ export type WebJobsStorageUse =
    * the services are ours to start, but the string is the file's (ours would name devstoreaccount1).
    */
   | { readonly kind: 'emulatorAccount'; readonly account: string }
-  /** Anything else: a cloud account, another emulator. Theirs wins. */
+  /** Anything else: a cloud account, another emulator, an identity-based connection (`AzureWebJobsStorage__…`). Theirs wins. */
   | { readonly kind: 'own' }
   /** Not readable as JSON, encrypted (`IsEncrypted: true`), or not an object. */
   | { readonly kind: 'unknown'; readonly reason: string };
@@ -113,7 +113,8 @@ export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[])
 }
 
 /**
- * Reads one local.settings.json's `Values.AzureWebJobsStorage`.
+ * Reads one local.settings.json's `Values.AzureWebJobsStorage` (or its identity-based form,
+ * `Values.AzureWebJobsStorage__<setting>`: the file's own).
  * JSON with comments and trailing commas, as Core Tools (Json.NET) and the Azure Functions
  * extension read it; a leading BOM is tolerated. Never throws: what cannot be read is `unknown`
  * with the parser's message and place.
@@ -136,7 +137,13 @@ export function classifyLocalSettings(text: string, own: readonly OwnEndpoint[])
   if (values === undefined || values === null) return { kind: 'absent' };
   if (typeof values !== 'object' || Array.isArray(values)) return { kind: 'unknown', reason: '"Values" is not an object' };
   const value = (values as Record<string, unknown>)[WEBJOBS_VARIABLE];
-  if (value === undefined || value === null || value === '') return { kind: 'absent' };
+  if (value === undefined || value === null || value === '') {
+    // An identity-based connection (`AzureWebJobsStorage__accountName`, `__blobServiceUri`, …: the
+    // Functions host's documented form without a key) is the project's own; a connection string
+    // beside it would win over it in the host, so none is given.
+    const identity = Object.keys(values).some((k) => k.toLowerCase().startsWith(`${WEBJOBS_VARIABLE.toLowerCase()}__`));
+    return identity ? { kind: 'own' } : { kind: 'absent' };
+  }
   if (root.IsEncrypted === true) return { kind: 'unknown', reason: 'its values are encrypted (IsEncrypted: true)' };
   if (typeof value !== 'string') return { kind: 'unknown', reason: `${WEBJOBS_VARIABLE} is not a string` };
   if (!isDevelopmentStorage(value, own)) return { kind: 'own' };

@@ -13,6 +13,7 @@ import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { StorageEndpoints } from '../data/clients';
 import { notify } from './notify';
+import { withDelayedProgress } from './progress';
 
 /** See the file comment. */
 export class DataTarget implements vscode.Disposable {
@@ -22,7 +23,15 @@ export class DataTarget implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   private parsed: AttachTarget | { error: string } | undefined;
 
-  constructor(private readonly emulator: Emulator, private readonly log: { info(line: string): void; error(line: string): void }) {
+  /**
+   * @param dataIdle resolves when no Reset, Import or Export is under way: attaching stops the local
+   *   services only then, since stopping one under a data operation would break it and its rollback
+   */
+  constructor(
+    private readonly emulator: Emulator,
+    private readonly log: { info(line: string): void; error(line: string): void },
+    private readonly dataIdle: () => Promise<void> = () => Promise.resolve(),
+  ) {
     this.parsed = parseAttach(vscode.workspace.getConfiguration().get(ATTACH_SETTING));
     emulator.setStartBlocker(() => {
       const t = this.attached();
@@ -95,12 +104,20 @@ export class DataTarget implements vscode.Disposable {
     const now = this.attached();
     // Starting ones too: stopAll() waits for their start, which the start blocker no longer stops.
     if (now !== undefined && was === undefined && SERVICE_KINDS.some((k) => this.emulator.status(k).status !== 'closed')) {
-      this.log.info(`Attached to ${now.label}: stopping the local services.`);
+      // A Reset, Import or Export under way on the local services ends first (it holds its own clients).
+      await withDelayedProgress(`Attached to ${now.label}: the local services stop once the Reset, Import or Export under way is done`, false, this.dataIdle);
+      // The setting may have changed again meanwhile.
+      const still = this.attached();
+      if (still === undefined) {
+        this.changed.fire();
+        return;
+      }
+      this.log.info(`Attached to ${still.label}: stopping the local services.`);
       const inMemory = SERVICE_KINDS.filter((k) => this.emulator.isRunningInMemory(k));
       await this.emulator.stopAll();
       // Said where it is seen: the stop was the setting's doing, not a click on a service.
       if (inMemory.length > 0) {
-        void notify('warning', `Attached to the Azurite at ${now.label}: the local services stopped, and the in-memory data of ${inMemory.map(serviceName).join(' and ')} is gone.`);
+        void notify('warning', `Attached to the Azurite at ${still.label}: the local services stopped, and the in-memory data of ${inMemory.map(serviceName).join(' and ')} is gone.`);
       }
     }
     this.changed.fire();

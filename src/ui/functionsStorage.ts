@@ -22,7 +22,8 @@
  * marks the configuration, as VS Code hands each provider's result to the next; the mark is taken
  * off before the launch), nor by the `func: host start` preLaunchTask, nor by the sessions a
  * debugger starts itself (js-debug's child session for the launched process, which waits for its
- * configuration to resolve), nor by a restart or another launch meanwhile.
+ * configuration to resolve), nor by a restart or another launch meanwhile. A `func: host start`
+ * run on its own after such a launch (its preLaunchTask failed, say, so no session came of it) asks.
  * Off with `azurite.debugEnvironment: false`.
  */
 import * as vscode from 'vscode';
@@ -66,14 +67,36 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     return vscode.Disposable.from(
       ...types.map((t) => vscode.debug.registerDebugConfigurationProvider(t, storage)),
       vscode.tasks.onDidStartTask((e) => {
-        if (isFuncHostTask(e.execution.task) && !storage.dismissedForDebugging) void storage.ensure(folderOf(e.execution.task), `task "${e.execution.task.name}"`);
+        if (isFuncHostTask(e.execution.task) && !storage.coversTask()) void storage.ensure(folderOf(e.execution.task), `task "${e.execution.task.name}"`);
+      }),
+      vscode.tasks.onDidEndTaskProcess((e) => {
+        // A task failing before the launch's `func: host start` started (a build it depends on): the
+        // launch is over, and a later run of that task is one of its own.
+        if (e.exitCode !== 0 && storage.dismissal?.preLaunchTask === true && storage.liveSessions.size === 0) storage.dismissal = { preLaunchTask: false };
       }),
       vscode.debug.onDidStartDebugSession((s) => storage.liveSessions.add(s.id)),
       vscode.debug.onDidTerminateDebugSession((s) => {
         storage.liveSessions.delete(s.id);
-        if (storage.liveSessions.size === 0) storage.dismissedForDebugging = false;
+        if (storage.liveSessions.size === 0) storage.dismissal = undefined;
       }),
     );
+  }
+
+  /**
+   * True when a `func: host start` task that starts now belongs to a launch whose question was
+   * dismissed: while its debug sessions run, or as the first such task after it when it names a
+   * preLaunchTask (that task, or one it depends on) and no task has failed since. Any other start
+   * is a run of its own, which ends the dismissal and asks.
+   */
+  private coversTask(): boolean {
+    if (this.dismissal === undefined) return false;
+    if (this.liveSessions.size > 0) return true;
+    if (this.dismissal.preLaunchTask) {
+      this.dismissal = { preLaunchTask: false };
+      return true;
+    }
+    this.dismissal = undefined;
+    return false;
   }
 
   async resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration> {
@@ -86,18 +109,21 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     // With no session running this is a new launch (one that never got a session, its preLaunchTask
     // failed say, leaves no dismissal behind); with one running, a debugger's child session, a
     // restart or another launch while debugging.
-    if (this.liveSessions.size === 0) this.dismissedForDebugging = false;
-    if (this.dismissedForDebugging) return seen;
+    if (this.liveSessions.size === 0) this.dismissal = undefined;
+    if (this.dismissal !== undefined) return seen;
     const outcomes = await this.ensure(folder, `debug session "${String(config.name)}"`);
-    if (outcomes.some((o) => !o.ok && o.reason === 'cancelled')) this.dismissedForDebugging = true;
+    if (outcomes.some((o) => !o.ok && o.reason === 'cancelled')) {
+      this.dismissal = { preLaunchTask: typeof config.preLaunchTask === 'string' && config.preLaunchTask !== '' };
+    }
     return seen; // never blocks debugging
   }
 
   /**
-   * Set when the question a debug launch raised was dismissed; cleared when the last debug session
-   * ends, or by the next launch while none runs.
+   * Set when the question a debug launch raised was dismissed (`preLaunchTask`: the launch names
+   * one whose `func: host start` has not started yet); cleared when the last debug session ends,
+   * by the next launch while none runs, and by a `func: host start` run of its own.
    */
-  private dismissedForDebugging = false;
+  private dismissal: { preLaunchTask: boolean } | undefined;
 
   /** The ids of the debug sessions running now (VS Code's activeDebugSession is only the focused one). */
   private readonly liveSessions = new Set<string>();

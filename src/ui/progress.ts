@@ -10,6 +10,14 @@ import type { DataOptions, DataProgress } from '../data/index';
 /** How long work runs before its progress notification appears, in ms. */
 export const PROGRESS_DELAY_MS = 1000;
 
+/** The titles of the progress notifications shown so far (newest last, at most 50): what tests read back. */
+const shownTitles: string[] = [];
+
+/** The titles ("Azurite: …") of the progress notifications {@link withDelayedProgress} has shown (copies). */
+export function recordedProgress(): string[] {
+  return [...shownTitles];
+}
+
 /**
  * Runs `run` under a progress notification with counts ("1,200 / 11,000 items — …", or the message
  * alone when done and total are 0), shown after
@@ -27,6 +35,8 @@ export async function withDelayedProgress<T>(title: string, cancellable: boolean
   const shown = new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
       if (finished) return resolve();
+      shownTitles.push(`Azurite: ${title}`);
+      if (shownTitles.length > 50) shownTitles.shift();
       void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Azurite: ${title}`, cancellable }, async (progress, token) => {
         token.onCancellationRequested(() => abort.abort());
         let reported = 0;

@@ -55,7 +55,8 @@ export class TerminalEnvironment implements vscode.Disposable {
     }
     const platform = terminalPlatform();
     const users = vscode.workspace.getConfiguration(TERMINAL_ENV_SECTION).get<Record<string, unknown>>(platform) ?? {};
-    const theirs = TERMINAL_VARIABLES.filter((name) => current.variables[name] !== undefined && typeof users[name] === 'string' && users[name] !== '');
+    // Any entry of theirs wins: a value, "" or null (which removes the variable from terminals).
+    const theirs = TERMINAL_VARIABLES.filter((name) => current.variables[name] !== undefined && Object.prototype.hasOwnProperty.call(users, name));
     this.collection.description = `${[current.description, ...theirs.map((name) => `${name} not set in terminals: ${TERMINAL_ENV_SECTION}.${platform} sets its own`)].join('; ')} (Storage Emulators)`;
     for (const name of TERMINAL_VARIABLES) {
       const value = theirs.includes(name) ? undefined : current.variables[name];

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { DEV_ACCOUNT_KEY } from '../../src/core/connectionString';
-import { api, configure, reset, runTask, waitFor } from './helpers';
+import { api, configure, manyBlobsSnapshot, reset, runTask, waitFor } from './helpers';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -170,6 +170,32 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     assert.deepEqual(['blob', 'queue', 'table'].map((k) => a.emulator.status(k as 'blob').status), ['closed', 'closed', 'closed']);
     assert.deepEqual(a.notifications().slice(shown), []);
     await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+  });
+
+  it('attaching while an import loads the local Blob stops it only once the import is done, which completes', async () => {
+    const a = await api();
+    await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+    await waitFor('detached', () => a.statusItems().attach.visible === false || undefined);
+    const snapshot = manyBlobsSnapshot(1500);
+    try {
+      await configure({ inMemoryPersistence: true });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const blobs = BlobServiceClient.fromConnectionString(a.emulator.connectionString());
+      let outcome: unknown;
+      const importing = Promise.resolve(vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true })).then((o) => { outcome = o; });
+      await waitFor('the import to be loading blobs', async () => (await blobs.getContainerClient('many').exists()) || undefined, 30_000);
+      assert.equal(outcome, undefined, 'the import is still loading blobs (else the test proves nothing: make it larger)');
+      await vscode.workspace.getConfiguration('azurite').update('attach', connectionString, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the attached item', () => a.statusItems().attach.visible || undefined);
+      assert.equal(outcome, undefined, 'the import still runs as the setting takes effect');
+      assert.equal(a.emulator.status('blob').status, 'running', 'Blob runs on while the import loads it');
+      await importing;
+      assert.deepEqual(outcome, { ok: true });
+      await waitFor('the local Blob to stop once the import is done', () => a.emulator.status('blob').status === 'closed' || undefined, 30_000);
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      fs.rmSync(snapshot, { recursive: true, force: true });
+    }
   });
 
   it('an azurite.attach that cannot be read is said in a notification, once per value, not only in the log', async () => {

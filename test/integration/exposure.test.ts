@@ -13,6 +13,7 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import * as vscode from 'vscode';
 import { LIFECYCLE_BOUNDS } from '../../src/core/bounds';
 import { exposureNotice } from '../../src/core/hosts';
+import { PROGRESS_DELAY_MS } from '../../src/ui/progress';
 import type { Outcome } from '../../src/emulator/serviceManager';
 import { api, configure, manyBlobsSnapshot, reset, waitFor } from './helpers';
 
@@ -72,15 +73,25 @@ describe('Exposure, bounded starts and the certificate password', function () {
       await waitFor('blobHost 0.0.0.0 to reach the emulator', () => a.emulator.options.services.blob.host === '0.0.0.0');
       assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
       const blobs = BlobServiceClient.fromConnectionString(a.emulator.connectionString());
-      let done = false;
+      let doneAt: number | undefined;
       const importing = Promise.resolve(vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true }))
-        .finally(() => { done = true; });
+        .finally(() => { doneAt = performance.now(); });
       await waitFor('the import to be loading blobs', async () => (await blobs.getContainerClient('many').exists()) || undefined, 30_000);
-      assert.equal(done, false, 'the import is still loading blobs (else the test proves nothing: make it larger)');
+      assert.equal(doneAt, undefined, 'the import is still loading blobs (else the test proves nothing: make it larger)');
       // What the notification's "Bind to 127.0.0.1" runs, while the import loads blobs.
+      const progressBefore = a.progressShown().length;
+      const boundAt = performance.now();
       const [imported, bound] = await Promise.all([importing, a.bindToLoopback('blob')]);
       assert.deepEqual(imported, { ok: true });
       assert.deepEqual(bound, { ok: true });
+      // A wait of over a second says what it waits for, once: the setting Bind writes queues the
+      // settings watcher's restart, whose wait shows it; Bind's own wait shares that restart. Bind
+      // writes the setting before it waits, so the import must have run on for clearly more than
+      // the progress delay for this to be certain.
+      const waited = doneAt! - boundAt;
+      const waits = a.progressShown().slice(progressBefore).filter((t) => t.endsWith('once the Reset, Import or Export under way is done'));
+      if (waited > PROGRESS_DELAY_MS + 1000) assert.deepEqual(waits, ['Azurite: Blob restart for the settings change once the Reset, Import or Export under way is done'], `the import ran ${Math.round(waited)} ms after Bind`);
+      assert.ok(waited >= PROGRESS_DELAY_MS || waits.length === 0, 'no progress for a wait shorter than the delay');
       assert.equal(a.emulator.endpoint('blob')?.host, '127.0.0.1');
       let count = 0;
       for await (const page of BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('many').listBlobsFlat().byPage()) count += page.segment.blobItems.length;

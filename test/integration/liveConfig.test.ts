@@ -302,9 +302,13 @@ describe('Live settings, port conflicts and terminals', () => {
       await waitFor('the variables', () => (a.terminalVariables().AzureWebJobsStorage === cs ? true : undefined));
       assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: cs });
       assert.match(a.terminalDescription() ?? '', new RegExp(`AZURE_STORAGE_CONNECTION_STRING not set in terminals: terminal\\.integrated\\.env\\.${platform} sets its own`));
+      // null removes a variable from terminals: the user's choice too.
+      await terminalEnv.update(platform, { AzureWebJobsStorage: null }, vscode.ConfigurationTarget.Workspace);
+      await waitFor('AzureWebJobsStorage left to the setting, AZURE_STORAGE_CONNECTION_STRING ours again', () =>
+        (a.terminalVariables().AzureWebJobsStorage === undefined && a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs ? true : undefined));
       // Taken out of the setting: ours again.
       await terminalEnv.update(platform, undefined, vscode.ConfigurationTarget.Workspace);
-      await waitFor('the variable back', () => (a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs ? true : undefined));
+      await waitFor('the variable back', () => (a.terminalVariables().AzureWebJobsStorage === cs ? true : undefined));
     } finally {
       await terminalEnv.update(platform, undefined, vscode.ConfigurationTarget.Workspace);
     }

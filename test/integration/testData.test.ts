@@ -11,6 +11,7 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
 import { api, configure, manyBlobsSnapshot, reset, waitFor, runTask } from './helpers';
+import { PROGRESS_DELAY_MS } from '../../src/ui/progress';
 
 async function blobNames(cs: string, container: string): Promise<string[]> {
   const names: string[] = [];
@@ -151,8 +152,14 @@ describe('Test data: seed, reset, export and import', () => {
       await waitFor('the emulator to read azurite.loose', () => a.emulator.options.loose || undefined);
       assert.equal(outcome, undefined, 'the import still runs as the restart is asked for');
       assert.deepEqual(a.emulator.servicesNeedingRestart(), ['blob']);
+      const progressBefore = a.progressShown().length;
+      const askedAt = performance.now();
       await importing;
+      const waited = performance.now() - askedAt;
       assert.deepEqual(outcome, { ok: true });
+      // A wait of clearly more than the progress delay says what it waits for.
+      const waitProgress = a.progressShown().slice(progressBefore).filter((t) => t === 'Azurite: Blob restart for the settings change once the Reset, Import or Export under way is done');
+      if (waited > PROGRESS_DELAY_MS + 1000) assert.equal(waitProgress.length, 1, `the import ran ${Math.round(waited)} ms after the change, without the wait's progress`);
       await waitFor('Blob restarted with loose on', () => (a.emulator.status('blob').status === 'running' && a.emulator.servicesNeedingRestart().length === 0) || undefined, 30_000);
       const names = await blobNames(a.emulator.connectionString(), 'many');
       assert.equal(names.length, 1500);
@@ -173,6 +180,13 @@ describe('Test data: seed, reset, export and import', () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'export-'));
     try {
       assert.deepEqual(await vscode.commands.executeCommand('azurite.exportSnapshot', { folder: out, skipConfirmation: true }), { ok: true });
+      // The notification gives each service's counts, in order.
+      const folderText = out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const blobCounts = String.raw`\d+ containers? \(\d+ blobs?, \d+\.\d (?:KB|MB)\)`;
+      const queueCounts = String.raw`\d+ queues? \(\d+ messages?\)`;
+      const tableCounts = String.raw`\d+ tables? \(\d+ (?:entity|entities)\)`;
+      const exported = new RegExp(`^Snapshot exported to ${folderText}: ${blobCounts}, ${queueCounts}, ${tableCounts}\\.$`);
+      assert.ok(a.notifications().some((n) => exported.test(n)), `notifications: ${a.notifications().join(' | ')}`);
       assert.equal(fs.readFileSync(path.join(out, 'blob', 'docs', 'a.json'), 'utf8'), '{"v":1}');
       assert.equal(fs.readFileSync(path.join(out, 'blob', 'docs.blobs.jsonl'), 'utf8'), '{"name":"a.json","contentType":"application/json"}\n');
 
@@ -187,7 +201,8 @@ describe('Test data: seed, reset, export and import', () => {
       fs.writeFileSync(path.join(out, 'queue', 'jobs.jsonl'), '{"text":"a job"}\n');
       assert.deepEqual(await vscode.commands.executeCommand('azurite.close_queue'), [{ ok: true }]);
       assert.deepEqual(await vscode.commands.executeCommand('azurite.importSnapshot', { folder: out, skipConfirmation: true }), { ok: true });
-      await waitFor('the notification naming queue/', () => a.notifications().some((n) => n.startsWith(`Snapshot imported from ${out}`) && n.endsWith(' Not imported: queue/ (the service is not running).')));
+      const importedWithoutQueue = new RegExp(`^Snapshot imported from ${folderText}: ${blobCounts}, ${tableCounts}\\. Not imported: queue/ \\(the service is not running\\)\\.$`);
+      await waitFor('the notification with Blob\'s and Table\'s counts, naming queue/', () => a.notifications().some((n) => importedWithoutQueue.test(n)));
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }

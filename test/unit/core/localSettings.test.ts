@@ -43,6 +43,10 @@ describe('core/localSettings', () => {
     assert.deepEqual(classifyLocalSettings(JSON.stringify({ IsEncrypted: false, Values: {} }), own), { kind: 'absent' });
     assert.deepEqual(classifyLocalSettings(JSON.stringify({ IsEncrypted: false }), own), { kind: 'absent' });
     assert.deepEqual(classifyLocalSettings('{}', own), { kind: 'absent' });
+    // An identity-based connection is the project's own: a connection string would win over it in the Functions host.
+    assert.deepEqual(classifyLocalSettings(JSON.stringify({ Values: { AzureWebJobsStorage__accountName: 'prodacct' } }), own), { kind: 'own' });
+    assert.deepEqual(classifyLocalSettings(JSON.stringify({ Values: { azurewebjobsstorage__blobServiceUri: 'https://prodacct.blob.core.windows.net' } }), own), { kind: 'own' });
+    assert.deepEqual(classifyLocalSettings(JSON.stringify({ Values: { AzureWebJobsStorage__accountName: 'prodacct', AzureWebJobsStorage: 'UseDevelopmentStorage=true' } }), own), { kind: 'development' });
     // Comments and trailing commas, which Core Tools (Json.NET) and the Functions extension accept.
     const commented = '{\n  "IsEncrypted": false,\n  // local runs only\n  "Values": {\n    /* the emulator */ "AzureWebJobsStorage": "UseDevelopmentStorage=true",\n  },\n}\n';
     assert.deepEqual(classifyLocalSettings(commented, own), { kind: 'development' });

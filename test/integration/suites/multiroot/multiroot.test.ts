@@ -184,6 +184,100 @@ describe('multi-root workspace', () => {
     }
   });
 
+  it('after a Functions launch whose question was dismissed and that failed before its session, func: host start on its own asks again', async () => {
+    const a = await api();
+    const folder = vscode.workspace.workspaceFolders![0]!;
+    await vscode.commands.executeCommand('azurite.close');
+    await a.chooseDataFolder(undefined);
+    const app = path.join(folder.uri.fsPath, 'fnapp-failing');
+    fs.mkdirSync(app, { recursive: true });
+    fs.writeFileSync(path.join(app, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'UseDevelopmentStorage=true' } }));
+    const program = path.join(app, 'never.js');
+    fs.writeFileSync(program, '');
+    const built = path.join(app, 'built');
+    // A failing preLaunchTask aborts the launch without VS Code's modal question.
+    await vscode.workspace.getConfiguration('debug').update('onTaskErrors', 'abort', vscode.ConfigurationTarget.Workspace);
+    const tasksFile = path.join(folder.uri.fsPath, '.vscode', 'tasks.json');
+    fs.mkdirSync(path.dirname(tasksFile), { recursive: true });
+    const sessions: string[] = [];
+    const subs: vscode.Disposable[] = [vscode.debug.onDidStartDebugSession((s) => sessions.push(s.name))];
+    /** Writes tasks.json and waits for VS Code to read it: `func: host start` with the given shell command and dependencies. */
+    const writeTasks = async (command: string, args: string[], dependsOn?: string): Promise<vscode.Task> => {
+      const tasks: object[] = [{ label: 'func: host start', type: 'shell', command, args, ...(dependsOn !== undefined ? { dependsOn } : {}) }];
+      // The build succeeds once `built` exists.
+      if (dependsOn !== undefined) tasks.push({ label: dependsOn, type: 'shell', command: 'test', args: ['-f', built] });
+      fs.writeFileSync(tasksFile, JSON.stringify({ version: '2.0.0', tasks }));
+      return waitFor('VS Code to read the tasks', async () => (await vscode.tasks.fetchTasks()).find((t) =>
+        t.name === 'func: host start' && (t.execution as vscode.ShellExecution | undefined)?.command === command), 20_000);
+    };
+    /** Launches with `func: host start` as the preLaunchTask, dismisses the question, and waits for the launch to fail. */
+    const failingLaunch = async (): Promise<void> => {
+      let started: boolean | undefined;
+      void Promise.resolve(vscode.debug.startDebugging(folder, {
+        type: 'node', request: 'launch', name: 'azurite functions launch that fails', program, runtimeExecutable: process.execPath, preLaunchTask: 'func: host start',
+      })).then((ok) => { started = ok; });
+      await waitFor('the launch to end, its question dismissed', async () => {
+        if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+        return started !== undefined || undefined;
+      }, 30_000);
+      assert.equal(started, false, 'a preLaunchTask failed: no debug session');
+    };
+    try {
+      await a.rescanLocalSettings();
+      const asked = a.dataFolderQuestions().shown;
+      // 1. `func: host start` itself fails.
+      const failing = await writeTasks('exit', ['3']);
+      await failingLaunch();
+      assert.equal(a.dataFolderQuestions().shown - asked, 1, 'one question for the launch, none for its preLaunchTask');
+      await vscode.tasks.executeTask(failing);
+      await waitFor('the folder question for the task run on its own', () => a.dataFolderQuestions().shown - asked === 2 || undefined, 20_000);
+      await waitFor('that question dismissed', async () => {
+        if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+        return !a.dataFolderQuestions().open || undefined;
+      }, 20_000);
+
+      // 2. A build that `func: host start` depends on fails, so it never starts.
+      await writeTasks('echo', ['host started'], 'build');
+      await failingLaunch();
+      assert.equal(a.dataFolderQuestions().shown - asked, 3, 'one question for the second launch');
+      fs.writeFileSync(built, '');
+      const host = (await vscode.tasks.fetchTasks()).find((t) => t.name === 'func: host start')!;
+      await vscode.tasks.executeTask(host);
+      await waitFor('the folder question for the task run on its own', () => a.dataFolderQuestions().shown - asked === 4 || undefined, 20_000);
+      await waitFor('the services started for the task once answered', async () => {
+        if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        return a.emulator.status('blob').status === 'running' || undefined;
+      }, 30_000);
+      assert.deepEqual(sessions, []);
+    } finally {
+      subs.forEach((d) => d.dispose());
+      await vscode.workspace.getConfiguration('debug').update('onTaskErrors', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(app, { recursive: true, force: true });
+      fs.rmSync(tasksFile, { force: true });
+      await a.rescanLocalSettings();
+    }
+  });
+
+  it('a start while attached (azurite.attach) is refused at once, without asking which folder keeps the data', async () => {
+    const a = await api();
+    await a.chooseDataFolder(undefined);
+    const asked = a.dataFolderQuestions().shown;
+    await configure({ attach: 'UseDevelopmentStorage=true' });
+    await waitFor('the attached item', () => a.statusItems().attach.visible || undefined);
+    try {
+      let outcome: Outcome[] | undefined;
+      void Promise.resolve(vscode.commands.executeCommand<Outcome[]>('azurite.start_blob')).then((o) => { outcome = o; });
+      await waitFor('the start to be refused, or the question', () => outcome !== undefined || a.dataFolderQuestions().open || undefined, 20_000);
+      if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      assert.equal(a.dataFolderQuestions().shown, asked, 'no folder question');
+      assert.equal(outcome?.[0]?.ok === false && outcome[0].reason, 'state');
+      assert.equal(outcome?.[0]?.ok === false && outcome[0].setting, 'azurite.attach');
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('asks which folder keeps the data before a Clean; dismissed, nothing is deleted (not the first folder\'s data, as a guess)', async () => {
     const a = await api();
     const first = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
