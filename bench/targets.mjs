@@ -16,10 +16,6 @@ const require = createRequire(import.meta.url);
 
 const engines = new Map();
 /**
- * The bundled engine (built by `node esbuild.mjs --engine-bundle`), or another build of it at
- * `bundle` (relative to the repository). BENCH_ENGINE_BUNDLE overrides the default.
- */
-/**
  * Where an Emulator finds the engine: the engine host's process (out/engine-process.js, built with the
  * engine bundle) and the engine build it loads.
  */
@@ -27,6 +23,10 @@ export function engineFiles(bundle = process.env.BENCH_ENGINE_BUNDLE ?? 'out/eng
   return { processPath: path.join(repoRoot, 'out', 'engine-process.js'), enginePath: path.resolve(repoRoot, bundle), checksumWorkerPath: path.join(repoRoot, 'out', 'checksum-worker.js') };
 }
 
+/**
+ * The bundled engine (built by `node esbuild.mjs --engine-bundle`), or another build of it at
+ * `bundle` (relative to the repository). BENCH_ENGINE_BUNDLE overrides the default.
+ */
 export function loadEngine(bundle = process.env.BENCH_ENGINE_BUNDLE ?? 'out/engine-bundle.js') {
   const file = path.resolve(repoRoot, bundle);
   if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`node esbuild.mjs --engine-bundle\` first (npm run bench does)`);
