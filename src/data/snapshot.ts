@@ -342,7 +342,7 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         for await (const b of container.listBlobsFlat({ includeMetadata: true, abortSignal: options.signal })) {
           // Its download would fetch another blob's content under its name.
           const unreachable = unreachableBlobName(b.name);
-          if (unreachable !== undefined) throw new Error(`in container ${c.name} the ${unreachable}. Delete it with a client that sends its path as it is (curl --path-as-is), then export again`);
+          if (unreachable !== undefined) throw new Error(`in container ${c.name} the ${unreachable}. Delete it with a client that sends its path as it is (curl --path-as-is), then try again`);
           const p = b.properties;
           blobs.push(withoutUndefined({
             name: b.name,
@@ -359,18 +359,26 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         const files = blobFiles(c.name, blobs.map((b) => b.name));
         progress.addTotal(blobs.length);
         await fsp.mkdir(path.join(dir, c.name));
+        // A blob a client deleted after the listing (a test cleaning up as it runs) is left out.
+        const gone = new Set<string>();
         await pool(blobs, options, async (b) => {
           const file = path.join(dir, ...files.get(b.name)!.split('/'));
           await fsp.mkdir(path.dirname(file), { recursive: true });
-          await downloadToFile(container.getBlobClient(b.name), file, options.signal);
+          try {
+            await downloadToFile(container.getBlobClient(b.name), file, options.signal);
+          } catch (err) {
+            if ((err as { statusCode?: unknown }).statusCode !== 404) throw err;
+            gone.add(b.name);
+          }
           progress.step(`Exporting blob ${c.name}/${b.name}`);
         });
-        await writeLines(path.join(dir, `${c.name}.blobs.jsonl`), blobEntryLines(c.name, blobs.map((b) => ({ ...b, file: files.get(b.name)! }))));
+        const kept = blobs.filter((b) => !gone.has(b.name));
+        await writeLines(path.join(dir, `${c.name}.blobs.jsonl`), blobEntryLines(c.name, kept.map((b) => ({ ...b, file: files.get(b.name)! }))));
         const containerJson = printContainerEntry(withoutUndefined({ metadata: c.metadata, publicAccess: c.properties.publicAccess }));
         if (containerJson !== undefined) await fsp.writeFile(path.join(dir, `${c.name}.container.json`), containerJson);
         counts.containers++;
-        counts.blobs += blobs.length;
-        counts.bytes += sizes.reduce((a, b) => a + b, 0);
+        counts.blobs += kept.length;
+        counts.bytes += sizes.reduce((a, size, i) => a + (gone.has(blobs[i]!.name) ? 0 : size), 0);
       }
     }
     if (clients.queue) {

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { BlobServiceClient, newPipeline as newBlobPipeline, StorageSharedKeyCredential as BlobSharedKeyCredential } from '@azure/storage-blob';
 import { newPipeline, QueueServiceClient, StorageSharedKeyCredential, type DequeuedMessageItem, type QueueClient, type RequestPolicyFactory } from '@azure/storage-queue';
 import { TableServiceClient } from '@azure/data-tables';
 import { clients as sdkClients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
@@ -570,6 +571,32 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     await loadSeed(dataClients(emulator), await readSnapshot(seed));
     const peeked = await sdkClients(emulator).queue().getQueueClient('jobs').peekMessages({ numberOfMessages: 2 });
     assert.deepEqual(peeked.peekedMessageItems.map((m) => [m.messageText, m.expiresOn.getUTCFullYear()]), [['one', 9999], ['two', 9999]]);
+  });
+
+  it('an export leaves out a blob that a client deletes after the listing, and counts what it wrote', async () => {
+    const emulator = await running();
+    const docs = sdkClients(emulator).blob().getContainerClient('docs');
+    await docs.create();
+    for (const name of ['a.txt', 'b.txt', 'c.txt']) await docs.getBlockBlobClient(name).uploadData(Buffer.from(name));
+    // The delete lands between the listing and the download of b.txt.
+    const deleting: RequestPolicyFactory = {
+      create: (next) => ({
+        sendRequest: async (request) => {
+          if (request.method === 'GET' && request.url.includes('/docs/b.txt')) await docs.getBlobClient('b.txt').delete();
+          return next.sendRequest(request);
+        },
+      }),
+    };
+    const data = dataClients(emulator);
+    const pipeline = newBlobPipeline(new BlobSharedKeyCredential(data.endpoints.accountName, data.endpoints.accountKey));
+    pipeline.factories.unshift(deleting);
+    const folder = tempDir('export-');
+    const counts = await exportSnapshot({ ...data, blob: new BlobServiceClient(data.endpoints.blob!, pipeline) }, folder);
+    assert.equal(counts.blobs, 2);
+    assert.equal(counts.bytes, 10);
+    assert.deepEqual(fs.readdirSync(path.join(folder, 'blob', 'docs')).sort(), ['a.txt', 'c.txt']);
+    const entries = path.join(folder, 'blob', 'docs.blobs.jsonl');
+    assert.ok(!fs.existsSync(entries) || !fs.readFileSync(entries, 'utf8').includes('b.txt'), 'no entry for the deleted blob');
   });
 
   it('an export cancelled while a receive is under way leaves every message visible', async () => {
