@@ -46,6 +46,26 @@ function realEngineHost(): { manager: (kind: ServiceKind, context?: ConstructorP
   };
 }
 
+/**
+ * Runs `test` against a real engine host whose thread is kept busy until it runs out of memory
+ * (its test hook), so that nothing sent to it finishes: a step that hangs, on the real engine.
+ * Resolves once the engine has exited.
+ */
+async function withBusyEngine(test: (host: EngineHost) => Promise<void>): Promise<void> {
+  const busy = new EngineHost({ ...engineFiles(), codeCacheDir: undefined, heapLimitMb: () => 512, log: { info() {}, error() {} } },
+    { extentLimitBytes: undefined, apiVersionCheck: 'acceptNewer' });
+  try {
+    await busy.load();
+    const exited = new Promise<void>((resolve) => { busy.onDidExit(() => resolve()); });
+    await busy.exhaustHeapForTest();
+    await test(busy);
+    await exited;
+  } finally {
+    await busy.terminate();
+    busy.dispose();
+  }
+}
+
 describe('ServiceManager (real engine host)', function () {
   this.timeout(60_000);
   const { manager } = realEngineHost();
@@ -258,15 +278,9 @@ describe('ServiceManager: every step is bounded (real engine host)', function ()
   });
 
   it('a start whose previous late start is still under way fails after its own bound, naming it, instead of waiting for good', async () => {
-    // The engine's thread is made busy until the engine runs out of memory (its test hook), so a
-    // start sent to it meanwhile neither listens nor fails: a start that hangs, on the real engine.
-    const busy = new EngineHost({ ...engineFiles(), codeCacheDir: undefined, heapLimitMb: () => 512, log: { info() {}, error() {} } },
-      { extentLimitBytes: undefined, apiVersionCheck: 'acceptNewer' });
-    try {
-      await busy.load();
-      const exited = new Promise<void>((resolve) => { busy.onDidExit(() => resolve()); });
+    // A start sent to the busy engine neither listens nor fails.
+    await withBusyEngine(async (busy) => {
       const m = new ServiceManager('blob', (o) => busy.createService(o), { bounds: { listenMs: 50 } });
-      await busy.exhaustHeapForTest();
       const first = await m.start(options('blob'));
       assert.equal(!first.ok && first.reason, 'timeout');
       const second = await m.start(options('blob'));
@@ -276,27 +290,17 @@ describe('ServiceManager: every step is bounded (real engine host)', function ()
         assert.equal(second.message, 'Blob service could not start: its previous start did not finish in time and is still under way in the emulator engine (waited 50 ms more). Reload the window to end it.');
       }
       assert.equal(m.state.status, 'closed');
-      await exited;
       m.dispose();
-    } finally {
-      await busy.terminate();
-      busy.dispose();
-    }
+    });
   });
 
   it('a clean waits for a late start, and a start for a late clean, failing after the bound, naming it', async () => {
     // A late start loads the data and saves it again when it is undone: a clean meanwhile would find
     // its data back. A late clean still deletes: a start meanwhile would load what it deletes next.
-    // The engine's thread is kept busy (its test hook), so nothing sent to it finishes.
-    const busy = new EngineHost({ ...engineFiles(), codeCacheDir: undefined, heapLimitMb: () => 512, log: { info() {}, error() {} } },
-      { extentLimitBytes: undefined, apiVersionCheck: 'acceptNewer' });
-    try {
-      await busy.load();
-      const exited = new Promise<void>((resolve) => { busy.onDidExit(() => resolve()); });
+    await withBusyEngine(async (busy) => {
       const blob = new ServiceManager('blob', (o) => busy.createService(o), { bounds: { listenMs: 50 } });
       const waitedFor: string[] = [];
       const table = new ServiceManager('table', (o) => busy.createService(o), { bounds: { cleanMs: 50, stopMs: 50 }, onWaitForLateStop: (what) => waitedFor.push(what) });
-      await busy.exhaustHeapForTest();
       assert.equal((await blob.start(options('blob'))).ok, false);
       assert.deepEqual(await blob.clean(options('blob')), failure('timeout',
         'Blob data could not be cleaned: its previous start did not finish in time and is still under way in the emulator engine (waited 50 ms more). Reload the window to end it.'));
@@ -305,13 +309,9 @@ describe('ServiceManager: every step is bounded (real engine host)', function ()
       assert.deepEqual(await table.start(options('table')), failure('timeout',
         'Table service could not start: its previous clean is still deleting its data in the emulator engine (waited 50 ms more). Reload the window to end it.'));
       assert.deepEqual(waitedFor, ['clean']);
-      await exited;
       blob.dispose();
       table.dispose();
-    } finally {
-      await busy.terminate();
-      busy.dispose();
-    }
+    });
   });
 
   it('never offers a port our other services are configured to use after a conflict', async () => {

@@ -11,6 +11,14 @@ import type { Outcome } from '../../../../src/emulator/serviceManager';
 import { STORAGE_SEEN } from '../../../../src/ui/functionsStorage';
 import { api, configure, waitFor } from '../../helpers';
 
+/** A Functions project in `folder` named `name` whose local.settings.json uses the development storage; returns its path. */
+function functionsApp(folder: vscode.WorkspaceFolder, name: string): string {
+  const app = path.join(folder.uri.fsPath, name);
+  fs.mkdirSync(app, { recursive: true });
+  fs.writeFileSync(path.join(app, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'UseDevelopmentStorage=true' } }));
+  return app;
+}
+
 describe('multi-root workspace', () => {
   it('asks once which folder keeps the data, then remembers it', async () => {
     const a = await api();
@@ -123,9 +131,7 @@ describe('multi-root workspace', () => {
     const folder = vscode.workspace.workspaceFolders![0]!;
     await vscode.commands.executeCommand('azurite.close');
     await a.chooseDataFolder(undefined);
-    const app = path.join(folder.uri.fsPath, 'fnapp');
-    fs.mkdirSync(app, { recursive: true });
-    fs.writeFileSync(path.join(app, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'UseDevelopmentStorage=true' } }));
+    const app = functionsApp(folder, 'fnapp');
     const program = path.join(app, 'done.js');
     const out = path.join(app, 'done.txt');
     fs.writeFileSync(program, `require('fs').writeFileSync(${JSON.stringify(out)}, 'ran');\n`);
@@ -189,9 +195,7 @@ describe('multi-root workspace', () => {
     const folder = vscode.workspace.workspaceFolders![0]!;
     await vscode.commands.executeCommand('azurite.close');
     await a.chooseDataFolder(undefined);
-    const app = path.join(folder.uri.fsPath, 'fnapp-failing');
-    fs.mkdirSync(app, { recursive: true });
-    fs.writeFileSync(path.join(app, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'UseDevelopmentStorage=true' } }));
+    const app = functionsApp(folder, 'fnapp-failing');
     const program = path.join(app, 'never.js');
     fs.writeFileSync(program, '');
     const built = path.join(app, 'built');
