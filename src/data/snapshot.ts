@@ -389,7 +389,9 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         const queue = clients.queue.getQueueClient(q.name);
         // Each message received: its id → its newest pop receipt (what makes it visible again).
         const held = new Map<string, string>();
-        const texts: string[] = [];
+        // Each message read, in order; those gone by the time they are shown again are left out.
+        const read: Array<{ id: string; text: string }> = [];
+        const gone = new Set<string>();
         let notVisible: unknown;
         // Progress counts messages: the queue's approximate count up front, more if more come.
         let counted = (await queue.getProperties({ abortSignal: options.signal })).approximateMessagesCount ?? 0;
@@ -422,16 +424,16 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
             for (const m of got.receivedMessageItems) {
               // Seen before (its hiding ran out all the same, say while the machine slept): not a new message.
               if (!held.has(m.messageId)) {
-                texts.push(m.messageText);
+                read.push({ id: m.messageId, text: m.messageText });
                 fresh++;
               }
               held.set(m.messageId, m.popReceipt);
             }
-            if (texts.length > counted) {
-              progress.addTotal(texts.length - counted);
-              counted = texts.length;
+            if (read.length > counted) {
+              progress.addTotal(read.length - counted);
+              counted = read.length;
             }
-            progress.step(`Exporting queue ${q.name}: ${texts.length} messages`, fresh);
+            progress.step(`Exporting queue ${q.name}: ${read.length} messages`, fresh);
           }
         } finally {
           // Visible again, whatever happened: an export never hides a queue's messages. Without a
@@ -439,12 +441,14 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
           // Every message is tried; the first failure is thrown after (unless the reading failed).
           await pool([...held], {}, async ([id, popReceipt]) => {
             await queue.updateMessage(id, popReceipt, undefined, 0).catch((err: unknown) => {
-              // 404: the message is gone (its time-to-live ran out, or a client deleted it): nothing to show again.
-              if ((err as { statusCode?: unknown }).statusCode !== 404) notVisible ??= err;
+              // 404: the message is gone (its time-to-live ran out, or a client deleted it): not exported.
+              if ((err as { statusCode?: unknown }).statusCode === 404) gone.add(id);
+              else notVisible ??= err;
             });
           });
         }
         if (notVisible !== undefined) throw notVisible;
+        const texts = read.filter((m) => !gone.has(m.id)).map((m) => m.text);
         await writeLines(path.join(dir, `${q.name}.jsonl`), messageLines(texts.map((text) => ({ text }))));
         const meta = printQueueEntry(withoutUndefined({ metadata: q.metadata }));
         if (meta !== undefined) await fsp.writeFile(path.join(dir, `${q.name}.queue.json`), meta);

@@ -95,7 +95,7 @@ export class ServiceManager {
    * A probe of the port then finds this service itself, not another Azurite.
    */
   get mayHoldPort(): boolean {
-    return this.undoingLateStart !== undefined || this.lateStop !== undefined;
+    return this.undoingLateStart !== undefined || (this.lateStop !== undefined && !this.lateStopIsClean);
   }
 
   /** The current state. */

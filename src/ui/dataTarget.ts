@@ -104,7 +104,9 @@ export class DataTarget implements vscode.Disposable {
     const now = this.attached();
     // Starting ones too: stopAll() waits for their start, which the start blocker no longer stops.
     if (now !== undefined && was === undefined && SERVICE_KINDS.some((k) => this.emulator.status(k).status !== 'closed')) {
-      // A Reset, Import or Export under way on the local services ends first (it holds its own clients).
+      // The Storage view and the commands work on the attached Azurite from now on; a Reset, Import
+      // or Export under way on the local services (with its own clients) ends first.
+      this.changed.fire();
       await withDelayedProgress(`Attached to ${now.label}: the local services stop once the Reset, Import or Export under way is done`, false, this.dataIdle);
       // The setting may have changed again meanwhile.
       const still = this.attached();

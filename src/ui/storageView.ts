@@ -864,9 +864,18 @@ function itemJson(value: unknown): string {
   }, 2);
 }
 
-/** The Tables SDK's form of a property it does not map to a JavaScript type (an Edm.Guid): `{ value, type }`. */
+/** The Edm type names the Tables SDK puts in a `{ value, type }` property. */
+const EDM_TYPES: ReadonlySet<string> = new Set(['Binary', 'Boolean', 'DateTime', 'Double', 'Guid', 'Int32', 'Int64', 'String']);
+
+/**
+ * The Tables SDK's form of a property it does not map to a JavaScript type (an Edm.Guid):
+ * `{ value, type }` and nothing else, `type` an Edm type name. Not an entity that has properties
+ * named `value` and `type` of its own.
+ */
 function isTypedValue(v: unknown): v is { value: unknown; type: string } {
-  return typeof v === 'object' && v !== null && !(v instanceof Date) && 'value' in v && typeof (v as { type?: unknown }).type === 'string';
+  if (typeof v !== 'object' || v === null || v instanceof Date) return false;
+  const keys = Object.keys(v);
+  return keys.length === 2 && 'value' in v && EDM_TYPES.has(String((v as { type?: unknown }).type));
 }
 
 /** An entity property as short text: as {@link itemJson} writes it, a DateTime as ISO 8601 (UTC). */

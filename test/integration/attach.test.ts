@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { DEV_ACCOUNT_KEY } from '../../src/core/connectionString';
+import { PROGRESS_DELAY_MS } from '../../src/ui/progress';
 import { api, configure, manyBlobsSnapshot, reset, runTask, waitFor } from './helpers';
 
 function freePort(): Promise<number> {
@@ -185,12 +186,18 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
       const importing = Promise.resolve(vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true })).then((o) => { outcome = o; });
       await waitFor('the import to be loading blobs', async () => (await blobs.getContainerClient('many').exists()) || undefined, 30_000);
       assert.equal(outcome, undefined, 'the import is still loading blobs (else the test proves nothing: make it larger)');
+      const progressBefore = a.progressShown().length;
+      const attachedAt = performance.now();
       await vscode.workspace.getConfiguration('azurite').update('attach', connectionString, vscode.ConfigurationTarget.Workspace);
       await waitFor('the attached item', () => a.statusItems().attach.visible || undefined);
       assert.equal(outcome, undefined, 'the import still runs as the setting takes effect');
       assert.equal(a.emulator.status('blob').status, 'running', 'Blob runs on while the import loads it');
       await importing;
+      const waited = performance.now() - attachedAt;
       assert.deepEqual(outcome, { ok: true });
+      // A wait of clearly more than the progress delay says what it waits for.
+      const waits = a.progressShown().slice(progressBefore).filter((t) => t.endsWith('the local services stop once the Reset, Import or Export under way is done'));
+      if (waited > PROGRESS_DELAY_MS + 1000) assert.equal(waits.length, 1, `the import ran ${Math.round(waited)} ms after the setting`);
       await waitFor('the local Blob to stop once the import is done', () => a.emulator.status('blob').status === 'closed' || undefined, 30_000);
     } finally {
       await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);

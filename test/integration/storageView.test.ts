@@ -100,6 +100,8 @@ describe('Storage view', () => {
     await people.createEntity({
       partitionKey: 'p', rowKey: '1', name: 'Ada', born: { value: '9007199254740993', type: 'Int64' },
       id: { value: 'c9da6455-213d-42c9-9a79-3e9149a57833', type: 'Guid' }, avatar: new Uint8Array([1, 2, 3]),
+      // Properties of its own named like the SDK's { value, type }: the entity stays an entity.
+      type: 'order', value: 42,
     });
     const blobId = `${ACCOUNT}/blob/docs/notes/today.md`;
     await waitFor('the blob in the tree', async () => find(await a.storageTree(), blobId));
@@ -137,6 +139,7 @@ describe('Storage view', () => {
     assert.equal((JSON.parse(entity.getText()) as { born: string }).born, '9007199254740993');
     assert.equal((JSON.parse(entity.getText()) as { id: string }).id, 'c9da6455-213d-42c9-9a79-3e9149a57833');
     assert.equal((JSON.parse(entity.getText()) as { avatar: string }).avatar, 'AQID');
+    assert.deepEqual([(JSON.parse(entity.getText()) as { type: string }).type, (JSON.parse(entity.getText()) as { value: number }).value], ['order', 42]);
     assert.equal(find(await a.storageTree(), `${ACCOUNT}/table/people/p\u00001`)?.description,
       'name: Ada, born: 9007199254740993, id: c9da6455-213d-42c9-9a79-3e9149a57833, avatar: AQID');
     await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(`${ACCOUNT}/table/people`));

@@ -630,6 +630,29 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.equal((await receiveAll(plain)).length, 100, 'every message visible again');
   });
 
+  it('an export leaves out a message whose time-to-live runs out while the export holds it', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const queue = sdkClients(emulator).queue().getQueueClient('short');
+    await queue.create();
+    await queue.sendMessage('lasts');
+    await queue.sendMessage('expires', { messageTimeToLive: 1 });
+    const folder = tempDir('export-');
+    let blocked = false;
+    const counts = await exportSnapshot(dataClients(emulator), folder, {
+      progress: (p) => {
+        // Both messages received (hidden); the second one's second runs out before they are shown again.
+        if (!blocked && p.message.startsWith('Exporting queue short')) {
+          blocked = true;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_500);
+        }
+      },
+    });
+    assert.ok(blocked);
+    assert.equal(counts.messages, 1);
+    assert.equal(fs.readFileSync(path.join(folder, 'queue', 'short.jsonl'), 'utf8'), '{"text":"lasts"}\n');
+    assert.deepEqual((await receiveAll(queue)).map((m) => m.messageText), ['lasts'], 'visible again');
+  });
+
   it('an import that stops restores a table that the snapshot names in another case', async () => {
     const emulator = await running({ inMemoryPersistence: true, extentMemoryLimit: 1 });
     const c = sdkClients(emulator);

@@ -304,8 +304,11 @@ describe('ServiceManager: every step is bounded (real engine host)', function ()
       assert.equal((await blob.start(options('blob'))).ok, false);
       assert.deepEqual(await blob.clean(options('blob')), failure('timeout',
         'Blob data could not be cleaned: its previous start did not finish in time and is still under way in the emulator engine (waited 50 ms more). Reload the window to end it.'));
+      assert.equal(blob.mayHoldPort, true, 'a late start may still listen');
       const cleaned = await table.clean(options('table'));
       assert.equal(!cleaned.ok && cleaned.reason, 'timeout');
+      // A late clean holds no port: a probe of it may find another Azurite there.
+      assert.equal(table.mayHoldPort, false);
       assert.deepEqual(await table.start(options('table')), failure('timeout',
         'Table service could not start: its previous clean is still deleting its data in the emulator engine (waited 50 ms more). Reload the window to end it.'));
       assert.deepEqual(waitedFor, ['clean']);
