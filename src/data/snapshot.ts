@@ -19,7 +19,7 @@ import {
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
-import { downloadToFile, messageOf, pool, readLines, tracker, writeLines } from './work';
+import { downloadToFile, isNotFound, messageOf, pool, readLines, tracker, writeLines } from './work';
 
 /** A blob of a snapshot: its description and where its content is (an absolute path). */
 export interface SnapshotBlob {
@@ -367,17 +367,17 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
           try {
             await downloadToFile(container.getBlobClient(b.name), file, options.signal);
           } catch (err) {
-            if ((err as { statusCode?: unknown }).statusCode !== 404) throw err;
+            if (!isNotFound(err)) throw err;
             gone.add(b.name);
           }
           progress.step(`Exporting blob ${c.name}/${b.name}`);
         });
-        const kept = blobs.filter((b) => !gone.has(b.name));
-        await writeLines(path.join(dir, `${c.name}.blobs.jsonl`), blobEntryLines(c.name, kept.map((b) => ({ ...b, file: files.get(b.name)! }))));
+        const written = blobs.filter((b) => !gone.has(b.name));
+        await writeLines(path.join(dir, `${c.name}.blobs.jsonl`), blobEntryLines(c.name, written.map((b) => ({ ...b, file: files.get(b.name)! }))));
         const containerJson = printContainerEntry(withoutUndefined({ metadata: c.metadata, publicAccess: c.properties.publicAccess }));
         if (containerJson !== undefined) await fsp.writeFile(path.join(dir, `${c.name}.container.json`), containerJson);
         counts.containers++;
-        counts.blobs += kept.length;
+        counts.blobs += written.length;
         counts.bytes += sizes.reduce((a, size, i) => a + (gone.has(blobs[i]!.name) ? 0 : size), 0);
       }
     }
@@ -442,7 +442,7 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
           await pool([...held], {}, async ([id, popReceipt]) => {
             await queue.updateMessage(id, popReceipt, undefined, 0).catch((err: unknown) => {
               // 404: the message is gone (its time-to-live ran out, or a client deleted it): not exported.
-              if ((err as { statusCode?: unknown }).statusCode === 404) gone.add(id);
+              if (isNotFound(err)) gone.add(id);
               else notVisible ??= err;
             });
           });

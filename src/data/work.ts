@@ -100,6 +100,11 @@ export function tracker(options: DataOptions, total: number, totalGrows = false)
   };
 }
 
+/** True for the SDKs' RestError with HTTP status 404 (the item does not exist, or no longer). */
+export function isNotFound(err: unknown): boolean {
+  return (err as { statusCode?: unknown } | undefined)?.statusCode === 404;
+}
+
 /** An error's message; of the SDKs' RestError only the first line (the rest is RequestId and Time). */
 export function messageOf(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
