@@ -133,9 +133,9 @@ export class Emulator {
   /** Fires once per burst of writes refused by the memory limit (see MemoryMeter.onDidHitLimit). */
   readonly onDidHitLimit: Event<LimitHit>;
   /**
-   * Fires when the engine ends under the services (crash, out of memory, an uncaught exception):
-   * every service it ran is closed with the reason as its error. The next start brings a new
-   * engine up.
+   * Fires when the engine ends under running services (crash, out of memory, an uncaught
+   * exception): every service it ran is closed with the reason as its error. An engine that ends
+   * with no service running is only logged. The next start brings a new engine up.
    */
   readonly onDidLoseEngine: Event<EngineLoss> = this.lossEmitter.event;
   /**
@@ -781,7 +781,9 @@ export class Emulator {
     const message = describeEngineLoss(exit.reason, stopped, (k) => this.lastStartInMemory[k]);
     this.log.error(message);
     for (const kind of stopped) this.services[kind].engineLost(message);
-    this.lossEmitter.fire({ reason: exit.reason, message, stopped });
+    // With no service running in it (an idle engine, one that ended during the warm-up, or during a
+    // start whose own failure says so) the log line is all: nothing was lost, nothing is shown.
+    if (stopped.length > 0) this.lossEmitter.fire({ reason: exit.reason, message, stopped });
   }
 
   /** azurite's debug log is process-wide in the engine: route it while `azurite.debug` is on. */

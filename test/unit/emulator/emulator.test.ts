@@ -429,6 +429,25 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal((await emulator.memoryReportNow()).blobBytes, 1024);
   });
 
+  it('an engine that ends with no service running (killed after its warm-up) is logged, not announced; the next start brings a new engine up', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGKILL by pid
+    const { emulator, log } = track(makeEmulator({ inMemoryPersistence: true }));
+    await emulator.warmUp();
+    const pid = emulator.enginePid!;
+    const losses: unknown[] = [];
+    const sub = emulator.onDidLoseEngine((loss) => losses.push(loss));
+    try {
+      process.kill(pid, 'SIGKILL');
+      await pollUntil('the engine\'s end to be logged', () => log.of('error').some((l) => /^The emulator engine stopped: it was ended by SIGKILL\./.test(l)));
+    } finally {
+      sub.dispose();
+    }
+    assert.deepEqual(losses, [], 'nothing ran in it: no notification');
+    await startAll(emulator, ['blob']);
+    assert.notEqual(emulator.enginePid, pid);
+    await clients(emulator).blob().getContainerClient('after').create();
+  });
+
   it('writes access lines unless silent', async () => {
     const loud = track(makeEmulator({ inMemoryPersistence: true }));
     await startAll(loud.emulator, ['table']);
