@@ -89,7 +89,8 @@ export function computeTransactionalChecksums(
 ): Promise<TransactionalChecksums> {
   const wantMd5 = expected.md5 !== undefined || Boolean(force?.md5);
   const wantCrc = expected.crc64 !== undefined || Boolean(force?.crc64);
-  const thread = wantMd5 || wantCrc ? checksumThread : undefined;
+  // Undefined again when the thread cannot be started for this body: then it is hashed here.
+  let thread = wantMd5 || wantCrc ? checksumThread : undefined;
   const md5 = wantMd5 ? createHash('md5') : undefined;
   const crc = wantCrc ? new Crc64Nvme() : undefined;
   // With a thread: the first bytes wait here until the body proves large enough to hand over.
@@ -114,7 +115,15 @@ export function computeTransactionalChecksums(
         heldBytes += chunk.length;
         if (heldBytes >= OFFLOAD_MIN_BYTES) {
           job = thread.begin(wantMd5, wantCrc);
-          for (const c of held) job.update(c);
+          if (job === undefined) thread = undefined;
+          for (const c of held) {
+            if (job !== undefined) {
+              job.update(c);
+            } else {
+              md5?.update(c);
+              crc?.update(c);
+            }
+          }
           held = [];
         }
       })

@@ -65,19 +65,28 @@ export class ChecksumThread {
   /** @param workerPath the thread's entry (dist/checksumWorker.js), absolute */
   constructor(private readonly workerPath: string) {}
 
-  /** Opens a job that computes the digests asked for. */
-  begin(md5: boolean, crc64: boolean): ChecksumJob {
+  /**
+   * Opens a job that computes the digests asked for.
+   * @returns the job, or undefined when the thread cannot be started: Node throws
+   *   ERR_WORKER_INIT_FAILED when the system refuses a thread (a low process or memory limit). The
+   *   caller then hashes on its own thread, as azurite does; the next job tries the thread again.
+   */
+  begin(md5: boolean, crc64: boolean): ChecksumJob | undefined {
+    // The thread the job was opened on: only it knows the job. Once it has ended the job cannot
+    // finish (a new thread would ignore its bytes and never answer its digest), so it fails.
+    let on: Worker;
+    try {
+      on = this.thread();
+    } catch {
+      return undefined;
+    }
     const id = this.nextId++;
     // Bytes are copied into a batch of the job's own as they come, and each full batch is
     // transferred, not copied again: the caller's chunks may be views of buffers it goes on using.
     let batch = new Uint8Array(CHECKSUM_BATCH_BYTES);
     let used = 0;
     let opened = false;
-    // The thread the job was opened on: only it knows the job. Once it has ended the job cannot
-    // finish (a new thread would ignore its bytes and never answer its digest), so it fails.
-    let on: Worker | undefined;
     const onItsThread = (message: ToThread, transfer: ArrayBuffer[] = []): boolean => {
-      on ??= this.thread();
       if (on !== this.worker) return false;
       on.postMessage(message, transfer);
       return true;

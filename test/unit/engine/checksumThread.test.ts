@@ -7,12 +7,19 @@
 import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
 import * as path from 'node:path';
-import { CHECKSUM_BATCH_BYTES, ChecksumThread } from '../../../src/engine/checksumThread';
+import { Readable } from 'node:stream';
+import { computeTransactionalChecksums, OFFLOAD_MIN_BYTES, offloadChecksums } from '../../../src/engine/azuriteChecksums';
+import { CHECKSUM_BATCH_BYTES, ChecksumThread, type ChecksumJob } from '../../../src/engine/checksumThread';
 import { engineFiles } from '../helpers/emulatorFixture';
 
 /** azurite's own, unbundled CRC64 (node_modules): the reference. */
 const azuriteUtils = require('azurite/dist/src/common/utils/utils') as { getCRC64FromString(b: Uint8Array): Uint8Array };
 const hex = (b: Uint8Array | undefined): string | undefined => b === undefined ? undefined : Buffer.from(b).toString('hex');
+/** The job begin() opened; fails the test when the thread could not be started. */
+function opened(job: ChecksumJob | undefined): ChecksumJob {
+  assert.ok(job, 'the checksum thread could not be started');
+  return job;
+}
 
 describe('Checksum thread', function () {
   this.timeout(60_000);
@@ -23,7 +30,7 @@ describe('Checksum thread', function () {
   it('gives MD5 and azurite\'s CRC-64 of the bytes, whatever the chunking (0 B to 9 MiB, chunks of 1 B to 5 MiB)', async () => {
     for (const [size, chunk] of [[0, 1], [1, 1], [1000, 7], [CHECKSUM_BATCH_BYTES, 65536], [CHECKSUM_BATCH_BYTES + 1, 65536], [4 * 1024 * 1024 + 13, 65536], [9 * 1024 * 1024, 5 * 1024 * 1024]] as const) {
       const data = crypto.randomBytes(size);
-      const job = thread.begin(true, true);
+      const job = opened(thread.begin(true, true));
       for (let at = 0; at < size; at += chunk) job.update(data.subarray(at, at + chunk));
       const d = await job.digest();
       assert.equal(hex(d.md5), crypto.createHash('md5').update(data).digest('hex'), `MD5 of ${size} B in chunks of ${chunk}`);
@@ -34,7 +41,7 @@ describe('Checksum thread', function () {
   it('computes only what is asked, for 32 jobs at once; a chunk reused by the caller after update() does not change the digest', async () => {
     const inputs = Array.from({ length: 32 }, (_, i) => crypto.randomBytes(300_000 + i * 1000));
     const results = await Promise.all(inputs.map(async (data, i) => {
-      const job = thread.begin(i % 2 === 0, i % 2 === 1);
+      const job = opened(thread.begin(i % 2 === 0, i % 2 === 1));
       const scratch = Buffer.alloc(100_000);
       for (let at = 0; at < data.length; at += scratch.length) {
         const n = data.copy(scratch, 0, at, at + scratch.length);
@@ -57,7 +64,7 @@ describe('Checksum thread', function () {
   it('fails a job whose thread ended while it was open, instead of waiting for good; the next job gets a new thread', async () => {
     const own = new ChecksumThread(path.resolve(engineFiles().checksumWorkerPath!));
     try {
-      const job = own.begin(true, false);
+      const job = opened(own.begin(true, false));
       job.update(crypto.randomBytes(CHECKSUM_BATCH_BYTES + 10)); // one batch sent: the job is open on the thread
       // The thread ends under the job (as a crash of it would).
       const worker = (own as unknown as { worker: import('node:worker_threads').Worker }).worker;
@@ -70,7 +77,7 @@ describe('Checksum thread', function () {
       const noAnswer = new Promise<never>((_, reject) => { bound = setTimeout(() => reject(new Error('no answer within 5 s')), 5_000); });
       await assert.rejects(Promise.race([job.digest(), noAnswer]).finally(() => clearTimeout(bound)), /^Error: the checksum thread ended$/);
       const data = crypto.randomBytes(CHECKSUM_BATCH_BYTES + 1);
-      const next = own.begin(true, false);
+      const next = opened(own.begin(true, false));
       next.update(data);
       assert.equal(hex((await next.digest()).md5), crypto.createHash('md5').update(data).digest('hex'));
     } finally {
@@ -79,12 +86,30 @@ describe('Checksum thread', function () {
   });
 
   it('forgets a dropped job; the jobs after it are answered as usual', async () => {
-    const dropped = thread.begin(true, false);
+    const dropped = opened(thread.begin(true, false));
     dropped.update(crypto.randomBytes(CHECKSUM_BATCH_BYTES + 10));
     dropped.drop();
     const data = crypto.randomBytes(2 * CHECKSUM_BATCH_BYTES);
-    const job = thread.begin(true, false);
+    const job = opened(thread.begin(true, false));
     job.update(data);
     assert.equal(hex((await job.digest()).md5), crypto.createHash('md5').update(data).digest('hex'));
+  });
+
+  it('a thread that cannot be started gives no job (no exception in the request\'s stream); the body is hashed on the serving thread', async () => {
+    // `new Worker` throws at once for a path that is neither absolute nor ./-relative, as it does
+    // with ERR_WORKER_INIT_FAILED when the system refuses a thread: the same synchronous throw.
+    const unstartable = new ChecksumThread('checksumWorker.js');
+    try {
+      assert.equal(unstartable.begin(true, true), undefined);
+      offloadChecksums('checksumWorker.js');
+      const data = crypto.randomBytes(OFFLOAD_MIN_BYTES * 2 + 5);
+      const chunks = Array.from({ length: Math.ceil(data.length / 65_536) }, (_, i) => data.subarray(i * 65_536, (i + 1) * 65_536));
+      const d = await computeTransactionalChecksums(Readable.from(chunks), {}, { md5: true, crc64: true });
+      assert.equal(hex(d.md5), crypto.createHash('md5').update(data).digest('hex'));
+      assert.equal(hex(d.crc64), hex(azuriteUtils.getCRC64FromString(data)));
+    } finally {
+      offloadChecksums(undefined);
+      await unstartable.close();
+    }
   });
 });
