@@ -248,7 +248,8 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     const s = services.get(service);
     services.delete(service);
     serviceInfo.delete(service);
-    pendingAccess.delete(service);
+    // Access lines batched this turn stay: they are posted before the stop's answer, which is
+    // when the host drops the service's log sink.
     await s?.stop();
     return null;
   },

@@ -32,8 +32,8 @@ export class MemoryMeter implements Disposable {
   private readonly limitEmitter = new Emitter<LimitHit>();
   private readonly subscriptions: Disposable[];
   private timer: NodeJS.Timeout | undefined;
-  private lastEventAt = 0;
-  private lastRefusalAt = 0;
+  private lastEventAt = -Infinity;
+  private lastRefusalAt = -Infinity;
   /** The `extentMemoryLimitBytes` setting the store's limit came from (undefined = Azurite's default). */
   private appliedSetting: number | undefined;
 
@@ -54,7 +54,7 @@ export class MemoryMeter implements Disposable {
     this.subscriptions = [
       host.onDidChangeMemory(() => this.schedule()),
       host.onDidRefuse((r) => {
-        const now = Date.now();
+        const now = performance.now();
         const first = now - this.lastRefusalAt > LIMIT_BURST_GAP_MS;
         this.lastRefusalAt = now;
         if (first) this.limitEmitter.fire({ kind: r.category === 'queue' ? 'queue' : 'blob', requestedBytes: r.requestedBytes, usedBytes: r.usedBytes, limitBytes: r.limitBytes });
@@ -121,10 +121,10 @@ export class MemoryMeter implements Disposable {
 
   private schedule(): void {
     if (this.timer !== undefined) return;
-    const delay = Math.max(0, this.lastEventAt + MEMORY_REFRESH_MS - Date.now());
+    const delay = Math.max(0, this.lastEventAt + MEMORY_REFRESH_MS - performance.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.lastEventAt = Date.now();
+      this.lastEventAt = performance.now();
       this.memoryEmitter.fire(this.report());
     }, delay);
   }
