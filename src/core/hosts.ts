@@ -27,6 +27,19 @@ export function isLoopbackHost(host: string): boolean {
   return isLoopbackV4(h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h);
 }
 
+/**
+ * True when Azurite reads the account from a request's host name `host` rather than from the path
+ * (a product-style URL, `http://account.example:10000/container`): a dotted name that is neither an
+ * IPv4 address nor `host.docker.internal`, while `azurite.disableProductStyleUrl` is off. The
+ * blob, queue and table storage-context middlewares of azurite decide it so (docs/ENGINE.md,
+ * "Accounts in host names"). IPv6 literals have no such reading here.
+ */
+export function readsAccountFromHostName(host: string): boolean {
+  const h = bare(host);
+  if (h.includes(':') || h === 'host.docker.internal') return false;
+  return h.indexOf('.') > 0 && !/^(?:[0-9]{1,3}\.){3}[0-9]{1,3}$/.test(h);
+}
+
 /** True for an address that listens on every interface: 0.0.0.0, :: (and the empty host). */
 export function isWildcardHost(host: string): boolean {
   const h = bare(host);

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORTS, SERVICE_KINDS, serviceName, type ServiceKind } from './services';
 import { mbToBytes } from './memory';
 import { API_VERSION_CHECKS, DEFAULT_API_VERSION_CHECK, type ApiVersionCheck } from './apiVersions';
-import { hostsOverlap, isWildcardHost } from './hosts';
+import { hostsOverlap, isWildcardHost, readsAccountFromHostName } from './hosts';
 
 /** Where one service listens, as configured (port 0 = any free port). */
 export interface ServiceOptions {
@@ -239,6 +239,16 @@ export function parseSettings(raw: RawSettings, location: LocationContext, secre
     disableProductStyleUrl: bool('disableProductStyleUrl', ALL),
     engineHeapLimitMb,
   };
+  // The connection strings and clients of this extension name the account in the path, at the
+  // service's host: a dotted name there would be read as an account by Azurite.
+  if (!options.disableProductStyleUrl) {
+    for (const kind of SERVICE_KINDS) {
+      const host = services[kind].host;
+      if (!readsAccountFromHostName(host)) continue;
+      const label = host.slice(0, host.indexOf('.'));
+      fail(`${kind}Host`, host, `Azurite reads a dotted host name as a product-style URL and takes the account from its first label ("${label}"), so the connection strings of this extension (and its Storage view), which name the account in the path at this host, would reach account "${label}" and fail. Turn on azurite.disableProductStyleUrl, or listen on an IP address such as "127.0.0.1" or "0.0.0.0".`, []);
+    }
+  }
   return { options, errors };
 }
 
@@ -275,6 +285,8 @@ function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail, secretPw
   let pwd: string | undefined;
   if (given('pwd')) {
     if (typeof raw['pwd'] === 'string') pwd = raw['pwd'];
+    // A number ("azurite.pwd": 123456) works in the Azurite extension, which calls toString() on it.
+    else if (typeof raw['pwd'] === 'number' && Number.isFinite(raw['pwd'])) pwd = String(raw['pwd']);
     else fail('pwd', '(hidden)', 'write the PFX password as a string, in quotes.', ALL, 'set (value hidden) but not a string');
   }
 
@@ -308,7 +320,9 @@ function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail, secretPw
   const rawOauth = raw['oauth'];
   if (rawOauth !== undefined && rawOauth !== null && !(typeof rawOauth === 'string' && rawOauth.trim() === '')) {
     if (typeof rawOauth !== 'string' || rawOauth.trim().toLowerCase() !== 'basic') {
-      fail('oauth', rawOauth, 'use "basic" (the only OAuth level Azurite has), or leave it empty to accept only shared key and SAS.', ALL);
+      // The Azurite extension ignores any other value (ConfigurationBase.getOAuthLevel): so do the
+      // services here, and the warning says so, rather than refusing to start.
+      fail('oauth', rawOauth, 'Azurite knows only "basic", so OAuth stays off (shared key and SAS only). Use "basic" to also accept OAuth bearer tokens, or leave it empty.', []);
     } else if (!given('cert')) {
       fail('oauth', rawOauth, 'OAuth needs HTTPS: set azurite.cert (with azurite.key for PEM, or azurite.pwd for PFX), or clear azurite.oauth.', ALL);
     } else {

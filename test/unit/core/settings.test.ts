@@ -431,6 +431,12 @@ describe('core/settings', () => {
       assert.deepEqual(options.https, { cert: '/certs/dev.pfx', pwd: ' pass word ' });
     });
 
+    it('takes a password written as a number as its digits, as the Azurite extension does (toString)', () => {
+      const { options, errors } = parseSettings({ cert: '/certs/dev.pfx', pwd: 123456 }, withFolder);
+      assert.deepEqual(errors, []);
+      assert.deepEqual(options.https, { cert: '/certs/dev.pfx', pwd: '123456' });
+    });
+
     it('cert + key + pwd is PEM, as in Azurite (the password is not used)', () => {
       assert.deepEqual(parseSettings({ cert: '/c.pem', key: '/k.pem', pwd: 'x' }, withFolder).options.https, { cert: '/c.pem', key: '/k.pem' });
     });
@@ -491,8 +497,8 @@ describe('core/settings', () => {
       assert.ok(!e.message.includes('secret'));
     });
 
-    it('rejects a cert or key that is not a string, and a password that is not a string', () => {
-      const { errors } = parseSettings({ cert: 42, key: ['k.pem'], pwd: 1234 }, withFolder);
+    it('rejects a cert or key that is not a string, and a password that is neither a string nor a number', () => {
+      const { errors } = parseSettings({ cert: 42, key: ['k.pem'], pwd: ['1234'] }, withFolder);
       assert.deepEqual(errors.map((e) => [e.key, e.message, e.services]), [
         ['azurite.cert', 'azurite.cert is 42; use the path of a PEM certificate or a PFX file: absolute, relative to the workspace folder, or with ${workspaceFolder} or ~.', ALL_KINDS],
         ['azurite.key', 'azurite.key is ["k.pem"]; use the path of the PEM private key of azurite.cert: absolute, relative to the workspace folder, or with ${workspaceFolder} or ~.', ALL_KINDS],
@@ -519,15 +525,15 @@ describe('core/settings', () => {
     }
 
     for (const [value, shown] of [['full', '"full"'], [true, 'true'], [1, '1']] as Array<[unknown, string]>) {
-      it(`rejects oauth ${shown}: only "basic" exists; blocks every service`, () => {
+      it(`warns about oauth ${shown} and, as the Azurite extension, leaves OAuth off: only "basic" exists; blocks no service`, () => {
         const { options, errors } = parseSettings({ ...pem, oauth: value }, withFolder);
         assert.equal(options.oauth, undefined);
         assert.deepEqual(errors, [
           {
             key: 'azurite.oauth',
             value,
-            message: `azurite.oauth is ${shown}; use "basic" (the only OAuth level Azurite has), or leave it empty to accept only shared key and SAS.`,
-            services: ALL_KINDS,
+            message: `azurite.oauth is ${shown}; Azurite knows only "basic", so OAuth stays off (shared key and SAS only). Use "basic" to also accept OAuth bearer tokens, or leave it empty.`,
+            services: [],
           },
         ]);
       });
@@ -548,6 +554,16 @@ describe('core/settings', () => {
 
     it('reports only the certificate when oauth is set with an incomplete certificate', () => {
       assert.deepEqual(parseSettings({ cert: 'dev.pfx', oauth: 'basic' }, withFolder).errors.map((e) => e.key), ['azurite.cert']);
+    });
+
+    it('warns, blocking nothing, about a dotted host name Azurite would read an account from while disableProductStyleUrl is off', () => {
+      const { errors } = parseSettings({ blobHost: 'mybox.lan', queueHost: '192.168.1.5', tableHost: 'host.docker.internal' }, withFolder);
+      assert.deepEqual(errors.map((e) => [e.key, e.services]), [['azurite.blobHost', []]]);
+      assert.match(errors[0]!.message, /^azurite\.blobHost is "mybox\.lan"; Azurite reads a dotted host name as a product-style URL and takes the account from its first label \("mybox"\).*Turn on azurite\.disableProductStyleUrl/);
+      assert.deepEqual(parseSettings({ blobHost: 'mybox.lan', disableProductStyleUrl: true }, withFolder).errors, []);
+      for (const host of ['localhost', '127.0.0.1', '0.0.0.0', '::1', '::ffff:127.0.0.1', '.lan', 'azurite']) {
+        assert.deepEqual(parseSettings({ blobHost: host }, withFolder).errors, [], host);
+      }
     });
 
     it('takes disableProductStyleUrl as a boolean and rejects a string, blocking every service', () => {
