@@ -6,11 +6,11 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
-import { COMMANDS } from './core/commandIds';
+import { COMMANDS, PASSIVE_CONTEXT_KEY } from './core/commandIds';
 import { DATA_FOLDER_KEY, dataFolderQuestionState, ensureDataFolderChosen, locationContext, readExtensionSettings, readSettings, warningThreshold } from './config';
 import { MemoryAlerts } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
-import { notify, recordedNotifications, showOutcome } from './ui/notify';
+import { notify, recordedNotifications, showOutcome, usePortNow } from './ui/notify';
 import { recordedProgress } from './ui/progress';
 import { unfinishedSaveMessage } from './emulator/shutdownMarker';
 import { CODE_CACHE_FOLDER, CodeCachedModule, type CodeCacheState } from './emulator/codeCache';
@@ -94,6 +94,8 @@ export interface TestingApi extends ExtensionApi {
   engineCodeCache(): { state: CodeCacheState | undefined; file: string };
   /** Runs what "Bind to 127.0.0.1" on the exposure notification runs. */
   bindToLoopback(kind: ServiceKind): Promise<Outcome>;
+  /** Runs what "Use Port N" on a port conflict's notification runs (the start's outcome; undefined when nothing started). */
+  usePort(kind: ServiceKind, port: number): Promise<Outcome | undefined>;
   /** Runs what "Use That Folder" on the notice of the Azurite extension's data runs. */
   useLocation(folder: string): Promise<Outcome>;
   /** The PFX password in Secret Storage, read back. */
@@ -276,6 +278,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: new CodeCachedModule(engineFiles.enginePath, engineFiles.codeCacheDir).cacheFile() }),
     settled: async () => { await autoStarted; await watcher.settled(); },
     bindToLoopback: (kind) => bindToLoopback(kind, deps, dataIdle),
+    usePort: (kind, port) => usePortNow(kind, port, deps),
     useLocation: (folder) => useLocation(folder, deps),
     storedCertificatePassword: () => context.secrets.get(PASSWORD_SECRET_KEY),
     movePasswordToSecretStorage: () => movePasswordToSecretStorage(password),
@@ -309,6 +312,8 @@ function stayPassive(channel: vscode.LogOutputChannel, terminalVariables: vscode
   // Nothing of ours runs: terminals must not get a connection string to it (./ui/terminalEnvironment.ts).
   terminalVariables.persistent = false;
   terminalVariables.clear();
+  // The Storage view and the commands only we have would show with nothing behind them.
+  void vscode.commands.executeCommand('setContext', PASSIVE_CONTEXT_KEY, true);
   const message = 'The Azurite extension is installed and enabled. It registers the same commands (azurite.start …) and uses the same ports as Storage Emulators, so Storage Emulators stays inactive. Disable the Azurite extension and reload the window to use Storage Emulators.';
   channel.warn(message);
   void vscode.window.showWarningMessage(message, 'Show Azurite Extension').then((choice) => {

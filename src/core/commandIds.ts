@@ -36,5 +36,12 @@ export function serviceCommand(verb: ServiceVerb, kind: ServiceKind): string {
   return `azurite.${verb}_${kind}`;
 }
 
+/**
+ * The context key set (true) while this extension stays passive beside the Azurite extension
+ * (src/extension.ts): package.json hides the Storage view and the commands only this extension has
+ * with `!storageEmulators.passive`, since nothing of ours is registered to run them.
+ */
+export const PASSIVE_CONTEXT_KEY = 'storageEmulators.passive';
+
 /** VS Code's own command that opens the Settings editor (filtered by the query it is given). */
 export const OPEN_SETTINGS = 'workbench.action.openSettings';

@@ -749,6 +749,15 @@ export class Emulator {
     };
   }
 
+  /**
+   * True when another of our services is configured to use `port` or runs on it (../core/ownPorts.ts
+   * `portsOfOthers`): a port offered to `kind` after a conflict that must not be written now.
+   */
+  isPortOfOtherService(kind: ServiceKind, port: number): boolean {
+    const p = this.ports();
+    return portsOfOthers(kind, p.configured, p.running).has(port);
+  }
+
   /** Each service's configured port (0: a free one at start) and each running service's address (../core/ownPorts.ts). */
   private ports(): { configured: Record<ServiceKind, number>; running: Partial<Record<ServiceKind, ListenAddress>> } {
     const configured = {} as Record<ServiceKind, number>;

@@ -8,6 +8,7 @@ import { azuriteConfig, settingsTarget } from '../config';
 import { OPEN_SETTINGS } from '../core/commandIds';
 import type { Emulator } from '../emulator/emulator';
 import { failure, type FileLocation, type Outcome } from '../core/outcome';
+import type { ServiceKind } from '../core/services';
 
 /** What the actions need: the emulator, and a way to make it read the settings at once. */
 export interface NotifyDeps {
@@ -55,11 +56,28 @@ export function showOutcome(outcome: Outcome, deps?: NotifyDeps): void {
     } else if (choice === 'Open Settings') {
       await vscode.commands.executeCommand(OPEN_SETTINGS, setting);
     } else if (choice !== undefined && choice === usePort && conflict?.freePort !== undefined && deps !== undefined) {
-      if (!(await writeSetting(`${conflict.kind}Port`, conflict.freePort))) return;
-      deps.reloadSettings();
-      showOutcome(await deps.emulator.start(conflict.kind), deps);
+      const outcome = await usePortNow(conflict.kind, conflict.freePort, deps);
+      if (outcome !== undefined) showOutcome(outcome, deps);
     }
   });
+}
+
+/**
+ * "Use Port N" of a port conflict: writes `azurite.<kind>Port` = `port`, then starts `kind` again
+ * (after what a start asks first: the data folder of a multi-root workspace). When `port` has
+ * become the port of another of our services since it was offered (the three starts of "Azurite:
+ * Start" search at once and may offer the same one; the other's "Use Port" came first), nothing is
+ * written, and the start runs again on the port configured, so its failure offers another port.
+ * @returns the start's outcome, for the caller to show; undefined when the setting could not be
+ *   written (an error notification said why) or the start was called off
+ */
+export async function usePortNow(kind: ServiceKind, port: number, deps: NotifyDeps): Promise<Outcome | undefined> {
+  if (!deps.emulator.isPortOfOtherService(kind, port)) {
+    if (!(await writeSetting(`${kind}Port`, port))) return undefined;
+    deps.reloadSettings();
+  }
+  if (!(await deps.prepareStart())) return undefined;
+  return deps.emulator.start(kind);
 }
 
 /**

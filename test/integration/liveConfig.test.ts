@@ -174,6 +174,23 @@ describe('Live settings, port conflicts and terminals', () => {
     await vscode.workspace.getConfiguration('azurite').update('queueKeepAliveTimeout', undefined, vscode.ConfigurationTarget.Workspace);
   });
 
+  it('asks again about a change made once more after it was undone (Later answered the change, not the value)', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('azurite.start_queue');
+    const question = 'Azurite settings changed for Queue. Restarting drops the in-memory data of Queue.';
+    const asked = (): number => a.notifications().filter((n) => n === question).length;
+    const before = asked();
+    await configure({ loose: true });
+    await waitFor('the question', () => asked() === before + 1);
+    // Undone: Queue runs with its settings again, and nothing is asked.
+    await configure({ loose: false });
+    await a.settled();
+    assert.deepEqual(a.emulator.servicesNeedingRestart(), []);
+    assert.equal(asked(), before + 1);
+    await configure({ loose: true });
+    await waitFor('the question again', () => asked() === before + 2);
+  });
+
   it('restarts a disk-mode service at once while it asks about an in-memory one that needs a restart too', async () => {
     const a = await api();
     const location = fs.mkdtempSync(path.join(os.tmpdir(), 'mixed-modes-'));
@@ -214,6 +231,28 @@ describe('Live settings, port conflicts and terminals', () => {
     }
     await waitFor('VS Code to read the settings.json put back', () => threshold() !== 81 || undefined, 20_000);
     await configure({ blobPort: 0 });
+  });
+
+  it('Use Port N writes the port and starts there; a port another of our services took since it was offered is not written, and the start offers another', async () => {
+    const a = await api();
+    const holder = http.createServer((_req, res) => res.end());
+    const held = await listen(holder);
+    try {
+      await configure({ queuePort: held });
+      const [refused] = await vscode.commands.executeCommand<Outcome[]>('azurite.start_queue');
+      const offered = refused !== undefined && !refused.ok ? refused.conflict?.freePort : undefined;
+      assert.ok(offered !== undefined, JSON.stringify(refused));
+      // Blob's own "Use Port" (the same search offered it the same port) came first.
+      await configure({ blobPort: offered });
+      const again = await a.usePort('queue', offered);
+      assert.equal(vscode.workspace.getConfiguration('azurite').get('queuePort'), held, 'the port Blob took is not written for Queue');
+      const next = again !== undefined && !again.ok ? again.conflict?.freePort : undefined;
+      assert.ok(next !== undefined && next !== offered, JSON.stringify(again));
+      assert.deepEqual(await a.usePort('queue', next), { ok: true });
+      assert.deepEqual([vscode.workspace.getConfiguration('azurite').get('queuePort'), a.emulator.endpoint('queue')?.port], [next, next]);
+    } finally {
+      holder.close();
+    }
   });
 
   it('restarts in-memory services without asking when azurite.restartOnConfigChange is on', async () => {
