@@ -19,6 +19,7 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../core/commandIds';
 import { formatBytes } from '../core/memory';
 import { blobMtime, editorFor } from '../core/blobEditor';
+import { blobTooltipMarkdown } from '../core/storageTooltip';
 import type { ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { BlobInfo, EntityInfo, ItemRef, MessageInfo, StorageClients, StorageEndpoints } from '../data/index';
@@ -35,8 +36,13 @@ export const BLOB_SCHEME = 'azurite-blob';
 export const ITEM_SCHEME = 'azurite-item';
 /** Items per page (the data layer's page size). */
 export const PAGE_SIZE = 200;
-/** The most items one List request returns (`maxresults`, per the storage REST API). */
-const MAX_PAGE_SIZE = 5000;
+/**
+ * The most items one List request of a reload asks for: Query Tables and Query Entities return at
+ * most 1,000 (`$top`; azurite's QUERY_RESULT_MAX_NUM), the other lists 5,000 (`maxresults`).
+ */
+const MAX_PAGE_SIZE = 1000;
+/** The most items a reload lists again (as many as were shown, within this). */
+const MAX_SHOWN = 5000;
 /** The engine's per-container and per-queue figures are read at most this often while clients write (ms). */
 const FIGURES_MIN_INTERVAL_MS = 2000;
 
@@ -73,6 +79,11 @@ export interface StorageCommandArgs {
 }
 
 /** A parent's loaded listing: its children so far and the continuation of the next page. */
+/** The items of a listing a reload lists again: the notes beside them are made anew. */
+function countShown(listing: Listing): number {
+  return listing.items.filter((i) => i.type !== 'note').length;
+}
+
 interface Listing {
   items: StorageNode[];
   continuation: string | undefined;
@@ -94,6 +105,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   readonly dropMimeTypes = ['text/uri-list', 'files'];
   readonly dragMimeTypes: readonly string[] = [];
   private readonly listings = new Map<string, Listing>();
+  /** Per parent id, how many items "Load more…" asked to show: what its reloads list at least (within MAX_SHOWN). */
+  private readonly wanted = new Map<string, number>();
   /** Counts invalidate() calls: a listing fetched across one is kept as stale. */
   private invalidations = 0;
   private readonly roots = new Map<string, StorageNode>();
@@ -207,12 +220,21 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   private async listed(parent: StorageNode): Promise<StorageNode[]> {
     let listing = this.listings.get(parent.id);
     if (listing === undefined || listing.stale) {
-      // As many as were shown, within the service's largest page (maxresults ≤ 5,000).
-      const want = listing === undefined ? PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.max(PAGE_SIZE, listing.items.filter((i) => i.type !== 'note').length));
+      // As many as were shown (up to MAX_SHOWN), in requests of at most MAX_PAGE_SIZE.
+      const wanted = (): number => Math.min(MAX_SHOWN, Math.max(PAGE_SIZE, this.wanted.get(parent.id) ?? 0));
+      const want = listing === undefined ? wanted() : Math.max(wanted(), Math.min(MAX_SHOWN, countShown(listing)));
       const seen = this.invalidations;
-      const page = await this.fetch(parent, undefined, want);
-      // A change during the fetch may not be in the page: the redraw it asked for then reloads.
-      listing = { items: page.items, continuation: page.continuation, stale: this.invalidations !== seen, more: undefined };
+      const items: StorageNode[] = [];
+      const ids = new Set<string>();
+      let continuation: string | undefined;
+      do {
+        const page = await this.fetch(parent, continuation, Math.min(MAX_PAGE_SIZE, want - items.length));
+        for (const item of page.items) if (!ids.has(item.id)) { ids.add(item.id); items.push(item); }
+        continuation = page.continuation;
+      } while (continuation !== undefined && items.length < want);
+      // A change during the fetch may not be in the page, and a "Load more…" clicked meanwhile added
+      // its page to the listing this one replaces: the redraw each asks for then reloads.
+      listing = { items, continuation, stale: this.invalidations !== seen || wanted() > want, more: undefined };
       this.listings.set(parent.id, listing);
     }
     if (listing.continuation === undefined) return listing.items;
@@ -228,6 +250,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     if (listing?.loadingMore !== undefined) return listing.loadingMore;
     if (listing?.continuation === undefined) return;
     const parent = more.parent;
+    // Counted before the page comes: a reload begun meanwhile (or after) lists this many.
+    this.wanted.set(parent.id, Math.max(this.wanted.get(parent.id) ?? 0, countShown(listing) + PAGE_SIZE));
     listing.loadingMore = (async () => {
       try {
         const page = await this.fetch(parent, listing.continuation, PAGE_SIZE);
@@ -238,6 +262,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
         listing.items.push(...page.items.filter((i) => !shown.has(i.id)));
         listing.continuation = page.continuation;
         if (page.continuation === undefined) listing.more = undefined;
+
       } catch (err) {
         void notify('error', `Azurite: listing more failed: ${errorText(err)}`);
       } finally {
@@ -696,7 +721,7 @@ function treeItem(node: StorageNode): vscode.TreeItem {
       item = new vscode.TreeItem(b.name.split('/').pop() || b.name, C.None);
       item.resourceUri = blobUri(node.account, node.container, b.name);
       item.description = [formatBytes(b.size), b.contentType, b.lastModified?.toLocaleString()].filter((p) => p !== undefined && p !== '').join(' · ');
-      item.tooltip = new vscode.MarkdownString([`**${b.name}**`, `${b.size.toLocaleString('en-US')} bytes · ${b.blobType ?? 'blob'}`, `Content-Type: ${b.contentType ?? '(none)'}`, `Last modified: ${b.lastModified?.toISOString() ?? '?'}`].join('  \n'));
+      item.tooltip = new vscode.MarkdownString(blobTooltipMarkdown(b));
       item.command = { command: COMMANDS.storageOpen, title: 'Open', arguments: [node] };
       break;
     }

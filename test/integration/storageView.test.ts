@@ -338,4 +338,32 @@ describe('Storage view', () => {
       return c[0]!.label === 'b0001' && c.length === 401 ? true : undefined;
     });
   });
+
+  it('reloads a table shown past 1,000 entities in full (Query Entities returns at most 1,000 per request)', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_table');
+    const table = TableClient.fromConnectionString(a.emulator.connectionString(), 'many', { allowInsecureConnection: true });
+    await table.createTable();
+    const rows = Array.from({ length: 1050 }, (_, i) => `r${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < rows.length; i += 100) {
+      await table.submitTransaction(rows.slice(i, i + 100).map((rowKey) => ['create', { partitionKey: 'p', rowKey }] as const));
+    }
+    const tableId = `${ACCOUNT}/table/many`;
+    const entities = async (): Promise<StorageTreeSnapshot[]> => find(await a.storageTree(), tableId)?.children ?? [];
+    await waitFor('the first page', async () => (await entities()).length === 201 || undefined);
+    for (let shown = 200; shown < rows.length; shown += 200) {
+      assert.equal((await entities()).length, shown + 1);
+      await vscode.commands.executeCommand('azurite.storage.loadMore', a.storageNode(`${tableId}/…more`));
+    }
+    assert.equal((await entities()).length, 1050, 'every entity, no Load more… left');
+    // A write reloads as many entities as were shown, past the 1,000 of one request.
+    await table.createEntity({ partitionKey: 'p', rowKey: 'r9999' });
+    const reloaded = await waitFor('the reloaded table', async () => {
+      const e = await entities();
+      return e.some((n) => n.label.includes('r9999')) ? e : undefined;
+    }, 20_000);
+    assert.equal(reloaded.length, 1051);
+    assert.ok(!reloaded.some((n) => n.label === 'Load more…'));
+  });
 });
