@@ -129,8 +129,15 @@ export async function offerPasswordMove(password: CertificatePassword, state: vs
   const value = azuriteConfig().get<unknown>('pwd');
   if (typeof value !== 'string' || value === '' || state.get<boolean>(MOVE_OFFERED_KEY) === true) return 'none';
   await state.update(MOVE_OFFERED_KEY, true);
+  // Workspace settings may be shared (a .vscode/settings.json in source control): removing the
+  // password there takes it from everyone who uses that file, so the notice says where it goes from.
+  const where = azuriteConfig().inspect<unknown>('pwd');
+  const places = [
+    ...(where?.globalValue !== undefined ? ['your user settings'] : []),
+    ...(where?.workspaceValue !== undefined ? ['this workspace\'s settings (anyone who shares that file then sets the password with "Azurite: Set Certificate Password" too)'] : []),
+  ];
   const choice = await notify('info',
-    'azurite.pwd keeps your certificate password in settings.json in plain text. Move it to VS Code\'s Secret Storage? HTTPS keeps working; the setting is removed.',
+    `azurite.pwd keeps your certificate password in settings.json in plain text. Move it to VS Code's Secret Storage? HTTPS keeps working; the setting is removed from ${places.join(' and ') || 'settings.json'}.`,
     MOVE_TO_SECRET_STORAGE);
   if (choice !== MOVE_TO_SECRET_STORAGE) return 'declined';
   return (await movePasswordToSecretStorage(password)) ? 'moved' : 'none';

@@ -144,7 +144,9 @@ describe('Exposure, bounded starts and the certificate password', function () {
     const a = await api();
     const shown = a.notifications().length;
     await config().update('pwd', 'from-settings', target);
-    await waitFor('the move notice', () => a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd keeps your certificate password in settings.json in plain text.')));
+    const notice = await waitFor('the move notice', () => a.notifications().slice(shown).find((n) => n.startsWith('azurite.pwd keeps your certificate password in settings.json in plain text.')));
+    // Workspace settings may be shared: the notice says the password leaves them, for everyone.
+    assert.match(notice, /the setting is removed from this workspace's settings \(anyone who shares that file then sets the password with "Azurite: Set Certificate Password" too\)\.$/);
     assert.equal(await a.movePasswordToSecretStorage(), true);
     assert.equal(config().inspect<string>('pwd')?.workspaceValue, undefined);
     assert.equal(await a.storedCertificatePassword(), 'from-settings');
