@@ -78,11 +78,11 @@ export class SettingsWatcher implements vscode.Disposable {
    * begun before a change (Emulator.onDidStartWithStaleSettings), which `changed()` could not restart.
    */
   private restartWhereNeeded(only?: readonly ServiceKind[]): void {
-    const needing = this.emulator.servicesNeedingRestart();
     // A service whose settings went back to those it runs with needs no restart: a question answered
-    // Later about it is moot, and a change made again later asks again.
-    for (const k of [...this.asked.keys()]) if (!needing.includes(k)) this.asked.delete(k);
-    const kinds = needing.filter((k) => only === undefined || only.includes(k));
+    // Later about it is moot, and a change made again later asks again. (One kept from a restart by
+    // a setting error meanwhile still differs: its question stands.)
+    for (const k of [...this.asked.keys()]) if (this.emulator.runsWithCurrentSettings(k)) this.asked.delete(k);
+    const kinds = this.emulator.servicesNeedingRestart().filter((k) => only === undefined || only.includes(k));
     if (kinds.length === 0) return;
     const lossy = kinds.filter((k) => this.emulator.isRunningInMemory(k));
     if (lossy.length === 0 || readExtensionSettings().restartOnConfigChange) {

@@ -286,6 +286,15 @@ export class Emulator {
   }
 
   /**
+   * True when `kind` runs with the options the settings give now (none changed that only a restart
+   * applies, and no setting error put a default in place of a value it runs with).
+   */
+  runsWithCurrentSettings(kind: ServiceKind): boolean {
+    const started = this.startedWith[kind];
+    return this.isRunning(kind) && started !== undefined && !needsRestart(kind, started, this.settings.options);
+  }
+
+  /**
    * True when `kind` is not running but a server of ours may still answer on its port (a start or
    * stop past its bound, still ending in the engine): a probe of that port would find ourselves, not
    * another Azurite. A start waits for it to end.

@@ -63,8 +63,8 @@ export function showOutcome(outcome: Outcome, deps?: NotifyDeps): void {
 }
 
 /**
- * "Use Port N" of a port conflict: writes `azurite.<kind>Port` = `port`, then starts `kind` again
- * (after what a start asks first: the data folder of a multi-root workspace). When `port` has
+ * "Use Port N" of a port conflict: asks what a start asks first (the data folder of a multi-root
+ * workspace), writes `azurite.<kind>Port` = `port`, then starts `kind` again. When `port` has
  * become the port of another of our services since it was offered (the three starts of "Azurite:
  * Start" search at once and may offer the same one; the other's "Use Port" came first), nothing is
  * written, and the start runs again on the port configured, so its failure offers another port.
@@ -72,11 +72,12 @@ export function showOutcome(outcome: Outcome, deps?: NotifyDeps): void {
  *   written (an error notification said why) or the start was called off
  */
 export async function usePortNow(kind: ServiceKind, port: number, deps: NotifyDeps): Promise<Outcome | undefined> {
+  // Asked first: a dismissed question leaves the settings as they were.
+  if (!(await deps.prepareStart())) return undefined;
   if (!deps.emulator.isPortOfOtherService(kind, port)) {
     if (!(await writeSetting(`${kind}Port`, port))) return undefined;
     deps.reloadSettings();
   }
-  if (!(await deps.prepareStart())) return undefined;
   return deps.emulator.start(kind);
 }
 

@@ -191,6 +191,27 @@ describe('Live settings, port conflicts and terminals', () => {
     await waitFor('the question again', () => asked() === before + 2);
   });
 
+  it('a setting error meanwhile does not undo a Later: fixing the value asks nothing again', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('azurite.start_queue');
+    const question = 'Azurite settings changed for Queue. Restarting drops the in-memory data of Queue.';
+    const asked = (): number => a.notifications().filter((n) => n === question).length;
+    const before = asked();
+    await configure({ loose: true });
+    await waitFor('the question', () => asked() === before + 1);
+    try {
+      // An invalid value blocks Queue's restart for a while; then it is fixed.
+      await configure({ queueKeepAliveTimeout: -5 });
+      await a.settled();
+      await configure({ queueKeepAliveTimeout: 5 });
+      await a.settled();
+      assert.equal(asked(), before + 1);
+      assert.deepEqual(a.emulator.servicesNeedingRestart(), ['queue'], 'still waiting for the answer about loose');
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('queueKeepAliveTimeout', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('restarts a disk-mode service at once while it asks about an in-memory one that needs a restart too', async () => {
     const a = await api();
     const location = fs.mkdtempSync(path.join(os.tmpdir(), 'mixed-modes-'));
