@@ -1,10 +1,15 @@
 /**
  * The Storage view's Markdown tooltip of a blob. Pure: no vscode. Names and content types come
  * from whoever wrote the blob (a shared or attached Azurite too), so they are escaped: a name such
- * as `__init__.py` stays as written, and `[x](https://…)` or `![](https://…)` is text, never a link or
- * a remote image fetched on hover.
+ * as `__init__.py` stays as written, and `[x](https://…)`, `![](https://…)` or a bare URL is text,
+ * never a link or a remote image fetched on hover.
  */
 import { escapeMarkdown } from './statusView';
+
+/** Markdown-escaped text in which no URL is recognized either (`https\://`: no autolink). */
+function text(s: string): string {
+  return escapeMarkdown(s).replace(/:/g, '\\:');
+}
 
 /** What the tooltip shows of a blob (the view's listing, src/data/browse.ts `BlobInfo`). */
 export interface BlobTooltipInfo {
@@ -23,9 +28,9 @@ export interface BlobTooltipInfo {
  */
 export function blobTooltipMarkdown(b: BlobTooltipInfo): string {
   return [
-    `**${escapeMarkdown(b.name)}**`,
-    `${b.size.toLocaleString('en-US')} bytes · ${escapeMarkdown(b.blobType ?? 'blob')}`,
-    `Content-Type: ${b.contentType === undefined ? '(none)' : escapeMarkdown(b.contentType)}`,
+    `**${text(b.name)}**`,
+    `${b.size.toLocaleString('en-US')} bytes · ${text(b.blobType ?? 'blob')}`,
+    `Content-Type: ${b.contentType === undefined ? '(none)' : text(b.contentType)}`,
     `Last modified: ${b.lastModified?.toISOString() ?? '?'}`,
   ].join('  \n');
 }

@@ -37,10 +37,13 @@ export const ITEM_SCHEME = 'azurite-item';
 /** Items per page (the data layer's page size). */
 export const PAGE_SIZE = 200;
 /**
- * The most items one List request of a reload asks for: Query Tables and Query Entities return at
- * most 1,000 (`$top`; azurite's QUERY_RESULT_MAX_NUM), the other lists 5,000 (`maxresults`).
+ * The most items one request of a reload asks for: Query Tables and Query Entities return at most
+ * 1,000 (`$top`; azurite's QUERY_RESULT_MAX_NUM), List Containers, List Blobs and List Queues 5,000
+ * (`maxresults`).
  */
-const MAX_PAGE_SIZE = 1000;
+function maxPageSize(parent: StorageNode): number {
+  return parent.type === 'table' || (parent.type === 'service' && parent.kind === 'table') ? 1000 : 5000;
+}
 /** The most items a reload lists again (as many as were shown, within this). */
 const MAX_SHOWN = 5000;
 /** The engine's per-container and per-queue figures are read at most this often while clients write (ms). */
@@ -78,12 +81,12 @@ export interface StorageCommandArgs {
   readonly files?: readonly string[];
 }
 
-/** A parent's loaded listing: its children so far and the continuation of the next page. */
 /** The items of a listing a reload lists again: the notes beside them are made anew. */
 function countShown(listing: Listing): number {
   return listing.items.filter((i) => i.type !== 'note').length;
 }
 
+/** A parent's loaded listing: its children so far and the continuation of the next page. */
 interface Listing {
   items: StorageNode[];
   continuation: string | undefined;
@@ -184,6 +187,12 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     return undefined;
   }
 
+  /**
+   * The children VS Code shows under `node` (the accounts at the root): the services of an account,
+   * or a parent's listing as loaded so far with a "Load more…" item while there is a next page. A
+   * listing is fetched once and kept until a change of data makes it stale; it then reloads as
+   * many items as were shown or asked for. A failed listing is an error note, not a throw.
+   */
   async getChildren(node?: StorageNode): Promise<StorageNode[]> {
     if (node === undefined) return this.rootNodes();
     try {
@@ -220,7 +229,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   private async listed(parent: StorageNode): Promise<StorageNode[]> {
     let listing = this.listings.get(parent.id);
     if (listing === undefined || listing.stale) {
-      // As many as were shown (up to MAX_SHOWN), in requests of at most MAX_PAGE_SIZE.
+      // As many as were shown or asked for (up to MAX_SHOWN), in requests of at most maxPageSize.
       const wanted = (): number => Math.min(MAX_SHOWN, Math.max(PAGE_SIZE, this.wanted.get(parent.id) ?? 0));
       const want = listing === undefined ? wanted() : Math.max(wanted(), Math.min(MAX_SHOWN, countShown(listing)));
       const seen = this.invalidations;
@@ -228,13 +237,16 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       const ids = new Set<string>();
       let continuation: string | undefined;
       do {
-        const page = await this.fetch(parent, continuation, Math.min(MAX_PAGE_SIZE, want - items.length));
+        const page = await this.fetch(parent, continuation, Math.min(maxPageSize(parent), want - items.length));
         for (const item of page.items) if (!ids.has(item.id)) { ids.add(item.id); items.push(item); }
         continuation = page.continuation;
       } while (continuation !== undefined && items.length < want);
       // A change during the fetch may not be in the page, and a "Load more…" clicked meanwhile added
       // its page to the listing this one replaces: the redraw each asks for then reloads.
       listing = { items, continuation, stale: this.invalidations !== seen || wanted() > want, more: undefined };
+      // What is there now is what the next reload lists (fewer once items are gone), unless a
+      // "Load more…" raised it meanwhile.
+      if (!listing.stale) this.wanted.set(parent.id, countShown(listing));
       this.listings.set(parent.id, listing);
     }
     if (listing.continuation === undefined) return listing.items;
@@ -262,7 +274,6 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
         listing.items.push(...page.items.filter((i) => !shown.has(i.id)));
         listing.continuation = page.continuation;
         if (page.continuation === undefined) listing.more = undefined;
-
       } catch (err) {
         void notify('error', `Azurite: listing more failed: ${errorText(err)}`);
       } finally {
@@ -635,6 +646,10 @@ export class BlobFileSystem implements vscode.FileSystemProvider, vscode.Disposa
     }
   }
 
+  /**
+   * VS Code watches an open blob: counted per URI, so {@link changed} names it until the last
+   * watcher is disposed. Nothing is polled; the engine's change events drive it.
+   */
   watch(uri: vscode.Uri): vscode.Disposable {
     const key = uri.toString();
     const entry = this.watched.get(key) ?? { uri, count: 0 };

@@ -25,7 +25,9 @@ describe('core/storageTooltip', () => {
   it('leaves no link, image or HTML of a hostile name or content type', () => {
     const md = blobTooltipMarkdown({ name: '[Fix](https://evil.example) ![](https://evil.example/x.png) <img src=x>', size: 0, contentType: '[t](command:workbench.action.quit)' });
     assert.doesNotMatch(md, /(?<!\\)\[|(?<!\\)\]\(|(?<!\\)</);
-    assert.match(md, /^Content-Type: \\\[t\\\]\\\(command:workbench\\\.action\\\.quit\\\)/m);
+    assert.match(md, /^Content-Type: \\\[t\\\]\\\(command\\:workbench\\\.action\\\.quit\\\)/m);
+    // No bare URL either (GFM autolinks one): its scheme's colon is escaped.
+    assert.doesNotMatch(md, /(?<!\\):\/\//);
     assert.deepEqual(md.split('  \n').slice(1).map((l) => l.split(':')[0]), ['0 bytes · blob', 'Content-Type', 'Last modified']);
   });
 });
