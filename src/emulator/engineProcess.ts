@@ -248,9 +248,12 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     const s = services.get(service);
     services.delete(service);
     serviceInfo.delete(service);
-    // Access lines batched this turn stay: they are posted before the stop's answer, which is
-    // when the host drops the service's log sink.
     await s?.stop();
+    // Its access lines batched this turn go now, before the stop's answer (when the host drops the
+    // service's log sink), not at the turn's end.
+    const lines = pendingAccess.get(service);
+    pendingAccess.delete(service);
+    if (lines !== undefined && lines.length > 0) post({ event: 'access', service, lines });
     return null;
   },
   clean: async ({ options }) => {
