@@ -84,6 +84,15 @@ export async function setCertificatePassword(password: CertificatePassword, give
 }
 
 /**
+ * `azurite.pwd` as the password it stands for: a string as written, a number as its digits (as
+ * src/core/settings.ts reads it); undefined when unset, empty or of another type.
+ */
+function passwordText(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
  * Moves `azurite.pwd` from settings.json into Secret Storage: stores the value in force and removes
  * the setting from every place it is set (user, workspace). Secret Storage holds
  * one password for every workspace, so nothing is moved (and a warning says why) when those places
@@ -94,15 +103,15 @@ export async function setCertificatePassword(password: CertificatePassword, give
 export async function movePasswordToSecretStorage(password: CertificatePassword): Promise<boolean> {
   await password.ready;
   const config = azuriteConfig();
-  const value = config.get<unknown>('pwd');
-  if (typeof value !== 'string' || value === '') return false;
+  const value = passwordText(config.get<unknown>('pwd'));
+  if (value === undefined) return false;
   // Read without a resource, as every azurite.* setting is here: no workspace folder value.
   const where = config.inspect<unknown>('pwd');
   const places = ([
     [where?.workspaceValue, vscode.ConfigurationTarget.Workspace, 'workspace'],
     [where?.globalValue, vscode.ConfigurationTarget.Global, 'user'],
   ] as const).filter(([v]) => v !== undefined);
-  if (places.some(([v]) => v !== value)) {
+  if (places.some(([v]) => passwordText(v) !== value)) {
     void notify('warning', `azurite.pwd was not moved to Secret Storage: your ${places.map(([, , name]) => name).join(', ')} settings set different passwords, and Secret Storage keeps one for every workspace. Keep azurite.pwd in one of them, or use "Azurite: Set Certificate Password".`);
     return false;
   }
@@ -126,8 +135,7 @@ export async function movePasswordToSecretStorage(password: CertificatePassword)
  * @returns the notice's outcome: 'moved', 'declined', or 'none' when not offered
  */
 export async function offerPasswordMove(password: CertificatePassword, state: vscode.Memento): Promise<'moved' | 'declined' | 'none'> {
-  const value = azuriteConfig().get<unknown>('pwd');
-  if (typeof value !== 'string' || value === '' || state.get<boolean>(MOVE_OFFERED_KEY) === true) return 'none';
+  if (passwordText(azuriteConfig().get<unknown>('pwd')) === undefined || state.get<boolean>(MOVE_OFFERED_KEY) === true) return 'none';
   await state.update(MOVE_OFFERED_KEY, true);
   // Workspace settings may be shared (a .vscode/settings.json in source control): removing the
   // password there takes it from everyone who uses that file, so the notice says where it goes from.
