@@ -71,9 +71,9 @@ export function preloadServiceModules(kinds: readonly ServiceKind[] = ['blob', '
   }
 }
 
-/** Azurite's default extent memory limit in bytes: `Math.trunc(os.totalmem() * 0.5)`. */
 export { offloadChecksums } from '../engine/azuriteChecksums';
 
+/** Azurite's default extent memory limit in bytes: `Math.trunc(os.totalmem() * 0.5)`. */
 export const DEFAULT_LIMIT_BYTES: number = DEFAULT_EXTENT_MEMORY_LIMIT;
 
 /**
@@ -96,6 +96,11 @@ export class MeteredChunkStore extends MemoryExtentChunkStore {
     super(limitBytes ?? DEFAULT_LIMIT_BYTES);
   }
 
+  /**
+   * Stores `chunk` under `categoryName` ("blob" or "queue") when the limit allows, as azurite's
+   * store does, and counts its bytes (a replaced chunk's old size comes off).
+   * @returns false when the limit refuses it (the refusal listeners are told: requested bytes, bytes used, limit)
+   */
   override trySet(categoryName: string, chunk: MemoryExtentChunk): boolean {
     const before = this.get(categoryName, chunk.id)?.count ?? 0;
     const ok = super.trySet(categoryName, chunk);
@@ -114,6 +119,7 @@ export class MeteredChunkStore extends MemoryExtentChunkStore {
     return { dispose: () => { this.refusalListeners.delete(listener); } };
   }
 
+  /** Deletes one chunk, as azurite's store does, and takes its bytes off the category's count. @returns whether it was there */
   override delete(categoryName: string, id: string): boolean {
     const existing = this.get(categoryName, id);
     const ok = super.delete(categoryName, id);
@@ -121,6 +127,7 @@ export class MeteredChunkStore extends MemoryExtentChunkStore {
     return ok;
   }
 
+  /** Deletes every chunk of a category, as azurite's store does; its count drops to 0 (a memory event when it held any). */
   override clear(categoryName: string): void {
     super.clear(categoryName);
     if (this.bytesByCategory.delete(categoryName)) this.changed();

@@ -95,12 +95,14 @@ export class AzuriteTaskProvider implements vscode.TaskProvider {
     return vscode.tasks.registerTaskProvider(AZURITE_TASK_TYPE, new AzuriteTaskProvider(emulator, deps, reset, attached));
   }
 
+  /** The tasks listed under "Run Task": start all, start each service, and reset. */
   provideTasks(): vscode.Task[] {
     const all = this.task({ type: AZURITE_TASK_TYPE }, vscode.TaskScope.Workspace, 'start');
     const reset = this.task({ type: AZURITE_TASK_TYPE, action: 'reset' }, vscode.TaskScope.Workspace, 'reset');
     return [all, ...SERVICE_KINDS.map((k) => this.task({ type: AZURITE_TASK_TYPE, services: [k] }, vscode.TaskScope.Workspace, `start ${k}`)), reset];
   }
 
+  /** A task of type `azurite` from tasks.json, made runnable with its definition; undefined for any other type. */
   resolveTask(task: vscode.Task): vscode.Task | undefined {
     if (task.definition.type !== AZURITE_TASK_TYPE) return undefined;
     return this.task(task.definition as AzuriteTaskDefinition, task.scope ?? vscode.TaskScope.Workspace, task.name);

@@ -47,6 +47,12 @@ export class DebugEnvironment implements vscode.DebugConfigurationProvider {
     return vscode.debug.registerDebugConfigurationProvider('*', new DebugEnvironment(environment, enabled, log));
   }
 
+  /**
+   * VS Code's last pass over every launch ('*'): adds the connection variables the terminals get
+   * (./connectionEnvironment.ts) to the configuration's `env`, except those it sets itself or its
+   * `envFile` defines, and logs what was added. With `azurite.debugEnvironment` off, or nothing to
+   * add, the configuration is returned as it came.
+   */
   async resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration> {
     if (!this.enabled()) return config;
     await this.environment.ready();

@@ -99,6 +99,14 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     return false;
   }
 
+  /**
+   * VS Code's first pass over a launch (this provider is registered for the Functions debug types
+   * and for '*'): before the session starts, starts what the folder's local.settings.json needs
+   * ({@link ensure}), once per launch (the configuration comes back marked as seen). Never blocks
+   * or cancels the launch: failures are shown and logged, and a dismissed question is remembered
+   * so the launch's own task and child sessions do not ask again.
+   * @returns the configuration, marked as seen (undefined is never returned)
+   */
   async resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration> {
     // F5 with no launch.json: the debugger's own provider (called after ours when it activated
     // later) makes the configuration, and some know the case only by an object with no keys. Left
@@ -128,6 +136,7 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
   /** The ids of the debug sessions running now (VS Code's activeDebugSession is only the focused one). */
   private readonly liveSessions = new Set<string>();
 
+  /** VS Code's last pass over a launch: takes the seen mark off, so the debugger never gets it. */
   resolveDebugConfigurationWithSubstitutedVariables(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration {
     if (!(STORAGE_SEEN in config)) return config;
     const rest: vscode.DebugConfiguration = { ...config };
