@@ -321,7 +321,7 @@ function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail, secretPw
   if (rawOauth !== undefined && rawOauth !== null && !(typeof rawOauth === 'string' && rawOauth.trim() === '')) {
     if (typeof rawOauth !== 'string' || rawOauth.trim().toLowerCase() !== 'basic') {
       // The Azurite extension ignores any other value (ConfigurationBase.getOAuthLevel): so do the
-      // services here, and the warning says so, rather than refusing to start.
+      // services here, and the error (which blocks no service) says so, rather than refusing to start.
       fail('oauth', rawOauth, 'Azurite knows only "basic", so OAuth stays off (shared key and SAS only). Use "basic" to also accept OAuth bearer tokens, or leave it empty.', []);
     } else if (!given('cert')) {
       fail('oauth', rawOauth, 'OAuth needs HTTPS: set azurite.cert (with azurite.key for PEM, or azurite.pwd for PFX), or clear azurite.oauth.', ALL);
