@@ -17,6 +17,21 @@ async function listen(server: http.Server): Promise<number> {
   return (server.address() as { port: number }).port;
 }
 
+/**
+ * Starts Queue (in memory) and turns azurite.loose on, which only a restart applies: resolves once
+ * the restart question is shown (left unanswered, as after Later), with a count of that question.
+ */
+async function queueAskedAboutLoose(): Promise<{ a: Awaited<ReturnType<typeof api>>; asked: () => number; before: number }> {
+  const a = await api();
+  await vscode.commands.executeCommand('azurite.start_queue');
+  const question = 'Azurite settings changed for Queue. Restarting drops the in-memory data of Queue.';
+  const asked = (): number => a.notifications().filter((n) => n === question).length;
+  const before = asked();
+  await configure({ loose: true });
+  await waitFor('the question', () => asked() === before + 1);
+  return { a, asked, before };
+}
+
 describe('Live settings, port conflicts and terminals', () => {
   before(reset);
   afterEach(reset);
@@ -155,13 +170,7 @@ describe('Live settings, port conflicts and terminals', () => {
   });
 
   it('asks once about restarting an in-memory service: other changes after Later do not ask again, a new change of its settings does', async () => {
-    const a = await api();
-    await vscode.commands.executeCommand('azurite.start_queue');
-    const question = 'Azurite settings changed for Queue. Restarting drops the in-memory data of Queue.';
-    const asked = (): number => a.notifications().filter((n) => n === question).length;
-    const before = asked();
-    await configure({ loose: true });
-    await waitFor('the question', () => asked() === before + 1);
+    const { a, asked, before } = await queueAskedAboutLoose();
     // Unanswered (as after Later): a setting applied live asks nothing.
     await configure({ extentMemoryLimit: 64 });
     await a.settled();
@@ -175,13 +184,7 @@ describe('Live settings, port conflicts and terminals', () => {
   });
 
   it('asks again about a change made once more after it was undone (Later answered the change, not the value)', async () => {
-    const a = await api();
-    await vscode.commands.executeCommand('azurite.start_queue');
-    const question = 'Azurite settings changed for Queue. Restarting drops the in-memory data of Queue.';
-    const asked = (): number => a.notifications().filter((n) => n === question).length;
-    const before = asked();
-    await configure({ loose: true });
-    await waitFor('the question', () => asked() === before + 1);
+    const { a, asked, before } = await queueAskedAboutLoose();
     // Undone: Queue runs with its settings again, and nothing is asked.
     await configure({ loose: false });
     await a.settled();
@@ -192,13 +195,7 @@ describe('Live settings, port conflicts and terminals', () => {
   });
 
   it('a setting error meanwhile does not undo a Later: fixing the value asks nothing again', async () => {
-    const a = await api();
-    await vscode.commands.executeCommand('azurite.start_queue');
-    const question = 'Azurite settings changed for Queue. Restarting drops the in-memory data of Queue.';
-    const asked = (): number => a.notifications().filter((n) => n === question).length;
-    const before = asked();
-    await configure({ loose: true });
-    await waitFor('the question', () => asked() === before + 1);
+    const { a, asked, before } = await queueAskedAboutLoose();
     try {
       // An invalid value blocks Queue's restart for a while; then it is fixed.
       await configure({ queueKeepAliveTimeout: -5 });
