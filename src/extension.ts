@@ -72,9 +72,9 @@ export interface TestingApi extends ExtensionApi {
   chooseDataFolder(folder: string | undefined): Thenable<void>;
   /** How many times the data folder question has been shown in this window, and whether it is open now. */
   dataFolderQuestions(): { readonly shown: number; readonly open: boolean };
-  /** Notifications shown so far (newest last, at most 50). */
+  /** Notifications shown so far (newest last, at most 1,000). */
   notifications(): string[];
-  /** The titles of the progress notifications shown after a second of work so far (newest last, at most 50). */
+  /** The titles of the progress notifications shown after a second of work so far (newest last, at most 1,000). */
   progressShown(): string[];
   /** True while the memory usage view is open. */
   memoryPanelOpen(): boolean;

@@ -18,7 +18,14 @@ export interface NotifyDeps {
   readonly prepareStart: () => Promise<boolean>;
 }
 
-/** The last notifications this extension showed (newest last, at most 50): what tests read back. */
+/**
+ * The most notifications (and progress titles, ./progress.ts) kept for tests. Tests read what is new
+ * by index from a length taken before, so the list must hold every one shown in a test run: a
+ * capped list that has dropped its oldest stays the same length and hides the new ones.
+ */
+export const RECORDED_MAX = 1000;
+
+/** The last notifications this extension showed (newest last, at most {@link RECORDED_MAX}): what tests read back. */
 const recorded: string[] = [];
 
 /** Notifications shown so far (copies; for the extension API and tests). */
@@ -32,7 +39,7 @@ export function recordedNotifications(): string[] {
  */
 export function notify(level: 'info' | 'warning' | 'error', message: string, ...actions: string[]): Thenable<string | undefined> {
   recorded.push(message);
-  if (recorded.length > 50) recorded.shift();
+  if (recorded.length > RECORDED_MAX) recorded.shift();
   const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   return show(message, ...actions);
 }

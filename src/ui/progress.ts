@@ -6,11 +6,12 @@
 import * as vscode from 'vscode';
 import { progressIncrement } from '../core/progress';
 import type { DataOptions, DataProgress } from '../data/index';
+import { RECORDED_MAX } from './notify';
 
 /** How long work runs before its progress notification appears, in ms. */
 export const PROGRESS_DELAY_MS = 1000;
 
-/** The titles of the progress notifications shown so far (newest last, at most 50): what tests read back. */
+/** The titles of the progress notifications shown so far (newest last, at most {@link RECORDED_MAX}): what tests read back. */
 const shownTitles: string[] = [];
 
 /** The titles ("Azurite: …") of the progress notifications {@link withDelayedProgress} has shown (copies). */
@@ -36,7 +37,7 @@ export async function withDelayedProgress<T>(title: string, cancellable: boolean
     const timer = setTimeout(() => {
       if (finished) return resolve();
       shownTitles.push(`Azurite: ${title}`);
-      if (shownTitles.length > 50) shownTitles.shift();
+      if (shownTitles.length > RECORDED_MAX) shownTitles.shift();
       void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Azurite: ${title}`, cancellable }, async (progress, token) => {
         token.onCancellationRequested(() => abort.abort());
         let reported = 0;
