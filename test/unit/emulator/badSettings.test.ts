@@ -66,7 +66,6 @@ const CASES: readonly Case[] = [
   { name: 'key without cert', raw: () => ({ key: '/k.pem' }), refused: ALL, names: ['azurite.key'] },
   { name: 'pwd without cert', raw: () => ({ pwd: 'hunter2' }), refused: ALL, names: ['azurite.pwd'] },
   { name: 'cert x.pfx without a password', raw: () => ({ cert: '/c/x.pfx' }), refused: ALL, names: ['azurite.cert'] },
-  { name: 'oauth "full"', raw: () => ({ oauth: 'full' }), refused: ALL, names: ['azurite.oauth'] },
   { name: 'oauth "basic" without HTTPS', raw: () => ({ oauth: 'basic' }), refused: ALL, names: ['azurite.oauth'] },
 ];
 
