@@ -246,6 +246,10 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
   },
   stop: async ({ service }) => {
     const s = services.get(service);
+    // Finishing (a signal from outside while the host stays): the service's stop is under way
+    // there. Answered once it has saved, so the host does not go on (to a window's close and its
+    // SIGTERM, which would end this process mid-save) while it still saves.
+    if (s === undefined && finishing !== undefined) await finishing;
     services.delete(service);
     serviceInfo.delete(service);
     await s?.stop();
@@ -389,17 +393,17 @@ function idleOrOverdue(): Promise<void> {
  * saves disk data and frees the ports, then calls `end`. Bounded by {@link idleOrOverdue}. Once only:
  * a second call (a signal after the channel closed) leaves the first to end the process.
  */
-let finishing = false;
+let finishing: Promise<void> | undefined;
 function finishThen(end: () => void): void {
-  if (finishing) return;
-  finishing = true;
+  if (finishing !== undefined) return;
   const finish = async (): Promise<void> => {
     await Promise.all([...lifecycleUnderWay].map((p) => p.catch(() => undefined)));
     const stops = [...services.values()].map((s) => s.stop().catch(() => undefined));
     services.clear();
     await Promise.all(stops);
   };
-  void Promise.race([finish(), idleOrOverdue()]).then(end);
+  finishing = Promise.race([finish(), idleOrOverdue()]);
+  void finishing.then(end);
 }
 
 /** The extension host went away (it exited or crashed, or ended this process's channel): {@link finishThen} exit. */

@@ -200,6 +200,34 @@ describe('Reliability (real engine in its own process, real SDK clients)', funct
     });
   });
 
+  it('a SIGTERM to the engine from outside, then a stop from its host (a window closing): the stop answers only once the engine has saved, and nothing is lost', async function () {
+    if (process.platform === 'win32') this.skip(); // no signal a process can handle
+    const location = tempDir('emu-sigterm-then-stop-');
+    const { emulator } = track(makeEmulator({ location }));
+    assert.equal((await emulator.start('blob')).ok, true);
+    const container = clients(emulator).blob().getContainerClient('kept');
+    await container.create();
+    await inParallel(N, 8, (i) => container.getBlockBlobClient(`b${i}`).upload(`blob ${i}`, `blob ${i}`.length));
+    const port = emulator.endpoint('blob')!.port;
+    const socket = await hangingRequest(port);
+    try {
+      process.kill(emulator.enginePid!, 'SIGTERM');
+      // The engine's own stop of Blob is under way: its close waits for the hanging request, then it saves.
+      await waitRefused(port);
+      await emulator.stop('blob');
+      assert.ok(!fs.existsSync(path.join(location, markerFileName('blob'))), 'the stop answered while the save was still to come');
+    } finally {
+      socket.destroy();
+    }
+    const again = track(makeEmulator({ location })).emulator;
+    assert.equal((await again.start('blob')).ok, true);
+    let blobs = 0;
+    for await (const blob of clients(again).blob().getContainerClient('kept').listBlobsFlat()) if (blob.name.startsWith('b')) blobs++;
+    assert.equal(blobs, N);
+    await again.dispose();
+    fs.rmSync(location, { recursive: true, force: true });
+  });
+
   it('200 start/stop cycles of Blob, Queue and Table: 0 failures, 0 file descriptors leaked, RSS growth ≤ 5 MB, JavaScript heap growth ≤ 5 MB (host and engine process together, after a full collection)', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
     await startAll(emulator);
