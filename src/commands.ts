@@ -20,6 +20,7 @@ import type { Outcome } from './emulator/serviceManager';
 import { ReclaimBusyError, type Emulator } from './emulator/emulator';
 import { CANCELLED } from './core/outcome';
 import { notify, showOutcome, type NotifyDeps } from './ui/notify';
+import { withDelayedProgress } from './ui/progress';
 
 /** Options a caller may pass to `azurite.clean*`. */
 export interface CleanArgs {
@@ -45,6 +46,8 @@ export interface CommandDeps extends NotifyDeps {
    * @returns false when the question was dismissed
    */
   readonly prepareClean: () => Promise<boolean>;
+  /** Resolves when no Reset, Import or Export is under way: what a Clean or Close waits for, so that it does not restart or stop a service under one. Never rejects. */
+  readonly dataIdle: () => Promise<void>;
 }
 
 /** What a caller may pass to `azurite.copyConnectionString`. */
@@ -66,10 +69,16 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     if (verb === 'start' && kinds.length > 0 && deps.attached() === undefined && !(await deps.prepareStart())) {
       return kinds.map(() => CANCELLED);
     }
+    if (verb === 'close') await waitForData(kinds, 'stop');
     const outcomes = await Promise.all(kinds.map((k) => (verb === 'start' ? emulator.start(k) : emulator.stop(k))));
     outcomes.forEach(showError);
     return outcomes;
   };
+
+  // A Close or Clean under a Reset, Import or Export would fail it half-way (its rollback then
+  // runs against a stopped service): it waits, saying so after a second.
+  const waitForData = (kinds: readonly ServiceKind[], what: string): Promise<void> =>
+    withDelayedProgress(`${kinds.map(serviceName).join(', ')} ${what} once the Reset, Import or Export under way is done`, false, deps.dataIdle);
 
   const clean = async (asked: readonly ServiceKind[], args: unknown): Promise<Outcome[]> => {
     const skip = typeof args === 'object' && args !== null && (args as CleanArgs).skipConfirmation === true;
@@ -93,6 +102,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       );
       if (choice !== 'Clean') return asked.map(() => CANCELLED);
     }
+    await waitForData(kinds, 'clean');
     const outcomes: Outcome[] = [];
     for (const [i, k] of asked.entries()) {
       const refusal = refusals[i];
@@ -176,10 +186,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   reg(COMMANDS.reclaimMemory, async (): Promise<number> => {
     let freed: number;
     try {
-      freed = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: 'Azurite: reclaiming memory' },
-        () => emulator.reclaimMemory(),
-      );
+      // It waits for a pause in requests, up to 10 s per service: over a second, a notification says so.
+      freed = await withDelayedProgress('Reclaiming memory (once the services pause between requests)', false, () => emulator.reclaimMemory());
     } catch (err) {
       // Resolves either way (every command does): the bytes freed before the failure, if any.
       if (err instanceof ReclaimBusyError) {

@@ -206,6 +206,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
       }
       return go;
     },
+    dataIdle: () => dataIdle(),
     prepareClean: async () => {
       const before = dataFolder();
       const go = await ensureDataFolderChosen(context.workspaceState);
@@ -307,7 +308,7 @@ function warmUpAfterActivation(emulator: Emulator, context: vscode.ExtensionCont
   });
 }
 
-/** Explains once, registers nothing: both extensions would claim the same command ids and ports. */
+/** Explains why (in each window it opens in), registers nothing: both extensions would claim the same command ids and ports. */
 function stayPassive(channel: vscode.LogOutputChannel, terminalVariables: vscode.EnvironmentVariableCollection): { passive: true } {
   // Nothing of ours runs: terminals must not get a connection string to it (./ui/terminalEnvironment.ts).
   terminalVariables.persistent = false;

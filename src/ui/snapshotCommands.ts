@@ -62,19 +62,27 @@ export class SnapshotCommands {
 
   /** The data operations under way (Reset, Import, Export). */
   private readonly busy = new Set<Promise<unknown>>();
+  /** The last data operation asked for (never rejects): the next one runs once it has ended. */
+  private last: Promise<unknown> = Promise.resolve();
 
   /**
-   * Runs a data operation once the local services' starts (their seed included), stops and
-   * restarts under way have finished, and counts it as under way for {@link idle}.
+   * Runs a data operation once the ones asked for before it have ended (one at a time: a Reset
+   * during an Import, a task's reset say, would delete what the Import writes, and two Imports
+   * would back up and roll back each other's items) and the local services' starts (their seed
+   * included), stops and restarts under way have finished. Counts it as under way for {@link idle}.
    */
   private held(operation: () => Promise<Outcome>): Promise<Outcome> {
+    const before = this.last;
+    const others = this.busy.size > 0;
     const run = (async () => {
+      if (others) await withDelayedProgress('Waiting for the Reset, Import or Export under way', false, () => before);
       if (this.deps.target.isLocal()) {
         await withDelayedProgress('Waiting for the services to finish starting or stopping', false, () => this.deps.emulator.lifecycleSettled(SERVICE_KINDS));
       }
       return operation();
     })();
     this.busy.add(run);
+    this.last = run.catch(() => undefined);
     void run.finally(() => this.busy.delete(run));
     return run;
   }
@@ -157,10 +165,13 @@ export class SnapshotCommands {
   }
 
   private async exportNow(args: SnapshotCommandArgs): Promise<Outcome> {
-    const kinds = this.deps.target.kinds();
+    let kinds = this.deps.target.kinds();
     if (kinds.length === 0) return this.nothingRuns('export');
     const folder = args.folder ?? (await this.pickFolder('Export Here', 'Choose the folder for the snapshot (its blob/, queue/ and table/ are replaced)'));
     if (folder === undefined) return CANCELLED;
+    // A service may have stopped while the dialog was open.
+    kinds = this.deps.target.kinds().filter((k) => kinds.includes(k));
+    if (kinds.length === 0) return this.nothingRuns('export');
     const replaced = kinds.filter((k) => fs.existsSync(path.join(folder, k)));
     if (replaced.length > 0 && args.skipConfirmation !== true) {
       const choice = await vscode.window.showWarningMessage(`Replace the snapshot in ${folder}?`,
@@ -183,10 +194,13 @@ export class SnapshotCommands {
   }
 
   private async importNow(args: SnapshotCommandArgs): Promise<Outcome> {
-    const kinds = this.deps.target.kinds();
+    let kinds = this.deps.target.kinds();
     if (kinds.length === 0) return this.nothingRuns('import');
     const folder = args.folder ?? (await this.pickFolder('Import', 'Choose a snapshot folder (with blob/, queue/, table/)'));
     if (folder === undefined) return CANCELLED;
+    // A service may have stopped while the dialog was open.
+    kinds = this.deps.target.kinds().filter((k) => kinds.includes(k));
+    if (kinds.length === 0) return this.nothingRuns('import');
     const data = this.data();
     try {
       const snapshot = await data.readSnapshot(folder, kinds);

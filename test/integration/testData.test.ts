@@ -135,6 +135,47 @@ describe('Test data: seed, reset, export and import', () => {
     assert.equal(a.emulator.status('table').status, 'running');
   });
 
+  it('runs Reset, Import and Export one at a time, and a Clean waits for them: each asked for during an Import runs after it', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const a = await api();
+    const snapshot = manyBlobsSnapshot(1500);
+    const progressOf = (title: string): number => a.progressShown().filter((t) => t === `Azurite: ${title}`).length;
+    try {
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const pid = a.emulator.enginePid!;
+      /**
+       * Starts an Import with the engine held off the CPU (SIGSTOP), so that it cannot end, then
+       * `other`; resumes the engine once the progress titled `waiting` shows (`other` waits for the
+       * Import: it never reached the engine). Resolves to both outcomes.
+       */
+      const beside = async (other: () => Thenable<unknown>, waiting: string): Promise<[unknown, unknown]> => {
+        const waits = progressOf(waiting);
+        const resets = progressOf('Resetting');
+        process.kill(pid, 'SIGSTOP');
+        try {
+          const imported = vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true });
+          const done = other();
+          await waitFor(`"${waiting}"`, () => progressOf(waiting) > waits || undefined, 30_000);
+          assert.equal(progressOf('Resetting'), resets, 'nothing began beside the Import');
+          process.kill(pid, 'SIGCONT');
+          return [await imported, await done];
+        } finally {
+          process.kill(pid, 'SIGCONT');
+        }
+      };
+      const many = (): Promise<boolean> => BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('many').exists();
+      // A Reset (as a task's reset before a test run) during an Import.
+      assert.deepEqual(await beside(() => vscode.commands.executeCommand('azurite.reset', { skipConfirmation: true }), 'Waiting for the Reset, Import or Export under way'), [{ ok: true }, { ok: true }]);
+      assert.equal(await many(), false, 'the Reset ran once the Import had ended');
+      // A Clean during an Import: the service restarts empty once the Import has ended.
+      assert.deepEqual(await beside(() => vscode.commands.executeCommand('azurite.clean_blob', { skipConfirmation: true }), 'Blob clean once the Reset, Import or Export under way is done'), [{ ok: true }, [{ ok: true }]]);
+      assert.equal(await many(), false, 'the Clean ran once the Import had ended');
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(snapshot, { recursive: true, force: true });
+    }
+  });
+
   it('a restart for a settings change waits for an import under way, which completes', async () => {
     const a = await api();
     const location = fs.mkdtempSync(path.join(os.tmpdir(), 'import-restart-'));
