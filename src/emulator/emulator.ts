@@ -279,10 +279,7 @@ export class Emulator {
    * started, and restart once the value is fixed, if it then differs from the one they run with.
    */
   servicesNeedingRestart(): ServiceKind[] {
-    return SERVICE_KINDS.filter((k) => {
-      const started = this.startedWith[k];
-      return this.isRunning(k) && started !== undefined && needsRestart(k, started, this.settings.options) && errorsFor(this.settings.errors, k).length === 0;
-    });
+    return SERVICE_KINDS.filter((k) => this.isRunning(k) && this.startedWith[k] !== undefined && !this.runsWithCurrentSettings(k) && errorsFor(this.settings.errors, k).length === 0);
   }
 
   /**

@@ -165,12 +165,12 @@ export class SnapshotCommands {
   }
 
   private async exportNow(args: SnapshotCommandArgs): Promise<Outcome> {
-    let kinds = this.deps.target.kinds();
-    if (kinds.length === 0) return this.nothingRuns('export');
+    const asked = this.deps.target.kinds();
+    if (asked.length === 0) return this.nothingRuns('export');
     const folder = args.folder ?? (await this.pickFolder('Export Here', 'Choose the folder for the snapshot (its blob/, queue/ and table/ are replaced)'));
     if (folder === undefined) return CANCELLED;
     // A service may have stopped while the dialog was open.
-    kinds = this.deps.target.kinds().filter((k) => kinds.includes(k));
+    const kinds = this.deps.target.kinds().filter((k) => asked.includes(k));
     if (kinds.length === 0) return this.nothingRuns('export');
     const replaced = kinds.filter((k) => fs.existsSync(path.join(folder, k)));
     if (replaced.length > 0 && args.skipConfirmation !== true) {
@@ -194,12 +194,12 @@ export class SnapshotCommands {
   }
 
   private async importNow(args: SnapshotCommandArgs): Promise<Outcome> {
-    let kinds = this.deps.target.kinds();
-    if (kinds.length === 0) return this.nothingRuns('import');
+    const asked = this.deps.target.kinds();
+    if (asked.length === 0) return this.nothingRuns('import');
     const folder = args.folder ?? (await this.pickFolder('Import', 'Choose a snapshot folder (with blob/, queue/, table/)'));
     if (folder === undefined) return CANCELLED;
     // A service may have stopped while the dialog was open.
-    kinds = this.deps.target.kinds().filter((k) => kinds.includes(k));
+    const kinds = this.deps.target.kinds().filter((k) => asked.includes(k));
     if (kinds.length === 0) return this.nothingRuns('import');
     const data = this.data();
     try {
