@@ -90,6 +90,10 @@ export interface TestingApi extends ExtensionApi {
   rescanLocalSettings(): Promise<void>;
   /** Resolves when settings-driven restarts and the autostart have finished. */
   settled(): Promise<void>;
+  /** Resolves when no Reset, Import or Export is under way (those begun meanwhile included); never rejects. */
+  dataIdle(): Promise<void>;
+  /** How many Reset, Import and Export operations are under way or waiting for one before them. */
+  dataOperations(): number;
   /** The engine's V8 code cache: what happened to it on load (undefined before) and its file. */
   engineCodeCache(): { state: CodeCacheState | undefined; file: string };
   /** Runs what "Bind to 127.0.0.1" on the exposure notification runs. */
@@ -244,7 +248,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     new ExposureAlerts(deps, dataIdle), watchPasswordSetting(password, context.globalState),
     DebugEnvironment.register(connectionEnv, debugEnabled, log),
     FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log, () => target.attached())),
-    AzuriteTaskProvider.register(emulator, deps, (kinds) => snapshots.reset({ skipConfirmation: true }, kinds), () => target.attached()),
+    AzuriteTaskProvider.register(emulator, deps, (kinds, signal) => snapshots.reset({ skipConfirmation: true }, kinds, signal), () => target.attached()),
   );
   stopOnDeactivate = () => emulator.dispose();
   context.subscriptions.push(
@@ -278,6 +282,8 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     dataFolderQuestions: dataFolderQuestionState,
     engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: new CodeCachedModule(engineFiles.enginePath, engineFiles.codeCacheDir).cacheFile() }),
     settled: async () => { await autoStarted; await watcher.settled(); },
+    dataIdle,
+    dataOperations: () => snapshots.operations,
     bindToLoopback: (kind) => bindToLoopback(kind, deps, dataIdle),
     usePort: (kind, port) => usePortNow(kind, port, deps),
     useLocation: (folder) => useLocation(folder, deps),

@@ -11,6 +11,8 @@
  * definition is invalid. The extension activates on `onTaskType:azurite`, so the task works in a
  * window that has just opened. While `azurite.attach` is set, a start task starts nothing local: it
  * waits for the attached Azurite's endpoints to accept a connection (0), or says which does not (1).
+ * Ending the task (Terminate Task, closing its terminal) begins nothing more: no start once the
+ * data-folder question is answered, no reset still waiting for an Import, no more of a seed.
  */
 import * as net from 'node:net';
 import * as vscode from 'vscode';
@@ -37,8 +39,12 @@ export interface AzuriteTaskDefinition extends vscode.TaskDefinition {
   readonly action?: unknown;
 }
 
-/** Empties the given running services and loads the seed; resolves to the outcome, never rejects. */
-export type ResetRunner = (kinds: readonly ServiceKind[]) => Promise<Outcome>;
+/**
+ * Empties the given running services and loads the seed; resolves to the outcome, never rejects.
+ * `signal` aborts when the task is ended: a reset not yet begun does not run, a seed being loaded
+ * stops (the services are left empty), an emptying under way goes on to its end.
+ */
+export type ResetRunner = (kinds: readonly ServiceKind[], signal: AbortSignal) => Promise<Outcome>;
 
 /** How long a started service's port may take to accept a connection (ms). */
 export const PROBE_TIMEOUT_MS = 10_000;
@@ -128,6 +134,8 @@ class StartTerminal implements vscode.Pseudoterminal {
   readonly onDidWrite = this.writer.event;
   readonly onDidClose = this.closer.event;
   private closed = false;
+  /** Aborted when the user ends the task before its run has ended. */
+  private readonly ended = new AbortController();
 
   constructor(
     private readonly emulator: Emulator,
@@ -146,9 +154,11 @@ class StartTerminal implements vscode.Pseudoterminal {
   }
 
   close(): void {
-    // Closed by the user before the run ended: the run goes on to its end, writing nothing more.
+    // Ended by the user before the run ended: nothing more is begun (no start after the data-folder
+    // question, no reset not yet begun, no more of a seed); what is under way ends, writing nothing.
     if (this.closed) return;
     this.closed = true;
+    this.ended.abort();
     this.writer.dispose();
     this.closer.dispose();
   }
@@ -198,6 +208,7 @@ class StartTerminal implements vscode.Pseudoterminal {
       this.line('Cancelled: no folder was chosen for the emulator data.');
       return 1;
     }
+    if (this.closed) return 1;
     let failed = false;
     await Promise.all(toStart.map(async (kind) => {
       const outcome = await this.emulator.start(kind);
@@ -219,7 +230,7 @@ class StartTerminal implements vscode.Pseudoterminal {
     if (this.closed) return 1;
     if (!failed && parsed.action === 'reset') {
       this.line(`Resetting ${names} …`);
-      const outcome = await this.reset(parsed.kinds);
+      const outcome = await this.reset(parsed.kinds, this.ended.signal);
       if (this.closed) return 1;
       if (!outcome.ok) {
         this.line(`Azurite: reset failed: ${outcome.message}`);

@@ -24,11 +24,16 @@ export function recordedProgress(): string[] {
  * alone when done and total are 0), shown after
  * {@link PROGRESS_DELAY_MS}; cancellable when `cancellable` (the signal passed to `run` aborts).
  * @param title shown after "Azurite: "
+ * @param outer aborts the signal passed to `run` too (an `azurite` task ended by the user), whether
+ *   or not the notification is cancellable
  * @returns what `run` resolves to, once the notification (if shown) has closed
  * @throws whatever `run` rejects with (an AbortError after Cancel)
  */
-export async function withDelayedProgress<T>(title: string, cancellable: boolean, run: (options: DataOptions) => Promise<T>): Promise<T> {
+export async function withDelayedProgress<T>(title: string, cancellable: boolean, run: (options: DataOptions) => Promise<T>, outer?: AbortSignal): Promise<T> {
   const abort = new AbortController();
+  const onOuter = (): void => abort.abort();
+  if (outer?.aborted === true) abort.abort();
+  else outer?.addEventListener('abort', onOuter, { once: true });
   let latest: DataProgress | undefined;
   let report: ((p: DataProgress) => void) | undefined;
   let finished = false;
@@ -63,6 +68,7 @@ export async function withDelayedProgress<T>(title: string, cancellable: boolean
   try {
     return await work;
   } finally {
+    outer?.removeEventListener('abort', onOuter);
     await shown;
   }
 }

@@ -70,8 +70,9 @@ export class SnapshotCommands {
    * during an Import, a task's reset say, would delete what the Import writes, and two Imports
    * would back up and roll back each other's items) and the local services' starts (their seed
    * included), stops and restarts under way have finished. Counts it as under way for {@link idle}.
+   * @param signal once aborted during the wait, the operation does not run (resolves to the cancelled outcome)
    */
-  private held(operation: () => Promise<Outcome>): Promise<Outcome> {
+  private held(operation: () => Promise<Outcome>, signal?: AbortSignal): Promise<Outcome> {
     const before = this.last;
     const others = this.busy.size > 0;
     const run = (async () => {
@@ -79,12 +80,18 @@ export class SnapshotCommands {
       if (this.deps.target.isLocal()) {
         await withDelayedProgress('Waiting for the services to finish starting or stopping', false, () => this.deps.emulator.lifecycleSettled(SERVICE_KINDS));
       }
+      if (signal?.aborted === true) return CANCELLED;
       return operation();
     })();
     this.busy.add(run);
     this.last = run.catch(() => undefined);
     void run.finally(() => this.busy.delete(run));
     return run;
+  }
+
+  /** How many Reset, Import and Export operations are under way or waiting for one before them. */
+  get operations(): number {
+    return this.busy.size;
   }
 
   /**
@@ -230,12 +237,16 @@ export class SnapshotCommands {
    * `azurite.accounts`) and loads `azurite.seed` into the development account, without a restart
    * (ports and clients' connections stay).
    * @param kinds the services to reset (default: every running one)
+   * @param signal aborts the reset (an `azurite` task ended by the user): before it begins (while it
+   *   waits for another data operation), nothing is deleted; while the seed loads, as Cancel does
+   *   (the services are left empty); while the services are emptied, not at all
+   * @returns the outcome; the cancelled outcome after an abort
    */
-  reset(args: SnapshotCommandArgs = {}, kinds?: readonly ServiceKind[]): Promise<Outcome> {
-    return this.held(() => this.resetNow(args, kinds));
+  reset(args: SnapshotCommandArgs = {}, kinds?: readonly ServiceKind[], signal?: AbortSignal): Promise<Outcome> {
+    return this.held(() => this.resetNow(args, kinds, signal), signal);
   }
 
-  private async resetNow(args: SnapshotCommandArgs, kinds: readonly ServiceKind[] | undefined): Promise<Outcome> {
+  private async resetNow(args: SnapshotCommandArgs, kinds: readonly ServiceKind[] | undefined, signal: AbortSignal | undefined): Promise<Outcome> {
     const attached = this.deps.target.attached();
     if (attached !== undefined) {
       return this.show(failure('state', `Reset works on the local emulator; this window is attached to the Azurite at ${attached.label} (azurite.attach), which may be shared. Delete its data from the Storage view, or clear azurite.attach.`, { setting: 'azurite.attach' }));
@@ -267,7 +278,7 @@ export class SnapshotCommands {
         const loaded = await data.resetAccount(this.clients(running), seed, { ...options, reclaim: this.reclaim() });
         if (left.length > 0) throw new Error(`${left.join('; ')}${seed !== undefined ? ' (the seed was loaded into devstoreaccount1)' : ''}`);
         return loaded;
-      });
+      }, signal);
       this.deps.log.info(`Reset ${running.map(serviceName).join(', ')}${seed !== undefined ? `; seed loaded: ${data.describeCounts(counts, running)}` : ''}.`);
       return { ok: true };
     } catch (err) {

@@ -176,6 +176,49 @@ describe('Test data: seed, reset, export and import', () => {
     }
   });
 
+  it('an azurite reset task ended while it waits for an Import does not reset once the Import has ended', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const a = await api();
+    const snapshot = manyBlobsSnapshot(1500);
+    const progressOf = (title: string): number => a.progressShown().filter((t) => t === `Azurite: ${title}`).length;
+    try {
+      // All three, which the reset task starts: with the engine held, it finds them running.
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start'), [{ ok: true }, { ok: true }, { ok: true }]);
+      const resetTask = (await vscode.tasks.fetchTasks({ type: 'azurite' })).find((t) => t.definition.action === 'reset')!;
+      const pid = a.emulator.enginePid!;
+      const waits = progressOf('Waiting for the Reset, Import or Export under way');
+      const resets = progressOf('Resetting');
+      const ended = new Promise<void>((resolve) => {
+        const sub = vscode.tasks.onDidEndTask((e) => { if (e.execution.task.name === resetTask.name) { sub.dispose(); resolve(); } });
+      });
+      let imported: Thenable<unknown>;
+      // The engine held off the CPU (SIGSTOP) whenever the Import must not end. The task's start
+      // steps need the engine, so it runs again until the task's reset waits behind the Import.
+      process.kill(pid, 'SIGSTOP');
+      try {
+        imported = vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true });
+        await waitFor('the Import to be under way', () => a.dataOperations() === 1 || undefined);
+        const execution = await vscode.tasks.executeTask(resetTask);
+        process.kill(pid, 'SIGCONT');
+        await waitFor('the task to ask for its reset', () => a.dataOperations() === 2 || undefined, 30_000);
+        process.kill(pid, 'SIGSTOP');
+        await waitFor('the reset to wait for the Import', () => progressOf('Waiting for the Reset, Import or Export under way') > waits || undefined, 30_000);
+        execution.terminate();
+        await ended;
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+      assert.deepEqual(await imported, { ok: true });
+      // The reset, had it run, would begin as soon as the Import ends: wait until the data layer is idle.
+      await a.dataIdle();
+      assert.equal(progressOf('Resetting'), resets, 'no reset began');
+      assert.equal((await blobNames(a.emulator.connectionString(), 'many')).length, 1500, 'what the Import wrote stays');
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(snapshot, { recursive: true, force: true });
+    }
+  });
+
   it('a restart for a settings change waits for an import under way, which completes', async () => {
     const a = await api();
     const location = fs.mkdtempSync(path.join(os.tmpdir(), 'import-restart-'));
