@@ -331,7 +331,9 @@ export class ReclaimBusy extends Error {
   }
 }
 
-/** After this long, connections still open at stop are cut so the port is freed. */
+/** How long a stop lets the requests in flight finish before azurite's close ends every connection (ms). */
+const DRAIN_MS = 2000;
+/** After this long past azurite's close, connections still open at stop are cut so the port is freed (ms). */
 const FORCE_CLOSE_AFTER_MS = 2000;
 
 function lineStream(sink: (line: string) => void): Writable {
@@ -393,10 +395,23 @@ function makeServer(o: EngineServiceOptions): ServerBase {
   }
 }
 
-/** Resolves when the http server has really closed (azurite's close() resolves earlier). */
-async function closeAndWaitForPort(server: ServerBase): Promise<void> {
+/**
+ * Closes a service's server; resolves when its port is free (azurite's close() resolves earlier).
+ * First the port stops taking connections and idle keep-alive connections are closed (Node's own
+ * `server.close()`), and the requests in flight get up to {@link DRAIN_MS} to finish: azurite's
+ * close() ends every connection at once, busy or not, and closes the stores under requests still
+ * running. (azurite wraps its server with `stoppable`, which counts the requests of each connection
+ * in a 'request' listener, and azurite's ServerBase removes that listener right after, so to
+ * stoppable every connection looks idle; docs/ENGINE.md, "Lifecycle".) Then azurite's close();
+ * connections still open {@link FORCE_CLOSE_AFTER_MS} later are cut.
+ * @param idle resolves when no request is in flight on the server
+ * @throws what azurite's close() throws
+ */
+async function closeAndWaitForPort(server: ServerBase, idle: () => Promise<void>): Promise<void> {
   const http = server.httpServer;
   const closed = http.listening ? once(http, 'close') : Promise.resolve([]);
+  if (http.listening) http.close();
+  await withBound(idle(), DRAIN_MS).catch(() => undefined);
   const force = setTimeout(() => http.closeAllConnections(), FORCE_CLOSE_AFTER_MS);
   try {
     await server.close();
@@ -470,7 +485,7 @@ export function createService(options: EngineServiceOptions): EngineService {
       if (!options.inMemory) beginSave(options.location, options.kind);
       let closeError: unknown;
       try {
-        await closeAndWaitForPort(s);
+        await closeAndWaitForPort(s, whenIdle);
       } catch (err) {
         closeError = err;
       }
@@ -634,8 +649,8 @@ interface LokiLike {
  * So a close that lands while a 5 s autosave is still writing sees nothing dirty and resolves at
  * once, before the file is renamed into place: if the process exits then, the last autosave is lost.
  * Also, ServerBase.close() runs afterClose() without waiting for requests in flight
- * (stoppable's `stop()` is not awaited): a request that finishes after the store closed changes a
- * database whose autosave is off. Here each database that is dirty or still writing is saved once
+ * (stoppable's `stop()` is not awaited): a request still running past the stop's drain
+ * (closeAndWaitForPort) changes a database whose autosave is off. Here each database that is dirty or still writing is saved once
  * more; `saveDatabase` queues behind a write in progress, so the callback means "this state is on disk".
  * Cost: one JSON serialisation and write of the database (see bench/save.mjs), usually skipped
  * because close() already saved.

@@ -15,6 +15,27 @@ import { markerFileName, type UnfinishedSave } from '../../../src/emulator/shutd
 import { DATA_FILES } from '../../../src/core/dataFiles';
 import type { LifecycleBounds } from '../../../src/core/bounds';
 import { spawn } from 'node:child_process';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import { ContainerSASPermissions } from '@azure/storage-blob';
+
+/** True when 127.0.0.1:`port` accepts a TCP connection now. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Polls `check` every 10 ms until it resolves true. @throws after `timeoutMs` */
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 const BLOBS = 300;
 const MESSAGES = 100;
@@ -197,6 +218,36 @@ describe('Shutdown saves everything (disk mode, real engine, real SDK clients)',
       assert.ok(outcome.ok, JSON.stringify(outcome));
     }
     assert.deepEqual(await countAll(e), { blobs: BLOBS, messages: MESSAGES, entities: ENTITIES });
+  });
+
+  it('a stop lets a request in flight finish (its client gets the answer), then frees the port, and the write is kept', async () => {
+    const location = folder();
+    const e = emulatorOn(location, new KeepLog());
+    await startAll(e, ['blob']);
+    const container = clients(e).blob().getContainerClient('inflight');
+    await container.create();
+    const url = new URL(await container.generateSasUrl({ permissions: ContainerSASPermissions.parse('rcw'), expiresOn: new Date(Date.now() + 3_600_000) }));
+    url.pathname += '/slow.bin';
+    const body = Buffer.alloc(64 * 1024, 0x61);
+    // An upload whose body arrives in two halves. "Expect: 100-continue" makes the server answer
+    // "100 Continue" as it hands the request to azurite: from then on the request is in flight.
+    const request = http.request(url, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob', 'x-ms-version': '2021-12-02', 'content-length': body.length, expect: '100-continue' } });
+    const answer = new Promise<number | undefined>((resolve, reject) => {
+      request.once('response', (res) => { res.resume(); res.once('end', () => resolve(res.statusCode)); });
+      request.once('error', reject);
+    });
+    await new Promise<void>((resolve) => request.once('continue', () => resolve()));
+    request.write(body.subarray(0, body.length / 2));
+    const port = e.endpoint('blob')!.port;
+    const stopping = e.stop('blob');
+    // The stop has begun once the port takes no new connection; then the rest of the body follows.
+    await waitUntil(async () => !(await accepts(port)), 10_000);
+    request.end(body.subarray(body.length / 2));
+    assert.equal(await answer, 201);
+    assert.deepEqual(await stopping, { ok: true });
+    assert.deepEqual(await e.start('blob'), { ok: true });
+    const kept = await clients(e).blob().getContainerClient('inflight').getBlobClient('slow.bin').downloadToBuffer();
+    assert.ok(kept.equals(body), 'the upload answered 201 is kept');
   });
 
   it('a start or clean waits for a save of the same data that another process still writes (a reloaded window\'s engine), and past the bound refuses, naming it', async () => {
