@@ -351,6 +351,13 @@ export function* entityLines(entities: Iterable<EntityEntry>): Generator<string>
 }
 
 /**
+ * Property names the data-tables SDK (the one import and export go through) uses for the entity's
+ * own fields, and writes as those fields (`serialize` in @azure/data-tables' serialization.js): a
+ * property of such a name would replace the entity's key or be dropped. Name → the field's name.
+ */
+export const SDK_KEY_NAMES_OF: Readonly<Record<string, string>> = { partitionKey: 'PartitionKey', rowKey: 'RowKey', etag: 'odata.etag', timestamp: 'Timestamp' };
+
+/**
  * Parses `<table>.jsonl`.
  * @throws SnapshotFormatError naming the line: bad JSON, missing or non-string keys, an unknown
  *   EDM type, a value that does not fit its type, a repeated key pair
@@ -368,6 +375,7 @@ export function parseEntities(file: string, text: string | readonly string[]): E
     for (const [name, raw] of Object.entries(o)) {
       if (name === 'PartitionKey' || name === 'RowKey' || name.endsWith('@odata.type')) continue;
       if (name === 'Timestamp' || name.startsWith('odata.')) throw new SnapshotFormatError(file, line, `"${name}" is set by the service; leave it out`);
+      if (Object.hasOwn(SDK_KEY_NAMES_OF, name)) throw new SnapshotFormatError(file, line, `"${name}" is the Azure SDK's name for the entity's ${SDK_KEY_NAMES_OF[name]}, so a property of that name cannot be loaded; rename it`);
       const annotation = o[`${name}@odata.type`];
       properties[name] = typedValue(file, line, name, raw, annotation);
     }
@@ -436,6 +444,18 @@ export const SERVICE_FOLDERS = ['blob', 'queue', 'table'] as const;
 /** Container and queue names: 3–63 lower-case letters, digits and single hyphens (Azure's rule). */
 export function isContainerOrQueueName(name: string): boolean {
   return /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){2,62}$/.test(name);
+}
+
+/**
+ * The containers Azure names outside its rule for container names: the root container (`$root`),
+ * the static website's (`$web`) and the analytics logs' (`$logs`). Azure docs, "Naming and
+ * referencing containers, blobs, and metadata"; azurite checks no name that begins with `$`.
+ */
+export const SPECIAL_CONTAINERS: readonly string[] = ['$root', '$web', '$logs'];
+
+/** Container names: the rule of {@link isContainerOrQueueName}, or one of {@link SPECIAL_CONTAINERS}. */
+export function isContainerName(name: string): boolean {
+  return isContainerOrQueueName(name) || SPECIAL_CONTAINERS.includes(name);
 }
 
 /** Table names: 3–63 letters and digits, not starting with a digit (Azure's rule). */

@@ -14,7 +14,7 @@ import type { ContainerItem } from '@azure/storage-blob';
 import type { TableEntity, TableTransaction } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
 import {
-  blobEntryLines, blobFiles, entityLines, INT32, isContainerOrQueueName, isTableName, messageLines, parseBlobEntries, parseContainerEntry,
+  blobEntryLines, blobFiles, entityLines, INT32, isContainerName, isContainerOrQueueName, isTableName, SPECIAL_CONTAINERS, messageLines, parseBlobEntries, parseContainerEntry,
   parseEntities, parseMessages, parseQueueEntry, printContainerEntry, printEntity, printQueueEntry, SnapshotFormatError, unreachableBlobName,
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
@@ -175,8 +175,8 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
       if (!isContainerFolder && !(suffix === '.files' && d.isDirectory()) && !(suffix !== undefined && suffix !== '.files' && d.isFile())) {
         throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'blob/ holds only container folders, <container>.blobs.jsonl, <container>.container.json and <container>.files/ (docs/SNAPSHOT.md)');
       }
-      if (!isContainerOrQueueName(name)) {
-        throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, `"${name}" is not a container name: 3–63 lower-case letters, digits and single hyphens`);
+      if (!isContainerName(name)) {
+        throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, `"${name}" is not a container name: 3–63 lower-case letters, digits and single hyphens, or ${SPECIAL_CONTAINERS.join(', ')}`);
       }
       names.add(name);
     }
@@ -465,7 +465,7 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         const entities: EntityEntry[] = [];
         // Progress counts entities as they come (a table has no count to ask for).
         for await (const e of table.listEntities<Record<string, unknown>>({ disableTypeConversion: true, abortSignal: options.signal })) {
-          entities.push(entityFromSdk(e));
+          entities.push(entityFromSdk(t.name, e));
           if (entities.length % 1000 === 0) {
             progress.addTotal(1000);
             progress.step(`Exporting table ${t.name}: ${entities.length} entities`, 1000);
@@ -587,8 +587,16 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** An SDK entity read with `disableTypeConversion` as a snapshot entity (Timestamp and ETag left out). */
-function entityFromSdk(e: Record<string, unknown>): EntityEntry {
+/**
+ * An SDK entity read with `disableTypeConversion` as a snapshot entity (Timestamp and ETag left out).
+ * @throws Error naming the table when the entity has a property of its own named `partitionKey` or
+ *   `rowKey`: the SDK writes it over the entity's key (`deserialize` in @azure/data-tables), so
+ *   the key read is not the entity's
+ */
+function entityFromSdk(table: string, e: Record<string, unknown>): EntityEntry {
+  if (typeof e.partitionKey !== 'string' || typeof e.rowKey !== 'string') {
+    throw new Error(`table ${table} has an entity with a property of its own named "partitionKey" or "rowKey", which the Azure SDK for JavaScript reads as the entity's PartitionKey or RowKey, so it cannot be exported. Rename that property with another client, then try again`);
+  }
   const properties: Record<string, TypedValue> = {};
   for (const [name, raw] of Object.entries(e)) {
     if (name === 'partitionKey' || name === 'rowKey' || name === 'etag' || name === 'timestamp' || name === 'odata.metadata') continue;

@@ -49,6 +49,12 @@ describe('Snapshot format (pure)', () => {
     assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1","x@odata.type":"Edm.Decimal","x":"1"}'), /unknown type "Edm\.Decimal"/);
     assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1"}\n{"PartitionKey":"a","RowKey":"1"}'), /t\.jsonl:2: PartitionKey "a", RowKey "1" appears twice/);
     assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1","Timestamp":"2024-01-01T00:00:00Z"}'), /"Timestamp" is set by the service/);
+    // The SDK writes these as the entity's own fields: the key would be replaced, the others dropped.
+    for (const name of ['partitionKey', 'rowKey', 'etag', 'timestamp']) {
+      assert.throws(() => parseEntities('table/t.jsonl', `{"PartitionKey":"a","RowKey":"1","${name}":"x"}`), new RegExp(`table/t.jsonl:1: "${name}" is the Azure SDK's name for the entity's`));
+    }
+    // Names an object inherits are property names like any other.
+    assert.deepEqual(parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1","constructor":"x","toString":"y"}')[0]!.properties['constructor'], { value: 'x', type: 'String' });
     assert.throws(() => parseEntities('table/t.jsonl', '{"RowKey":"1"}'), /t\.jsonl:1: an entity needs string "PartitionKey" and "RowKey"/);
   });
 

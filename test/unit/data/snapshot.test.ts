@@ -11,7 +11,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { BlobServiceClient, newPipeline as newBlobPipeline, StorageSharedKeyCredential as BlobSharedKeyCredential } from '@azure/storage-blob';
 import { newPipeline, QueueServiceClient, StorageSharedKeyCredential, type DequeuedMessageItem, type QueueClient, type RequestPolicyFactory } from '@azure/storage-queue';
-import { TableServiceClient } from '@azure/data-tables';
+import { AzureNamedKeyCredential, generateTableSas, TableServiceClient } from '@azure/data-tables';
+import { DEV_ACCOUNT_KEY, DEV_ACCOUNT_NAME } from '../../../src/core/connectionString';
 import { clients as sdkClients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { emulatorEndpoints, storageClients, type StorageClients } from '../../../src/data/clients';
 import { describeCounts, exportSnapshot, importSnapshot, loadSeed, readSnapshot, resetAccount, snapshotCounts, swapIn, SwapRollbackError, transactionBatches } from '../../../src/data/snapshot';
@@ -128,6 +129,45 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual(ada.born, new Date('1815-12-10T00:00:00.000Z'));
     assert.deepEqual(Buffer.from(ada.avatar as Uint8Array), Buffer.from([1, 2, 3]));
     assert.equal(ada.age, 36);
+  });
+
+  it('exports the special containers $web and $root so that the snapshot imports again', async () => {
+    const emulator = await running();
+    const blob = sdkClients(emulator).blob();
+    await blob.getContainerClient('$web').create();
+    await blob.getContainerClient('$web').getBlockBlobClient('index.html').uploadData(Buffer.from('<h1>site</h1>'), { blobHTTPHeaders: { blobContentType: 'text/html' } });
+    await blob.getContainerClient('$root').create();
+    await blob.getContainerClient('$root').getBlockBlobClient('robots.txt').uploadData(Buffer.from('User-agent: *'));
+    const data = dataClients(emulator);
+    const folder = tempDir('snap-web-');
+    await exportSnapshot(data, folder);
+    await resetAccount(data, undefined);
+    await importSnapshot(data, await readSnapshot(folder), tempDir('scratch-'));
+    const site = await blob.getContainerClient('$web').getBlobClient('index.html');
+    assert.equal((await site.downloadToBuffer()).toString(), '<h1>site</h1>');
+    assert.equal((await site.getProperties()).contentType, 'text/html');
+    assert.equal((await blob.getContainerClient('$root').getBlobClient('robots.txt').downloadToBuffer()).toString(), 'User-agent: *');
+    // Other names that begin with $ are not Azure's, and stay refused.
+    fs.mkdirSync(path.join(folder, 'blob', '$other'));
+    await assert.rejects(readSnapshot(folder), /"\$other" is not a container name/);
+  });
+
+  it('refuses to export a table whose entity has a property of its own named "partitionKey", which the SDK reads as the key', async () => {
+    const emulator = await running();
+    const keys = sdkClients(emulator).table('keys');
+    await keys.createTable();
+    await keys.createEntity({ partitionKey: 'p', rowKey: 'fine', name: 'kept' });
+    // The SDK renames such a property on the way out, so only a client writing the REST API's JSON
+    // itself makes one: POST the entity with a SAS.
+    const sas = generateTableSas('keys', new AzureNamedKeyCredential(DEV_ACCOUNT_NAME, DEV_ACCOUNT_KEY), { permissions: { add: true }, expiresOn: new Date(Date.now() + 3_600_000) });
+    const url = new URL(`${keys.url}/keys?${sas}`); // TableClient.url is the account's endpoint
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json;odata=nometadata', 'x-ms-version': '2019-02-02', prefer: 'return-no-content' } }, (res) => { res.resume(); resolve(res.statusCode); });
+      req.once('error', reject);
+      req.end(JSON.stringify({ PartitionKey: 'p', RowKey: 'odd', partitionKey: 'not the key' }));
+    });
+    assert.equal(status, 204);
+    await assert.rejects(exportSnapshot(dataClients(emulator), tempDir('snap-keys-')), /table keys has an entity with a property of its own named "partitionKey"/);
   });
 
   it('loads a hand-made seed folder (files without descriptions), and names the file and line of a bad one', async () => {
