@@ -62,13 +62,21 @@ export async function readLines(file: string): Promise<string[]> {
   return lines;
 }
 
-/** Runs `work` over `items` with at most `options.concurrency` (16) at once; stops at the first failure or an abort. */
+/**
+ * Runs `work` over `items` with at most `options.concurrency` (16) at once. At the first failure or
+ * an abort no more items begin; it settles once the items under way have ended (so that a caller's
+ * clean-up or rollback never runs beside them).
+ * @throws the first failure, or the signal's reason (an AbortError) after an abort
+ */
 export async function pool<T>(items: readonly T[], options: Pick<DataOptions, 'signal' | 'concurrency'>, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   let failed: unknown;
   const worker = async (): Promise<void> => {
     while (failed === undefined && next < items.length) {
-      options.signal?.throwIfAborted();
+      if (options.signal?.aborted === true) {
+        failed = options.signal.reason;
+        break;
+      }
       const item = items[next++]!;
       try {
         await work(item);
