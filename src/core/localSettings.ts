@@ -9,6 +9,8 @@
  * emulator) would silently redirect it: we inject it only when every local.settings.json found
  * leaves it unset or points at the development storage (`UseDevelopmentStorage=true`, or our own
  * endpoints). A file we cannot read counts as "sets its own": never inject over what we can't see.
+ * The same rule holds for `AZURE_STORAGE_CONNECTION_STRING`, which a project may set in `Values` too:
+ * Core Tools put every value into the host's environment unless the environment already has it.
  *
  * Pure: no vscode, no file system.
  */
@@ -27,7 +29,7 @@ export const CONNECTION_VARIABLES = [STORAGE_VARIABLE, WEBJOBS_VARIABLE] as cons
 /** One of {@link CONNECTION_VARIABLES}. */
 export type ConnectionVariable = (typeof CONNECTION_VARIABLES)[number];
 
-/** What one local.settings.json says about `Values.AzureWebJobsStorage`. */
+/** What one local.settings.json says about `Values.AzureWebJobsStorage` (or another variable of {@link CONNECTION_VARIABLES}). */
 export type WebJobsStorageUse =
   /** No such value (or an empty string): Core Tools would take it from the environment. */
   | { readonly kind: 'absent' }
@@ -114,14 +116,17 @@ export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[])
 
 /**
  * Reads one local.settings.json's `Values.AzureWebJobsStorage` (or its identity-based form,
- * `Values.AzureWebJobsStorage__<setting>`: the file's own).
+ * `Values.AzureWebJobsStorage__<setting>`: the file's own), or another variable's value.
  * JSON with comments and trailing commas, as Core Tools (Json.NET) and the Azure Functions
- * extension read it; a leading BOM is tolerated. Never throws: what cannot be read is `unknown`
- * with the parser's message and place.
+ * extension read it; a leading BOM is tolerated. Keys are matched in any case, as the Functions
+ * host's configuration matches them. Never throws: what cannot be read is `unknown` with the
+ * parser's message and place.
  * @param text the file's content
  * @param own our services' endpoints (see {@link isDevelopmentStorage})
+ * @param variable the `Values` key to read (Core Tools puts every value into the host's environment
+ *   unless the environment already has it, so a terminal's variable of any of these names wins)
  */
-export function classifyLocalSettings(text: string, own: readonly OwnEndpoint[]): WebJobsStorageUse {
+export function classifyLocalSettings(text: string, own: readonly OwnEndpoint[], variable: ConnectionVariable = WEBJOBS_VARIABLE): WebJobsStorageUse {
   const errors: ParseError[] = [];
   const body = text.replace(/^\uFEFF/, '');
   const parsed: unknown = parseJsonc(body, errors, { allowTrailingComma: true, disallowComments: false });
@@ -136,16 +141,17 @@ export function classifyLocalSettings(text: string, own: readonly OwnEndpoint[])
   const values = root.Values;
   if (values === undefined || values === null) return { kind: 'absent' };
   if (typeof values !== 'object' || Array.isArray(values)) return { kind: 'unknown', reason: '"Values" is not an object' };
-  const value = (values as Record<string, unknown>)[WEBJOBS_VARIABLE];
-  if (value === undefined || value === null || value === '') {
+  const entries = Object.entries(values as Record<string, unknown>);
+  const value = entries.find(([k, v]) => k.toLowerCase() === variable.toLowerCase() && v !== undefined && v !== null && v !== '')?.[1];
+  if (value === undefined) {
     // An identity-based connection (`AzureWebJobsStorage__accountName`, `__blobServiceUri`, …: the
     // Functions host's documented form without a key) is the project's own; a connection string
     // beside it would win over it in the host, so none is given.
-    const identity = Object.keys(values).some((k) => k.toLowerCase().startsWith(`${WEBJOBS_VARIABLE.toLowerCase()}__`));
+    const identity = entries.some(([k]) => k.toLowerCase().startsWith(`${variable.toLowerCase()}__`));
     return identity ? { kind: 'own' } : { kind: 'absent' };
   }
   if (root.IsEncrypted === true) return { kind: 'unknown', reason: 'its values are encrypted (IsEncrypted: true)' };
-  if (typeof value !== 'string') return { kind: 'unknown', reason: `${WEBJOBS_VARIABLE} is not a string` };
+  if (typeof value !== 'string') return { kind: 'unknown', reason: `${variable} is not a string` };
   if (!isDevelopmentStorage(value, own)) return { kind: 'own' };
   const pairs = connectionStringPairs(value);
   const account = pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true' ? undefined : pairs.get('accountname');
@@ -156,7 +162,10 @@ export function classifyLocalSettings(text: string, own: readonly OwnEndpoint[])
 export interface LocalSettingsFile {
   /** How to name it to a person: workspace-relative (`functions/local.settings.json`). */
   readonly label: string;
+  /** What its `Values.AzureWebJobsStorage` says. */
   readonly use: WebJobsStorageUse;
+  /** What its `Values.AZURE_STORAGE_CONNECTION_STRING` says; absent when not read (taken as `absent`). */
+  readonly storageUse?: WebJobsStorageUse;
 }
 
 /** What to inject, and the sentence that says what and why (for the terminal's environment description). */
@@ -188,15 +197,22 @@ export function decideVariables(
   const environmentReason = 'the environment VS Code was started with sets its own';
   const variables: Partial<Record<ConnectionVariable, string>> = {};
   const notSet: string[] = [];
-  if (fromEnvironment(STORAGE_VARIABLE)) notSet.push(`${STORAGE_VARIABLE} not set: ${environmentReason}`);
-  else variables[STORAGE_VARIABLE] = connectionString;
-  const blocking = files.filter((f) => f.use.kind === 'own' || f.use.kind === 'emulatorAccount' || f.use.kind === 'unknown');
-  if (blocking.length > 0) {
-    const reasons = blocking.map((f) => (f.use.kind === 'unknown' ? `${f.label} could not be read (${f.use.reason})`
-      : f.use.kind === 'emulatorAccount' ? `${f.label} sets its own (account ${f.use.account} of this emulator)` : `${f.label} sets its own`));
-    notSet.push(`${WEBJOBS_VARIABLE} not set: ${reasons.join('; ')}`);
-  } else if (fromEnvironment(WEBJOBS_VARIABLE)) notSet.push(`${WEBJOBS_VARIABLE} not set: ${environmentReason}`);
-  else variables[WEBJOBS_VARIABLE] = connectionString;
+  // A file's own value is never overridden: Core Tools skip a value the environment already has.
+  const blockedBy = (useOf: (f: LocalSettingsFile) => WebJobsStorageUse): string | undefined => {
+    const reasons = files.flatMap((f) => {
+      const use = useOf(f);
+      return use.kind === 'unknown' ? [`${f.label} could not be read (${use.reason})`]
+        : use.kind === 'emulatorAccount' ? [`${f.label} sets its own (account ${use.account} of this emulator)`]
+          : use.kind === 'own' ? [`${f.label} sets its own`] : [];
+    });
+    return reasons.length > 0 ? reasons.join('; ') : undefined;
+  };
+  for (const [name, useOf] of [[STORAGE_VARIABLE, (f: LocalSettingsFile) => f.storageUse ?? { kind: 'absent' }], [WEBJOBS_VARIABLE, (f: LocalSettingsFile) => f.use]] as const) {
+    const blocked = blockedBy(useOf);
+    if (blocked !== undefined) notSet.push(`${name} not set: ${blocked}`);
+    else if (fromEnvironment(name)) notSet.push(`${name} not set: ${environmentReason}`);
+    else variables[name] = connectionString;
+  }
   const set = CONNECTION_VARIABLES.filter((name) => variables[name] !== undefined);
   const services = `the running Azurite ${running.join(', ')}`;
   return {

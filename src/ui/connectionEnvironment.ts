@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 import { connectableHost } from '../core/connectionString';
 import {
-  classifyLocalSettings, decideVariables, needsDevelopmentStorage,
+  classifyLocalSettings, decideVariables, needsDevelopmentStorage, STORAGE_VARIABLE,
   type ConnectionVariables, type LocalSettingsFile, type OwnEndpoint,
 } from '../core/localSettings';
 import { DEFAULT_PORTS, SERVICE_KINDS, serviceName } from '../core/services';
@@ -19,7 +19,12 @@ import type { Emulator, EmulatorLog } from '../emulator/emulator';
 
 /** The glob of the files read. */
 export const LOCAL_SETTINGS_GLOB = '**/local.settings.json';
-/** Most files read; past it, AzureWebJobsStorage is not injected (a file not read may set its own). */
+/**
+ * Folders not searched: packages, and .NET's build output (`bin/`, `obj/`), where every build copies
+ * the project's local.settings.json (a copy, stale until the next build; the project's file decides).
+ */
+export const LOCAL_SETTINGS_EXCLUDE = '{**/node_modules/**,**/bin/**,**/obj/**}';
+/** Most files read; past it, neither variable is injected (a file not read may set its own). */
 export const MAX_LOCAL_SETTINGS_FILES = 20;
 
 interface FoundFile {
@@ -32,6 +37,11 @@ interface FoundFile {
 /** Keeps the workspace's local.settings.json files read, and decides the variables from them. */
 export class ConnectionEnvironment implements vscode.Disposable {
   private files: FoundFile[] = [];
+  /**
+   * Why the files are not known (before the first search has ended, or when the search failed):
+   * counted as a file that could not be read, so that nothing is injected over what is not seen.
+   */
+  private unsearched: string | undefined = 'the search for them has not ended';
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly disposables: vscode.Disposable[] = [];
   private scanning: Promise<void> = Promise.resolve();
@@ -59,9 +69,9 @@ export class ConnectionEnvironment implements vscode.Disposable {
   rescan(): Promise<void> {
     const generation = ++this.generation;
     this.scanning = (async () => {
-      let found: FoundFile[] = [];
+      let found: FoundFile[];
       try {
-        const uris = await vscode.workspace.findFiles(LOCAL_SETTINGS_GLOB, '**/node_modules/**', MAX_LOCAL_SETTINGS_FILES + 1);
+        const uris = await vscode.workspace.findFiles(LOCAL_SETTINGS_GLOB, LOCAL_SETTINGS_EXCLUDE, MAX_LOCAL_SETTINGS_FILES + 1);
         uris.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
         // Past the cap, a file not read may set its own AzureWebJobsStorage: one stands for them all,
         // as a file that could not be read, so that nothing is injected over them.
@@ -79,11 +89,18 @@ export class ConnectionEnvironment implements vscode.Disposable {
         }
       } catch (err) {
         this.log.error(`Could not look for local.settings.json files: ${(err as Error).message}`);
+        if (generation !== this.generation) return;
+        this.unsearched = `the search for them failed: ${(err as Error).message}`;
+        this.files = [];
+        this.changed.fire();
+        return;
       }
       if (generation !== this.generation) return; // a newer scan owns the result
+      this.unsearched = undefined;
       this.files = found;
       for (const f of this.classified()) {
         if (f.use.kind === 'unknown') this.log.error(`${f.label}: could not read Values.AzureWebJobsStorage (${f.use.reason}); AzureWebJobsStorage is not injected over it.`);
+        else if (f.storageUse?.kind === 'unknown') this.log.error(`${f.label}: could not read Values.${STORAGE_VARIABLE} (${f.storageUse.reason}); ${STORAGE_VARIABLE} is not injected over it.`);
       }
       this.changed.fire();
     })();
@@ -104,9 +121,15 @@ export class ConnectionEnvironment implements vscode.Disposable {
   /** The files found, classified against our endpoints now. */
   classified(folder?: vscode.WorkspaceFolder): LocalSettingsFile[] {
     const own = this.ownEndpoints();
+    if (this.unsearched !== undefined) {
+      const use = { kind: 'unknown', reason: this.unsearched } as const;
+      return [{ label: 'the workspace\'s local.settings.json files', use, storageUse: use }];
+    }
     return this.files
       .filter((f) => folder === undefined || vscode.workspace.getWorkspaceFolder(f.uri)?.uri.toString() === folder.uri.toString())
-      .map((f) => ({ label: f.label, use: typeof f.text === 'string' ? classifyLocalSettings(f.text, own) : { kind: 'unknown', reason: f.text.error } }));
+      .map((f) => typeof f.text === 'string'
+        ? { label: f.label, use: classifyLocalSettings(f.text, own), storageUse: classifyLocalSettings(f.text, own, STORAGE_VARIABLE) }
+        : { label: f.label, use: { kind: 'unknown', reason: f.text.error }, storageUse: { kind: 'unknown', reason: f.text.error } });
   }
 
   /** True when a local.settings.json (in `folder`, or anywhere) points AzureWebJobsStorage at the development storage. */

@@ -90,6 +90,22 @@ describe('core/localSettings', () => {
     assert.match(unreadable.description, /AzureWebJobsStorage not set: local\.settings\.json could not be read \(Unexpected token\)$/);
   });
 
+  it('reads keys in any case, and AZURE_STORAGE_CONNECTION_STRING as AzureWebJobsStorage: a file that sets its own blocks ours', () => {
+    // The Functions host's configuration matches keys in any case.
+    assert.deepEqual(classifyLocalSettings(JSON.stringify({ Values: { AZUREWEBJOBSSTORAGE: CLOUD } }), own), { kind: 'own' });
+    assert.deepEqual(classifyLocalSettings(JSON.stringify({ Values: { azurewebjobsstorage: '', AzureWebJobsStorage: 'UseDevelopmentStorage=true' } }), own), { kind: 'development' });
+    const file = JSON.stringify({ Values: { AzureWebJobsStorage: 'UseDevelopmentStorage=true', AZURE_STORAGE_CONNECTION_STRING: CLOUD } });
+    assert.deepEqual(classifyLocalSettings(file, own, 'AZURE_STORAGE_CONNECTION_STRING'), { kind: 'own' });
+    assert.deepEqual(classifyLocalSettings(settings('UseDevelopmentStorage=true'), own, 'AZURE_STORAGE_CONNECTION_STRING'), { kind: 'absent' });
+    const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;';
+    // Core Tools skip a value the environment already has: ours in a terminal would replace the file's.
+    const decided = decideVariables(cs, ['Blob'], [{ label: 'api/local.settings.json', use: { kind: 'development' }, storageUse: { kind: 'own' } }]);
+    assert.deepEqual(decided.variables, { AzureWebJobsStorage: cs });
+    assert.equal(decided.description, 'AzureWebJobsStorage for the running Azurite Blob; AZURE_STORAGE_CONNECTION_STRING not set: api/local.settings.json sets its own');
+    assert.deepEqual(decideVariables(cs, ['Blob'], [{ label: 'local.settings.json', use: { kind: 'absent' }, storageUse: { kind: 'development' } }]).variables,
+      { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs });
+  });
+
   it('sets no variable over a value of the user\'s own in the environment VS Code was started with; replaces one that is ours', () => {
     const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;BlobEndpoint=http://127.0.0.1:40001/devstoreaccount1;';
     const own = [{ host: '127.0.0.1', port: 40001 }];
