@@ -78,10 +78,20 @@ function hostOf(url: string): string | undefined {
   }
 }
 
+/**
+ * True for a name of this machine: a loopback name, a name under `.localhost` (which resolves to
+ * loopback, RFC 6761: the product-style `devstoreaccount1.blob.localhost`), or Docker's name for the
+ * machine a container runs on (`host.docker.internal`).
+ */
+function isThisMachine(host: string): boolean {
+  const h = host.toLowerCase();
+  return LOOPBACK.has(h) || h.endsWith('.localhost') || h === 'host.docker.internal';
+}
+
 function sameHost(a: string, b: string): boolean {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
-  return x === y || (LOOPBACK.has(x) && LOOPBACK.has(y));
+  return x === y || (isThisMachine(x) && isThisMachine(y));
 }
 
 /**
@@ -89,7 +99,8 @@ function sameHost(a: string, b: string): boolean {
  * `UseDevelopmentStorage=true` (with no `DevelopmentStorageProxyUri`, or one whose host is a
  * loopback name or Docker's name for the machine a container runs on, `host.docker.internal`: a
  * proxy elsewhere is another emulator), or a Blob/Queue/Table endpoint whose host and port are one
- * of `own` (loopback names count as one host).
+ * of `own` (names of this machine count as one host: loopback names, product-style names under
+ * `.localhost`, and `host.docker.internal`).
  */
 export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[]): boolean {
   const pairs = connectionStringPairs(value);
@@ -97,7 +108,7 @@ export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[])
     const proxy = pairs.get('developmentstorageproxyuri');
     if (proxy === undefined || proxy === '') return true;
     const host = hostOf(proxy); // not a URL: not ours to replace
-    return host !== undefined && (LOOPBACK.has(host) || host === 'host.docker.internal');
+    return host !== undefined && isThisMachine(host);
   }
   for (const key of ['blobendpoint', 'queueendpoint', 'tableendpoint']) {
     const endpoint = pairs.get(key);
@@ -232,7 +243,7 @@ export function isReplaceableInherited(value: string, own: readonly OwnEndpoint[
   const pairs = connectionStringPairs(value);
   if (pairs.get('accountname') !== DEVELOPMENT_ACCOUNT) return false;
   const endpoints = ['blobendpoint', 'queueendpoint', 'tableendpoint'].map((k) => pairs.get(k)).filter((e): e is string => e !== undefined);
-  return endpoints.length > 0 && endpoints.every((e) => LOOPBACK.has(hostOf(e) ?? ''));
+  return endpoints.length > 0 && endpoints.every((e) => isThisMachine(hostOf(e) ?? ''));
 }
 
 /** True when any file points `AzureWebJobsStorage` at the development storage (a Functions project that needs the emulator). */

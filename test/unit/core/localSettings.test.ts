@@ -31,6 +31,10 @@ describe('core/localSettings', () => {
     assert.equal(isDevelopmentStorage('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=k;QueueEndpoint=http://127.0.0.1:10000/devstoreaccount1', own), true);
     assert.equal(isDevelopmentStorage('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=k;BlobEndpoint=http://127.0.0.1:20000/devstoreaccount1', own), false);
     assert.equal(isDevelopmentStorage('BlobEndpoint=http://otherhost:10000/devstoreaccount1', own), false);
+    // Product-style URLs (the account in a name under .localhost) and a container's name for this machine.
+    assert.equal(isDevelopmentStorage('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=k;BlobEndpoint=http://devstoreaccount1.blob.localhost:10000;', own), true);
+    assert.equal(isDevelopmentStorage('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=k;BlobEndpoint=http://host.docker.internal:10000/devstoreaccount1;', own), true);
+    assert.equal(isDevelopmentStorage('BlobEndpoint=http://devstoreaccount1.blob.localhost.example.com:10000', own), false);
     assert.equal(isDevelopmentStorage('BlobEndpoint=not a url', own), false);
     assert.equal(isDevelopmentStorage(CLOUD, own), false);
   });
