@@ -79,7 +79,12 @@ export function parseAccountsVariable(value: string): { accounts: StorageAccount
     }
     // An empty second key (`name:key1:`) is none, as Azurite reads it.
     const [name, key, secondaryKey] = parts as [string, string, string | undefined];
-    if (name !== DEV_ACCOUNT_NAME && !accounts.some((a) => a.name === name)) accounts.push({ name, key, ...(secondaryKey !== undefined && secondaryKey !== '' ? { secondaryKey } : {}) });
+    if (name === DEV_ACCOUNT_NAME) continue;
+    // A name given twice takes its last keys, as Azurite's parser (an object keyed by name) does.
+    const account = { name, key, ...(secondaryKey !== undefined && secondaryKey !== '' ? { secondaryKey } : {}) };
+    const before = accounts.findIndex((a) => a.name === name);
+    if (before >= 0) accounts[before] = account;
+    else accounts.push(account);
   }
   return { accounts };
 }
