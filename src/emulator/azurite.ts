@@ -281,7 +281,8 @@ export interface EngineService {
    * service (blob: metadata + extent metadata, queue: the same, table: metadata) is on disk — see
    * {@link saveLokiDatabases}. In memory mode also drops the data. In disk mode a marker file
    * (./shutdownMarker.ts) is in the data folder from the start of the stop until the save is done.
-   * @throws the close or save error (the marker then stays, so the next start reports it).
+   * @throws the save error (the marker then stays, so the next start reports it), or else the
+   *   close error (the data was saved after it: the marker is removed).
    */
   stop(): Promise<void>;
   /** Deletes the service's data (disk files in `location`, or in-memory extents). Only while stopped. */
