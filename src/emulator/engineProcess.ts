@@ -231,6 +231,8 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     return Math.round(performance.now() - began);
   },
   start: async ({ service, options }) => {
+    // Finishing (a signal from outside): this process ends once what runs has saved.
+    if (finishing !== undefined) throw new Error('the emulator engine is shutting down (it was sent a signal to end); start the service again in a moment');
     const e = load();
     const created = e.createService(serviceOptions(service, options));
     const endpoint = await created.start();
@@ -397,10 +399,15 @@ let finishing: Promise<void> | undefined;
 function finishThen(end: () => void): void {
   if (finishing !== undefined) return;
   const finish = async (): Promise<void> => {
-    await Promise.all([...lifecycleUnderWay].map((p) => p.catch(() => undefined)));
-    const stops = [...services.values()].map((s) => s.stop().catch(() => undefined));
-    services.clear();
-    await Promise.all(stops);
+    // Until nothing is under way and nothing runs: a stop the host sends meanwhile (after a signal
+    // from outside it is still there) takes its service out of `services` and saves on its own.
+    for (;;) {
+      while (lifecycleUnderWay.size > 0) await Promise.all([...lifecycleUnderWay].map((p) => p.catch(() => undefined)));
+      if (services.size === 0) return;
+      const stops = [...services.values()].map((s) => s.stop().catch(() => undefined));
+      services.clear();
+      await Promise.all(stops);
+    }
   };
   finishing = Promise.race([finish(), idleOrOverdue()]);
   void finishing.then(end);
