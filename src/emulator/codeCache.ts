@@ -68,6 +68,8 @@ export class CodeCachedModule<T> {
   private exports: T | undefined;
   private needsSave = false;
   private saving: Promise<void> | undefined;
+  /** The cache file of the file as {@link load} read it (its key names that size and mtime). */
+  private loadedCacheFile: string | undefined;
   /** The state of the last {@link load}; undefined before it. */
   state: CodeCacheState | undefined;
 
@@ -100,14 +102,22 @@ export class CodeCachedModule<T> {
    */
   load(): T {
     if (this.exports !== undefined) return this.exports;
-    const source = fs.readFileSync(this.file, 'utf8');
+    // The key is taken before and after the read: a file rebuilt meanwhile (a watch build) could pair
+    // one build's source with another's key, and V8 checks little more than the source's length.
     const cacheFile = this.cacheFile();
+    const source = fs.readFileSync(this.file, 'utf8');
+    const unchanged = this.cacheFile() === cacheFile;
     let cachedData: Buffer | undefined;
-    try {
-      cachedData = fs.readFileSync(cacheFile);
-    } catch (err) {
-      this.state = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable';
+    if (unchanged) {
+      try {
+        cachedData = fs.readFileSync(cacheFile);
+      } catch (err) {
+        this.state = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable';
+      }
+    } else {
+      this.state = 'missing';
     }
+    this.loadedCacheFile = unchanged ? cacheFile : undefined;
     // Node's CommonJS wrapper (https://nodejs.org/api/modules.html#the-module-wrapper).
     const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
     const script = new vm.Script(wrapped, { filename: this.file, cachedData });
@@ -137,8 +147,10 @@ export class CodeCachedModule<T> {
     const script = this.script;
     this.saving = (async () => {
       try {
+        // Under the key of the source that was compiled, and only while the file is still that one.
+        const target = this.loadedCacheFile;
+        if (target === undefined || this.cacheFile() !== target) throw new Error(`${this.file} changed after it was loaded`);
         const data = script.createCachedData();
-        const target = this.cacheFile();
         await fs.promises.mkdir(this.cacheDir, { recursive: true });
         const temp = `${target}.${process.pid}.tmp`;
         await fs.promises.writeFile(temp, data);

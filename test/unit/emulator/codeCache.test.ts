@@ -110,6 +110,20 @@ describe('CodeCachedModule (V8 code cache for the engine bundle)', function () {
     assert.ok(!after.files.includes(abandoned), `a .tmp older than STALE_TEMP_MS is removed: ${after.files.join(', ')}`);
   });
 
+  it('a file rebuilt between load and save gets no cache: the compiled source is not filed under the new build\'s key', async () => {
+    const lines: string[] = [];
+    const c = new CodeCachedModule<{ answer(): unknown }>(file, cacheDir, { info: (l) => lines.push(l) });
+    c.load();
+    // A watch build rewrites the file: same length (V8's own check), new content and mtime.
+    const text = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, text.replace('21', '42'));
+    const later = (Date.now() + 5000) / 1000;
+    fs.utimesSync(file, later, later);
+    await c.save();
+    assert.deepEqual(fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir) : [], []);
+    assert.match(lines.at(-1) ?? '', /not saved: .*bundle\.js changed after it was loaded/);
+  });
+
   it('a cache folder that cannot be made is logged, not thrown', async () => {
     fs.writeFileSync(path.join(dir, 'not-a-folder'), '');
     const lines: string[] = [];
