@@ -504,10 +504,19 @@ export function createService(options: EngineServiceOptions): EngineService {
         } catch (err) {
           abandonSave(options.location, options.kind);
           throw err;
+        } finally {
+          // azurite's close stops at the first store whose close fails (a full disk): the stores
+          // after it keep their 5 s autosave, which would write this server's data over the files
+          // of the service's next start. Nothing of this server is written after its stop.
+          stopAutosaves(s as ServerInternals);
         }
         await endSave(options.location, options.kind);
       }
-      if (closeError !== undefined) throw closeError;
+      if (closeError !== undefined) {
+        // Its timer that rereads AZURITE_ACCOUNTS every minute, left running by the failed close.
+        (s as ServerInternals).accountDataStore?.close?.().catch(() => undefined);
+        throw closeError;
+      }
     },
     async clean(): Promise<void> {
       if (server !== undefined) throw new Error(`cannot clean the ${options.kind} service while it runs`);
@@ -633,6 +642,8 @@ interface LokiLike {
   readonly throttledSavePending?: boolean;
   /** True when a collection changed since the last save started. */
   autosaveDirty(): boolean;
+  /** Stops the autosave timer (lokijs `Loki.autosaveDisable`). */
+  autosaveDisable?(): void;
   /** Saves now, or — while a save is being written — right after it; the callback runs when written. */
   saveDatabase(callback: (err?: Error | null) => void): void;
 }
@@ -744,6 +755,11 @@ interface Saver {
 }
 
 /** The LokiJS databases a server holds: its metadata, and for blob and queue its extent metadata. */
+/** Turns off the autosave of each of the server's LokiJS databases (lokijs `autosaveDisable`). */
+function stopAutosaves(s: ServerInternals): void {
+  for (const db of lokiDatabases(s)) db.autosaveDisable?.();
+}
+
 function lokiDatabases(s: ServerInternals): LokiLike[] {
   return [s.metadataStore?.db, s.extentMetadataStore?.db].filter((db): db is LokiLike => db !== undefined && typeof db.saveDatabase === 'function');
 }
@@ -753,8 +769,8 @@ interface ServerInternals extends ServerBase {
   readonly metadataStore?: { db?: LokiLike };
   readonly extentMetadataStore?: { db?: LokiLike };
   readonly extentStore?: unknown;
-  /** The server's account store (common/AccountDataStore.js), which reads AZURITE_ACCOUNTS. */
-  readonly accountDataStore?: { refresh?(): void };
+  /** The server's account store (common/AccountDataStore.js), which reads AZURITE_ACCOUNTS (every minute until closed). */
+  readonly accountDataStore?: { refresh?(): void; close?(): Promise<void> };
 }
 
 /**

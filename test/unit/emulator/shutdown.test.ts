@@ -250,6 +250,42 @@ describe('Shutdown saves everything (disk mode, real engine, real SDK clients)',
     assert.ok(kept.equals(body), 'the upload answered 201 is kept');
   });
 
+  it('a stop whose saves failed (a full disk) leaves no autosave behind to write old data over the next start\'s', async function () {
+    this.timeout(60_000);
+    const location = folder();
+    const e = emulatorOn(location, new KeepLog());
+    await startAll(e, ['blob']);
+    const container = clients(e).blob().getContainerClient('kept');
+    await container.create();
+    await container.getBlockBlobClient('old.txt').uploadData(Buffer.from('old'));
+    // LokiJS writes `<db>~` and renames it: folders in the way make both saves fail (EISDIR), as a
+    // full disk would. Azurite's close stops at the extent database and never closes the other,
+    // whose 5 s autosave then retries what it holds as unsaved.
+    const blocked = [DATA_FILES.blob.db, DATA_FILES.blob.extentDb].map((f) => path.join(location, `${f}~`));
+    for (const b of blocked) fs.mkdirSync(b);
+    const failed = await e.stop('blob');
+    assert.equal(failed.ok, false);
+    for (const b of blocked) fs.rmdirSync(b);
+    // Space again: the next start, a write, a clean stop.
+    assert.deepEqual(await e.start('blob'), { ok: true });
+    // (What the failed stop held is lost with its saves: the start read the file as it was.)
+    const fresh = clients(e).blob().getContainerClient('fresh');
+    await fresh.createIfNotExists();
+    await fresh.getBlockBlobClient('new.txt').uploadData(Buffer.from('new'));
+    assert.deepEqual(await e.stop('blob'), { ok: true });
+    const db = path.join(location, DATA_FILES.blob.db);
+    const saved = fs.readFileSync(db, 'utf8');
+    assert.match(saved, /new\.txt/);
+    // An autosave left behind would write within its 5 s period: watch the file for 7 s.
+    const deadline = Date.now() + 7000;
+    while (Date.now() < deadline) {
+      assert.equal(fs.readFileSync(db, 'utf8'), saved, 'the database file was written after the stop');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.deepEqual(await e.start('blob'), { ok: true });
+    assert.ok(await clients(e).blob().getContainerClient('fresh').getBlobClient('new.txt').exists());
+  });
+
   it('a start or clean waits for a save of the same data that another process still writes (a reloaded window\'s engine), and past the bound refuses, naming it', async () => {
     const location = folder();
     const first = emulatorOn(location, new KeepLog());
