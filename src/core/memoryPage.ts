@@ -62,17 +62,37 @@ export function memoryChartSvg(samples: readonly MemorySample[], now: number, wi
 </svg>`;
 }
 
-/** The whole page. */
-export function memoryPageHtml(input: MemoryPageInput): string {
-  const r = input.report;
-  const pct = percentUsed(r);
-  const level = memoryLevel(r, input.warningThreshold);
-  const row = (k: string, v: string, id: string): string => `<tr><th>${esc(k)}</th><td id="${id}">${esc(v)}</td></tr>`;
-  const bytes = (n: number): string => `${formatBytes(n)} (${groupDigits(n)} bytes)`;
-  const limitNote = r.isDefaultLimit ? "Azurite's default: 50% of total memory (azurite.extentMemoryLimit is unset)" : 'from azurite.extentMemoryLimit';
+/**
+ * The script of a page that takes updates without a reload: a message `{ type: 'update', body }`
+ * (the body's HTML from {@link memoryPageBody}) patches the document node by node, so that what did
+ * not change keeps its text selection, and the scroll position stays. Setting a webview's html
+ * reloads it, which lost both every 2 s.
+ */
+const UPDATE_SCRIPT = `
+  const patch = (a, b) => {
+    if (a.isEqualNode(b)) return;
+    if (a.nodeType === Node.TEXT_NODE && b.nodeType === Node.TEXT_NODE) { a.data = b.data; return; }
+    if (a.nodeType !== Node.ELEMENT_NODE || a.nodeName !== b.nodeName || a.childNodes.length !== b.childNodes.length) { a.replaceWith(b.cloneNode(true)); return; }
+    for (const { name } of [...a.attributes]) if (!b.hasAttribute(name)) a.removeAttribute(name);
+    for (const { name, value } of [...b.attributes]) if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+    [...a.childNodes].forEach((c, i) => patch(c, b.childNodes[i]));
+  };
+  window.addEventListener('message', (event) => {
+    if (event.data?.type !== 'update' || typeof event.data.body !== 'string') return;
+    const next = new DOMParser().parseFromString('<!DOCTYPE html><html><body>' + event.data.body + '</body></html>', 'text/html').body;
+    patch(document.body, next);
+  });`;
+
+/**
+ * The whole page.
+ * @param nonce when given, the page carries {@link UPDATE_SCRIPT} (allowed by this nonce in its
+ *   Content Security Policy) and takes later renders as `{ type: 'update', body: memoryPageBody(…) }`
+ *   messages; the webview then needs `enableScripts`
+ */
+export function memoryPageHtml(input: MemoryPageInput, nonce?: string): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${input.cspSource} 'unsafe-inline';">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${input.cspSource} 'unsafe-inline';${nonce !== undefined ? ` script-src 'nonce-${nonce}';` : ''}">
 <title>Azurite Memory Usage</title>
 <style>
   body { color: var(--vscode-foreground); background: var(--vscode-editor-background); font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); padding: 0 16px; }
@@ -90,9 +110,20 @@ export function memoryPageHtml(input: MemoryPageInput): string {
   .legend span { margin-right: 16px; }
   .swatch-used { color: var(--vscode-charts-blue); } .swatch-limit { color: var(--vscode-charts-red); }
   p.note { color: var(--vscode-descriptionForeground); max-width: 60em; }
-</style></head>
+</style>${nonce !== undefined ? `<script nonce="${nonce}">${UPDATE_SCRIPT}</script>` : ''}</head>
 <body>
-<h1 id="headline" class="level-${level}">In-memory extents: ${esc(formatUsage(r))} (${pct}%)</h1>
+${memoryPageBody(input)}</body></html>`;
+}
+
+/** The page's body (its inner HTML): the figures, the chart and the note. */
+export function memoryPageBody(input: MemoryPageInput): string {
+  const r = input.report;
+  const pct = percentUsed(r);
+  const level = memoryLevel(r, input.warningThreshold);
+  const row = (k: string, v: string, id: string): string => `<tr><th>${esc(k)}</th><td id="${id}">${esc(v)}</td></tr>`;
+  const bytes = (n: number): string => `${formatBytes(n)} (${groupDigits(n)} bytes)`;
+  const limitNote = r.isDefaultLimit ? "Azurite's default: 50% of total memory (azurite.extentMemoryLimit is unset)" : 'from azurite.extentMemoryLimit';
+  return `<h1 id="headline" class="level-${level}">In-memory extents: ${esc(formatUsage(r))} (${pct}%)</h1>
 ${input.inMemory ? '' : '<p class="note">Blob and Queue keep their data on disk (azurite.inMemoryPersistence off): the memory limit does not apply.</p>'}
 <table>
 ${row('Blob content', bytes(r.blobBytes), 'blob-bytes')}
@@ -112,5 +143,5 @@ which follows but does not equal their heap use. Heap and RSS are the engine's o
 extension host's are not in them.
 Deleted blobs and messages leave memory when Azurite's GC runs (blob every 10 minutes, queue every
 minute) or at once with <em>Azurite: Reclaim Memory</em>.</p>
-</body></html>`;
+`;
 }

@@ -4,11 +4,14 @@
  * and every {@link PANEL_TICK_MS} for the time axis and heap figures). A render asks the engine for
  * its breakdown, whose metadata estimate serializes every LokiJS document on the engine's thread,
  * so a panel in a hidden tab is not rendered: it catches up when it is shown again. One panel;
- * showing it again reveals it.
+ * showing it again reveals it. The page is loaded once (and again when its tab is shown, since VS
+ * Code drops a hidden webview's page); each later render is a message its script patches in, so
+ * a selection and the scroll position stay.
  */
+import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { MemoryHistory } from '../core/memoryHistory';
-import { memoryPageHtml } from '../core/memoryPage';
+import { memoryPageBody, memoryPageHtml, type MemoryPageInput } from '../core/memoryPage';
 import type { Emulator } from '../emulator/emulator';
 
 /** Refresh interval while the panel is open, in ms. */
@@ -21,6 +24,12 @@ export class MemoryPanel implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private rendering = false;
   private renderAgain = false;
+  /** True once the page is loaded in the panel: later renders are posted to it. */
+  private loaded = false;
+  /** Allows the page's own script (its Content Security Policy names it). */
+  private nonce = '';
+  /** The page as last rendered (what it shows after the posted update). */
+  private lastHtml: string | undefined;
   private readonly subscriptions: { dispose(): void }[];
 
   /** @param warningThreshold percent (`azurite.memory.warningThreshold`), read at each render */
@@ -39,12 +48,21 @@ export class MemoryPanel implements vscode.Disposable {
       this.render();
       return;
     }
-    this.panel = vscode.window.createWebviewPanel('azurite.memoryUsage', 'Azurite Memory Usage', vscode.ViewColumn.Active, { enableScripts: false });
-    this.panel.onDidChangeViewState((e) => { if (e.webviewPanel.visible) this.render(); });
+    // Scripts only for the page's own, which patches renders in (allowed by a nonce, nothing else).
+    this.panel = vscode.window.createWebviewPanel('azurite.memoryUsage', 'Azurite Memory Usage', vscode.ViewColumn.Active, { enableScripts: true });
+    this.nonce = randomBytes(16).toString('base64');
+    this.loaded = false;
+    this.panel.onDidChangeViewState((e) => {
+      if (!e.webviewPanel.visible) return;
+      // VS Code dropped the page while its tab was hidden: load it again.
+      this.loaded = false;
+      this.render();
+    });
     this.panel.onDidDispose(() => {
       clearInterval(this.timer);
       this.timer = undefined;
       this.panel = undefined;
+      this.lastHtml = undefined;
     });
     this.timer = setInterval(() => this.render(), PANEL_TICK_MS);
     this.render();
@@ -57,7 +75,7 @@ export class MemoryPanel implements vscode.Disposable {
 
   /** The page as last rendered, undefined while the panel is closed (for tests). */
   get html(): string | undefined {
-    return this.panel?.webview.html;
+    return this.panel === undefined ? undefined : this.lastHtml;
   }
 
   private sample(): void {
@@ -87,7 +105,7 @@ export class MemoryPanel implements vscode.Disposable {
     const b = await this.emulator.memoryBreakdown();
     if (this.panel === undefined) return;
     const now = Date.now();
-    this.panel.webview.html = memoryPageHtml({
+    const input: MemoryPageInput = {
       report: b.report,
       // What the running Blob and Queue use (a restart may be pending); the setting when neither runs.
       inMemory: this.emulator.runningKinds().some((k) => k !== 'table') ? this.emulator.isMemoryInUse() : this.emulator.options.inMemoryPersistence,
@@ -98,7 +116,14 @@ export class MemoryPanel implements vscode.Disposable {
       now,
       warningThreshold: this.warningThreshold(),
       cspSource: this.panel.webview.cspSource,
-    });
+    };
+    this.lastHtml = memoryPageHtml(input, this.nonce);
+    if (this.loaded) {
+      void this.panel.webview.postMessage({ type: 'update', body: memoryPageBody(input) });
+      return;
+    }
+    this.panel.webview.html = this.lastHtml;
+    this.loaded = true;
   }
 
   dispose(): void {

@@ -66,12 +66,22 @@ describe('memory usage view (code-server + Chromium)', { timeout: 240_000 }, () 
     const stroke = await frame.locator('#usage-chart .used').evaluate((el) => getComputedStyle(el).stroke);
     assert.match(stroke, /^rgb/);
 
-    // Live: another blob, and the open view follows without being reopened.
+    // Live: another blob, and the open view follows without being reopened, and without a reload
+    // of its page: a mark on the document stays, and so does a selection of a figure that did not change.
+    await frame.evaluate(() => {
+      document.documentElement.dataset.mark = 'same page';
+      window.getSelection().selectAllChildren(document.getElementById('limit-bytes'));
+    });
+    const selected = await frame.evaluate(() => window.getSelection().toString());
+    assert.match(selected, /^1 MB \(1,048,576 bytes\)/);
     await container.getBlockBlobClient('b3').uploadData(Buffer.alloc(200 * KiB, 3));
-    await waitFor('the view to show 800 KiB', async () => {
+    const updated = await waitFor('the view to show 800 KiB', async () => {
       const f = await chartFrame(page);
-      return f && (await f.locator('#usage-chart').getAttribute('data-used-bytes')) === String(800 * KiB);
+      return f && (await f.locator('#usage-chart').getAttribute('data-used-bytes')) === String(800 * KiB) ? f : undefined;
     }, { timeoutMs: 15_000 });
+    assert.equal(await updated.locator('#blob-bytes').innerText(), '800 KB (819,200 bytes)');
+    assert.equal(await updated.evaluate(() => document.documentElement.dataset.mark), 'same page', 'the page was not loaded again');
+    assert.equal(await updated.evaluate(() => window.getSelection().toString()), selected, 'the selection stays');
     const shot = process.env.E2E_SCREENSHOT === '1' ? path.join(repoRoot, 'media', 'screenshot-memory.png') : path.join(os.tmpdir(), 'storage-emulators-memory-view.png');
     await page.screenshot({ path: shot });
   });

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { HISTORY_WINDOW_MS, MemoryHistory } from '../../../src/core/memoryHistory';
-import { memoryChartSvg, memoryPageHtml } from '../../../src/core/memoryPage';
+import { memoryChartSvg, memoryPageBody, memoryPageHtml } from '../../../src/core/memoryPage';
 import { memoryLevel } from '../../../src/core/statusView';
 
 const MiB = 1024 * 1024;
@@ -42,6 +42,20 @@ describe('core/memoryPage', () => {
     assert.match(html, /var\(--vscode-charts-blue\)/);
     assert.match(html, /Content-Security-Policy" content="default-src 'none'; style-src vscode-resource: 'unsafe-inline';"/);
     assert.doesNotMatch(html, /<script/);
+  });
+
+  it('with a nonce, carries only its own script, allowed by that nonce, and a body that updates send alone', () => {
+    const input = {
+      report: report(1024), inMemory: false, metadataEstimateBytes: 0, heapUsedBytes: 0, rssBytes: 0,
+      samples: [], now: 0, warningThreshold: 80, cspSource: 'vscode-resource:',
+    };
+    const html = memoryPageHtml(input, 'bm9uY2U=');
+    assert.match(html, /content="default-src 'none'; style-src vscode-resource: 'unsafe-inline'; script-src 'nonce-bm9uY2U=';"/);
+    assert.equal(html.match(/<script/g)?.length, 1);
+    assert.match(html, /<script nonce="bm9uY2U=">/);
+    const body = memoryPageBody(input);
+    assert.ok(html.includes(`<body>\n${body}</body>`));
+    assert.doesNotMatch(body, /<script|<body/);
   });
 
   it('levels: warning from the threshold, error from 95%', () => {
