@@ -37,13 +37,31 @@ const data = JSON.parse(process.env[ENGINE_DATA_VARIABLE] ?? '{}') as EngineProc
 // Read once; azurite and anything it starts need not see it.
 delete process.env[ENGINE_DATA_VARIABLE];
 
+/** Messages handed to the channel and not yet written (their callback has not run). */
+let sending = 0;
+let onSent: (() => void)[] = [];
 const post = (message: EngineResponse | EngineEvent): void => {
   // The channel is gone when the extension host went away: 'disconnect' below ends this process.
   // It can go between this check and the write (EPIPE before 'disconnect' is seen). With a callback
   // the failure comes to it; without one Node emits it as an 'error' on process, an uncaught
   // exception here, whose handler exits at once: stops under way would not finish their saves.
-  if (process.connected) sendToHost(message, undefined, {}, () => undefined);
+  if (!process.connected) return;
+  sending++;
+  sendToHost(message, undefined, {}, () => {
+    if (--sending > 0) return;
+    const waiters = onSent;
+    onSent = [];
+    for (const w of waiters) w();
+  });
 };
+
+/** Resolves once every message posted so far is written to the channel (or failed to be). */
+function allSent(): Promise<void> {
+  return sending === 0 ? Promise.resolve() : new Promise((resolve) => onSent.push(resolve));
+}
+
+/** How long the end after a finish waits for the stops parked on it to answer, ms. */
+const ANSWERS_BOUND_MS = 2000;
 
 /**
  * Runs every thread of this process at nice {@link ENGINE_NICENESS} (19, the lowest priority), once
@@ -251,7 +269,15 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     // Finishing (a signal from outside while the host stays): the service's stop is under way
     // there. Answered once it has saved, so the host does not go on (to a window's close and its
     // SIGTERM, which would end this process mid-save) while it still saves.
-    if (s === undefined && finishing !== undefined) await finishing;
+    if (s === undefined && finishing !== undefined) {
+      // Parked: the finish does not wait for this stop (it waits for the finish).
+      parkedStops++;
+      try {
+        await finishing;
+      } finally {
+        parkedStops--;
+      }
+    }
     services.delete(service);
     serviceInfo.delete(service);
     await s?.stop();
@@ -392,17 +418,21 @@ function idleOrOverdue(): Promise<void> {
 
 /**
  * Lets the starts, stops and cleans under way finish, stops every service still running, which
- * saves disk data and frees the ports, then calls `end`. Bounded by {@link idleOrOverdue}. Once only:
+ * saves disk data and frees the ports, lets the stops that waited for it answer, then calls `end`.
+ * Bounded by {@link idleOrOverdue} (and {@link ANSWERS_BOUND_MS} for the answers). Once only:
  * a second call (a signal after the channel closed) leaves the first to end the process.
  */
 let finishing: Promise<void> | undefined;
+/** Stops in `lifecycleUnderWay` that wait for {@link finishing} (their service was already taken by it). */
+let parkedStops = 0;
 function finishThen(end: () => void): void {
   if (finishing !== undefined) return;
   const finish = async (): Promise<void> => {
     // Until nothing is under way and nothing runs: a stop the host sends meanwhile (after a signal
     // from outside it is still there) takes its service out of `services` and saves on its own.
     for (;;) {
-      while (lifecycleUnderWay.size > 0) await Promise.all([...lifecycleUnderWay].map((p) => p.catch(() => undefined)));
+      // Until only the stops parked on this finish are left (each turn: until one of the others ends).
+      while (lifecycleUnderWay.size > parkedStops) await Promise.race([...lifecycleUnderWay].map((p) => p.catch(() => undefined)));
       if (services.size === 0) return;
       const stops = [...services.values()].map((s) => s.stop().catch(() => undefined));
       services.clear();
@@ -410,7 +440,12 @@ function finishThen(end: () => void): void {
     }
   };
   finishing = Promise.race([finish(), idleOrOverdue()]);
-  void finishing.then(end);
+  // The stops parked on the finish answer before the process ends (their answers written).
+  void finishing.then(async () => {
+    const answered = Promise.all([...lifecycleUnderWay].map((p) => p.catch(() => undefined))).then(allSent);
+    await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, ANSWERS_BOUND_MS))]);
+    end();
+  });
 }
 
 /** The extension host went away (it exited or crashed, or ended this process's channel): {@link finishThen} exit. */
