@@ -30,7 +30,7 @@ export function markerFileName(kind: ServiceKind): string {
  * cannot be written is reported by the save itself.
  */
 export function beginSave(location: string, kind: ServiceKind): void {
-  const marker: Omit<UnfinishedSave, 'location'> = { kind, startedAtMs: Date.now(), pid: process.pid };
+  const marker: Omit<UnfinishedSave, 'location'> & ProcessIdentity = { kind, startedAtMs: Date.now(), pid: process.pid, ...processIdentity() };
   try {
     fs.writeFileSync(path.join(location, markerFileName(kind)), JSON.stringify(marker));
   } catch {
@@ -82,6 +82,43 @@ export async function takeUnfinishedSave(location: string, kind: ServiceKind): P
   };
 }
 
+/**
+ * What tells a process from a later one that got its id (Linux only; empty elsewhere): the boot's id
+ * (`/proc/sys/kernel/random/boot_id`) and when the process started, in clock ticks since boot
+ * (`/proc/<pid>/stat`, field 22; proc(5)).
+ */
+interface ProcessIdentity {
+  readonly bootId?: string;
+  readonly startTicks?: string;
+}
+
+/** This process's {@link ProcessIdentity}, or of process `pid`; fields that cannot be read are left out. */
+function processIdentity(pid: number | 'self' = 'self'): ProcessIdentity {
+  const read = (file: string): string | undefined => {
+    try {
+      return fs.readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const bootId = read('/proc/sys/kernel/random/boot_id')?.trim();
+  const stat = read(`/proc/${pid}/stat`);
+  // The command name (field 2) is in parentheses and may hold spaces: count fields after its ')'.
+  const startTicks = stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  return { ...(bootId !== undefined && bootId !== '' ? { bootId } : {}), ...(startTicks !== undefined && /^\d+$/.test(startTicks) ? { startTicks } : {}) };
+}
+
+/**
+ * True when the marker's process is the one running under its id now: false when the machine has
+ * booted since, or the process under that id started at another time (the id was reused). True
+ * when that cannot be told (no /proc: macOS, Windows; a marker without the fields).
+ */
+function sameProcess(marker: ProcessIdentity & { pid: number }): boolean {
+  const now = processIdentity(marker.pid);
+  if (marker.bootId !== undefined && now.bootId !== undefined && marker.bootId !== now.bootId) return false;
+  return marker.startTicks === undefined || now.startTicks === undefined || marker.startTicks === now.startTicks;
+}
+
 /** True when a process with this id runs (EPERM: it runs as another user). */
 function processRuns(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
@@ -94,11 +131,15 @@ function processRuns(pid: number): boolean {
 }
 
 /** Reads the marker of a save of `kind` in `location` that may be under way, without removing it; undefined when there is none, it cannot be parsed, or its save ended ({@link abandonSave}). */
-async function peekSave(location: string, kind: ServiceKind): Promise<UnfinishedSave | undefined> {
+async function peekSave(location: string, kind: ServiceKind): Promise<(UnfinishedSave & ProcessIdentity) | undefined> {
   try {
-    const parsed = JSON.parse(await fs.promises.readFile(path.join(location, markerFileName(kind)), 'utf8')) as Partial<UnfinishedSave> & { ended?: unknown };
+    const parsed = JSON.parse(await fs.promises.readFile(path.join(location, markerFileName(kind)), 'utf8')) as Partial<UnfinishedSave> & { ended?: unknown; bootId?: unknown; startTicks?: unknown };
     if (typeof parsed.pid !== 'number' || typeof parsed.startedAtMs !== 'number' || parsed.ended === true) return undefined;
-    return { kind, location, startedAtMs: parsed.startedAtMs, pid: parsed.pid };
+    return {
+      kind, location, startedAtMs: parsed.startedAtMs, pid: parsed.pid,
+      ...(typeof parsed.bootId === 'string' ? { bootId: parsed.bootId } : {}),
+      ...(typeof parsed.startTicks === 'string' ? { startTicks: parsed.startTicks } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -134,8 +175,8 @@ export interface LiveSaveWait {
  * engine that a reloaded or closed window left saving (its extension host went away first), or
  * another window's stop of a service on the same folder. Loading or deleting the folder meanwhile
  * would read the metadata from before that save, and the next save would then write over it. A
- * marker older than {@link LIVE_SAVE_MAX_AGE_MS}, or marked ended ({@link abandonSave}), is not
- * waited for. Polls the marker every 50 ms; a new save that begins meanwhile is waited for too,
+ * marker older than {@link LIVE_SAVE_MAX_AGE_MS}, marked ended ({@link abandonSave}), or (on Linux)
+ * of a boot before this one or of an earlier process with the same id, is not waited for. Polls the marker every 50 ms; a new save that begins meanwhile is waited for too,
  * within the same bound.
  * @returns undefined when no save was under way; else the save waited for and whether every save
  *   had ended (markers gone, or their processes ended) within the bound, or 'cancelled'. Never throws.
@@ -148,7 +189,7 @@ export async function waitForLiveSave(
   const live = async (): Promise<UnfinishedSave | undefined> => {
     const save = await peekSave(location, kind);
     const current = save !== undefined && save.pid !== wait.ownPid && Date.now() - save.startedAtMs < LIVE_SAVE_MAX_AGE_MS;
-    return current && processRuns(save.pid) ? save : undefined;
+    return current && processRuns(save.pid) && sameProcess(save) ? { kind: save.kind, location: save.location, startedAtMs: save.startedAtMs, pid: save.pid } : undefined;
   };
   let save = await live();
   if (save === undefined) return undefined;

@@ -1,0 +1,54 @@
+/**
+ * The save marker's process check (src/emulator/shutdownMarker.ts): a marker names the engine
+ * process that saves; a start waits only while that very process runs. On Linux a process that got
+ * the id later (after a reboot, or the id reused) is told apart by the boot's id and its start time.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { markerFileName, waitForLiveSave } from '../../../src/emulator/shutdownMarker';
+import { tempDir } from '../helpers/emulatorFixture';
+
+/** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
+function startTicks(pid: number): string {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
+}
+
+describe('save marker: whose save is still under way', function () {
+  this.timeout(30_000);
+  let child: ChildProcess;
+  let location: string;
+  before(function () {
+    if (!fs.existsSync('/proc/self/stat')) this.skip(); // Linux only
+  });
+  beforeEach(async () => {
+    location = tempDir('marker-');
+    child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    await new Promise((resolve) => child.once('spawn', resolve));
+  });
+  afterEach(() => {
+    child.kill('SIGKILL');
+    fs.rmSync(location, { recursive: true, force: true });
+  });
+
+  const mark = (fields: Record<string, unknown>): void =>
+    fs.writeFileSync(path.join(location, markerFileName('blob')), JSON.stringify({ kind: 'blob', startedAtMs: Date.now(), pid: child.pid, ...fields }));
+  const waited = async (): Promise<boolean | 'cancelled' | undefined> => (await waitForLiveSave(location, 'blob', { boundMs: 200 }))?.ended;
+
+  it('waits while the process that began the save runs (same boot, same start time, or no such fields)', async () => {
+    const bootId = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    mark({ bootId, startTicks: startTicks(child.pid!) });
+    assert.equal(await waited(), false, 'still saving at the bound');
+    mark({});
+    assert.equal(await waited(), false, 'a marker without the fields: the id alone decides');
+  });
+
+  it('does not wait for a process that only has the id now: another start time, or a boot before this one', async () => {
+    mark({ startTicks: String(Number(startTicks(child.pid!)) - 1) });
+    assert.equal(await waited(), undefined);
+    mark({ bootId: '00000000-0000-0000-0000-000000000000', startTicks: startTicks(child.pid!) });
+    assert.equal(await waited(), undefined);
+  });
+});
