@@ -111,11 +111,13 @@ export function memoryPageHtml(input: MemoryPageInput, nonce?: string): string {
   .swatch-used { color: var(--vscode-charts-blue); } .swatch-limit { color: var(--vscode-charts-red); }
   p.note { color: var(--vscode-descriptionForeground); max-width: 60em; }
 </style>${nonce !== undefined ? `<script nonce="${nonce}">${UPDATE_SCRIPT}</script>` : ''}</head>
-<body>
-${memoryPageBody(input)}</body></html>`;
+<body>${memoryPageBody(input)}</body></html>`;
 }
 
-/** The page's body (its inner HTML): the figures, the chart and the note. */
+/**
+ * The page's body (its inner HTML): the figures, the chart and the note. The page holds it exactly
+ * (no whitespace added around it), so an update's body parses to the same nodes.
+ */
 export function memoryPageBody(input: MemoryPageInput): string {
   const r = input.report;
   const pct = percentUsed(r);

@@ -52,9 +52,13 @@ export class MemoryPanel implements vscode.Disposable {
     this.panel = vscode.window.createWebviewPanel('azurite.memoryUsage', 'Azurite Memory Usage', vscode.ViewColumn.Active, { enableScripts: true });
     this.nonce = randomBytes(16).toString('base64');
     this.loaded = false;
+    let visible = true;
     this.panel.onDidChangeViewState((e) => {
-      if (!e.webviewPanel.visible) return;
-      // VS Code dropped the page while its tab was hidden: load it again.
+      // Also fired when the panel becomes active or moves: only a hidden → visible change reloads.
+      const wasVisible = visible;
+      visible = e.webviewPanel.visible;
+      if (!visible || wasVisible) return;
+      // VS Code dropped the page while its tab was hidden: load it again, fresh.
       this.loaded = false;
       this.render();
     });
