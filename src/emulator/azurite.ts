@@ -10,6 +10,7 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./azurite.d.ts" />
 import { once } from 'node:events';
+import type * as http from 'node:http';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { Writable } from 'node:stream';
@@ -399,7 +400,8 @@ function makeServer(o: EngineServiceOptions): ServerBase {
 /**
  * Closes a service's server; resolves when its port is free (azurite's close() resolves earlier).
  * First the port stops taking connections and idle keep-alive connections are closed (Node's own
- * `server.close()`), and the requests in flight get up to {@link DRAIN_MS} to finish: azurite's
+ * `server.close()`), and the requests in flight get up to {@link DRAIN_MS} to finish (the caller
+ * has made their responses close their connections: `Connection: close`): azurite's
  * close() ends every connection at once, busy or not, and closes the stores under requests still
  * running. (azurite wraps its server with `stoppable`, which counts the requests of each connection
  * in a 'request' listener, and azurite's ServerBase removes that listener right after, so to
@@ -438,10 +440,16 @@ export function createService(options: EngineServiceOptions): EngineService {
   let stopping = false;
   let inFlight = 0;
   let idleWaiters: (() => void)[] = [];
+  /** Responses not yet closed, and whether a stop drains them (each then closes its connection). */
+  const responses = new Set<http.ServerResponse>();
+  let draining = false;
+  /** Makes each response not yet sent close its connection after it: a keep-alive client's next request then goes to a new one, refused. */
+  const closeAfterResponse = (res: http.ServerResponse): void => { if (!res.headersSent) res.setHeader('Connection', 'close'); };
   const whenIdle = (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve)));
   return {
     async start(): Promise<Endpoint> {
       stopping = false;
+      draining = false;
       if (!options.inMemory) await fs.mkdir(options.location, { recursive: true });
       const s = makeServer(options);
       try {
@@ -462,7 +470,10 @@ export function createService(options: EngineServiceOptions): EngineService {
         if (save !== undefined) res.once('finish', () => { if (res.statusCode >= 200 && res.statusCode < 300) save.touch(); });
         if (onDataChange !== undefined && changesData(req.method, req.url)) res.once('finish', () => { if (res.statusCode < 400) onDataChange(); });
         inFlight++;
+        responses.add(res);
+        if (draining) closeAfterResponse(res);
         res.once('close', () => {
+          responses.delete(res);
           if (--inFlight === 0) {
             const waiters = idleWaiters;
             idleWaiters = [];
@@ -485,6 +496,8 @@ export function createService(options: EngineServiceOptions): EngineService {
       saver = undefined;
       if (!options.inMemory) beginSave(options.location, options.kind);
       let closeError: unknown;
+      draining = true;
+      for (const res of responses) closeAfterResponse(res);
       try {
         await closeAndWaitForPort(s, whenIdle);
       } catch (err) {

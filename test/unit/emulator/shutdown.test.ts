@@ -232,8 +232,8 @@ describe('Shutdown saves everything (disk mode, real engine, real SDK clients)',
     // An upload whose body arrives in two halves. "Expect: 100-continue" makes the server answer
     // "100 Continue" as it hands the request to azurite: from then on the request is in flight.
     const request = http.request(url, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob', 'x-ms-version': '2021-12-02', 'content-length': body.length, expect: '100-continue' } });
-    const answer = new Promise<number | undefined>((resolve, reject) => {
-      request.once('response', (res) => { res.resume(); res.once('end', () => resolve(res.statusCode)); });
+    const answer = new Promise<[number | undefined, string | undefined]>((resolve, reject) => {
+      request.once('response', (res) => { res.resume(); res.once('end', () => resolve([res.statusCode, res.headers.connection])); });
       request.once('error', reject);
     });
     await new Promise<void>((resolve) => request.once('continue', () => resolve()));
@@ -243,7 +243,9 @@ describe('Shutdown saves everything (disk mode, real engine, real SDK clients)',
     // The stop has begun once the port takes no new connection; then the rest of the body follows.
     await waitUntil(async () => !(await accepts(port)), 10_000);
     request.end(body.subarray(body.length / 2));
-    assert.equal(await answer, 201);
+    // Answered, and told to close its connection: a keep-alive client's next request does not
+    // reach the closing server (it goes to a new connection, refused).
+    assert.deepEqual(await answer, [201, 'close']);
     assert.deepEqual(await stopping, { ok: true });
     assert.deepEqual(await e.start('blob'), { ok: true });
     const kept = await clients(e).blob().getContainerClient('inflight').getBlobClient('slow.bin').downloadToBuffer();
