@@ -165,8 +165,30 @@ export function classifyLocalSettings(text: string, own: readonly OwnEndpoint[],
   if (typeof value !== 'string') return { kind: 'unknown', reason: `${variable} is not a string` };
   if (!isDevelopmentStorage(value, own)) return { kind: 'own' };
   const pairs = connectionStringPairs(value);
-  const account = pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true' ? undefined : pairs.get('accountname');
+  const account = pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true' ? undefined : pairs.get('accountname') ?? endpointAccount(pairs);
   return account === undefined || account === DEVELOPMENT_ACCOUNT ? { kind: 'development' } : { kind: 'emulatorAccount', account };
+}
+
+/**
+ * The account a connection string's endpoints name when it has no `AccountName` (a SAS connection
+ * string): the first label of a product-style host (`myacct.blob.localhost`), else the first
+ * segment of the path (`http://127.0.0.1:10000/myacct`). Undefined when no endpoint names one.
+ */
+function endpointAccount(pairs: Map<string, string>): string | undefined {
+  for (const key of ['blobendpoint', 'queueendpoint', 'tableendpoint']) {
+    let url: URL;
+    try {
+      url = new URL(pairs.get(key) ?? '');
+    } catch {
+      continue;
+    }
+    const host = url.hostname.toLowerCase();
+    const labels = host.split('.');
+    if (host.endsWith('.localhost') && labels.length >= 3) return labels[0];
+    const segment = url.pathname.split('/').find((p) => p !== '');
+    if (segment !== undefined) return decodeURIComponent(segment);
+  }
+  return undefined;
 }
 
 /** A local.settings.json found in the workspace. */

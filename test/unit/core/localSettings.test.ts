@@ -68,6 +68,10 @@ describe('core/localSettings', () => {
     assert.deepEqual(classifyLocalSettings(settings(ours('devstoreaccount1')), own), { kind: 'development' });
     assert.deepEqual(classifyLocalSettings(settings('DefaultEndpointsProtocol=http;AccountKey=k;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;'), own), { kind: 'development' });
     assert.deepEqual(classifyLocalSettings(settings(ours('myapp')), own), { kind: 'emulatorAccount', account: 'myapp' });
+    // Without AccountName (a SAS connection string) the endpoint names the account: in the host or the path.
+    assert.deepEqual(classifyLocalSettings(settings('BlobEndpoint=http://myapp.blob.localhost:10000;SharedAccessSignature=sv=1'), own), { kind: 'emulatorAccount', account: 'myapp' });
+    assert.deepEqual(classifyLocalSettings(settings('BlobEndpoint=http://127.0.0.1:10000/myapp;SharedAccessSignature=sv=1'), own), { kind: 'emulatorAccount', account: 'myapp' });
+    assert.deepEqual(classifyLocalSettings(settings('BlobEndpoint=http://devstoreaccount1.blob.localhost:10000;SharedAccessSignature=sv=1'), own), { kind: 'development' });
     const files: LocalSettingsFile[] = [{ label: 'api/local.settings.json', use: { kind: 'emulatorAccount', account: 'myapp' } }];
     assert.equal(needsDevelopmentStorage(files), true, 'the services are still ours to start');
     const decided = decideVariables('cs', ['Blob'], files);
