@@ -70,21 +70,32 @@ export class SnapshotCommands {
    * during an Import, a task's reset say, would delete what the Import writes, and two Imports
    * would back up and roll back each other's items) and the local services' starts (their seed
    * included), stops and restarts under way have finished. Counts it as under way for {@link idle}.
-   * @param signal once aborted during the wait, the operation does not run (resolves to the cancelled outcome)
+   * @param signal once aborted, the waits end and the operation does not run (resolves to the
+   *   cancelled outcome at once, and no longer counts as under way)
    */
   private held(operation: () => Promise<Outcome>, signal?: AbortSignal): Promise<Outcome> {
     const before = this.last;
     const others = this.busy.size > 0;
+    // An abort ends the waits at once (and their progress notifications with them).
+    const aborted = signal === undefined ? undefined : new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    const untilAborted = (wait: Promise<unknown>): Promise<unknown> => (aborted === undefined ? wait : Promise.race([wait, aborted]));
+    const isAborted = (): boolean => signal?.aborted === true;
     const run = (async () => {
-      if (others) await withDelayedProgress('Waiting for the Reset, Import or Export under way', false, () => before);
+      if (others) await withDelayedProgress('Waiting for the Reset, Import or Export under way', false, () => untilAborted(before));
+      if (isAborted()) return CANCELLED;
       if (this.deps.target.isLocal()) {
-        await withDelayedProgress('Waiting for the services to finish starting or stopping', false, () => this.deps.emulator.lifecycleSettled(SERVICE_KINDS));
+        await withDelayedProgress('Waiting for the services to finish starting or stopping', false, () => untilAborted(this.deps.emulator.lifecycleSettled(SERVICE_KINDS)));
       }
-      if (signal?.aborted === true) return CANCELLED;
+      if (isAborted()) return CANCELLED;
       return operation();
     })();
     this.busy.add(run);
-    this.last = run.catch(() => undefined);
+    // The next one waits for this one and for those before it: one ended early by an abort does
+    // not let the next begin beside the one it waited for.
+    this.last = Promise.allSettled([before, run]);
     void run.finally(() => this.busy.delete(run));
     return run;
   }

@@ -205,6 +205,8 @@ describe('Test data: seed, reset, export and import', () => {
         await waitFor('the reset to wait for the Import', () => progressOf('Waiting for the Reset, Import or Export under way') > waits || undefined, 30_000);
         execution.terminate();
         await ended;
+        // Its wait ended with the task: only the Import is under way.
+        await waitFor('the ended reset to leave the queue', () => a.dataOperations() === 1 || undefined);
       } finally {
         process.kill(pid, 'SIGCONT');
       }
