@@ -767,12 +767,12 @@ interface Saver {
   readonly failed: boolean;
 }
 
-/** The LokiJS databases a server holds: its metadata, and for blob and queue its extent metadata. */
 /** Turns off the autosave of each of the server's LokiJS databases (lokijs `autosaveDisable`). */
 function stopAutosaves(s: ServerInternals): void {
   for (const db of lokiDatabases(s)) db.autosaveDisable?.();
 }
 
+/** The LokiJS databases a server holds: its metadata, and for blob and queue its extent metadata. */
 function lokiDatabases(s: ServerInternals): LokiLike[] {
   return [s.metadataStore?.db, s.extentMetadataStore?.db].filter((db): db is LokiLike => db !== undefined && typeof db.saveDatabase === 'function');
 }
