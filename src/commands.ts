@@ -103,17 +103,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       if (choice !== 'Clean') return asked.map(() => CANCELLED);
     }
     await waitForData(kinds, 'clean');
-    const outcomes: Outcome[] = [];
-    for (const [i, k] of asked.entries()) {
-      const refusal = refusals[i];
-      if (refusal !== undefined) {
-        outcomes.push(refusal);
-        continue;
-      }
-      const outcome = await emulator.clean(k);
-      showError(outcome);
-      outcomes.push(outcome);
-    }
+    // Every clean is queued at once: a Reset, Import or Export asked for meanwhile waits for all of
+    // them (Emulator.lifecycleSettled), not only for the one under way.
+    const outcomes = await Promise.all(asked.map((k, i) => refusals[i] ?? emulator.clean(k)));
+    outcomes.forEach((o, i) => { if (refusals[i] === undefined) showError(o); });
     return outcomes;
   };
 

@@ -7,6 +7,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { BlobServiceClient, RestError } from '@azure/storage-blob';
+import { QueueServiceClient } from '@azure/storage-queue';
 import type { Outcome } from '../../src/emulator/serviceManager';
 import { api, configure, reset, waitFor } from './helpers';
 
@@ -56,6 +57,22 @@ describe('Lifecycle commands and API versions, as other extensions use them', fu
     assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.close_table'), [{ ok: true }]);
     assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.close'), [{ ok: true }, { ok: true }, { ok: true }]);
     assert.deepEqual(a.notifications().slice(shown), []);
+  });
+
+  it('azurite.clean queues every service\'s clean at once: what waits for the services\' lifecycle (a Reset, Import or Export) waits for all of them', async () => {
+    const a = await api();
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start'), [{ ok: true }, { ok: true }, { ok: true }]);
+    const cs = a.emulator.connectionString();
+    await QueueServiceClient.fromConnectionString(cs).getQueueClient('before-clean').create();
+    const blobStopping = new Promise<void>((resolve) => {
+      const sub = a.emulator.onDidChangeState(({ kind, state }) => { if (kind === 'blob' && state.status !== 'running') { sub.dispose(); resolve(); } });
+    });
+    const cleaned = vscode.commands.executeCommand<Outcome[]>('azurite.clean', { skipConfirmation: true });
+    await blobStopping;
+    // Blob's clean is under way: Queue's must be queued already, so this waits for it too.
+    await a.emulator.lifecycleSettled(['queue', 'table']);
+    assert.equal(await QueueServiceClient.fromConnectionString(a.emulator.connectionString()).getQueueClient('before-clean').exists(), false, 'Queue was cleaned before the wait ended');
+    assert.deepEqual(await cleaned, [{ ok: true }, { ok: true }, { ok: true }]);
   });
 
   it('serves today\'s @azure/storage-blob with the default setting; strict, set live, refuses it on the same port; the tooltip names the newest API version', async () => {
