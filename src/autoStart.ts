@@ -22,12 +22,15 @@ export async function autoStart(emulator: Emulator, deps: NotifyDeps & { readonl
     return;
   }
   if (kinds.length === 0) return;
-  const attached = deps.attached();
-  if (attached !== undefined) {
-    info(`autoStart: nothing started, the window is attached to the Azurite at ${attached.label} (azurite.attach)`);
-    return;
-  }
+  const attachedNow = (): boolean => {
+    const attached = deps.attached();
+    if (attached !== undefined) info(`autoStart: nothing started, the window is attached to the Azurite at ${attached.label} (azurite.attach)`);
+    return attached !== undefined;
+  };
+  if (attachedNow()) return;
   if (!(await deps.prepareStart())) return;
+  // Set while the data-folder question (or the reading of the password and accounts) was open.
+  if (attachedNow()) return;
   await Promise.all(kinds.map(async (kind) => {
     const elsewhere = await emulator.servedElsewhere(kind);
     if (elsewhere !== undefined) {

@@ -65,9 +65,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   };
 
   const run = async (verb: 'start' | 'close', kinds: readonly ServiceKind[]): Promise<Outcome[]> => {
-    // Attached (azurite.attach), a start is refused at once: nothing to ask first.
-    if (verb === 'start' && kinds.length > 0 && deps.attached() === undefined && !(await deps.prepareStart())) {
-      return kinds.map(() => CANCELLED);
+    // Attached (azurite.attach), a start is refused at once: nothing to ask first. Nor is anything
+    // asked when every service named runs (the Functions extension's start before each F5).
+    const running = (k: ServiceKind): boolean => emulator.status(k).status === 'running';
+    if (verb === 'start' && !kinds.every(running) && deps.attached() === undefined && !(await deps.prepareStart())) {
+      return kinds.map((k): Outcome => (running(k) ? { ok: true } : CANCELLED));
     }
     if (verb === 'close') await waitForData(kinds, 'stop');
     const outcomes = await Promise.all(kinds.map((k) => (verb === 'start' ? emulator.start(k) : emulator.stop(k))));

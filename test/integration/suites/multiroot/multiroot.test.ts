@@ -263,6 +263,25 @@ describe('multi-root workspace', () => {
     }
   });
 
+  it('a start of a running service asks nothing, even when the folder answer is missing (the Functions extension starts Blob before each F5)', async () => {
+    const a = await api();
+    await a.chooseDataFolder(vscode.workspace.workspaceFolders![0]!.uri.fsPath);
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    try {
+      await a.chooseDataFolder(undefined);
+      const asked = a.dataFolderQuestions().shown;
+      let outcome: Outcome[] | undefined;
+      void Promise.resolve(vscode.commands.executeCommand<Outcome[]>('azurite.start_blob')).then((o) => { outcome = o; });
+      await waitFor('the start to answer, or the question', () => outcome !== undefined || a.dataFolderQuestions().open || undefined, 20_000);
+      if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      assert.equal(a.dataFolderQuestions().shown, asked, 'no folder question');
+      await waitFor('the outcome', () => outcome);
+      assert.deepEqual(outcome, [{ ok: true }]);
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+    }
+  });
+
   it('a start while attached (azurite.attach) is refused at once, without asking which folder keeps the data', async () => {
     const a = await api();
     await a.chooseDataFolder(undefined);
