@@ -43,6 +43,8 @@ export interface ServiceViewInput {
   readonly apiVersion?: { readonly newest: string; readonly check: ApiVersionCheck };
   /** This machine's addresses other machines can use (non-internal), for a service on 0.0.0.0. */
   readonly networkAddresses?: readonly string[];
+  /** True when settings it reads at start changed since it started (Emulator.servicesNeedingRestart: a restart put off with Later). */
+  readonly restartPending?: boolean;
 }
 
 /** The tooltip line on API versions: the newest the engine knows, and what happens to newer ones. */
@@ -93,6 +95,7 @@ export function serviceView(input: ServiceViewInput): StatusView {
         text: `$(check) ${name} :${state.endpoint.port}`,
         tooltip: [
           ...where,
+          ...(input.restartPending === true ? ['$(sync) Settings changed since it started; they apply when it restarts: stop and start it (an in-memory service loses its data).'] : []),
           data,
           ...versions,
           `${link('Stop', close)} · ${link('Clean', clean)} · ${link('Copy connection string', copy)}`,

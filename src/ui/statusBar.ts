@@ -160,7 +160,7 @@ export class StatusBar implements vscode.Disposable {
       // Measured while it runs; a stopped service's files may be cleaned or its location changed since.
       ...(this.diskBytes[kind] !== undefined && !inMemory && state.status === 'running' ? { diskBytes: this.diskBytes[kind] } : {}),
       ...(newest !== undefined ? { apiVersion: { newest, check: options.apiVersionCheck } } : {}),
-      ...(state.status === 'running' ? { networkAddresses: networkAddresses() } : {}),
+      ...(state.status === 'running' ? { networkAddresses: networkAddresses(), restartPending: this.emulator.servicesNeedingRestart().includes(kind) } : {}),
     }), this.revealedBy !== undefined && !this.isAttached());
   }
 

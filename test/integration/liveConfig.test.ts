@@ -176,6 +176,9 @@ describe('Live settings, port conflicts and terminals', () => {
     await a.settled();
     assert.equal(asked(), before + 1);
     assert.equal(a.emulator.status('queue').status, 'running');
+    // Its item says the restart is put off.
+    assert.match(a.statusItems().queue.tooltip, /Settings changed since it started/);
+    assert.doesNotMatch(a.statusItems().blob.tooltip, /Settings changed since it started/);
     // Another change that needs the restart asks again.
     await configure({ loose: false });
     await configure({ queueKeepAliveTimeout: 7 });

@@ -59,6 +59,12 @@ describe('core/statusView', () => {
       assert.deepEqual(t.linkCommands, ['azurite.start_table', 'azurite.clean_table']);
     });
 
+    it('says when settings changed since a running service started (a restart put off)', () => {
+      const pending = serviceView(input(running, { restartPending: true })).tooltip;
+      assert.match(pending, /Settings changed since it started; they apply when it restarts: stop and start it/);
+      assert.doesNotMatch(serviceView(input(running)).tooltip, /Settings changed/);
+    });
+
     it('says data is in memory when inMemory', () => {
       const v = serviceView(input({ status: 'closed' }, { inMemory: true }));
       assert.ok(v.tooltip.includes('\n\nData: in memory (gone when the service stops)\n\n'), v.tooltip);
