@@ -136,7 +136,9 @@ export class SettingsWatcher implements vscode.Disposable {
         { location: vscode.ProgressLocation.Window, title: `Restarting Azurite ${due.map(serviceName).join(', ')}` },
         async () => {
           const outcomes = await restarting;
-          outcomes.forEach((o) => showOutcome(o, this.deps));
+          // Refused because the extension is shutting down (an extension host restart, an update):
+          // nothing to tell the user about.
+          if (!this.emulator.shuttingDown) outcomes.forEach((o) => showOutcome(o, this.deps));
         },
       );
       // One link that fails (the folder question's state not written, say) must not leave the chain

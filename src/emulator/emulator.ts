@@ -722,6 +722,11 @@ export class Emulator {
   /** True once dispose() began: starts and cleans are refused, so that no engine process outlives it. */
   private disposed = false;
 
+  /** True once {@link dispose} began (the window is closing or reloading, or the extension stops). */
+  get shuttingDown(): boolean {
+    return this.disposed;
+  }
+
   /** What a start or clean asked for after dispose() began resolves to. */
   private shutDownFailure(kind: ServiceKind, verb: 'started' | 'cleaned'): Failure {
     return failure('state', `${serviceName(kind)} was not ${verb}: the emulator is shutting down (the window is closing or reloading).`);
