@@ -121,7 +121,7 @@ export class SettingsWatcher implements vscode.Disposable {
     this.restarts = this.restarts.then(async () => {
       // Over a second of waiting says what it waits for.
       await withDelayedProgress(`${kinds.map(serviceName).join(', ')} restart for the settings change once the Reset, Import or Export under way is done`, false, this.dataIdle);
-      if (!this.emulator.servicesNeedingRestart().some((k) => kinds.includes(k))) return;
+      if (this.emulator.shuttingDown || !this.emulator.servicesNeedingRestart().some((k) => kinds.includes(k))) return;
       // A restart is a start: first ask what a start asks (which folder of a multi-root workspace
       // keeps disk data, when none is chosen or it has left the workspace), with the settings read
       // again. Dismissed: the services go on as they are, and the next change asks again.
@@ -136,9 +136,9 @@ export class SettingsWatcher implements vscode.Disposable {
         { location: vscode.ProgressLocation.Window, title: `Restarting Azurite ${due.map(serviceName).join(', ')}` },
         async () => {
           const outcomes = await restarting;
-          // Refused because the extension is shutting down (an extension host restart, an update):
-          // nothing to tell the user about.
-          if (!this.emulator.shuttingDown) outcomes.forEach((o) => showOutcome(o, this.deps));
+          // A start refused because the extension is shutting down (an extension host restart, an
+          // update) is nothing to tell the user about; a failed stop still is.
+          outcomes.forEach((o) => { if (!(this.emulator.shuttingDown && !o.ok && o.reason === 'state')) showOutcome(o, this.deps); });
         },
       );
       // One link that fails (the folder question's state not written, say) must not leave the chain

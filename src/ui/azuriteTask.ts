@@ -204,7 +204,9 @@ class StartTerminal implements vscode.Pseudoterminal {
       }
     }
     this.line(`Starting ${toStart.map(serviceName).join(', ')} …`);
-    if (!(await this.deps.prepareStart())) {
+    // Nothing is asked when every service named runs (a preLaunchTask before each F5).
+    const running = (k: ServiceKind): boolean => this.emulator.status(k).status === 'running';
+    if (!toStart.every(running) && !(await this.deps.prepareStart())) {
       this.line('Cancelled: no folder was chosen for the emulator data.');
       return 1;
     }

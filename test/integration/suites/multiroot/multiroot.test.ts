@@ -277,6 +277,18 @@ describe('multi-root workspace', () => {
       assert.equal(a.dataFolderQuestions().shown, asked, 'no folder question');
       await waitFor('the outcome', () => outcome);
       assert.deepEqual(outcome, [{ ok: true }]);
+      // Nor does an azurite start task (a preLaunchTask before each F5).
+      const task = (await vscode.tasks.fetchTasks({ type: 'azurite' })).find((t) => t.name === 'start blob')!;
+      const ended = new Promise<number | undefined>((resolve) => {
+        const sub = vscode.tasks.onDidEndTaskProcess((e) => { if (e.execution.task.name === task.name) { sub.dispose(); resolve(e.exitCode); } });
+      });
+      await vscode.tasks.executeTask(task);
+      let code: number | undefined | null = null;
+      void ended.then((c) => { code = c; });
+      await waitFor('the task to end, or the question', () => code !== null || a.dataFolderQuestions().open || undefined, 20_000);
+      if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      assert.equal(a.dataFolderQuestions().shown, asked, 'no folder question for the task');
+      assert.equal(await ended, 0);
     } finally {
       await vscode.commands.executeCommand('azurite.close');
     }
