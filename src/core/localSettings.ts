@@ -186,7 +186,13 @@ function endpointAccount(pairs: Map<string, string>): string | undefined {
     const labels = host.split('.');
     if (host.endsWith('.localhost') && labels.length >= 3) return labels[0];
     const segment = url.pathname.split('/').find((p) => p !== '');
-    if (segment !== undefined) return decodeURIComponent(segment);
+    if (segment !== undefined) {
+      try {
+        return decodeURIComponent(segment);
+      } catch {
+        return segment; // a malformed escape (`%zz`): the segment as written
+      }
+    }
   }
   return undefined;
 }

@@ -95,7 +95,7 @@ export class SnapshotCommands {
     this.busy.add(run);
     // The next one waits for this one and for those before it: one ended early by an abort does
     // not let the next begin beside the one it waited for.
-    this.last = Promise.allSettled([before, run]);
+    this.last = Promise.allSettled([before, run]).then(() => undefined);
     void run.finally(() => this.busy.delete(run));
     return run;
   }

@@ -72,6 +72,8 @@ describe('core/localSettings', () => {
     assert.deepEqual(classifyLocalSettings(settings('BlobEndpoint=http://myapp.blob.localhost:10000;SharedAccessSignature=sv=1'), own), { kind: 'emulatorAccount', account: 'myapp' });
     assert.deepEqual(classifyLocalSettings(settings('BlobEndpoint=http://127.0.0.1:10000/myapp;SharedAccessSignature=sv=1'), own), { kind: 'emulatorAccount', account: 'myapp' });
     assert.deepEqual(classifyLocalSettings(settings('BlobEndpoint=http://devstoreaccount1.blob.localhost:10000;SharedAccessSignature=sv=1'), own), { kind: 'development' });
+    // A malformed escape in the path is the segment as written (never a throw).
+    assert.deepEqual(classifyLocalSettings(settings('BlobEndpoint=http://127.0.0.1:10000/%zz;SharedAccessSignature=sv=1'), own), { kind: 'emulatorAccount', account: '%zz' });
     const files: LocalSettingsFile[] = [{ label: 'api/local.settings.json', use: { kind: 'emulatorAccount', account: 'myapp' } }];
     assert.equal(needsDevelopmentStorage(files), true, 'the services are still ours to start');
     const decided = decideVariables('cs', ['Blob'], files);

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { markerFileName, waitForLiveSave } from '../../../src/emulator/shutdownMarker';
+import { beginSave, markerFileName, waitForLiveSave } from '../../../src/emulator/shutdownMarker';
 import { tempDir } from '../helpers/emulatorFixture';
 
 /** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
@@ -43,6 +43,16 @@ describe('save marker: whose save is still under way', function () {
     assert.equal(await waited(), false, 'still saving at the bound');
     mark({});
     assert.equal(await waited(), false, 'a marker without the fields: the id alone decides');
+  });
+
+  it('beginSave records the process, the boot and the process\'s start time', () => {
+    beginSave(location, 'blob');
+    const marker = JSON.parse(fs.readFileSync(path.join(location, markerFileName('blob')), 'utf8')) as Record<string, unknown>;
+    assert.equal(marker.pid, process.pid);
+    assert.equal(marker.bootId, fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim());
+    // Read here another way: the 20th value after the state field (field 3) is field 22, the start time.
+    const m = /\) (?:\S+ ){19}(\d+) /.exec(fs.readFileSync('/proc/self/stat', 'utf8'));
+    assert.equal(marker.startTicks, m?.[1]);
   });
 
   it('does not wait for a process that only has the id now: another start time, or a boot before this one', async () => {
