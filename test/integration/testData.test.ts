@@ -13,6 +13,11 @@ import { TableClient } from '@azure/data-tables';
 import { api, configure, manyBlobsSnapshot, reset, waitFor, runTask } from './helpers';
 import { PROGRESS_DELAY_MS } from '../../src/ui/progress';
 
+/** How many progress notifications titled `Azurite: <title>` have shown so far. */
+function progressCount(a: Awaited<ReturnType<typeof api>>, title: string): number {
+  return a.progressShown().filter((t) => t === `Azurite: ${title}`).length;
+}
+
 async function blobNames(cs: string, container: string): Promise<string[]> {
   const names: string[] = [];
   for await (const b of BlobServiceClient.fromConnectionString(cs).getContainerClient(container).listBlobsFlat()) names.push(b.name);
@@ -139,7 +144,7 @@ describe('Test data: seed, reset, export and import', () => {
     if (process.platform === 'win32') this.skip(); // SIGSTOP
     const a = await api();
     const snapshot = manyBlobsSnapshot(1500);
-    const progressOf = (title: string): number => a.progressShown().filter((t) => t === `Azurite: ${title}`).length;
+    const progressOf = (title: string): number => progressCount(a, title);
     try {
       assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
       const pid = a.emulator.enginePid!;
@@ -180,14 +185,13 @@ describe('Test data: seed, reset, export and import', () => {
     if (process.platform === 'win32') this.skip(); // SIGSTOP
     const a = await api();
     const snapshot = manyBlobsSnapshot(1500);
-    const progressOf = (title: string): number => a.progressShown().filter((t) => t === `Azurite: ${title}`).length;
     try {
       // All three, which the reset task starts: with the engine held, it finds them running.
       assert.deepEqual(await vscode.commands.executeCommand('azurite.start'), [{ ok: true }, { ok: true }, { ok: true }]);
       const resetTask = (await vscode.tasks.fetchTasks({ type: 'azurite' })).find((t) => t.definition.action === 'reset')!;
       const pid = a.emulator.enginePid!;
-      const waits = progressOf('Waiting for the Reset, Import or Export under way');
-      const resets = progressOf('Resetting');
+      const waits = progressCount(a, 'Waiting for the Reset, Import or Export under way');
+      const resets = progressCount(a, 'Resetting');
       const ended = new Promise<void>((resolve) => {
         const sub = vscode.tasks.onDidEndTask((e) => { if (e.execution.task.name === resetTask.name) { sub.dispose(); resolve(); } });
       });
@@ -202,7 +206,7 @@ describe('Test data: seed, reset, export and import', () => {
         process.kill(pid, 'SIGCONT');
         await waitFor('the task to ask for its reset', () => a.dataOperations() === 2 || undefined, 30_000);
         process.kill(pid, 'SIGSTOP');
-        await waitFor('the reset to wait for the Import', () => progressOf('Waiting for the Reset, Import or Export under way') > waits || undefined, 30_000);
+        await waitFor('the reset to wait for the Import', () => progressCount(a, 'Waiting for the Reset, Import or Export under way') > waits || undefined, 30_000);
         execution.terminate();
         await ended;
         // Its wait ended with the task: only the Import is under way.
@@ -213,7 +217,7 @@ describe('Test data: seed, reset, export and import', () => {
       assert.deepEqual(await imported, { ok: true });
       // The reset, had it run, would begin as soon as the Import ends: wait until the data layer is idle.
       await a.dataIdle();
-      assert.equal(progressOf('Resetting'), resets, 'no reset began');
+      assert.equal(progressCount(a, 'Resetting'), resets, 'no reset began');
       assert.equal((await blobNames(a.emulator.connectionString(), 'many')).length, 1500, 'what the Import wrote stays');
     } finally {
       await vscode.commands.executeCommand('azurite.close');
