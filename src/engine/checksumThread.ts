@@ -59,6 +59,12 @@ export interface ChecksumJob {
 /** The serving side: a thread made on first use, jobs sent to it. See the file comment. */
 export class ChecksumThread {
   private worker: Worker | undefined;
+  /**
+   * Set when a thread failed before it ever answered (its entry file missing or broken): every new
+   * thread would fail the same way, and each failure fails the uploads hashed on it (HTTP 500).
+   * From then on, {@link begin} gives no job and bodies are hashed on the serving thread.
+   */
+  private unusable = false;
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve(d: ChecksumDigests): void; reject(e: Error): void }>();
 
@@ -70,11 +76,13 @@ export class ChecksumThread {
    * @returns the job, or undefined when the thread cannot be started: Node throws
    *   ERR_WORKER_INIT_FAILED when the system refuses a thread (a low process or memory limit). The
    *   caller then hashes on its own thread, as azurite does; the next job tries the thread again.
+   *   Also undefined for good once a thread failed before it ever answered (see `unusable`).
    */
   begin(md5: boolean, crc64: boolean): ChecksumJob | undefined {
     // The thread the job was opened on: only it knows the job. Once it has ended the job cannot
     // finish (a new thread would ignore its bytes and never answer its digest), so it fails.
     let on: Worker;
+    if (this.unusable) return undefined;
     try {
       on = this.thread();
     } catch {
@@ -136,13 +144,18 @@ export class ChecksumThread {
     const w = new Worker(this.workerPath);
     // Idle, the thread keeps nothing alive: the process ends when its real work does.
     w.unref();
+    let answered = false;
     w.on('message', (m: FromThread) => {
+      answered = true;
       const waiting = this.waiting.get(m.id);
       if (waiting === undefined) return;
       this.waiting.delete(m.id);
       waiting.resolve({ md5: m.md5, crc64: m.crc64 });
     });
-    w.on('error', (err) => this.failWaiting(`the checksum thread failed: ${err.message}`));
+    w.on('error', (err) => {
+      if (!answered) this.unusable = true;
+      this.failWaiting(`the checksum thread failed: ${err.message}`);
+    });
     w.on('exit', () => {
       if (this.worker === w) this.worker = undefined;
       this.failWaiting('the checksum thread ended');

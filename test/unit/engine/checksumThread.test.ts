@@ -95,6 +95,19 @@ describe('Checksum thread', function () {
     assert.equal(hex((await job.digest()).md5), crypto.createHash('md5').update(data).digest('hex'));
   });
 
+  it('a thread that fails before it ever answers (its entry file missing) fails its job, and gives no job after: bodies are hashed on the serving thread', async () => {
+    const missing = path.join(path.dirname(path.resolve(engineFiles().checksumWorkerPath!)), 'no-such-checksum-worker.js');
+    const broken = new ChecksumThread(missing);
+    try {
+      const job = opened(broken.begin(true, true));
+      job.update(crypto.randomBytes(CHECKSUM_BATCH_BYTES + 10));
+      await assert.rejects(job.digest(), /^Error: the checksum thread failed: /);
+      assert.equal(broken.begin(true, true), undefined, 'no second thread from a file that cannot run');
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('a thread that cannot be started gives no job (no exception in the request\'s stream); the body is hashed on the serving thread', async () => {
     // `new Worker` throws at once for a path that is neither absolute nor ./-relative, as it does
     // with ERR_WORKER_INIT_FAILED when the system refuses a thread: the same synchronous throw.
