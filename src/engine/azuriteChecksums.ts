@@ -75,6 +75,11 @@ export function offloadChecksums(workerPath: string | undefined): void {
   checksumThread = workerPath === undefined ? undefined : new ChecksumThread(workerPath);
 }
 
+/** Bytes handed to the checksum thread and not yet hashed (0 without a thread): what bounds the copies held for it. */
+export function checksumBacklogBytes(): number {
+  return checksumThread?.backlogBytes ?? 0;
+}
+
 /**
  * MD5 and/or CRC-64/NVME of `stream` in one pass. Each is computed when `expected` has it or
  * `force` asks for it, and is undefined otherwise (azurite's contract for this function). With a
@@ -107,8 +112,16 @@ export function computeTransactionalChecksums(
           return;
         }
         const chunk = typeof data === 'string' ? Buffer.from(data) : data;
+        // Bounded: past the thread's backlog the stream waits (its chunks are references to the
+        // stored body; the batches sent are copies).
+        const pauseIfBehind = (): void => {
+          if (thread?.overBacklog !== true) return;
+          stream.pause();
+          thread.whenDrained(() => stream.resume());
+        };
         if (job !== undefined) {
           job.update(chunk);
+          pauseIfBehind();
           return;
         }
         held.push(chunk);
@@ -125,6 +138,7 @@ export function computeTransactionalChecksums(
             }
           }
           held = [];
+          pauseIfBehind();
         }
       })
       .on('end', () => {

@@ -17,8 +17,9 @@
  *   answers them.
  * Messages: `{ id, md5, crc64, bytes }` opens job `id` with a first batch, `{ id, bytes }` adds a
  * batch, `{ id, end: true }` asks for the digests, `{ id, drop: true }` forgets the job (the request
- * failed); the thread answers each `end` with `{ id, md5?, crc64? }` (Uint8Array digests). Batches
- * are transferred, not copied.
+ * failed); the thread answers each `end` with `{ id, md5?, crc64? }` (Uint8Array digests), and
+ * each batch, once hashed, with `{ hashed: n }` (its bytes: what bounds the backlog). Batches are
+ * transferred, not copied.
  *
  * Pure Node: no azurite, no vscode.
  */
@@ -37,7 +38,9 @@ type ToThread =
   | { readonly id: number; readonly bytes: Uint8Array }
   | { readonly id: number; readonly end: true }
   | { readonly id: number; readonly drop: true };
-type FromThread = { readonly id: number; readonly md5?: Uint8Array; readonly crc64?: Uint8Array };
+type FromThread =
+  | { readonly id: number; readonly md5?: Uint8Array; readonly crc64?: Uint8Array }
+  | { readonly hashed: number };
 
 /**
  * Bytes a batch collects before it is handed to the thread (256 KiB): large enough that a
@@ -45,6 +48,14 @@ type FromThread = { readonly id: number; readonly md5?: Uint8Array; readonly crc
  * while it still arrives.
  */
 export const CHECKSUM_BATCH_BYTES = 256 * 1024;
+
+/**
+ * Most bytes handed to the thread and not yet hashed, across jobs (8 MiB), before callers should
+ * pause their source ({@link ChecksumThread.overBacklog}): in memory mode azurite's extent stream
+ * gives a whole body at once, and without a bound a 200 MiB Put Blob sat copied in the thread's
+ * queue, outside the memory limit and the heap cap.
+ */
+export const CHECKSUM_BACKLOG_BYTES = 8 * 1024 * 1024;
 
 /** One job on the thread, as the serving side sees it. */
 export interface ChecksumJob {
@@ -66,6 +77,33 @@ export class ChecksumThread {
    */
   private unusable = false;
   private nextId = 1;
+  /** Bytes handed to the thread and not yet hashed; callers waiting for it to fall to half the bound. */
+  private backlog = 0;
+  private drainWaiters: (() => void)[] = [];
+
+  /** Bytes handed to the thread and not yet hashed. */
+  get backlogBytes(): number {
+    return this.backlog;
+  }
+
+  /** True while more than {@link CHECKSUM_BACKLOG_BYTES} wait to be hashed: pause the source, then {@link whenDrained}. */
+  get overBacklog(): boolean {
+    return this.backlog > CHECKSUM_BACKLOG_BYTES;
+  }
+
+  /** Calls `resume` once the backlog has fallen to half the bound (at once if it has), or the thread ended. */
+  whenDrained(resume: () => void): void {
+    if (this.backlog <= CHECKSUM_BACKLOG_BYTES / 2) resume();
+    else this.drainWaiters.push(resume);
+  }
+
+  private drained(bytes: number | 'all'): void {
+    this.backlog = bytes === 'all' ? 0 : Math.max(0, this.backlog - bytes);
+    if (this.backlog > CHECKSUM_BACKLOG_BYTES / 2) return;
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
+  }
   private readonly waiting = new Map<number, { resolve(d: ChecksumDigests): void; reject(e: Error): void }>();
 
   /** @param workerPath the thread's entry (dist/checksumWorker.js), absolute */
@@ -96,6 +134,8 @@ export class ChecksumThread {
     let opened = false;
     const onItsThread = (message: ToThread, transfer: ArrayBuffer[] = []): boolean => {
       if (on !== this.worker) return false;
+      // Counted before the transfer, which detaches the bytes (their length is then 0).
+      if ('bytes' in message) this.backlog += message.bytes.length;
       on.postMessage(message, transfer);
       return true;
     };
@@ -147,6 +187,10 @@ export class ChecksumThread {
     let answered = false;
     w.on('message', (m: FromThread) => {
       answered = true;
+      if ('hashed' in m) {
+        this.drained(m.hashed);
+        return;
+      }
       const waiting = this.waiting.get(m.id);
       if (waiting === undefined) return;
       this.waiting.delete(m.id);
@@ -165,6 +209,8 @@ export class ChecksumThread {
   }
 
   private failWaiting(message: string): void {
+    // The thread's queue went with it: nothing is held back any more.
+    this.drained('all');
     const waiting = [...this.waiting.values()];
     this.waiting.clear();
     for (const w of waiting) w.reject(new Error(message));
@@ -179,11 +225,15 @@ export function serveChecksums(): void {
   port.on('message', (m: ToThread) => {
     if ('md5' in m) jobs.set(m.id, { md5: m.md5 ? createHash('md5') : undefined, crc: m.crc64 ? new Crc64Nvme() : undefined });
     const job = jobs.get(m.id);
-    if (job === undefined) return;
     if ('bytes' in m) {
-      job.md5?.update(m.bytes);
-      job.crc?.update(m.bytes);
-    } else if ('end' in m) {
+      job?.md5?.update(m.bytes);
+      job?.crc?.update(m.bytes);
+      // Every batch is acknowledged, a forgotten job's too: the sender counts them all.
+      port.postMessage({ hashed: m.bytes.length } satisfies FromThread);
+      return;
+    }
+    if (job === undefined) return;
+    if ('end' in m) {
       jobs.delete(m.id);
       const answer: FromThread = { id: m.id, md5: job.md5 === undefined ? undefined : new Uint8Array(job.md5.digest()), crc64: job.crc?.digest() };
       port.postMessage(answer);

@@ -8,8 +8,8 @@ import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
-import { computeTransactionalChecksums, OFFLOAD_MIN_BYTES, offloadChecksums } from '../../../src/engine/azuriteChecksums';
-import { CHECKSUM_BATCH_BYTES, ChecksumThread, type ChecksumJob } from '../../../src/engine/checksumThread';
+import { checksumBacklogBytes, computeTransactionalChecksums, OFFLOAD_MIN_BYTES, offloadChecksums } from '../../../src/engine/azuriteChecksums';
+import { CHECKSUM_BACKLOG_BYTES, CHECKSUM_BATCH_BYTES, ChecksumThread, type ChecksumJob } from '../../../src/engine/checksumThread';
 import { engineFiles } from '../helpers/emulatorFixture';
 
 /** azurite's own, unbundled CRC64 (node_modules): the reference. */
@@ -105,6 +105,26 @@ describe('Checksum thread', function () {
       assert.equal(broken.begin(true, true), undefined, 'no second thread from a file that cannot run');
     } finally {
       await broken.close();
+    }
+  });
+
+  it('a body given all at once (a memory-mode extent) waits for the thread: the bytes it holds unhashed stay near the 8 MiB bound', async () => {
+    offloadChecksums(path.resolve(engineFiles().checksumWorkerPath!));
+    try {
+      const data = crypto.randomBytes(64 * 1024 * 1024);
+      // As azurite's MemoryExtentStore.readExtent: every chunk pushed before anything reads.
+      const body = new Readable({ read() { /* all pushed below */ } });
+      for (let at = 0; at < data.length; at += 1024 * 1024) body.push(data.subarray(at, at + 1024 * 1024));
+      body.push(null);
+      let most = 0;
+      body.on('data', () => { most = Math.max(most, checksumBacklogBytes()); });
+      const d = await computeTransactionalChecksums(body, {}, { md5: true, crc64: true });
+      assert.equal(hex(d.md5), crypto.createHash('md5').update(data).digest('hex'));
+      assert.equal(hex(d.crc64), hex(azuriteUtils.getCRC64FromString(data)));
+      assert.ok(most <= CHECKSUM_BACKLOG_BYTES + 1024 * 1024, `at most the bound and one chunk held unhashed, not ${most} bytes`);
+      assert.equal(checksumBacklogBytes(), 0);
+    } finally {
+      offloadChecksums(undefined);
     }
   });
 
