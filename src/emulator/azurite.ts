@@ -438,14 +438,13 @@ export function createService(options: EngineServiceOptions): EngineService {
   let sweeping: Promise<void> | undefined;
   /** Set when a stop begins: a reclaim whose wait ends after it sweeps nothing. */
   let stopping = false;
-  let inFlight = 0;
   let idleWaiters: (() => void)[] = [];
-  /** Responses not yet closed, and whether a stop drains them (each then closes its connection). */
+  /** The requests in flight (their responses, not yet closed), and whether a stop drains them (each then closes its connection). */
   const responses = new Set<http.ServerResponse>();
   let draining = false;
   /** Makes each response not yet sent close its connection after it: a keep-alive client's next request then goes to a new one, refused. */
   const closeAfterResponse = (res: http.ServerResponse): void => { if (!res.headersSent) res.setHeader('Connection', 'close'); };
-  const whenIdle = (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve)));
+  const whenIdle = (): Promise<void> => (responses.size === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve)));
   return {
     async start(): Promise<Endpoint> {
       stopping = false;
@@ -469,12 +468,11 @@ export function createService(options: EngineServiceOptions): EngineService {
       s.httpServer.on('request', (req, res) => {
         if (save !== undefined) res.once('finish', () => { if (res.statusCode >= 200 && res.statusCode < 300) save.touch(); });
         if (onDataChange !== undefined && changesData(req.method, req.url)) res.once('finish', () => { if (res.statusCode < 400) onDataChange(); });
-        inFlight++;
         responses.add(res);
         if (draining) closeAfterResponse(res);
         res.once('close', () => {
           responses.delete(res);
-          if (--inFlight === 0) {
+          if (responses.size === 0) {
             const waiters = idleWaiters;
             idleWaiters = [];
             for (const w of waiters) w();
