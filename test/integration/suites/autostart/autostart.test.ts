@@ -4,7 +4,7 @@
  * account's AZURE_STORAGE_CONNECTION_STRING in the environment VS Code starts with.
  */
 import * as assert from 'node:assert/strict';
-import { api } from '../../helpers';
+import { api, waitFor } from '../../helpers';
 
 describe('azurite.autoStart "all"', () => {
   it('starts blob and queue when the workspace opens, and skips the table port another Azurite serves', async () => {
@@ -20,6 +20,8 @@ describe('azurite.autoStart "all"', () => {
     const a = await api();
     await a.settled();
     assert.match(process.env.AZURE_STORAGE_CONNECTION_STRING ?? '', /AccountName=prodaccount;/, 'the harness exports a cloud account');
+    // Terminals get nothing until the first search for local.settings.json files has ended.
+    await waitFor('the variables in terminals', () => a.terminalVariables().AzureWebJobsStorage);
     assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: a.emulator.connectionString() });
     assert.equal(a.terminalDescription(), 'AzureWebJobsStorage for the running Azurite Blob, Queue; AZURE_STORAGE_CONNECTION_STRING not set: the environment VS Code was started with sets its own (Storage Emulators)');
   });
