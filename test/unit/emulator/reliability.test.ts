@@ -230,6 +230,36 @@ describe('Reliability (real engine in its own process, real SDK clients)', funct
     fs.rmSync(location, { recursive: true, force: true });
   });
 
+  it('a start sent while the engine finishes after a SIGTERM from outside is refused with a reason the user can act on, and the start after that brings a new engine up', async function () {
+    if (process.platform === 'win32') this.skip(); // no signal a process can handle
+    const location = tempDir('emu-sigterm-then-start-');
+    const { emulator } = track(makeEmulator({ location }));
+    assert.equal((await emulator.start('blob')).ok, true);
+    const port = emulator.endpoint('blob')!.port;
+    const firstPid = emulator.enginePid!;
+    const lost = new Promise<void>((resolve) => {
+      const sub = emulator.onDidLoseEngine(() => { sub.dispose(); resolve(); });
+    });
+    // The finish's stop of Blob waits for this request (up to 2 s), so the start below arrives mid-finish.
+    const socket = await hangingRequest(port);
+    try {
+      process.kill(firstPid, 'SIGTERM');
+      await waitRefused(port);
+      const refused = await emulator.start('queue');
+      assert.equal(refused.ok, false, JSON.stringify(refused));
+      assert.match(refused.ok ? '' : refused.message, /shutting down .*start the service again in a moment/);
+      assert.equal(emulator.status('queue').status, 'closed');
+    } finally {
+      socket.destroy();
+    }
+    await lost;
+    const again = await emulator.start('queue');
+    assert.equal(again.ok, true, JSON.stringify(again));
+    assert.notEqual(emulator.enginePid, firstPid);
+    await emulator.dispose();
+    fs.rmSync(location, { recursive: true, force: true });
+  });
+
   it('200 start/stop cycles of Blob, Queue and Table: 0 failures, 0 file descriptors leaked, RSS growth ≤ 5 MB, JavaScript heap growth ≤ 5 MB (host and engine process together, after a full collection)', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
     await startAll(emulator);
