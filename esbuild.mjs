@@ -28,9 +28,10 @@ const skippedPatches = new Set((argValue('skip-patch') ?? '').split(',').filter(
  * The engine seam: a few lines appended, at bundle time only, to named files of azurite
  * 3.37 (and of LokiJS, which it bundles), each handing one of its hot spots to our own code in
  * src/engine. node_modules stays as installed and no azurite source is kept in this repository.
- * Each patch names text the file must contain (so an azurite upgrade that changes it fails the
- * build instead of silently losing or breaking the patch), and the build fails if azurite is
- * bundled without every patch applied.
+ * Each patch names the package version it was verified against and text the file must contain:
+ * another installed version (whose replaced functions may have changed although the text is still
+ * there), or a file without that text, fails the build instead of silently losing or breaking the
+ * patch. The build also fails if azurite is bundled without every patch applied.
  * - crc64: common/utils/utils.js computes CRC-64/NVME (stageBlock without Content-MD5, Append
  *   Block, Put Page) one byte per step, which bounds large uploads. Its three CRC64 exports
  *   (getCRC64FromString, getCRC64FromStream, computeTransactionalChecksums) are replaced by the
@@ -63,9 +64,15 @@ const skippedPatches = new Set((argValue('skip-patch') ?? '').split(',').filter(
  * with this plugin).
  */
 const engineSeam = path.join(root, 'src/engine');
+/** azurite's entry and its package folder, real paths (an `npm link`ed azurite included). */
+const azuriteEntry = fs.realpathSync(createRequire(import.meta.url).resolve('azurite/dist/src/azurite.js'));
+const azuritePackage = path.dirname(path.dirname(path.dirname(azuriteEntry)));
+/** True for a bundle input (a path esbuild's metafile gives, relative to the working folder) inside the azurite package. */
+const isAzuriteInput = (input) => path.resolve(input).startsWith(azuritePackage + path.sep);
 const azuritePatches = [
   {
     name: 'crc64',
+    verified: '3.37.0',
     files: ['common/utils/utils.js'],
     expect: ['class CRC64Hash', 'exports.getCRC64FromString = getCRC64FromString;',
       'exports.getCRC64FromStream = getCRC64FromStream;', 'exports.computeTransactionalChecksums = computeTransactionalChecksums;'],
@@ -77,6 +84,7 @@ const azuritePatches = [
   },
   {
     name: 'uriTemplates',
+    verified: '3.37.0',
     files: ['blob', 'queue', 'table'].map((service) => `${service}/generated/utils/utils.js`),
     expect: ['const uri_templates_1 = tslib_1.__importDefault(require("uri-templates"));', '(0, uri_templates_1.default)(template)',
       'exports.isURITemplateMatch = isURITemplateMatch;'],
@@ -88,6 +96,7 @@ const azuritePatches = [
   },
   {
     name: 'apiVersions',
+    verified: '3.37.0',
     files: ['blob/middlewares/blobStorageContext.middleware.js', 'queue/middlewares/queueStorageContext.middleware.js',
       'table/middleware/tableStorageContext.middleware.js'],
     expect: ['exports.default = create', 'if (!skipApiVersionCheck) {', 'constants_3.ValidAPIVersions', 'const constants_3 = require("../utils/constants");'],
@@ -98,6 +107,7 @@ const azuritePatches = [
   },
   {
     name: 'extentProtection',
+    verified: '3.37.0',
     files: ['common/persistence/LokiExtentMetadataStore.js'],
     expect: ['class LokiExtentMetadata {', 'coll.insert(extent);', 'doc.LastModifyInMS = extent.lastModifiedInMS;',
       'query.LastModifyInMS = {', 'exports.default = LokiExtentMetadata;'],
@@ -108,6 +118,7 @@ const azuritePatches = [
   {
     name: 'lokiBatches',
     package: 'lokijs',
+    verified: '1.5.12',
     files: ['src/lokijs.js'],
     expect: ['module.exports = factory();', 'Loki.Collection = Collection;',
       'Collection.prototype.removeBatchByPositions = function (positions) {', 'this.ensureAllIndexes(true);',
@@ -125,17 +136,25 @@ const azuriteSeamPlugin = {
   name: 'azurite-seam',
   setup(build) {
     const patches = azuritePatches.filter((p) => !skippedPatches.has(p.name));
-    const azuriteEntry = fs.realpathSync(createRequire(import.meta.url).resolve('azurite/dist/src/azurite.js'));
     const azuriteSrc = path.dirname(azuriteEntry);
     // A patch's files are azurite's (dist/src/…), or those of the package it names, as azurite resolves it.
-    const baseOf = (patch) => patch.package === undefined ? azuriteSrc
+    const packageOf = (patch) => patch.package === undefined ? azuritePackage
       : path.dirname(fs.realpathSync(createRequire(azuriteEntry).resolve(`${patch.package}/package.json`)));
+    const baseOf = (patch) => patch.package === undefined ? azuriteSrc : packageOf(patch);
     const fileOf = (patch, f) => path.join(baseOf(patch), f);
+    // The version each patch was verified against: its text checks cannot see a changed function body.
+    const versionErrors = patches.flatMap((patch) => {
+      const installed = JSON.parse(fs.readFileSync(path.join(packageOf(patch), 'package.json'), 'utf8')).version;
+      return installed === patch.verified ? [] : [{ text: `azurite-seam ${patch.name}: ${patch.package ?? 'azurite'} ${installed} is installed, the patch was verified against ${patch.verified}; re-verify it in esbuild.mjs (the text it checks and the functions it replaces) and its tests in test/unit/engine, then set its version` }];
+    });
     const byFile = new Map();
     for (const patch of patches) for (const f of patch.files) byFile.set(fileOf(patch, f), patch);
     const escape = (p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     const applied = new Set();
-    build.onStart(() => { applied.clear(); });
+    build.onStart(() => {
+      applied.clear();
+      return { errors: versionErrors };
+    });
     build.onLoad({ filter: new RegExp(`^(${[...byFile.keys()].map(escape).join('|')})$`) }, async (args) => {
       const patch = byFile.get(args.path);
       const source = await fs.promises.readFile(args.path, 'utf8');
@@ -149,7 +168,7 @@ const azuriteSeamPlugin = {
     });
     build.onEnd((result) => {
       const inputs = Object.keys(result.metafile?.inputs ?? {});
-      if (result.errors.length > 0 || !inputs.some((p) => p.includes('node_modules/azurite/'))) return undefined;
+      if (result.errors.length > 0 || !inputs.some(isAzuriteInput)) return undefined;
       // Every file of every patch is bundled with azurite (all three services are): one that is not
       // was renamed or moved, and its service would run without the patch.
       // Errors are returned, not pushed onto result.errors: only returned ones fail the build.
@@ -169,7 +188,7 @@ const engineOutside = {
   name: 'engine-outside',
   setup(build) {
     build.onEnd((result) => {
-      const leaked = Object.keys(result.metafile?.inputs ?? {}).filter((p) => p.includes('node_modules/azurite/'));
+      const leaked = Object.keys(result.metafile?.inputs ?? {}).filter(isAzuriteInput);
       const out = path.relative(root, build.initialOptions.outfile);
       return { errors: leaked.length > 0 ? [{ text: `azurite is bundled into ${out} (${leaked[0]} …): it must load lazily from dist/engine.js` }] : [] };
     });

@@ -241,3 +241,56 @@ describe('Bundled engine (out/engine-bundle.js): the CRC64 seam under real SDK u
     });
   });
 });
+
+describe('The engine seam\'s build guards (esbuild.mjs against the installed azurite and LokiJS)', function () {
+  this.timeout(120_000);
+  const seamError = /azurite-seam (\w+): (.*)/;
+
+  /**
+   * Runs a copy of esbuild.mjs, with `edit` applied to its text, as `--engine-bundle` into a temp
+   * file. The copy sits next to the original, since the script finds the repository from its own path.
+   * @returns the first `azurite-seam` error the build printed, or undefined when it built
+   */
+  function buildWith(edit: (script: string) => string): { patch: string; text: string } | undefined {
+    const original = fs.readFileSync(path.join(repoRoot, 'esbuild.mjs'), 'utf8');
+    const edited = edit(original);
+    assert.notEqual(edited, original, 'the edit changed nothing in esbuild.mjs');
+    const copy = path.join(repoRoot, `.esbuild-seam-test-${process.pid}.mjs`);
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'emu-seam-'));
+    fs.writeFileSync(copy, edited);
+    try {
+      execFileSync(process.execPath, [copy, '--engine-bundle', `--outfile=${path.join(out, 'bundle.js')}`], { cwd: repoRoot, stdio: 'pipe' });
+      return undefined;
+    } catch (err) {
+      const output = String((err as { stderr?: Buffer }).stderr ?? '');
+      const m = seamError.exec(output);
+      assert.ok(m, `the build failed without a seam error:\n${output}`);
+      return { patch: m[1]!, text: m[2]! };
+    } finally {
+      fs.rmSync(copy, { force: true });
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  }
+
+  it('builds as shipped', () => {
+    assert.equal(buildWith((s) => s.replace('const engineSeam =', 'const engineSeam  =')), undefined);
+  });
+
+  it('fails, naming the patch and both versions, when the installed package is not the version a patch was verified against', () => {
+    const failed = buildWith((s) => s.replace("verified: '1.5.12'", "verified: '1.5.11'"));
+    assert.equal(failed?.patch, 'lokiBatches');
+    assert.match(failed.text, /^lokijs 1\.5\.12 is installed, the patch was verified against 1\.5\.11; re-verify it/);
+  });
+
+  it('fails, naming the patch, the file and the text, when a patched azurite file no longer has the text the patch relies on', () => {
+    const failed = buildWith((s) => s.replace("expect: ['class CRC64Hash',", "expect: ['class CRC64Hash', 'a line azurite never had',"));
+    assert.equal(failed?.patch, 'crc64');
+    assert.match(failed.text, /common\/utils\/utils\.js changed \(no a line azurite never had\); re-verify the patch/);
+  });
+
+  it('fails, naming the patch and the file, when a file a patch names is not bundled (azurite renamed or moved it)', () => {
+    const failed = buildWith((s) => s.replace("files: ['common/persistence/LokiExtentMetadataStore.js'],", "files: ['common/persistence/LokiExtentMetadataStore.js', 'common/persistence/Renamed.js'],"));
+    assert.equal(failed?.patch, 'extentProtection');
+    assert.match(failed.text, /^azurite is bundled but azurite's common\/persistence\/Renamed\.js is not; re-verify the patch/);
+  });
+});
