@@ -255,17 +255,55 @@ export interface ContentBytes {
 }
 
 /**
- * Whether a request may change data: any method but GET, HEAD and OPTIONS, and a GET of a queue's
- * messages without `peekonly=true` (Get Messages dequeues: it hides messages and raises their
- * dequeue count). A GET of a blob named `…/messages` also counts: a spurious refresh, no harm.
+ * Whether a request may change data: any method but GET, HEAD and OPTIONS, and a Get Messages
+ * ({@link isDequeue}). A GET of a blob named `…/messages` also counts: a spurious refresh, no harm.
  * @param method the HTTP method
  * @param url the request's path and query
  */
 export function changesData(method: string | undefined, url: string | undefined): boolean {
   if (method !== 'GET') return method !== 'HEAD' && method !== 'OPTIONS';
+  return isDequeue(method, url);
+}
+
+/**
+ * Whether a request is a Get Messages: a GET of a queue's messages without `peekonly=true`. It
+ * dequeues (hides the messages it returns and raises their dequeue count), so it changes data only
+ * when its answer holds a message; a consumer polling an empty queue (a Functions queue trigger)
+ * changes nothing.
+ * @param method the HTTP method
+ * @param url the request's path and query
+ */
+export function isDequeue(method: string | undefined, url: string | undefined): boolean {
+  if (method !== 'GET') return false;
   const q = (url ?? '').indexOf('?');
   const pathPart = q < 0 ? (url ?? '') : (url ?? '').slice(0, q);
   return pathPart.endsWith('/messages') && !/[?&]peekonly=true(&|$)/i.test(url ?? '');
+}
+
+/**
+ * Watches what `res` writes for `needle` (ASCII), across chunk boundaries.
+ * @returns whether the body written so far holds `needle`
+ */
+function bodyContains(res: http.ServerResponse, needle: string): () => boolean {
+  let found = false;
+  let tail = '';
+  const look = (chunk: unknown): void => {
+    if (found || (typeof chunk !== 'string' && !(chunk instanceof Uint8Array))) return;
+    const text = tail + (typeof chunk === 'string' ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1'));
+    found = text.includes(needle);
+    tail = text.slice(-(needle.length - 1));
+  };
+  const write = res.write;
+  const end = res.end;
+  res.write = function (this: http.ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    look(chunk);
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof res.write;
+  res.end = function (this: http.ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+    look(chunk);
+    return (end as (...a: unknown[]) => http.ServerResponse).call(this, chunk, ...rest);
+  } as typeof res.end;
+  return () => found;
 }
 
 /** One service of the engine. A new instance is made for each start (azurite servers cannot restart). */
@@ -467,7 +505,11 @@ export function createService(options: EngineServiceOptions): EngineService {
       const onDataChange = options.onDataChange;
       s.httpServer.on('request', (req, res) => {
         if (save !== undefined) res.once('finish', () => { if (res.statusCode >= 200 && res.statusCode < 300) save.touch(); });
-        if (onDataChange !== undefined && changesData(req.method, req.url)) res.once('finish', () => { if (res.statusCode < 400) onDataChange(); });
+        if (onDataChange !== undefined && changesData(req.method, req.url)) {
+          // A Get Messages changes data only when it returns a message (each is a <QueueMessage> in its answer).
+          const delivered = isDequeue(req.method, req.url) ? bodyContains(res, '<QueueMessage>') : undefined;
+          res.once('finish', () => { if (res.statusCode < 400 && (delivered === undefined || delivered())) onDataChange(); });
+        }
         responses.add(res);
         if (draining) closeAfterResponse(res);
         res.once('close', () => {

@@ -91,8 +91,17 @@ describe('Engine data changes and content bytes (real engine, real SDKs)', funct
     assert.equal(seen.events.length, before, `reads gave events: ${JSON.stringify(seen.events.slice(before))}`);
 
     next = seen.next('queue');
-    await queue.receiveMessages();
+    assert.equal((await queue.receiveMessages()).receivedMessageItems.length, 1);
     await next;
+    // A consumer polling a queue with nothing visible (a Functions queue trigger): its Get Messages
+    // return no message and change nothing, so they give no event.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await drained(emulator);
+    const beforePolls = seen.events.length;
+    for (let i = 0; i < 5; i++) assert.equal((await queue.receiveMessages({ numberOfMessages: 32 })).receivedMessageItems.length, 0);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await drained(emulator);
+    assert.equal(seen.events.length, beforePolls, `polls of an empty queue gave events: ${JSON.stringify(seen.events.slice(beforePolls))}`);
     next = seen.next('blob');
     await container.getBlobClient('a.txt').delete();
     await next;
