@@ -6,7 +6,7 @@
  */
 import { connectionString, DEV_ACCOUNT, type ClientAddress, type StorageAccount } from '../core/connectionString';
 import { azuriteAccountsValue } from '../core/accounts';
-import type { LifecycleBounds } from '../core/bounds';
+import { formatBound, LIFECYCLE_BOUNDS, StepTimeout, withBound, type LifecycleBounds } from '../core/bounds';
 import { Emitter, type Disposable, type Event } from '../core/events';
 import type { Endpoint, ServiceState } from '../core/lifecycle';
 import { formatBytes, type MemoryReport } from '../core/memory';
@@ -116,6 +116,8 @@ export class Emulator {
   private readonly subscriptions: Disposable[] = [];
   /** The engine's load and warm-up, once per engine process. */
   private readonly loader: EngineLoader;
+  /** The lifecycle bounds in force: LIFECYCLE_BOUNDS with the constructor's `bounds` over them. */
+  private readonly bounds: LifecycleBounds;
   /** Whether each service was last started in memory mode (settings may have changed since). */
   private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
   /** The options each running service was started with. */
@@ -180,7 +182,8 @@ export class Emulator {
       { extentLimitBytes: settings.options.extentMemoryLimitBytes, apiVersionCheck: settings.options.apiVersionCheck },
     );
     this.meter = new MemoryMeter(this.host, settings.options.extentMemoryLimitBytes);
-    this.loader = new EngineLoader(this.host, this.log);
+    this.bounds = { ...LIFECYCLE_BOUNDS, ...bounds };
+    this.loader = new EngineLoader(this.host, this.log, this.bounds.engineLoadMs);
     this.onDidChangeData = this.host.onDidChangeData;
     this.onDidChangeMemory = this.meter.onDidChange;
     this.onDidHitLimit = this.meter.onDidHitLimit;
@@ -246,13 +249,14 @@ export class Emulator {
     const limitError = settings.errors.find((e) => e.key === LIMIT_SETTING);
     if (memoryKind !== undefined && limitError === undefined) {
       // In memory as it started, whatever azurite.inMemoryPersistence says now (a mode change waits for its restart).
-      const refused = await this.checkMemoryLimit({ ...this.serviceOptions(memoryKind), inMemory: true }).catch((err: Error) => failure('engine', err.message));
+      const refused = await this.checkMemoryLimit({ ...this.serviceOptions(memoryKind), inMemory: true }, false).catch((err: Error) => failure('engine', err.message));
       // Said when the limit changed: a refused one is tried again on every change of another setting
       // (it applies once enough data is gone), but not shown again each time.
       const limitChanged = settings.options.extentMemoryLimitBytes !== limitBefore || errorsBefore.some((e) => e.key === LIMIT_SETTING);
       if (refused !== undefined && (limitChanged || refused.reason !== 'memoryLimit')) problems.push(refused);
     } else if (limitError === undefined) {
-      await this.meter.followSetting(settings.options.extentMemoryLimitBytes);
+      // Bounded like a start's: an engine that does not answer leaves the setting to the next start.
+      await withBound(this.meter.followSetting(settings.options.extentMemoryLimitBytes), this.bounds.listenMs).catch(() => undefined);
     }
     // A setting error is shown on a stopped service's status bar item. Those no item shows are
     // returned when they are new (not merely still there after a change of another setting): of
@@ -447,7 +451,7 @@ export class Emulator {
     // Set before the start, whose `running` event's listeners read it (dataLocation); read only
     // while the service runs, so a start that fails leaves nothing stale in use.
     this.startedWith[kind] = startedWith;
-    const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o));
+    const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o, true));
     // In the start's own folder, and before anything queued after the start (a stop writes a new marker).
     // A report that fails (a log that throws) never fails the start.
     if (outcome.ok && !options.inMemory) await this.reportUnfinishedSave(kind, options.location).catch(() => undefined);
@@ -787,10 +791,23 @@ export class Emulator {
     return ownPortConflict(options.kind, options, p.configured, p.running);
   }
 
-  /** Applies the configured limit to the shared store before a blob/queue start in memory mode. */
-  private async checkMemoryLimit(options: HostServiceOptions): Promise<Failure | undefined> {
+  /**
+   * Applies the configured limit to the shared store before a blob/queue start in memory mode
+   * (`starting`), or to the running one after a settings change.
+   * Bounded by `listenMs` (one request to the engine): an engine that does not answer (stalled, or
+   * starved of CPU) fails the start as reason `timeout` instead of leaving it, and every stop and
+   * shutdown queued behind it, waiting for good. The limit still applies if the answer comes later.
+   */
+  private async checkMemoryLimit(options: HostServiceOptions, starting: boolean): Promise<Failure | undefined> {
     if (!options.inMemory || options.kind === 'table') return undefined;
-    const refused = await this.meter.applyLimit(this.settings.options.extentMemoryLimitBytes);
+    let refused: string | undefined;
+    try {
+      refused = await withBound(this.meter.applyLimit(this.settings.options.extentMemoryLimitBytes), this.bounds.listenMs);
+    } catch (err) {
+      if (!(err instanceof StepTimeout)) throw err;
+      const what = starting ? `${serviceName(options.kind)} service could not start: the` : 'The';
+      return failure('timeout', `${what} emulator engine did not answer within ${formatBound(err.boundMs)} when asked to apply ${LIMIT_SETTING} (it is stalled or starved of CPU). Try again; if it still does not answer, reload the window, which starts a new engine.`, { setting: LIMIT_SETTING });
+    }
     return refused === undefined ? undefined : failure('memoryLimit', refused, { setting: LIMIT_SETTING });
   }
 

@@ -429,6 +429,33 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal((await emulator.memoryReportNow()).blobBytes, 1024);
   });
 
+  it('an in-memory start whose engine does not answer the memory limit fails within its bound (reason timeout, naming the setting), and a dispose behind it still ends the engine', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }, undefined, { listenMs: 500 }));
+    await emulator.warmUp();
+    const pid = emulator.enginePid!;
+    // The engine's process held off the CPU: it answers no request.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const started = await emulator.start('blob');
+      assert.ok(!started.ok && started.reason === 'timeout' && started.setting === 'azurite.extentMemoryLimit', JSON.stringify(started));
+      assert.match(started.message, /^Blob service could not start: the emulator engine did not answer within 500 ms when asked to apply azurite\.extentMemoryLimit/);
+      assert.equal(emulator.status('blob').status, 'closed');
+      // Nothing waits behind the failed start: the shutdown ends the stalled engine.
+      await emulator.dispose();
+      await pollUntil('the engine\'s process to end', () => { try { process.kill(pid, 0); return false; } catch { return true; } });
+    } finally {
+      try { process.kill(pid, 'SIGCONT'); } catch { /* ended */ }
+    }
+  });
+
+  it('Emulator takes the engine load bound from its bounds: a load past it fails the start as an engine failure', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }, undefined, { engineLoadMs: 1 }));
+    const started = await emulator.start('table');
+    assert.ok(!started.ok && started.reason === 'engine', JSON.stringify(started));
+    assert.match(started.message, /did not load within 1 ms/);
+  });
+
   it('an engine that ends with no service running (killed after its warm-up) is logged, not announced; the next start brings a new engine up', async function () {
     if (process.platform === 'win32') this.skip(); // SIGKILL by pid
     const { emulator, log } = track(makeEmulator({ inMemoryPersistence: true }));
