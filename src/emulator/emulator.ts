@@ -256,7 +256,7 @@ export class Emulator {
       if (refused !== undefined && (limitChanged || refused.reason !== 'memoryLimit')) problems.push(refused);
     } else if (limitError === undefined) {
       // Bounded like a start's: an engine that does not answer leaves the setting to the next start.
-      await withBound(this.meter.followSetting(settings.options.extentMemoryLimitBytes), this.bounds.listenMs).catch(() => undefined);
+      await this.followLimitSetting();
     }
     // A setting error is shown on a stopped service's status bar item. Those no item shows are
     // returned when they are new (not merely still there after a change of another setting): of
@@ -469,7 +469,21 @@ export class Emulator {
   private async stopNow(kind: ServiceKind): Promise<Outcome> {
     const outcome = await this.services[kind].stop();
     this.report(kind, outcome, 'stopped');
+    // The last in-memory Blob or Queue gone, the store is empty: a limit the engine refused while it
+    // held data applies now, and the meter shows it.
+    if (outcome.ok && EXTENT_SERVICE_KINDS.includes(kind) && this.lastStartInMemory[kind]) await this.followLimitSetting();
     return outcome;
+  }
+
+  /**
+   * Has the meter take `azurite.extentMemoryLimit` when no in-memory Blob or Queue runs (see
+   * MemoryMeter.followSetting), bounded like a start's request; an invalid setting keeps the limit
+   * in force. Never rejects.
+   */
+  private async followLimitSetting(): Promise<void> {
+    if (EXTENT_SERVICE_KINDS.some((k) => this.isRunning(k) && this.lastStartInMemory[k])) return;
+    if (this.settings.errors.some((e) => e.key === LIMIT_SETTING)) return;
+    await withBound(this.meter.followSetting(this.settings.options.extentMemoryLimitBytes), this.bounds.listenMs).catch(() => undefined);
   }
 
   /**
@@ -820,6 +834,9 @@ export class Emulator {
     for (const kind of stopped) this.services[kind].engineLost(message);
     // With no service running in it (an idle engine, one that ended during the warm-up, or during a
     // start whose own failure says so) the log line is all: nothing was lost, nothing is shown.
+    // The next engine takes the setting (a limit the lost one refused included), and the meter shows
+    // it, already to the loss's listeners.
+    void this.followLimitSetting();
     if (stopped.length > 0) this.lossEmitter.fire({ reason: exit.reason, message, stopped });
   }
 

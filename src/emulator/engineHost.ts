@@ -225,7 +225,11 @@ export class EngineHost {
       return true;
     }
     const ok = await this.request('setLimit', { limitBytes: limitBytes ?? null });
-    if (ok) this.state.extentLimitBytes = limitBytes;
+    if (ok) {
+      this.state.extentLimitBytes = limitBytes;
+      // In force now: the figures shown until the engine's next memory event say so.
+      this.memory = { ...this.memory, limitBytes: limitBytes ?? this.loaded?.defaultLimitBytes };
+    }
     return ok;
   }
 

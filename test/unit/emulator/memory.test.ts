@@ -58,6 +58,8 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     await assert.rejects(container.getBlockBlobClient('second').uploadData(Buffer.alloc(200 * 1024)), /size limit/i);
 
     await withLimit(emulator, 2);
+    // Shown as soon as the change has applied, before any memory event of the engine.
+    assert.deepEqual([emulator.memoryReport().limitBytes, emulator.memoryReport().isDefaultLimit], [2 * MiB, false]);
     assert.equal((await emulator.memoryReportNow()).limitBytes, 2 * MiB);
     await container.getBlockBlobClient('second').uploadData(Buffer.alloc(200 * 1024));
     assert.equal(emulator.endpoint('blob')!.port, port, 'no restart');
@@ -112,6 +114,34 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     await container.create();
     await assert.rejects(container.getBlockBlobClient('big').uploadData(Buffer.alloc(3 * MiB)), /size limit/i);
     assert.equal((await emulator.memoryReportNow()).limitBytes, 2 * MiB);
+  });
+
+  it('applies a limit the engine refused while it held data once the last in-memory Blob or Queue stops, or the engine is lost, and shows it', async () => {
+    const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 64 });
+    await startAll(emulator, ['blob', 'queue', 'table']);
+    const container = clients(emulator).blob().getContainerClient('held');
+    await container.create();
+    await container.getBlockBlobClient('two').uploadData(Buffer.alloc(2 * MiB));
+    const [refused] = await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 1 }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
+    assert.equal(refused?.reason, 'memoryLimit');
+    assert.equal(emulator.memoryReport().limitBytes, 64 * MiB);
+    assert.deepEqual(await emulator.stop('blob'), { ok: true });
+    assert.equal(emulator.memoryReport().limitBytes, 64 * MiB, 'Queue still runs in memory: the store is not the stopped one\'s alone');
+    assert.deepEqual(await emulator.stop('queue'), { ok: true });
+    assert.equal(emulator.memoryReport().limitBytes, 1 * MiB, 'the store is empty: the setting applies');
+    assert.equal((await emulator.memoryReportNow()).limitBytes, 1 * MiB, 'in the engine too');
+
+    // The same after an engine crash (Table keeps the engine running until then).
+    await startAll(emulator, ['blob']);
+    const again0 = clients(emulator).blob().getContainerClient('held');
+    await again0.create();
+    await again0.getBlockBlobClient('one').uploadData(Buffer.alloc(MiB / 2));
+    const [again] = await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 0.25 }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
+    assert.equal(again?.reason, 'memoryLimit');
+    const lost = new Promise((resolve) => emulator.onDidLoseEngine(resolve));
+    await emulator.crashEngineForTest().catch(() => undefined);
+    await lost;
+    assert.equal(emulator.memoryReport().limitBytes, MiB / 4);
   });
 
   it('applies a limit changed while the engine loads (the warm-up after activation) to the engine\'s store', async () => {
