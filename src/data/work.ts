@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobClient } from '@azure/storage-blob';
 import type { DataOptions } from './snapshot';
+import { restErrorMessage } from '../core/restErrors';
 
 /**
  * Writes a blob's content to `file` (created or replaced). The content goes to a hidden file
@@ -113,8 +114,10 @@ export function isNotFound(err: unknown): boolean {
   return (err as { statusCode?: unknown } | undefined)?.statusCode === 404;
 }
 
-/** An error's message; of the SDKs' RestError only the first line (the rest is RequestId and Time). */
+/**
+ * An error's message; of the SDKs' RestError only the first line (the rest is RequestId and Time),
+ * and of a table error the message inside its JSON body (../core/restErrors.ts).
+ */
 export function messageOf(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return message.split('\n')[0]!.trim();
+  return restErrorMessage(err instanceof Error ? err.message : String(err));
 }

@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../core/commandIds';
 import { formatBytes } from '../core/memory';
+import { restErrorMessage } from '../core/restErrors';
 import { blobMtime, editorFor } from '../core/blobEditor';
 import { blobTooltipMarkdown } from '../core/storageTooltip';
 import type { ServiceKind } from '../core/services';
@@ -856,7 +857,7 @@ function notFound(err: unknown, uri: vscode.Uri): Error {
 function errorText(err: unknown): string {
   const e = err as { message?: string; code?: string; statusCode?: number };
   if (e?.code === 'ECONNREFUSED') return 'the service does not answer (stopped?)';
-  const first = String(e?.message ?? err).split('\n')[0]!;
+  const first = restErrorMessage(String(e?.message ?? err));
   return e?.statusCode !== undefined ? `${first} (HTTP ${e.statusCode})` : first;
 }
 

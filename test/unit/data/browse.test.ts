@@ -180,6 +180,9 @@ describe('Storage view data (real engine, real SDKs)', function () {
     assert.equal(first.items[1]!['n'], 1);
     await deleteItem(data, { kind: 'entity', table: 'people', partitionKey: 'p', rowKey: '00' });
     assert.equal((await listEntities(data, 'people')).items.length, 11);
+    // A table error says what azurite said, not the JSON body the table SDK keeps as its message.
+    const again = await deleteItems(data, [{ kind: 'entity', table: 'people', partitionKey: 'p', rowKey: '00' }]);
+    assert.deepEqual(again.failures.map((f) => f.message), ['The specified resource does not exist.']);
     await deleteItem(data, { kind: 'table', name: 'people' });
     assert.deepEqual((await listTables(data)).items, []);
   });
