@@ -111,7 +111,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   private readonly listings = new Map<string, Listing>();
   /** Per parent id, how many items "Load more…" asked to show: what its reloads list at least (within MAX_SHOWN). */
   private readonly wanted = new Map<string, number>();
-  /** Counts invalidate() calls: a listing fetched across one is kept as stale. */
+  /** Counts invalidate() and refreshListing() calls: a listing fetched across one is kept as stale. */
   private invalidations = 0;
   private readonly roots = new Map<string, StorageNode>();
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -545,6 +545,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
 
   /** After an upload into a container (`prefixId` is its id): reloads its listings and open blobs. */
   private refreshListing(prefixId: string): void {
+    // Counted like a change of data: a reload under way may have fetched its page before the upload.
+    this.invalidations++;
     for (const [id, listing] of this.listings) if (id.startsWith(prefixId)) listing.stale = true;
     this.changed.fire(undefined);
     // An attached Azurite reports no changes: an open blob the upload replaced reloads now.

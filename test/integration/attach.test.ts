@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -151,6 +152,59 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     assert.equal(all.length, 201);
     assert.equal(all.at(-1), `${containerId}/zzz`);
     await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+  });
+
+  it('an upload during a reload of the Storage view shows the new blob, although the reload\'s page was read before it', async () => {
+    const a = await api();
+    // A proxy in front of the other Azurite's Blob endpoint that can hold back the answer of the
+    // container's next List Blobs (read by Azurite at once, so it lacks what comes after it).
+    let holdNext = false;
+    let held: { release(): void } | undefined;
+    const proxy = http.createServer((req, res) => {
+      const listing = req.method === 'GET' && /^\/devstoreaccount1\/reloaded\?/.test(req.url ?? '') && /comp=list/.test(req.url ?? '');
+      const upstream = http.request({ host: '127.0.0.1', port: blobPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        const pass = (): void => { res.writeHead(answer.statusCode ?? 500, answer.headers); answer.pipe(res); };
+        if (listing && holdNext) {
+          holdNext = false;
+          let passed = false;
+          held = { release: () => { if (!passed) { passed = true; pass(); } } };
+        } else pass();
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyPort = (proxy.address() as net.AddressInfo).port;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'emu-reload-'));
+    try {
+      await configure({ attach: connectionString.replace(`BlobEndpoint=http://127.0.0.1:${blobPort}/`, `BlobEndpoint=http://127.0.0.1:${proxyPort}/`) });
+      await waitFor('the attached item', () => a.statusItems().attach.visible || undefined);
+      const container = BlobServiceClient.fromConnectionString(connectionString).getContainerClient('reloaded');
+      await container.create();
+      await container.getBlockBlobClient('first.txt').uploadData(Buffer.from('first'));
+      const containerId = 'devstoreaccount1/blob/reloaded';
+      const blobsShown = async (): Promise<string[]> => (await a.storageTree(3))[0]!.children!.find((c) => c.id === containerId)?.children?.map((c) => c.id) ?? [];
+      await vscode.commands.executeCommand('azurite.storage.refresh');
+      assert.deepEqual(await blobsShown(), [`${containerId}/first.txt`]);
+
+      holdNext = true;
+      await vscode.commands.executeCommand('azurite.storage.refresh');
+      const reloading = blobsShown();
+      await waitFor('the reload\'s List Blobs to be held', () => held !== undefined || undefined);
+      fs.writeFileSync(path.join(dir, 'new.txt'), 'new');
+      const transfer = new vscode.DataTransfer();
+      transfer.set('text/uri-list', new vscode.DataTransferItem(vscode.Uri.file(path.join(dir, 'new.txt')).toString()));
+      await a.storageDrop(containerId, transfer);
+      held!.release();
+      await reloading;
+      await waitFor('the new blob in the view', async () => (await blobsShown()).includes(`${containerId}/new.txt`) || undefined, 10_000);
+    } finally {
+      held?.release();
+      await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('an azurite start task waits for the attached Azurite instead of failing, and says which service it does not name', async () => {
