@@ -421,17 +421,49 @@ function typedValue(file: string, line: number, name: string, raw: unknown, anno
       if (raw === 'NaN' || raw === 'Infinity' || raw === '-Infinity') return { value: raw, type };
       return bad('Edm.Double needs a number, or "NaN", "Infinity", "-Infinity"');
     case 'Int64':
-      if (typeof raw !== 'string' || !/^-?[0-9]+$/.test(raw) || BigInt(raw) > 2n ** 63n - 1n || BigInt(raw) < -(2n ** 63n)) bad('Edm.Int64 needs a whole number as a string ("123")');
-      return { value: raw as string, type };
     case 'DateTime':
-      if (typeof raw !== 'string' || Number.isNaN(Date.parse(raw))) bad('Edm.DateTime needs an ISO 8601 date string ("2024-01-31T12:00:00.000Z")');
-      return { value: raw as string, type };
     case 'Guid':
-      if (typeof raw !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(raw)) bad('Edm.Guid needs a GUID string');
+    case 'Binary': {
+      const needs = STRING_VALUE_RULES[type];
+      if (typeof raw !== 'string' || !needs.test(raw)) bad(needs.needs);
       return { value: raw as string, type };
+    }
+  }
+}
+
+/** The EDM types whose values are JSON strings of a given shape, and what the shape is (for errors). */
+const STRING_VALUE_RULES: Readonly<Record<'Int64' | 'DateTime' | 'Guid' | 'Binary', { readonly test: (s: string) => boolean; readonly needs: string }>> = {
+  Int64: { test: (s) => /^-?[0-9]+$/.test(s) && BigInt(s) <= 2n ** 63n - 1n && BigInt(s) >= -(2n ** 63n), needs: 'Edm.Int64 needs a whole number as a string ("123")' },
+  DateTime: { test: (s) => !Number.isNaN(Date.parse(s)), needs: 'Edm.DateTime needs an ISO 8601 date string ("2024-01-31T12:00:00.000Z")' },
+  Guid: { test: (s) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s), needs: 'Edm.Guid needs a GUID string' },
+  Binary: { test: (s) => /^[A-Za-z0-9+/]*={0,2}$/.test(s) && s.length % 4 === 0, needs: 'Edm.Binary needs a base64 string' },
+};
+
+/**
+ * Why {@link parseEntities} would refuse this typed value, or undefined when it takes it. The Table
+ * service (azurite, too) only checks that an Edm.Int64, Edm.DateTime, Edm.Guid or Edm.Binary value
+ * is a string, so a client can store one that is no number, date, GUID or base64 at all; an export
+ * checks each value with this, so that it never writes a file that cannot be loaded again.
+ * @param value the value as text (the shape of {@link TypedValue})
+ * @returns what the type needs (`Edm.Binary needs a base64 string`), or undefined
+ */
+export function typedValueProblem({ value, type }: TypedValue): string | undefined {
+  switch (type) {
+    case 'Int64':
+    case 'DateTime':
+    case 'Guid':
     case 'Binary':
-      if (typeof raw !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(raw) || raw.length % 4 !== 0) bad('Edm.Binary needs a base64 string');
-      return { value: raw as string, type };
+      return STRING_VALUE_RULES[type].test(value) ? undefined : STRING_VALUE_RULES[type].needs;
+    case 'Int32': {
+      const n = Number(value);
+      return Number.isInteger(n) && n >= INT32.min && n <= INT32.max ? undefined : 'Edm.Int32 needs a whole number from -2147483648 to 2147483647';
+    }
+    case 'Double':
+      return Number.isFinite(Number(value)) || value === 'NaN' || value === 'Infinity' || value === '-Infinity' ? undefined : 'Edm.Double needs a number, or "NaN", "Infinity", "-Infinity"';
+    case 'Boolean':
+      return value === 'true' || value === 'false' ? undefined : 'Edm.Boolean needs true or false';
+    case 'String':
+      return undefined;
   }
 }
 

@@ -15,7 +15,7 @@ import type { TableEntity, TableTransaction } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
 import {
   blobEntryLines, blobFiles, entityLines, INT32, isContainerName, isContainerOrQueueName, isTableName, SPECIAL_CONTAINERS, messageLines, parseBlobEntries, parseContainerEntry,
-  parseEntities, parseMessages, parseQueueEntry, printContainerEntry, printEntity, printQueueEntry, SnapshotFormatError, unreachableBlobName,
+  parseEntities, parseMessages, parseQueueEntry, printContainerEntry, printEntity, printQueueEntry, SnapshotFormatError, typedValueProblem, unreachableBlobName,
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
@@ -591,7 +591,9 @@ function processAlive(pid: number): boolean {
  * An SDK entity read with `disableTypeConversion` as a snapshot entity (Timestamp and ETag left out).
  * @throws Error naming the table when the entity has a property of its own named `partitionKey` or
  *   `rowKey`: the SDK writes it over the entity's key (`deserialize` in @azure/data-tables), so
- *   the key read is not the entity's
+ *   the key read is not the entity's; Error naming the table, the entity's keys and the property
+ *   when a value does not fit its type as the snapshot reader checks it ({@link typedValueProblem}:
+ *   an Edm.Binary that is no base64, say, which the service stores unchecked)
  */
 function entityFromSdk(table: string, e: Record<string, unknown>): EntityEntry {
   if (typeof e.partitionKey !== 'string' || typeof e.rowKey !== 'string') {
@@ -606,7 +608,13 @@ function entityFromSdk(table: string, e: Record<string, unknown>): EntityEntry {
       // sent `Date.now()` without an annotation, and azurite took it). Printed as Int32 it would
       // not load again; an Edm.Double holds it exactly (up to 2^53).
       const outsideInt32 = type === 'Int32' && !(Number(value) >= INT32.min && Number(value) <= INT32.max);
-      properties[name] = { value: String(value), type: outsideInt32 ? 'Double' : type };
+      const typed: TypedValue = { value: String(value), type: outsideInt32 ? 'Double' : type };
+      const problem = typedValueProblem(typed);
+      if (problem !== undefined) {
+        const shown = typed.value.length > 60 ? `${JSON.stringify(typed.value.slice(0, 60))}…` : JSON.stringify(typed.value);
+        throw new Error(`table ${table}, entity PartitionKey "${String(e.partitionKey)}", RowKey "${String(e.rowKey)}": property "${name}" holds ${shown} as Edm.${typed.type}, but ${problem}, so a snapshot with it would not load. Correct that property with another client, then try again`);
+      }
+      properties[name] = typed;
     }
   }
   return { partitionKey: String(e.partitionKey), rowKey: String(e.rowKey), properties };
@@ -677,7 +685,8 @@ export async function importConflicts(clients: StorageClients, snapshot: Snapsho
  * @returns the counts loaded
  * @throws Error naming the item that failed and the SDK's message, after the rollback (which is
  *   said in the message; a rollback that failed too is said as well); the AbortError itself for a
- *   cancel whose rollback succeeded
+ *   cancel whose rollback succeeded; Error "Import stopped before it changed anything: …" when the
+ *   copy of what it replaces cannot be made (an entity the export refuses, say)
  */
 export async function importSnapshot(clients: StorageClients, snapshot: Snapshot, scratch: string, options: DataOptions = {}): Promise<DataCounts> {
   const conflicts = await importConflicts(clients, snapshot, options.signal);
@@ -687,7 +696,15 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
     // Its counts are not the import's: the backup reports as a message alone (done and total 0).
     const backupProgress = options.progress === undefined ? undefined
       : (p: DataProgress): void => options.progress?.({ done: 0, total: 0, message: `Keeping a copy of what the import replaces: ${p.done.toLocaleString('en-US')} / ${p.total.toLocaleString('en-US')} items` });
-    if (hasBackup) await exportSnapshot(clients, backupDir, { only: conflicts, signal: options.signal, ...(backupProgress ? { progress: backupProgress } : {}) });
+    if (hasBackup) {
+      try {
+        await exportSnapshot(clients, backupDir, { only: conflicts, signal: options.signal, ...(backupProgress ? { progress: backupProgress } : {}) });
+      } catch (err) {
+        if (err instanceof Error && err.name === 'AbortError') throw err;
+        // Without the copy a failure could not be undone: nothing is replaced.
+        throw new Error(`Import stopped before it changed anything: the copy of what it replaces could not be made: ${messageOf(err)}`, { cause: err });
+      }
+    }
     // A cancel during the backup's last steps (which finish whatever the signal says) ends the
     // import here, before anything has changed.
     options.signal?.throwIfAborted();

@@ -561,6 +561,40 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual([back.whole?.type, back.huge?.type, back.half?.type, back.n?.type], ['Double', 'Double', 'Double', 'Int32']);
   });
 
+  it('refuses to export an entity whose Edm.Binary value is no base64 (the service stores it unchecked), naming it, and writes nothing', async () => {
+    const emulator = await running();
+    const odd = sdkClients(emulator).table('odd');
+    await odd.createTable();
+    await odd.createEntity({ partitionKey: 'p', rowKey: '1', data: { value: 'abc', type: 'Binary' } });
+    // The engine took it: the value reads back as it was sent.
+    const stored = await dataClients(emulator).tableClient('odd')!.getEntity<Record<string, { value: string; type: string }>>('p', '1', { disableTypeConversion: true });
+    assert.deepEqual({ ...stored.data }, { value: 'abc', type: 'Binary' });
+    const folder = tempDir('export-odd-');
+    await assert.rejects(exportSnapshot(dataClients(emulator), folder),
+      /^Error: table odd, entity PartitionKey "p", RowKey "1": property "data" holds "abc" as Edm\.Binary, but Edm\.Binary needs a base64 string, so a snapshot with it would not load/);
+    assert.deepEqual(fs.readdirSync(folder), [], 'no file written');
+  });
+
+  it('an import over a table whose entity the export refuses stops before it changes anything, instead of failing its restore', async () => {
+    // The memory limit stops the import at its blobs: it would have to restore the table from its copy.
+    const emulator = await running({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    const odd = sdkClients(emulator).table('odd');
+    await odd.createTable();
+    await odd.createEntity({ partitionKey: 'p', rowKey: '1', id: { value: 'not a guid', type: 'Guid' } });
+    await odd.createEntity({ partitionKey: 'p', rowKey: '2', name: 'kept' });
+    const snap = tempDir('import-odd-');
+    fs.mkdirSync(path.join(snap, 'table'), { recursive: true });
+    fs.writeFileSync(path.join(snap, 'table', 'odd.jsonl'), '{"PartitionKey":"p","RowKey":"3","name":"new"}\n');
+    fs.mkdirSync(path.join(snap, 'blob', 'big'), { recursive: true });
+    for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(snap, 'blob', 'big', `big${i}.bin`), Buffer.alloc(300 * 1024, 2));
+    await assert.rejects(importSnapshot(dataClients(emulator), await readSnapshot(snap), tempDir('scratch-'), { reclaim: () => emulator.reclaimMemory() }),
+      /^Error: Import stopped before it changed anything: the copy of what it replaces could not be made: table odd, entity PartitionKey "p", RowKey "1": property "id" holds "not a guid" as Edm\.Guid, but Edm\.Guid needs a GUID string/);
+    const rows: string[] = [];
+    for await (const e of odd.listEntities()) rows.push(e.rowKey!);
+    assert.deepEqual(rows, ['1', '2']);
+    assert.deepEqual((await listNames(emulator)).containers, []);
+  });
+
   it('exports queue messages without copying their content, all visible again', async () => {
     const emulator = await running({ inMemoryPersistence: true });
     const queue = sdkClients(emulator).queue().getQueueClient('jobs');
