@@ -391,6 +391,8 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         const held = new Map<string, string>();
         // Each message read, in order; those gone by the time they are shown again are left out.
         const read: Array<{ id: string; text: string }> = [];
+        // The ids in `read`: a message stays read when the export no longer holds it.
+        const seen = new Set<string>();
         const gone = new Set<string>();
         let notVisible: unknown;
         // Progress counts messages: the queue's approximate count up front, more if more come.
@@ -411,9 +413,12 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
               await pool([...held], {}, async ([id, popReceipt]) => {
                 try {
                   held.set(id, (await queue.updateMessage(id, popReceipt, undefined, visibility)).popReceipt!);
-                } catch {
-                  // Deleted, or received by a consumer after all: no longer the export's to show again.
+                } catch (err) {
+                  // Received by a consumer after all (another pop receipt): no longer the export's to
+                  // show again, and still read once. 404: gone (its time-to-live ran out, or a client
+                  // deleted it), and left out as at the end.
                   held.delete(id);
+                  if (isNotFound(err)) gone.add(id);
                 }
               });
               options.signal?.throwIfAborted();
@@ -422,11 +427,15 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
             if (got.receivedMessageItems.length === 0) break;
             let fresh = 0;
             for (const m of got.receivedMessageItems) {
-              // Seen before (its hiding ran out all the same, say while the machine slept): not a new message.
-              if (!held.has(m.messageId)) {
+              // Seen before (its hiding ran out all the same, say while the machine slept, or a
+              // consumer that received it meanwhile let it go): not a new message.
+              if (!seen.has(m.messageId)) {
+                seen.add(m.messageId);
                 read.push({ id: m.messageId, text: m.messageText });
                 fresh++;
               }
+              // There after all (a service that answers a pop receipt gone stale with 404).
+              gone.delete(m.messageId);
               held.set(m.messageId, m.popReceipt);
             }
             if (read.length > counted) {

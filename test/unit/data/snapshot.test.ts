@@ -727,6 +727,72 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual((await receiveAll(queue)).map((m) => m.messageText), ['lasts'], 'visible again');
   });
 
+  it('an export leaves out a message whose time-to-live runs out before the export hides it again', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const queue = sdkClients(emulator).queue().getQueueClient('short');
+    await queue.create();
+    await queue.sendMessage('lasts');
+    await queue.sendMessage('expires', { messageTimeToLive: 1 });
+    const folder = tempDir('export-');
+    let blocked = false;
+    const counts = await exportSnapshot(dataClients(emulator), folder, {
+      queueVisibilitySeconds: 1,
+      progress: (p) => {
+        // Both messages received; after more than half their hiding (and the second one's second
+        // to live) the export hides them again before its next receive: the second one is gone.
+        if (!blocked && p.message.startsWith('Exporting queue short')) {
+          blocked = true;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_500);
+        }
+      },
+    });
+    assert.ok(blocked);
+    assert.equal(counts.messages, 1);
+    assert.equal(fs.readFileSync(path.join(folder, 'queue', 'short.jsonl'), 'utf8'), '{"text":"lasts"}\n');
+    assert.deepEqual((await receiveAll(queue)).map((m) => m.messageText), ['lasts'], 'visible again');
+  });
+
+  it('an export writes a message once when a consumer received it and let it go while the export read the queue', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const plain = sdkClients(emulator).queue().getQueueClient('shared');
+    await plain.create();
+    await plain.sendMessage('only');
+    // Before the export hides the message again, a consumer receives it (its hiding has run out)
+    // and makes it visible again: the export's pop receipt is stale, and it receives the message anew.
+    let consumed = 0;
+    const consumer: RequestPolicyFactory = {
+      create: (next) => ({
+        sendRequest: async (request) => {
+          if (request.method === 'PUT' && /\/shared\/messages\/[^/?]+\?/.test(request.url) && consumed === 0) {
+            consumed++;
+            const m = (await plain.receiveMessages({ visibilityTimeout: 60 })).receivedMessageItems[0]!;
+            assert.equal(m.messageText, 'only');
+            await plain.updateMessage(m.messageId, m.popReceipt, undefined, 0);
+          }
+          return next.sendRequest(request);
+        },
+      }),
+    };
+    const data = dataClients(emulator);
+    const pipeline = newPipeline(new StorageSharedKeyCredential(data.endpoints.accountName, data.endpoints.accountKey));
+    pipeline.factories.unshift(consumer);
+    const folder = tempDir('export-');
+    let blocked = false;
+    const counts = await exportSnapshot({ ...data, queue: new QueueServiceClient(data.endpoints.queue!, pipeline) }, folder, {
+      queueVisibilitySeconds: 1,
+      progress: (p) => {
+        if (!blocked && p.message.startsWith('Exporting queue shared')) {
+          blocked = true;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_500);
+        }
+      },
+    });
+    assert.equal(consumed, 1);
+    assert.equal(counts.messages, 1);
+    assert.equal(fs.readFileSync(path.join(folder, 'queue', 'shared.jsonl'), 'utf8'), '{"text":"only"}\n');
+    assert.deepEqual((await receiveAll(plain)).map((m) => m.messageText), ['only'], 'visible again');
+  });
+
   it('an import that stops restores a table that the snapshot names in another case', async () => {
     const emulator = await running({ inMemoryPersistence: true, extentMemoryLimit: 1 });
     const c = sdkClients(emulator);
