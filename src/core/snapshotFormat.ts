@@ -20,6 +20,8 @@
  * export → import → export gives the same bytes and a snapshot diffs well in git.
  */
 
+import { isLosslessNumber, parse as parseLossless } from 'lossless-json';
+
 /** The format version this code reads and writes. */
 export const SNAPSHOT_FORMAT_VERSION = 1;
 
@@ -358,14 +360,31 @@ export function* entityLines(entities: Iterable<EntityEntry>): Generator<string>
 export const SDK_KEY_NAMES_OF: Readonly<Record<string, string>> = { partitionKey: 'PartitionKey', rowKey: 'RowKey', etag: 'odata.etag', timestamp: 'Timestamp' };
 
 /**
- * Parses `<table>.jsonl`.
+ * Parses `<table>.jsonl`. An unannotated number written with a decimal point or an exponent (`5.0`,
+ * `1e3`) is an Edm.Double, one without an Edm.Int32: the Table service writes a whole-number double
+ * as `5.0` without an annotation, which `JSON.parse` alone reads as the Int32 5.
  * @throws SnapshotFormatError naming the line: bad JSON, missing or non-string keys, an unknown
  *   EDM type, a value that does not fit its type, a repeated key pair
  */
 export function parseEntities(file: string, text: string | readonly string[]): EntityEntry[] {
   const seen = new Set<string>();
-  return parseJsonLines(file, text).map(({ line, value }) => {
+  return parseJsonLines(file, text).map(({ line, value, text: lineText }) => {
     const o = asObject(file, line, value, 'an entity');
+    // The line's numbers as written, read again only for a line with a whole number (lossless-json
+    // is slower than JSON.parse); a line it refuses (a repeated key) keeps JSON.parse's reading.
+    let written: Record<string, unknown> | undefined;
+    const writtenAsDouble = (name: string): boolean => {
+      if (written === undefined) {
+        try {
+          // Without a digit before a point or an exponent, no number of the line has one.
+          written = /[0-9][.eE]/.test(lineText) ? asObject(file, line, parseLossless(lineText), 'an entity') : {};
+        } catch {
+          written = {};
+        }
+      }
+      const n = written[name];
+      return isLosslessNumber(n) && /[.eE]/.test(n.value);
+    };
     const { PartitionKey: pk, RowKey: rk } = o;
     if (typeof pk !== 'string' || typeof rk !== 'string') throw new SnapshotFormatError(file, line, 'an entity needs string "PartitionKey" and "RowKey"');
     const key = JSON.stringify([pk, rk]);
@@ -377,7 +396,7 @@ export function parseEntities(file: string, text: string | readonly string[]): E
       if (name === 'Timestamp' || name.startsWith('odata.')) throw new SnapshotFormatError(file, line, `"${name}" is set by the service; leave it out`);
       if (Object.hasOwn(SDK_KEY_NAMES_OF, name)) throw new SnapshotFormatError(file, line, `"${name}" is the Azure SDK's name for the entity's ${SDK_KEY_NAMES_OF[name]}, so a property of that name cannot be loaded; rename it`);
       const annotation = o[`${name}@odata.type`];
-      properties[name] = typedValue(file, line, name, raw, annotation);
+      properties[name] = typedValue(file, line, name, raw, annotation, () => writtenAsDouble(name));
     }
     for (const name of Object.keys(o)) {
       if (name.endsWith('@odata.type') && !(name.slice(0, -'@odata.type'.length) in o)) {
@@ -388,13 +407,18 @@ export function parseEntities(file: string, text: string | readonly string[]): E
   });
 }
 
-function typedValue(file: string, line: number, name: string, raw: unknown, annotation: unknown): TypedValue {
+/**
+ * One property of a parsed entity line as a typed value.
+ * @param writtenAsDouble whether the property's number has a decimal point or an exponent in the
+ *   line's text (asked only for an unannotated whole number)
+ */
+function typedValue(file: string, line: number, name: string, raw: unknown, annotation: unknown, writtenAsDouble: () => boolean): TypedValue {
   const bad = (why: string): never => { throw new SnapshotFormatError(file, line, `property "${name}": ${why}`); };
   if (annotation === undefined) {
     if (typeof raw === 'string') return { value: raw, type: 'String' };
     if (typeof raw === 'boolean') return { value: String(raw), type: 'Boolean' };
     if (typeof raw === 'number') {
-      if (Number.isInteger(raw)) {
+      if (Number.isInteger(raw) && !writtenAsDouble()) {
         if (raw < INT32.min || raw > INT32.max) bad(`${raw} does not fit Edm.Int32; write it as a string with "${name}@odata.type": "Edm.Int64"`);
         return { value: String(raw), type: 'Int32' };
       }
@@ -534,13 +558,14 @@ function parseJson(file: string, line: number, text: string): unknown {
  * Parses JSON lines: a file's text, or its lines (without their ends) as read a line at a time;
  * blank lines are skipped (a trailing newline, hand-made gaps).
  */
-function parseJsonLines(file: string, text: string | readonly string[]): { line: number; value: unknown }[] {
-  const out: { line: number; value: unknown }[] = [];
+function parseJsonLines(file: string, text: string | readonly string[]): { line: number; value: unknown; text: string }[] {
+  const out: { line: number; value: unknown; text: string }[] = [];
   const lines = typeof text === 'string' ? text.split('\n') : text;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.replace(/\r$/, '');
     if (raw.trim() === '') continue;
-    out.push({ line: i + 1, value: parseJson(file, i + 1, i === 0 ? withoutBom(raw) : raw) });
+    const json = i === 0 ? withoutBom(raw) : raw;
+    out.push({ line: i + 1, value: parseJson(file, i + 1, json), text: json });
   }
   return out;
 }
