@@ -147,7 +147,8 @@ export function describeCounts(c: DataCounts, kinds: readonly ServiceKind[] = ['
  * @param folder absolute path
  * @param kinds the services to read (default all)
  * @throws SnapshotFormatError naming the file (relative to `folder`) and line of the first problem:
- *   bad JSON, an unknown key, a bad name, a blob line without its file
+ *   bad JSON, an unknown key, a bad name, a blob line without its file, a file in UTF-16, two table
+ *   files whose names differ only in case (naming both)
  */
 export async function readSnapshot(folder: string, kinds: readonly ServiceKind[] = ['blob', 'queue', 'table']): Promise<Snapshot> {
   const rel = (p: string): string => path.relative(folder, p).split(path.sep).join('/');
@@ -159,7 +160,14 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
       throw err;
     }
   };
-  const read = (p: string): Promise<string> => fsp.readFile(p, 'utf8');
+  const read = async (p: string): Promise<string> => {
+    await refuseUtf16(p, rel(p));
+    return fsp.readFile(p, 'utf8');
+  };
+  const lines = async (p: string): Promise<string[]> => {
+    await refuseUtf16(p, rel(p));
+    return readLines(p);
+  };
 
   const containers: Snapshot['containers'][number][] = [];
   if (kinds.includes('blob')) {
@@ -182,7 +190,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
     }
     for (const name of [...names].sort()) {
       const listing = path.join(dir, `${name}.blobs.jsonl`);
-      const described = fs.existsSync(listing) ? parseBlobEntries(rel(listing), await readLines(listing)) : [];
+      const described = fs.existsSync(listing) ? parseBlobEntries(rel(listing), await lines(listing)) : [];
       const containerFile = path.join(dir, `${name}.container.json`);
       const entry = fs.existsSync(containerFile) ? parseContainerEntry(rel(containerFile), await read(containerFile)) : {};
       const byName = new Map(described.map((e) => [e.name, e]));
@@ -238,7 +246,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
     }
     for (const name of [...names].sort()) {
       const file = path.join(dir, `${name}.jsonl`);
-      const messages = fs.existsSync(file) ? parseMessages(rel(file), await readLines(file)) : [];
+      const messages = fs.existsSync(file) ? parseMessages(rel(file), await lines(file)) : [];
       const meta = path.join(dir, `${name}.queue.json`);
       const entry = fs.existsSync(meta) ? parseQueueEntry(rel(meta), await read(meta)) : {};
       queues.push({ name, entry, messages });
@@ -248,15 +256,39 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
   const tables: Snapshot['tables'][number][] = [];
   if (kinds.includes('table')) {
     const dir = path.join(folder, 'table');
+    const byKey = new Map<string, string>(); // a table name in lower case → its file
     for (const d of await list(dir)) {
       const m = /^(.*)\.jsonl$/.exec(d.name);
       if (m === null || !d.isFile()) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'table/ holds only <table>.jsonl files (docs/SNAPSHOT.md)');
       if (!isTableName(m[1]!)) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, `"${m[1]}" is not a table name: 3–63 letters and digits, starting with a letter`);
       const file = path.join(dir, d.name);
-      tables.push({ name: m[1]!, entities: parseEntities(rel(file), await readLines(file)) });
+      // The Table service's names ignore case: the second file's table would be the first one's.
+      const other = byKey.get(m[1]!.toLowerCase());
+      if (other !== undefined) throw new SnapshotFormatError(rel(file), 0, `${rel(other)} and ${rel(file)} are one table, since table names ignore case: put its entities into one file`);
+      byKey.set(m[1]!.toLowerCase(), file);
+      tables.push({ name: m[1]!, entities: parseEntities(rel(file), await lines(file)) });
     }
   }
   return { folder, containers, queues, tables };
+}
+
+/**
+ * Refuses a file that begins with a UTF-16 byte order mark (FF FE or FE FF), what PowerShell 5's
+ * `>` and `Out-File` write: read as UTF-8 it would be "not JSON" with no word of why.
+ * @param file absolute path
+ * @param relName the path to name in the error
+ * @throws SnapshotFormatError saying to save the file as UTF-8
+ */
+async function refuseUtf16(file: string, relName: string): Promise<void> {
+  const handle = await fsp.open(file, 'r');
+  try {
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+    if (bytesRead === 2 && ((buffer[0] === 0xff && buffer[1] === 0xfe) || (buffer[0] === 0xfe && buffer[1] === 0xff))) {
+      throw new SnapshotFormatError(relName, 0, 'the file is UTF-16 (it begins with a UTF-16 byte order mark, as PowerShell 5\'s ">" writes); save it as UTF-8 (in PowerShell: Set-Content -Encoding UTF8, or Out-File -Encoding utf8)');
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** True when `p` is below the folder `root` (both absolute, symbolic links resolved). */

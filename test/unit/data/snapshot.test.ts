@@ -222,6 +222,31 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     await assert.rejects(readSnapshot(seed), /blob\/Bad_Name: "Bad_Name" is not a container name/);
   });
 
+  it('refuses two table files whose names differ only in case, naming both: the service\'s table names ignore case', async () => {
+    const seed = tempDir('seed-case-');
+    fs.mkdirSync(path.join(seed, 'table'));
+    fs.writeFileSync(path.join(seed, 'table', 'Customers.jsonl'), '{"PartitionKey":"eu","RowKey":"1"}\n');
+    fs.writeFileSync(path.join(seed, 'table', 'customers.jsonl'), '{"PartitionKey":"eu","RowKey":"2"}\n');
+    await assert.rejects(readSnapshot(seed), (err: unknown) => err instanceof SnapshotFormatError &&
+      err.message === 'table/customers.jsonl: table/Customers.jsonl and table/customers.jsonl are one table, since table names ignore case: put its entities into one file');
+  });
+
+  it('refuses a file in UTF-16 (what PowerShell 5\'s ">" writes), saying to save it as UTF-8', async () => {
+    const utf16 = (text: string, bigEndian: boolean): Buffer => {
+      const le = Buffer.from(`\uFEFF${text}`, 'utf16le');
+      return bigEndian ? le.swap16() : le;
+    };
+    const cases: Array<['table' | 'queue' | 'blob', string, boolean]> = [['table', 'people.jsonl', false], ['queue', 'jobs.jsonl', true], ['queue', 'jobs.queue.json', false], ['blob', 'docs.blobs.jsonl', false], ['blob', 'docs.container.json', true]];
+    for (const [service, name, bigEndian] of cases) {
+      const seed = tempDir('seed-utf16-');
+      fs.mkdirSync(path.join(seed, service));
+      const text = { table: '{"PartitionKey":"p","RowKey":"1"}\n', queue: '{"text":"x"}\n', blob: '{"name":"a.txt"}\n' }[service]!;
+      fs.writeFileSync(path.join(seed, service, name), utf16(text, bigEndian));
+      await assert.rejects(readSnapshot(seed), (err: unknown) => err instanceof SnapshotFormatError &&
+        err.message.startsWith(`${service}/${name}: the file is UTF-16 (it begins with a UTF-16 byte order mark, as PowerShell 5's ">" writes); save it as UTF-8`), `${service}/${name}`);
+    }
+  });
+
   it('resets while a client holds its connection: same ports, the client goes on working, the seed is back', async () => {
     const emulator = await running();
     const ports = SERVICE_KINDS.map((k) => emulator.endpoint(k)!.port);
