@@ -20,6 +20,8 @@
  * export → import → export gives the same bytes and a snapshot diffs well in git.
  */
 
+import { isLosslessNumber, parse as parseLossless } from 'lossless-json';
+
 /** The format version this code reads and writes. */
 export const SNAPSHOT_FORMAT_VERSION = 1;
 
@@ -358,14 +360,31 @@ export function* entityLines(entities: Iterable<EntityEntry>): Generator<string>
 export const SDK_KEY_NAMES_OF: Readonly<Record<string, string>> = { partitionKey: 'PartitionKey', rowKey: 'RowKey', etag: 'odata.etag', timestamp: 'Timestamp' };
 
 /**
- * Parses `<table>.jsonl`.
+ * Parses `<table>.jsonl`. An unannotated number written with a decimal point or an exponent (`5.0`,
+ * `1e3`) is an Edm.Double, one without an Edm.Int32: the Table service writes a whole-number double
+ * as `5.0` without an annotation, which `JSON.parse` alone reads as the Int32 5.
  * @throws SnapshotFormatError naming the line: bad JSON, missing or non-string keys, an unknown
  *   EDM type, a value that does not fit its type, a repeated key pair
  */
 export function parseEntities(file: string, text: string | readonly string[]): EntityEntry[] {
   const seen = new Set<string>();
-  return parseJsonLines(file, text).map(({ line, value }) => {
+  return parseJsonLines(file, text).map(({ line, value, text: lineText }) => {
     const o = asObject(file, line, value, 'an entity');
+    // The line's numbers as written, read again only for a line with a whole number (lossless-json
+    // is slower than JSON.parse); a line it refuses (a repeated key) keeps JSON.parse's reading.
+    let written: Record<string, unknown> | undefined;
+    const writtenAsDouble = (name: string): boolean => {
+      if (written === undefined) {
+        try {
+          // Without a digit before a point or an exponent, no number of the line has one.
+          written = /[0-9][.eE]/.test(lineText) ? asObject(file, line, parseLossless(lineText), 'an entity') : {};
+        } catch {
+          written = {};
+        }
+      }
+      const n = written[name];
+      return isLosslessNumber(n) && /[.eE]/.test(n.value);
+    };
     const { PartitionKey: pk, RowKey: rk } = o;
     if (typeof pk !== 'string' || typeof rk !== 'string') throw new SnapshotFormatError(file, line, 'an entity needs string "PartitionKey" and "RowKey"');
     const key = JSON.stringify([pk, rk]);
@@ -377,7 +396,7 @@ export function parseEntities(file: string, text: string | readonly string[]): E
       if (name === 'Timestamp' || name.startsWith('odata.')) throw new SnapshotFormatError(file, line, `"${name}" is set by the service; leave it out`);
       if (Object.hasOwn(SDK_KEY_NAMES_OF, name)) throw new SnapshotFormatError(file, line, `"${name}" is the Azure SDK's name for the entity's ${SDK_KEY_NAMES_OF[name]}, so a property of that name cannot be loaded; rename it`);
       const annotation = o[`${name}@odata.type`];
-      properties[name] = typedValue(file, line, name, raw, annotation);
+      properties[name] = typedValue(file, line, name, raw, annotation, () => writtenAsDouble(name));
     }
     for (const name of Object.keys(o)) {
       if (name.endsWith('@odata.type') && !(name.slice(0, -'@odata.type'.length) in o)) {
@@ -388,13 +407,18 @@ export function parseEntities(file: string, text: string | readonly string[]): E
   });
 }
 
-function typedValue(file: string, line: number, name: string, raw: unknown, annotation: unknown): TypedValue {
+/**
+ * One property of a parsed entity line as a typed value.
+ * @param writtenAsDouble whether the property's number has a decimal point or an exponent in the
+ *   line's text (asked only for an unannotated whole number)
+ */
+function typedValue(file: string, line: number, name: string, raw: unknown, annotation: unknown, writtenAsDouble: () => boolean): TypedValue {
   const bad = (why: string): never => { throw new SnapshotFormatError(file, line, `property "${name}": ${why}`); };
   if (annotation === undefined) {
     if (typeof raw === 'string') return { value: raw, type: 'String' };
     if (typeof raw === 'boolean') return { value: String(raw), type: 'Boolean' };
     if (typeof raw === 'number') {
-      if (Number.isInteger(raw)) {
+      if (Number.isInteger(raw) && !writtenAsDouble()) {
         if (raw < INT32.min || raw > INT32.max) bad(`${raw} does not fit Edm.Int32; write it as a string with "${name}@odata.type": "Edm.Int64"`);
         return { value: String(raw), type: 'Int32' };
       }
@@ -421,17 +445,49 @@ function typedValue(file: string, line: number, name: string, raw: unknown, anno
       if (raw === 'NaN' || raw === 'Infinity' || raw === '-Infinity') return { value: raw, type };
       return bad('Edm.Double needs a number, or "NaN", "Infinity", "-Infinity"');
     case 'Int64':
-      if (typeof raw !== 'string' || !/^-?[0-9]+$/.test(raw) || BigInt(raw) > 2n ** 63n - 1n || BigInt(raw) < -(2n ** 63n)) bad('Edm.Int64 needs a whole number as a string ("123")');
-      return { value: raw as string, type };
     case 'DateTime':
-      if (typeof raw !== 'string' || Number.isNaN(Date.parse(raw))) bad('Edm.DateTime needs an ISO 8601 date string ("2024-01-31T12:00:00.000Z")');
-      return { value: raw as string, type };
     case 'Guid':
-      if (typeof raw !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(raw)) bad('Edm.Guid needs a GUID string');
+    case 'Binary': {
+      const needs = STRING_VALUE_RULES[type];
+      if (typeof raw !== 'string' || !needs.test(raw)) bad(needs.needs);
       return { value: raw as string, type };
+    }
+  }
+}
+
+/** The EDM types whose values are JSON strings of a given shape, and what the shape is (for errors). */
+const STRING_VALUE_RULES: Readonly<Record<'Int64' | 'DateTime' | 'Guid' | 'Binary', { readonly test: (s: string) => boolean; readonly needs: string }>> = {
+  Int64: { test: (s) => /^-?[0-9]+$/.test(s) && BigInt(s) <= 2n ** 63n - 1n && BigInt(s) >= -(2n ** 63n), needs: 'Edm.Int64 needs a whole number as a string ("123")' },
+  DateTime: { test: (s) => !Number.isNaN(Date.parse(s)), needs: 'Edm.DateTime needs an ISO 8601 date string ("2024-01-31T12:00:00.000Z")' },
+  Guid: { test: (s) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s), needs: 'Edm.Guid needs a GUID string' },
+  Binary: { test: (s) => /^[A-Za-z0-9+/]*={0,2}$/.test(s) && s.length % 4 === 0, needs: 'Edm.Binary needs a base64 string' },
+};
+
+/**
+ * Why {@link parseEntities} would refuse this typed value, or undefined when it takes it. The Table
+ * service (azurite, too) only checks that an Edm.Int64, Edm.DateTime, Edm.Guid or Edm.Binary value
+ * is a string, so a client can store one that is no number, date, GUID or base64 at all; an export
+ * checks each value with this, so that it never writes a file that cannot be loaded again.
+ * @param value the value as text (the shape of {@link TypedValue})
+ * @returns what the type needs (`Edm.Binary needs a base64 string`), or undefined
+ */
+export function typedValueProblem({ value, type }: TypedValue): string | undefined {
+  switch (type) {
+    case 'Int64':
+    case 'DateTime':
+    case 'Guid':
     case 'Binary':
-      if (typeof raw !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(raw) || raw.length % 4 !== 0) bad('Edm.Binary needs a base64 string');
-      return { value: raw as string, type };
+      return STRING_VALUE_RULES[type].test(value) ? undefined : STRING_VALUE_RULES[type].needs;
+    case 'Int32': {
+      const n = Number(value);
+      return Number.isInteger(n) && n >= INT32.min && n <= INT32.max ? undefined : 'Edm.Int32 needs a whole number from -2147483648 to 2147483647';
+    }
+    case 'Double':
+      return Number.isFinite(Number(value)) || value === 'NaN' || value === 'Infinity' || value === '-Infinity' ? undefined : 'Edm.Double needs a number, or "NaN", "Infinity", "-Infinity"';
+    case 'Boolean':
+      return value === 'true' || value === 'false' ? undefined : 'Edm.Boolean needs true or false';
+    case 'String':
+      return undefined;
   }
 }
 
@@ -502,13 +558,14 @@ function parseJson(file: string, line: number, text: string): unknown {
  * Parses JSON lines: a file's text, or its lines (without their ends) as read a line at a time;
  * blank lines are skipped (a trailing newline, hand-made gaps).
  */
-function parseJsonLines(file: string, text: string | readonly string[]): { line: number; value: unknown }[] {
-  const out: { line: number; value: unknown }[] = [];
+function parseJsonLines(file: string, text: string | readonly string[]): { line: number; value: unknown; text: string }[] {
+  const out: { line: number; value: unknown; text: string }[] = [];
   const lines = typeof text === 'string' ? text.split('\n') : text;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.replace(/\r$/, '');
     if (raw.trim() === '') continue;
-    out.push({ line: i + 1, value: parseJson(file, i + 1, i === 0 ? withoutBom(raw) : raw) });
+    const json = i === 0 ? withoutBom(raw) : raw;
+    out.push({ line: i + 1, value: parseJson(file, i + 1, json), text: json });
   }
   return out;
 }

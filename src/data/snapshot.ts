@@ -15,7 +15,7 @@ import type { TableEntity, TableTransaction } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
 import {
   blobEntryLines, blobFiles, entityLines, INT32, isContainerName, isContainerOrQueueName, isTableName, SPECIAL_CONTAINERS, messageLines, parseBlobEntries, parseContainerEntry,
-  parseEntities, parseMessages, parseQueueEntry, printContainerEntry, printEntity, printQueueEntry, SnapshotFormatError, unreachableBlobName,
+  parseEntities, parseMessages, parseQueueEntry, printContainerEntry, printEntity, printQueueEntry, SnapshotFormatError, typedValueProblem, unreachableBlobName,
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
@@ -147,7 +147,8 @@ export function describeCounts(c: DataCounts, kinds: readonly ServiceKind[] = ['
  * @param folder absolute path
  * @param kinds the services to read (default all)
  * @throws SnapshotFormatError naming the file (relative to `folder`) and line of the first problem:
- *   bad JSON, an unknown key, a bad name, a blob line without its file
+ *   bad JSON, an unknown key, a bad name, a blob line without its file, a file in UTF-16, two table
+ *   files whose names differ only in case (naming both)
  */
 export async function readSnapshot(folder: string, kinds: readonly ServiceKind[] = ['blob', 'queue', 'table']): Promise<Snapshot> {
   const rel = (p: string): string => path.relative(folder, p).split(path.sep).join('/');
@@ -159,7 +160,14 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
       throw err;
     }
   };
-  const read = (p: string): Promise<string> => fsp.readFile(p, 'utf8');
+  const read = async (p: string): Promise<string> => {
+    await refuseUtf16(p, rel(p));
+    return fsp.readFile(p, 'utf8');
+  };
+  const lines = async (p: string): Promise<string[]> => {
+    await refuseUtf16(p, rel(p));
+    return readLines(p);
+  };
 
   const containers: Snapshot['containers'][number][] = [];
   if (kinds.includes('blob')) {
@@ -182,7 +190,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
     }
     for (const name of [...names].sort()) {
       const listing = path.join(dir, `${name}.blobs.jsonl`);
-      const described = fs.existsSync(listing) ? parseBlobEntries(rel(listing), await readLines(listing)) : [];
+      const described = fs.existsSync(listing) ? parseBlobEntries(rel(listing), await lines(listing)) : [];
       const containerFile = path.join(dir, `${name}.container.json`);
       const entry = fs.existsSync(containerFile) ? parseContainerEntry(rel(containerFile), await read(containerFile)) : {};
       const byName = new Map(described.map((e) => [e.name, e]));
@@ -238,7 +246,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
     }
     for (const name of [...names].sort()) {
       const file = path.join(dir, `${name}.jsonl`);
-      const messages = fs.existsSync(file) ? parseMessages(rel(file), await readLines(file)) : [];
+      const messages = fs.existsSync(file) ? parseMessages(rel(file), await lines(file)) : [];
       const meta = path.join(dir, `${name}.queue.json`);
       const entry = fs.existsSync(meta) ? parseQueueEntry(rel(meta), await read(meta)) : {};
       queues.push({ name, entry, messages });
@@ -248,15 +256,39 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
   const tables: Snapshot['tables'][number][] = [];
   if (kinds.includes('table')) {
     const dir = path.join(folder, 'table');
+    const byKey = new Map<string, string>(); // a table name in lower case → its file
     for (const d of await list(dir)) {
       const m = /^(.*)\.jsonl$/.exec(d.name);
       if (m === null || !d.isFile()) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'table/ holds only <table>.jsonl files (docs/SNAPSHOT.md)');
       if (!isTableName(m[1]!)) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, `"${m[1]}" is not a table name: 3–63 letters and digits, starting with a letter`);
       const file = path.join(dir, d.name);
-      tables.push({ name: m[1]!, entities: parseEntities(rel(file), await readLines(file)) });
+      // The Table service's names ignore case: the second file's table would be the first one's.
+      const other = byKey.get(m[1]!.toLowerCase());
+      if (other !== undefined) throw new SnapshotFormatError(rel(file), 0, `${rel(other)} and ${rel(file)} are one table, since table names ignore case: put its entities into one file`);
+      byKey.set(m[1]!.toLowerCase(), file);
+      tables.push({ name: m[1]!, entities: parseEntities(rel(file), await lines(file)) });
     }
   }
   return { folder, containers, queues, tables };
+}
+
+/**
+ * Refuses a file that begins with a UTF-16 byte order mark (FF FE or FE FF), what PowerShell 5's
+ * `>` and `Out-File` write: read as UTF-8 it would be "not JSON" with no word of why.
+ * @param file absolute path
+ * @param relName the path to name in the error
+ * @throws SnapshotFormatError saying to save the file as UTF-8
+ */
+async function refuseUtf16(file: string, relName: string): Promise<void> {
+  const handle = await fsp.open(file, 'r');
+  try {
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+    if (bytesRead === 2 && ((buffer[0] === 0xff && buffer[1] === 0xfe) || (buffer[0] === 0xfe && buffer[1] === 0xff))) {
+      throw new SnapshotFormatError(relName, 0, 'the file is UTF-16 (it begins with a UTF-16 byte order mark, as PowerShell 5\'s ">" writes); save it as UTF-8 (in PowerShell: Set-Content -Encoding UTF8, or Out-File -Encoding utf8)');
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** True when `p` is below the folder `root` (both absolute, symbolic links resolved). */
@@ -391,6 +423,8 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         const held = new Map<string, string>();
         // Each message read, in order; those gone by the time they are shown again are left out.
         const read: Array<{ id: string; text: string }> = [];
+        // The ids in `read`: a message stays read when the export no longer holds it.
+        const seen = new Set<string>();
         const gone = new Set<string>();
         let notVisible: unknown;
         // Progress counts messages: the queue's approximate count up front, more if more come.
@@ -411,9 +445,12 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
               await pool([...held], {}, async ([id, popReceipt]) => {
                 try {
                   held.set(id, (await queue.updateMessage(id, popReceipt, undefined, visibility)).popReceipt!);
-                } catch {
-                  // Deleted, or received by a consumer after all: no longer the export's to show again.
+                } catch (err) {
+                  // Received by a consumer after all (another pop receipt): no longer the export's to
+                  // show again, and still read once. 404: gone (its time-to-live ran out, or a client
+                  // deleted it), and left out as at the end.
                   held.delete(id);
+                  if (isNotFound(err)) gone.add(id);
                 }
               });
               options.signal?.throwIfAborted();
@@ -422,11 +459,15 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
             if (got.receivedMessageItems.length === 0) break;
             let fresh = 0;
             for (const m of got.receivedMessageItems) {
-              // Seen before (its hiding ran out all the same, say while the machine slept): not a new message.
-              if (!held.has(m.messageId)) {
+              // Seen before (its hiding ran out all the same, say while the machine slept, or a
+              // consumer that received it meanwhile let it go): not a new message.
+              if (!seen.has(m.messageId)) {
+                seen.add(m.messageId);
                 read.push({ id: m.messageId, text: m.messageText });
                 fresh++;
               }
+              // There after all (a service that answers a pop receipt gone stale with 404).
+              gone.delete(m.messageId);
               held.set(m.messageId, m.popReceipt);
             }
             if (read.length > counted) {
@@ -591,7 +632,9 @@ function processAlive(pid: number): boolean {
  * An SDK entity read with `disableTypeConversion` as a snapshot entity (Timestamp and ETag left out).
  * @throws Error naming the table when the entity has a property of its own named `partitionKey` or
  *   `rowKey`: the SDK writes it over the entity's key (`deserialize` in @azure/data-tables), so
- *   the key read is not the entity's
+ *   the key read is not the entity's; Error naming the table, the entity's keys and the property
+ *   when a value does not fit its type as the snapshot reader checks it ({@link typedValueProblem}:
+ *   an Edm.Binary that is no base64, say, which the service stores unchecked)
  */
 function entityFromSdk(table: string, e: Record<string, unknown>): EntityEntry {
   if (typeof e.partitionKey !== 'string' || typeof e.rowKey !== 'string') {
@@ -606,7 +649,13 @@ function entityFromSdk(table: string, e: Record<string, unknown>): EntityEntry {
       // sent `Date.now()` without an annotation, and azurite took it). Printed as Int32 it would
       // not load again; an Edm.Double holds it exactly (up to 2^53).
       const outsideInt32 = type === 'Int32' && !(Number(value) >= INT32.min && Number(value) <= INT32.max);
-      properties[name] = { value: String(value), type: outsideInt32 ? 'Double' : type };
+      const typed: TypedValue = { value: String(value), type: outsideInt32 ? 'Double' : type };
+      const problem = typedValueProblem(typed);
+      if (problem !== undefined) {
+        const shown = typed.value.length > 60 ? `${JSON.stringify(typed.value.slice(0, 60))}…` : JSON.stringify(typed.value);
+        throw new Error(`table ${table}, entity PartitionKey "${String(e.partitionKey)}", RowKey "${String(e.rowKey)}": property "${name}" holds ${shown} as Edm.${typed.type}, but ${problem}, so a snapshot with it would not load. Correct that property with another client, then try again`);
+      }
+      properties[name] = typed;
     }
   }
   return { partitionKey: String(e.partitionKey), rowKey: String(e.rowKey), properties };
@@ -677,7 +726,8 @@ export async function importConflicts(clients: StorageClients, snapshot: Snapsho
  * @returns the counts loaded
  * @throws Error naming the item that failed and the SDK's message, after the rollback (which is
  *   said in the message; a rollback that failed too is said as well); the AbortError itself for a
- *   cancel whose rollback succeeded
+ *   cancel whose rollback succeeded; Error "Import stopped before it changed anything: …" when the
+ *   copy of what it replaces cannot be made (an entity the export refuses, say)
  */
 export async function importSnapshot(clients: StorageClients, snapshot: Snapshot, scratch: string, options: DataOptions = {}): Promise<DataCounts> {
   const conflicts = await importConflicts(clients, snapshot, options.signal);
@@ -687,7 +737,15 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
     // Its counts are not the import's: the backup reports as a message alone (done and total 0).
     const backupProgress = options.progress === undefined ? undefined
       : (p: DataProgress): void => options.progress?.({ done: 0, total: 0, message: `Keeping a copy of what the import replaces: ${p.done.toLocaleString('en-US')} / ${p.total.toLocaleString('en-US')} items` });
-    if (hasBackup) await exportSnapshot(clients, backupDir, { only: conflicts, signal: options.signal, ...(backupProgress ? { progress: backupProgress } : {}) });
+    if (hasBackup) {
+      try {
+        await exportSnapshot(clients, backupDir, { only: conflicts, signal: options.signal, ...(backupProgress ? { progress: backupProgress } : {}) });
+      } catch (err) {
+        if (err instanceof Error && err.name === 'AbortError') throw err;
+        // Without the copy a failure could not be undone: nothing is replaced.
+        throw new Error(`Import stopped before it changed anything: the copy of what it replaces could not be made: ${messageOf(err)}`, { cause: err });
+      }
+    }
     // A cancel during the backup's last steps (which finish whatever the signal says) ends the
     // import here, before anything has changed.
     options.signal?.throwIfAborted();

@@ -35,6 +35,22 @@ describe('Snapshot format (pure)', () => {
     assert.equal(printEntities(parseEntities('table/t.jsonl', line)), line, 'print → parse → print is byte-identical');
   });
 
+  it('reads an unannotated number with a decimal point or an exponent as Edm.Double, as the Table service writes a whole-number double (5.0)', () => {
+    const line = '{"PartitionKey":"a","RowKey":"1","whole":5.0,"thousand":1e3,"big":3E+9,"half":0.5,"n":5,"negative":-2,"constructor":7.0}\n';
+    const [e] = parseEntities('table/t.jsonl', line);
+    assert.deepEqual(e!.properties, {
+      whole: { value: '5', type: 'Double' },
+      thousand: { value: '1000', type: 'Double' },
+      big: { value: '3000000000', type: 'Double' },
+      half: { value: '0.5', type: 'Double' },
+      n: { value: '5', type: 'Int32' },
+      negative: { value: '-2', type: 'Int32' },
+      constructor: { value: '7', type: 'Double' },
+    });
+    // Printed back annotated, so the type survives a tool that rewrites 5.0 as 5.
+    assert.match(printEntities([e!]), /"whole@odata\.type":"Edm\.Double","whole":5[,}]/);
+  });
+
   it('names the file and line of a malformed entity', () => {
     const text = '{"PartitionKey":"a","RowKey":"1"}\n\n{"PartitionKey":"a","RowKey":"2","n":2147483648}\n';
     assert.throws(() => parseEntities('table/people.jsonl', text), (err: unknown) => {

@@ -222,6 +222,31 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     await assert.rejects(readSnapshot(seed), /blob\/Bad_Name: "Bad_Name" is not a container name/);
   });
 
+  it('refuses two table files whose names differ only in case, naming both: the service\'s table names ignore case', async () => {
+    const seed = tempDir('seed-case-');
+    fs.mkdirSync(path.join(seed, 'table'));
+    fs.writeFileSync(path.join(seed, 'table', 'Customers.jsonl'), '{"PartitionKey":"eu","RowKey":"1"}\n');
+    fs.writeFileSync(path.join(seed, 'table', 'customers.jsonl'), '{"PartitionKey":"eu","RowKey":"2"}\n');
+    await assert.rejects(readSnapshot(seed), (err: unknown) => err instanceof SnapshotFormatError &&
+      err.message === 'table/customers.jsonl: table/Customers.jsonl and table/customers.jsonl are one table, since table names ignore case: put its entities into one file');
+  });
+
+  it('refuses a file in UTF-16 (what PowerShell 5\'s ">" writes), saying to save it as UTF-8', async () => {
+    const utf16 = (text: string, bigEndian: boolean): Buffer => {
+      const le = Buffer.from(`\uFEFF${text}`, 'utf16le');
+      return bigEndian ? le.swap16() : le;
+    };
+    const cases: Array<['table' | 'queue' | 'blob', string, boolean]> = [['table', 'people.jsonl', false], ['queue', 'jobs.jsonl', true], ['queue', 'jobs.queue.json', false], ['blob', 'docs.blobs.jsonl', false], ['blob', 'docs.container.json', true]];
+    for (const [service, name, bigEndian] of cases) {
+      const seed = tempDir('seed-utf16-');
+      fs.mkdirSync(path.join(seed, service));
+      const text = { table: '{"PartitionKey":"p","RowKey":"1"}\n', queue: '{"text":"x"}\n', blob: '{"name":"a.txt"}\n' }[service]!;
+      fs.writeFileSync(path.join(seed, service, name), utf16(text, bigEndian));
+      await assert.rejects(readSnapshot(seed), (err: unknown) => err instanceof SnapshotFormatError &&
+        err.message.startsWith(`${service}/${name}: the file is UTF-16 (it begins with a UTF-16 byte order mark, as PowerShell 5's ">" writes); save it as UTF-8`), `${service}/${name}`);
+    }
+  });
+
   it('resets while a client holds its connection: same ports, the client goes on working, the seed is back', async () => {
     const emulator = await running();
     const ports = SERVICE_KINDS.map((k) => emulator.endpoint(k)!.port);
@@ -561,6 +586,40 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual([back.whole?.type, back.huge?.type, back.half?.type, back.n?.type], ['Double', 'Double', 'Double', 'Int32']);
   });
 
+  it('refuses to export an entity whose Edm.Binary value is no base64 (the service stores it unchecked), naming it, and writes nothing', async () => {
+    const emulator = await running();
+    const odd = sdkClients(emulator).table('odd');
+    await odd.createTable();
+    await odd.createEntity({ partitionKey: 'p', rowKey: '1', data: { value: 'abc', type: 'Binary' } });
+    // The engine took it: the value reads back as it was sent.
+    const stored = await dataClients(emulator).tableClient('odd')!.getEntity<Record<string, { value: string; type: string }>>('p', '1', { disableTypeConversion: true });
+    assert.deepEqual({ ...stored.data }, { value: 'abc', type: 'Binary' });
+    const folder = tempDir('export-odd-');
+    await assert.rejects(exportSnapshot(dataClients(emulator), folder),
+      /^Error: table odd, entity PartitionKey "p", RowKey "1": property "data" holds "abc" as Edm\.Binary, but Edm\.Binary needs a base64 string, so a snapshot with it would not load/);
+    assert.deepEqual(fs.readdirSync(folder), [], 'no file written');
+  });
+
+  it('an import over a table whose entity the export refuses stops before it changes anything, instead of failing its restore', async () => {
+    // The memory limit stops the import at its blobs: it would have to restore the table from its copy.
+    const emulator = await running({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    const odd = sdkClients(emulator).table('odd');
+    await odd.createTable();
+    await odd.createEntity({ partitionKey: 'p', rowKey: '1', id: { value: 'not a guid', type: 'Guid' } });
+    await odd.createEntity({ partitionKey: 'p', rowKey: '2', name: 'kept' });
+    const snap = tempDir('import-odd-');
+    fs.mkdirSync(path.join(snap, 'table'), { recursive: true });
+    fs.writeFileSync(path.join(snap, 'table', 'odd.jsonl'), '{"PartitionKey":"p","RowKey":"3","name":"new"}\n');
+    fs.mkdirSync(path.join(snap, 'blob', 'big'), { recursive: true });
+    for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(snap, 'blob', 'big', `big${i}.bin`), Buffer.alloc(300 * 1024, 2));
+    await assert.rejects(importSnapshot(dataClients(emulator), await readSnapshot(snap), tempDir('scratch-'), { reclaim: () => emulator.reclaimMemory() }),
+      /^Error: Import stopped before it changed anything: the copy of what it replaces could not be made: table odd, entity PartitionKey "p", RowKey "1": property "id" holds "not a guid" as Edm\.Guid, but Edm\.Guid needs a GUID string/);
+    const rows: string[] = [];
+    for await (const e of odd.listEntities()) rows.push(e.rowKey!);
+    assert.deepEqual(rows, ['1', '2']);
+    assert.deepEqual((await listNames(emulator)).containers, []);
+  });
+
   it('exports queue messages without copying their content, all visible again', async () => {
     const emulator = await running({ inMemoryPersistence: true });
     const queue = sdkClients(emulator).queue().getQueueClient('jobs');
@@ -691,6 +750,72 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.equal(counts.messages, 1);
     assert.equal(fs.readFileSync(path.join(folder, 'queue', 'short.jsonl'), 'utf8'), '{"text":"lasts"}\n');
     assert.deepEqual((await receiveAll(queue)).map((m) => m.messageText), ['lasts'], 'visible again');
+  });
+
+  it('an export leaves out a message whose time-to-live runs out before the export hides it again', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const queue = sdkClients(emulator).queue().getQueueClient('short');
+    await queue.create();
+    await queue.sendMessage('lasts');
+    await queue.sendMessage('expires', { messageTimeToLive: 1 });
+    const folder = tempDir('export-');
+    let blocked = false;
+    const counts = await exportSnapshot(dataClients(emulator), folder, {
+      queueVisibilitySeconds: 1,
+      progress: (p) => {
+        // Both messages received; after more than half their hiding (and the second one's second
+        // to live) the export hides them again before its next receive: the second one is gone.
+        if (!blocked && p.message.startsWith('Exporting queue short')) {
+          blocked = true;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_500);
+        }
+      },
+    });
+    assert.ok(blocked);
+    assert.equal(counts.messages, 1);
+    assert.equal(fs.readFileSync(path.join(folder, 'queue', 'short.jsonl'), 'utf8'), '{"text":"lasts"}\n');
+    assert.deepEqual((await receiveAll(queue)).map((m) => m.messageText), ['lasts'], 'visible again');
+  });
+
+  it('an export writes a message once when a consumer received it and let it go while the export read the queue', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const plain = sdkClients(emulator).queue().getQueueClient('shared');
+    await plain.create();
+    await plain.sendMessage('only');
+    // Before the export hides the message again, a consumer receives it (its hiding has run out)
+    // and makes it visible again: the export's pop receipt is stale, and it receives the message anew.
+    let consumed = 0;
+    const consumer: RequestPolicyFactory = {
+      create: (next) => ({
+        sendRequest: async (request) => {
+          if (request.method === 'PUT' && /\/shared\/messages\/[^/?]+\?/.test(request.url) && consumed === 0) {
+            consumed++;
+            const m = (await plain.receiveMessages({ visibilityTimeout: 60 })).receivedMessageItems[0]!;
+            assert.equal(m.messageText, 'only');
+            await plain.updateMessage(m.messageId, m.popReceipt, undefined, 0);
+          }
+          return next.sendRequest(request);
+        },
+      }),
+    };
+    const data = dataClients(emulator);
+    const pipeline = newPipeline(new StorageSharedKeyCredential(data.endpoints.accountName, data.endpoints.accountKey));
+    pipeline.factories.unshift(consumer);
+    const folder = tempDir('export-');
+    let blocked = false;
+    const counts = await exportSnapshot({ ...data, queue: new QueueServiceClient(data.endpoints.queue!, pipeline) }, folder, {
+      queueVisibilitySeconds: 1,
+      progress: (p) => {
+        if (!blocked && p.message.startsWith('Exporting queue shared')) {
+          blocked = true;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_500);
+        }
+      },
+    });
+    assert.equal(consumed, 1);
+    assert.equal(counts.messages, 1);
+    assert.equal(fs.readFileSync(path.join(folder, 'queue', 'shared.jsonl'), 'utf8'), '{"text":"only"}\n');
+    assert.deepEqual((await receiveAll(plain)).map((m) => m.messageText), ['only'], 'visible again');
   });
 
   it('an import that stops restores a table that the snapshot names in another case', async () => {
