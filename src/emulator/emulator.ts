@@ -752,7 +752,7 @@ export class Emulator {
 
   /** Reports (log + event) a save of `kind` in `location` that began and never finished, if its marker is there. */
   private async reportUnfinishedSave(kind: ServiceKind, location: string): Promise<void> {
-    const unfinished = await takeUnfinishedSave(location, kind);
+    const unfinished = await takeUnfinishedSave(location, kind, this.host.pid);
     if (unfinished === undefined) return;
     this.log.error(unfinishedSaveMessage(unfinished));
     this.unfinishedSaveEmitter.fire(unfinished);

@@ -58,11 +58,16 @@ export async function endSave(location: string, kind: ServiceKind): Promise<void
 }
 
 /**
- * Reads and removes the marker of `kind` in `location`, so it is reported once.
- * @returns the unfinished save, or undefined when the last save finished (no marker). A marker that
- *   cannot be parsed still counts, with its file's modification time.
+ * Reads and removes the marker of `kind` in `location`, so it is reported once. A marker of a save
+ * still under way in another process that runs (another window's stop on the same folder, begun
+ * while this start loaded) is left alone: that save may yet finish, and a start meanwhile must
+ * still wait for it ({@link waitForLiveSave}).
+ * @param ownPid this window's engine process, whose markers are never a save under way elsewhere
+ * @returns the unfinished save, or undefined when the last save finished (no marker) or is still
+ *   under way elsewhere. A marker that cannot be parsed still counts, with its file's modification time.
  */
-export async function takeUnfinishedSave(location: string, kind: ServiceKind): Promise<UnfinishedSave | undefined> {
+export async function takeUnfinishedSave(location: string, kind: ServiceKind, ownPid?: number): Promise<UnfinishedSave | undefined> {
+  if ((await liveSave(location, kind, ownPid)) !== undefined) return undefined;
   const file = path.join(location, markerFileName(kind));
   let text: string;
   let mtimeMs: number;
@@ -186,11 +191,7 @@ export async function waitForLiveSave(
   kind: ServiceKind,
   wait: LiveSaveWait,
 ): Promise<{ readonly save: UnfinishedSave; readonly ended: boolean | 'cancelled' } | undefined> {
-  const live = async (): Promise<UnfinishedSave | undefined> => {
-    const save = await peekSave(location, kind);
-    const current = save !== undefined && save.pid !== wait.ownPid && Date.now() - save.startedAtMs < LIVE_SAVE_MAX_AGE_MS;
-    return current && processRuns(save.pid) && sameProcess(save) ? { kind: save.kind, location: save.location, startedAtMs: save.startedAtMs, pid: save.pid } : undefined;
-  };
+  const live = (): Promise<UnfinishedSave | undefined> => liveSave(location, kind, wait.ownPid);
   let save = await live();
   if (save === undefined) return undefined;
   wait.onWait?.(save);
@@ -203,6 +204,17 @@ export async function waitForLiveSave(
     save = next;
   }
   return { save, ended: false };
+}
+
+/**
+ * The save of `kind` in `location` under way in another process that runs, if its marker says so:
+ * not ended, younger than {@link LIVE_SAVE_MAX_AGE_MS}, not of `ownPid`, and of the process that
+ * runs under its id now.
+ */
+async function liveSave(location: string, kind: ServiceKind, ownPid: number | undefined): Promise<UnfinishedSave | undefined> {
+  const save = await peekSave(location, kind);
+  const current = save !== undefined && save.pid !== ownPid && Date.now() - save.startedAtMs < LIVE_SAVE_MAX_AGE_MS;
+  return current && processRuns(save.pid) && sameProcess(save) ? { kind: save.kind, location: save.location, startedAtMs: save.startedAtMs, pid: save.pid } : undefined;
 }
 
 /** The sentence the log and the notification show for an unfinished save. */

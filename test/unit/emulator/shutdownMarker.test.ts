@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { beginSave, markerFileName, waitForLiveSave } from '../../../src/emulator/shutdownMarker';
+import { beginSave, markerFileName, takeUnfinishedSave, waitForLiveSave } from '../../../src/emulator/shutdownMarker';
 import { tempDir } from '../helpers/emulatorFixture';
 
 /** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
@@ -53,6 +53,24 @@ describe('save marker: whose save is still under way', function () {
     // Read here another way: the 20th value after the state field (field 3) is field 22, the start time.
     const m = /\) (?:\S+ ){19}(\d+) /.exec(fs.readFileSync('/proc/self/stat', 'utf8'));
     assert.equal(marker.startTicks, m?.[1]);
+  });
+
+  it('a start\'s report of unfinished saves leaves the marker of a save under way in another process that runs (another window\'s stop), and takes one of an ended save', async () => {
+    const bootId = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const file = path.join(location, markerFileName('blob'));
+    mark({ bootId, startTicks: startTicks(child.pid!) });
+    assert.equal(await takeUnfinishedSave(location, 'blob'), undefined);
+    assert.ok(fs.existsSync(file), 'the marker stays: a start meanwhile must still wait for that save');
+    // The window's own engine: a marker of its process is one whose removal failed, reported.
+    assert.equal((await takeUnfinishedSave(location, 'blob', child.pid))?.pid, child.pid);
+    assert.ok(!fs.existsSync(file));
+    mark({ bootId, startTicks: startTicks(child.pid!), ended: true });
+    assert.equal((await takeUnfinishedSave(location, 'blob'))?.pid, child.pid, 'a save marked ended is reported');
+    mark({ bootId, startTicks: startTicks(child.pid!) });
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    assert.equal((await takeUnfinishedSave(location, 'blob'))?.pid, child.pid, 'a save whose process ended is reported');
+    assert.ok(!fs.existsSync(file), 'once');
   });
 
   it('does not wait for a process that only has the id now: another start time, or a boot before this one', async () => {
