@@ -292,7 +292,20 @@ export class EngineHost {
    * that even SIGKILL does not end within {@link KILL_WAIT_MS} (stuck in the kernel, on a hung disk)
    * is let go of: this resolves then, so that a window's close is never held up by it.
    */
-  async terminate(): Promise<void> {
+  terminate(): Promise<void> {
+    // A second call while one ends the process (the loader's after a load past its bound, then a
+    // window's shutdown) waits for the same end.
+    if (this.child === undefined && this.terminating !== undefined) return this.terminating;
+    const terminating = this.terminateNow();
+    this.terminating = terminating;
+    void terminating.finally(() => { if (this.terminating === terminating) this.terminating = undefined; });
+    return terminating;
+  }
+
+  /** The {@link terminate} under way, until its process has exited (or been let go of). */
+  private terminating: Promise<void> | undefined;
+
+  private async terminateNow(): Promise<void> {
     const child = this.child;
     this.child = undefined;
     this.loaded = undefined;
@@ -346,8 +359,15 @@ export class EngineHost {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      // A send that fails means the process is ending: its end ('close') rejects every pending request.
-      child.send({ id, op, ...fields }, (err) => { if (err !== null && err !== undefined) this.log('error', `could not reach the emulator engine: ${err.message}`); });
+      try {
+        // A send that fails later means the process is ending: its end ('close') rejects every pending request.
+        child.send({ id, op, ...fields }, (err) => { if (err !== null && err !== undefined) this.log('error', `could not reach the emulator engine: ${err.message}`); });
+      } catch (err) {
+        // Thrown at once (a request that cannot be cloned; no channel, as when the process could not
+        // be started): this request fails with it, and nothing waits for an answer that cannot come.
+        this.pending.delete(id);
+        reject(err as Error);
+      }
     });
   }
 
@@ -377,9 +397,13 @@ export class EngineHost {
     });
     let fatal: string | undefined;
     let stderrTail = '';
+    let outOfMemory = false;
     child.stderr?.on('data', (chunk: Buffer) => {
       process.stderr.write(chunk);
-      stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4096);
+      const text = stderrTail + chunk.toString('utf8');
+      // Latched: V8's line comes before a native stack trace that can be longer than the tail kept.
+      outOfMemory ||= OUT_OF_MEMORY.test(text);
+      stderrTail = text.slice(-4096);
     });
     child.on('message', (message: EngineMessage) => {
       if (isEngineEvent(message) && message.event === 'fatal') fatal = message.message;
@@ -395,7 +419,7 @@ export class EngineHost {
     // 'close' waits for both to be read to the end; should it not come, a second after 'exit' will do.
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     const ended = (): void => {
-      if (exit !== undefined) this.onProcessEnded(child, describeExit({ fatal, stderrTail, ...exit }, heapLimitMb, this.heapCapMb));
+      if (exit !== undefined) this.onProcessEnded(child, describeExit({ fatal, stderrTail, outOfMemory, ...exit }, heapLimitMb, this.heapCapMb));
     };
     child.on('exit', (code, signal) => {
       exit = { code, signal };
@@ -500,6 +524,8 @@ export interface EngineEnd {
   readonly fatal: string | undefined;
   /** The last few KB of its stderr, where V8 writes "JavaScript heap out of memory". */
   readonly stderrTail: string;
+  /** Whether its stderr had V8's out-of-memory line anywhere (the tail may have lost it). */
+  readonly outOfMemory?: boolean;
   /** Its exit code, or null when a signal ended it. */
   readonly code: number | null;
   /** The signal that ended it (SIGKILL, SIGABRT …), or null. */
@@ -520,6 +546,9 @@ export function heapCapMb(requestedMb: number | undefined, heapSizeLimitBytes: n
   return mb < requestedMb * 0.99 ? mb : undefined;
 }
 
+/** V8's line on stderr when `--max-old-space-size` is reached ("FATAL ERROR: Reached heap limit … JavaScript heap out of memory"). */
+const OUT_OF_MEMORY = /heap out of memory|Reached heap limit/i;
+
 /**
  * A reason a person can read for an engine process that ended unasked. Out of memory is recognised
  * by V8's own message on stderr (Node prints "FATAL ERROR: … JavaScript heap out of memory" and
@@ -528,7 +557,7 @@ export function heapCapMb(requestedMb: number | undefined, heapSizeLimitBytes: n
  * that says why ({@link failureLine}).
  */
 export function describeExit(end: EngineEnd, heapLimitMb: number, heapCapMb?: number): string {
-  if (/heap out of memory|Reached heap limit/i.test(end.stderrTail)) {
+  if (end.outOfMemory === true || OUT_OF_MEMORY.test(end.stderrTail)) {
     return heapCapMb === undefined
       ? `it ran out of memory (azurite.engine.heapLimit is ${heapLimitMb} MB)`
       : `it ran out of memory (azurite.engine.heapLimit is ${heapLimitMb} MB, but VS Code's runtime lets the engine's heap grow to about ${heapCapMb} MB only)`;

@@ -5,6 +5,8 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describeExit, ENGINE_V8_FLAGS, EngineHost, failureLine, heapCapMb, type EngineExit } from '../../../src/emulator/engineHost';
 import { engineFiles } from '../helpers/emulatorFixture';
 
@@ -90,6 +92,49 @@ describe('EngineHost (the engine in its own process)', function () {
     const exit = nextExit(host);
     await assert.rejects(host.load(), /it exited with code 1: Error: Cannot find module '\/nonexistent\/engineProcess\.js'/);
     assert.equal((await exit).reason, "it exited with code 1: Error: Cannot find module '/nonexistent/engineProcess.js'");
+  });
+
+  it('an out-of-memory end is named as such although a long native stack trace after V8\'s line fills the stderr kept', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'emu-oom-'));
+    const stub = path.join(dir, 'oomProcess.js');
+    // What Node prints when the heap limit is reached, then frames of a binary with a long path (a remote server's node).
+    fs.writeFileSync(stub, [
+      "process.stderr.write('\\n<--- Last few GCs --->\\n\\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\\n');",
+      "for (let i = 0; i < 40; i++) process.stderr.write(` ${i}: 0x${(0xb7e000 + i).toString(16)} node::OOMErrorHandler(char const*, v8::OOMDetails const&) [/home/someone/.vscode-server/cli/servers/Stable-0123456789abcdef/server/node]\\n`);",
+      "process.kill(process.pid, 'SIGABRT');",
+    ].join('\n'));
+    try {
+      host = new EngineHost({ ...engineFiles(), processPath: stub, codeCacheDir: undefined, heapLimitMb: () => 512, log: { info() {}, error() {} } },
+        { extentLimitBytes: undefined, apiVersionCheck: 'acceptNewer' });
+      const exit = nextExit(host);
+      await assert.rejects(host.load());
+      assert.equal((await exit).reason, 'it ran out of memory (azurite.engine.heapLimit is 512 MB)');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a request that cannot be sent fails at once and leaves nothing waiting for its answer', async () => {
+    const h = makeHost();
+    await h.load();
+    const service = h.createService({
+      kind: 'blob', host: '127.0.0.1', port: 0, inMemory: true, location: '/nonexistent', loose: false, accessLog: undefined,
+      keepAliveSec: 5, https: undefined, oauth: undefined, disableProductStyleUrl: false,
+      // A function cannot cross to the engine's process (structured clone).
+      ...({ notCloneable: () => 1 } as object),
+    });
+    await assert.rejects(service.start(), /could not be cloned/);
+    assert.equal((h as unknown as { pending: Map<number, unknown> }).pending.size, 0);
+    assert.ok((await h.load()).loadMs >= 0, 'the process still answers');
+  });
+
+  it('a second terminate() (or shutDown()) while one is under way resolves only once the process has exited', async () => {
+    const h = makeHost();
+    await h.load();
+    const pid = h.pid!;
+    void h.terminate();
+    await h.shutDown();
+    assert.throws(() => process.kill(pid, 0), /ESRCH/);
   });
 
   it('picks the telling line of stderr: the error, not the stack or Node\'s version line', () => {
