@@ -28,3 +28,28 @@ export function restErrorMessage(message: string): string {
 function firstLine(text: string): string {
   return text.split('\n')[0]!.trim();
 }
+
+/**
+ * The codes Node's TLS gives a certificate the client does not trust, or that is not for the host
+ * it was reached at (OpenSSL's verify results as Node names them; `ERR_TLS_CERT_ALTNAME_INVALID`
+ * from `tls.checkServerIdentity`).
+ */
+const UNTRUSTED_CERTIFICATE_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * {@link restErrorMessage} of any error the data layer meets, and for an HTTPS certificate that
+ * VS Code's extension host does not trust (a self-signed one, say) what to do about it: the SDK
+ * says only "self-signed certificate".
+ * @param err an SDK `RestError` (its `code` is Node's for a TLS failure), an Error, or anything
+ */
+export function describeRestError(err: unknown): string {
+  const e = err as { message?: unknown; code?: unknown } | undefined;
+  const message = restErrorMessage(typeof e?.message === 'string' ? e.message : String(err));
+  if (typeof e?.code !== 'string' || !UNTRUSTED_CERTIFICATE_CODES.has(e.code)) return message;
+  return `${message}: VS Code does not trust the HTTPS certificate that Azurite serves (azurite.cert for the local emulator). ` +
+    'Use one from a certificate authority this machine trusts (mkcert, after mkcert -install), or start VS Code with NODE_EXTRA_CA_CERTS set to the certificate\'s file.';
+}

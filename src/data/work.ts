@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobClient } from '@azure/storage-blob';
 import type { DataOptions } from './snapshot';
-import { restErrorMessage } from '../core/restErrors';
+import { describeRestError } from '../core/restErrors';
 
 /**
  * Writes a blob's content to `file` (created or replaced). The content goes to a hidden file
@@ -116,8 +116,9 @@ export function isNotFound(err: unknown): boolean {
 
 /**
  * An error's message; of the SDKs' RestError only the first line (the rest is RequestId and Time),
- * and of a table error the message inside its JSON body (../core/restErrors.ts).
+ * of a table error the message inside its JSON body, and for an untrusted HTTPS certificate what to
+ * do (../core/restErrors.ts).
  */
 export function messageOf(err: unknown): string {
-  return restErrorMessage(err instanceof Error ? err.message : String(err));
+  return describeRestError(err);
 }

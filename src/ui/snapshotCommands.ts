@@ -23,7 +23,7 @@ import { dataLayer, type DataLayer } from './dataLayer';
 import { notify, OPEN_FILE, openFileAt } from './notify';
 import { withDelayedProgress } from './progress';
 import type { DataTarget } from './dataTarget';
-import { restErrorMessage } from '../core/restErrors';
+import { describeRestError } from '../core/restErrors';
 
 /** Arguments the commands accept (all optional). */
 export interface SnapshotCommandArgs {
@@ -315,7 +315,7 @@ export class SnapshotCommands {
     const message = (err as Error).message ?? String(err);
     // An Azurite that is not ours refuses the SDKs' newest API version unless told not to check it.
     const hint = /API version .* is not supported/i.test(message) && !this.deps.target.isLocal() ? ' Start that Azurite with --skipApiVersionCheck: the Azure SDKs send a newer API version than it knows.' : '';
-    return failure('data', `${what}: ${restErrorMessage(message)}${hint}`);
+    return failure('data', `${what}: ${describeRestError(err)}${hint}`);
   }
 
   /** Shows a failure (with "Open File" when it names a file) and returns it. */

@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../core/commandIds';
 import { formatBytes } from '../core/memory';
-import { restErrorMessage } from '../core/restErrors';
+import { describeRestError } from '../core/restErrors';
 import { blobMtime, editorFor } from '../core/blobEditor';
 import { blobTooltipMarkdown } from '../core/storageTooltip';
 import type { ServiceKind } from '../core/services';
@@ -859,7 +859,7 @@ function notFound(err: unknown, uri: vscode.Uri): Error {
 function errorText(err: unknown): string {
   const e = err as { message?: string; code?: string; statusCode?: number };
   if (e?.code === 'ECONNREFUSED') return 'the service does not answer (stopped?)';
-  const first = restErrorMessage(String(e?.message ?? err));
+  const first = describeRestError(err);
   return e?.statusCode !== undefined ? `${first} (HTTP ${e.statusCode})` : first;
 }
 

@@ -24,6 +24,9 @@ import { certificateProblem } from '../../../src/emulator/certificates';
 import { isAzuriteService, probePortHolder } from '../../../src/emulator/ports';
 import type { Emulator } from '../../../src/emulator/emulator';
 import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
+import { emulatorEndpoints, storageClients } from '../../../src/data/clients';
+import { listContainers, listTables } from '../../../src/data/browse';
+import { messageOf } from '../../../src/data/work';
 
 const PFX_PASSWORD = 'pfx-pass word';
 
@@ -183,6 +186,18 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     );
     const port = emulator.endpoint('blob')!.port;
     await assert.rejects(get(port, '/devstoreaccount1?comp=list'));
+  });
+
+  it('the data layer (Storage view, seed, Export, Import) says what to do when VS Code does not trust the certificate, not only "self-signed certificate"', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.cert, key: certs.key }));
+    await startAll(emulator, ['blob', 'table']);
+    const data = storageClients(emulatorEndpoints({ blob: emulator.clientAddress('blob'), table: emulator.clientAddress('table') }));
+    for (const listing of [() => listContainers(data), () => listTables(data)]) {
+      await assert.rejects(listing(), (err: unknown) => {
+        assert.match(messageOf(err), /^self-signed certificate: VS Code does not trust the HTTPS certificate that Azurite serves \(azurite\.cert for the local emulator\)\. .*NODE_EXTRA_CA_CERTS/);
+        return true;
+      });
+    }
   });
 
   it('is told from other programs on its port over HTTPS too, by service (a second window\'s autostart skips it)', async () => {
