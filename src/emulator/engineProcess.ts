@@ -24,6 +24,7 @@ import { SERVICE_KINDS } from '../core/services';
 import { createApiVersionPolicy, type ApiVersionPolicy } from '../engine/apiVersionPolicy';
 import type { EngineService, MeteredChunkStore } from './azurite';
 import { CodeCachedModule, type CodeCacheState } from './codeCache';
+import { redactCredentials } from '../core/redact';
 import {
   ENGINE_DATA_VARIABLE, ENGINE_NICENESS, enginePriority, isIdleTick, type EngineEvent, type EngineMemoryFigures, type EngineOps, type EngineProcessData, type EngineRequest,
   type EngineResponse, type LoadResult, type WireServiceOptions,
@@ -178,7 +179,8 @@ function scheduleChanged(kind: ServiceKind): void {
 }
 
 function setDebugLog(enabled: boolean): void {
-  engine?.setDebugLogSink(enabled ? (line) => { pendingDebug.push(line); scheduleFlush(); } : undefined);
+  // Redacted here, so that a bearer token in a request's headers never leaves the engine's process.
+  engine?.setDebugLogSink(enabled ? (line) => { pendingDebug.push(redactCredentials(line)); scheduleFlush(); } : undefined);
 }
 
 /**

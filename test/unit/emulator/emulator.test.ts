@@ -2,6 +2,7 @@
  * The emulator against the real azurite engine, with real Azure SDK clients. No mocks.
  */
 import * as assert from 'node:assert/strict';
+import * as http from 'node:http';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -346,6 +347,17 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     await startAll(emulator, ['blob']);
     await clients(emulator).blob().getContainerClient('debug-on').create();
     assert.ok(log.of('debug').length > 0, 'no debug lines');
+    // A bearer token (azurite.oauth) and a SAS signature in a request never reach the log.
+    const port = emulator.endpoint('blob')!.port;
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, path: '/devstoreaccount1/debug-on?restype=container&sig=SECRET-SIGNATURE', headers: { authorization: 'Bearer SECRET.TOKEN.VALUE', 'x-ms-version': '2025-01-05' } }, (res) => { res.resume(); res.on('end', resolve); });
+      req.on('error', reject);
+      req.end();
+    });
+    await emulator.memoryReportNow();
+    const debugLines = log.of('debug');
+    assert.ok(debugLines.some((l) => l.includes('"authorization":"Bearer ***"')), debugLines.join('\n'));
+    assert.ok(!debugLines.some((l) => l.includes('SECRET')), debugLines.filter((l) => l.includes('SECRET')).join('\n'));
     await emulator.stop('blob');
 
     const quiet = track(makeEmulator({ inMemoryPersistence: true, silent: true }));
