@@ -36,8 +36,11 @@ export interface CommandDeps extends NotifyDeps {
   readonly showMemoryPanel: () => void;
   /** `Azurite: Set Certificate Password` (./ui/certificatePassword.ts); a string argument is stored without asking. */
   readonly setCertificatePassword: (given: unknown) => Promise<boolean>;
-  /** The local engine's accounts, the development account first (./ui/accounts.ts). */
-  readonly accounts: () => readonly StorageAccount[];
+  /**
+   * The local engine's accounts, the development account first (./ui/accounts.ts), once the
+   * accounts of the current `azurite.accounts` are in the engine (keys read from Secret Storage).
+   */
+  readonly accounts: () => Promise<readonly StorageAccount[]>;
   /** The attached Azurite while `azurite.attach` is set (./ui/dataTarget.ts). */
   readonly attached: () => AttachTarget | undefined;
   /**
@@ -132,7 +135,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       void vscode.window.showInformationMessage('Connection string of the attached Azurite (azurite.attach) copied to the clipboard.');
       return value;
     }
-    const accounts = deps.accounts();
+    // Right after activation or a change of azurite.accounts, the keys may still be read.
+    const accounts = await deps.accounts();
     const asked = typeof args === 'object' && args !== null ? (args as CopyConnectionStringArgs).account : undefined;
     let account = accounts[0]!;
     if (asked !== undefined) {

@@ -198,7 +198,10 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     reloadSettings: () => void reload(),
     showMemoryPanel: () => memoryPanel.show(),
     setCertificatePassword: (given: unknown) => setCertificatePassword(password, given),
-    accounts: () => emulator.accounts(),
+    accounts: async () => {
+      await accounts.ready;
+      return emulator.accounts();
+    },
     attached: () => target.attached(),
     prepareStart: async () => {
       await password.ready;

@@ -28,6 +28,14 @@ describe('Custom accounts', () => {
     await reset();
   });
 
+  it('Copy Connection String right after an account is added copies that account\'s (it waits for the key)', async () => {
+    const a = await api();
+    await a.accountsReady();
+    await setAccounts(['fresh1']);
+    const cs = await vscode.commands.executeCommand<string | undefined>('azurite.copyConnectionString', { account: 'fresh1' });
+    assert.ok(cs?.includes('AccountName=fresh1;') && cs.includes(`AccountKey=${await a.storedAccountKey('fresh1')};`), String(cs));
+  });
+
   it('keeps generated keys in Secret Storage and copies each account\'s connection string', async () => {
     const a = await api();
     await setAccounts(['tenant1', 'tenant2']);
