@@ -13,7 +13,7 @@ import { MemoryPanel } from './ui/memoryPanel';
 import { notify, recordedNotifications, showOutcome, usePortNow } from './ui/notify';
 import { recordedProgress } from './ui/progress';
 import { unfinishedSaveMessage } from './emulator/shutdownMarker';
-import { CODE_CACHE_FOLDER, CodeCachedModule, type CodeCacheState } from './emulator/codeCache';
+import { CODE_CACHE_FOLDER, type CodeCacheState } from './emulator/codeCache';
 import { Emulator } from './emulator/emulator';
 import { failure, type Failure, type Outcome } from './core/outcome';
 import { SettingsWatcher } from './settingsWatcher';
@@ -95,7 +95,7 @@ export interface TestingApi extends ExtensionApi {
   /** How many Reset, Import and Export operations are under way or waiting for one before them. */
   dataOperations(): number;
   /** The engine's V8 code cache: what happened to it on load (undefined before) and its file. */
-  engineCodeCache(): { state: CodeCacheState | undefined; file: string };
+  engineCodeCache(): { state: CodeCacheState | undefined; file: string | undefined };
   /** Runs what "Bind to 127.0.0.1" on the exposure notification runs. */
   bindToLoopback(kind: ServiceKind): Promise<Outcome>;
   /** Runs what "Use Port N" on a port conflict's notification runs (the start's outcome; undefined when nothing started). */
@@ -283,7 +283,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     dataFolder,
     chooseDataFolder: (folder) => context.workspaceState.update(DATA_FOLDER_KEY, folder),
     dataFolderQuestions: dataFolderQuestionState,
-    engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: new CodeCachedModule(engineFiles.enginePath, engineFiles.codeCacheDir).cacheFile() }),
+    engineCodeCache: () => ({ state: emulator.engineLoadResult()?.codeCache, file: emulator.engineLoadResult()?.codeCacheFile }),
     settled: async () => { await autoStarted; await watcher.settled(); },
     dataIdle,
     dataOperations: () => snapshots.operations,

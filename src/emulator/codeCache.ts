@@ -32,6 +32,18 @@ export const CODE_CACHE_FOLDER = 'code-cache';
 /** A temporary cache file older than this (ms) is a save that never finished; a save takes well under a second. */
 export const STALE_TEMP_MS = 10 * 60_000;
 
+/**
+ * A cache made under other V8 flags than this process's, written longer ago than this (ms), is
+ * deleted by a save: 14 days. Another window whose engine runs with another heap limit (a
+ * window-scoped `azurite.engine.heapLimit`) may still use it; it writes it again if so.
+ */
+export const STALE_OTHER_FLAGS_MS = 14 * 24 * 60 * 60_000;
+
+/** `v8Flags` as the short hash in a cache file's name. */
+function flagsKey(v8Flags: string): string {
+  return createHash('sha256').update(v8Flags).digest('hex').slice(0, 8);
+}
+
 /** What happened to the cache on the last load. */
 export type CodeCacheState =
   /** V8 accepted the cache: nothing of the bundle's loaded code was compiled again. */
@@ -58,10 +70,12 @@ export interface CodeCacheLog {
 /**
  * One CommonJS file loaded through a V8 code cache kept in `cacheDir`.
  *
- * The cache file is `<cacheDir>/<basename>-<key>.cache`, where the key hashes the V8 version, the
- * file's path, size and mtime: a new build or a new VS Code gets a new file, and {@link save}
- * deletes the others. Errors reading or writing the cache are logged and never thrown: loading
- * without a cache is always possible.
+ * The cache file is `<cacheDir>/<basename>-<flags>-<key>.cache`, where `flags` hashes the V8 flags
+ * it was given and the key hashes the V8 version, the file's path, size and mtime: a new build or a new
+ * VS Code gets a new file, and {@link save} deletes the others made under the same flags (those made
+ * under other flags, by windows whose engine runs with another heap limit, once
+ * {@link STALE_OTHER_FLAGS_MS} old). Errors reading or writing the cache are logged and never
+ * thrown: loading without a cache is always possible.
  */
 export class CodeCachedModule<T> {
   private script: vm.Script | undefined;
@@ -70,6 +84,11 @@ export class CodeCachedModule<T> {
   private saving: Promise<void> | undefined;
   /** The cache file of the file as {@link load} read it (its key names that size and mtime). */
   private loadedCacheFile: string | undefined;
+  /** The cache file {@link load} looked for (for the file as it read it); undefined before a load. */
+  get loadedFile(): string | undefined {
+    return this.loadedCacheFile;
+  }
+
   /** The state of the last {@link load}; undefined before it. */
   state: CodeCacheState | undefined;
 
@@ -78,12 +97,17 @@ export class CodeCachedModule<T> {
    * @param cacheDir folder for the cache (the extension's global storage); made when saving.
    * @param log where the load's and the save's lines go.
    * @param label what the lines call the cache ("Engine code cache", "Extension code cache").
+   * @param v8Flags the V8 flags the process runs with, as one string, when they can differ between
+   *   processes that share the cache folder (the engine's: its heap limit is a window's setting). V8
+   *   refuses a code cache made under other flags (it stamps a hash of them into the cache, and
+   *   `--max-old-space-size` counts), so caches are kept apart by them. Empty: one set of flags.
    */
   constructor(
     readonly file: string,
     readonly cacheDir: string,
     private readonly log: CodeCacheLog = { info: () => undefined },
     private readonly label = 'Engine code cache',
+    private readonly v8Flags = '',
   ) {}
 
   /** The cache file for the current file and V8 version. Throws if `file` cannot be stat'ed. */
@@ -93,7 +117,7 @@ export class CodeCachedModule<T> {
       .update(`${process.versions.v8}\0${this.file}\0${stat.size}\0${stat.mtimeMs}`)
       .digest('hex')
       .slice(0, 16);
-    return path.join(this.cacheDir, `${path.basename(this.file, '.js')}-${key}.cache`);
+    return path.join(this.cacheDir, `${path.basename(this.file, '.js')}-${flagsKey(this.v8Flags)}-${key}.cache`);
   }
 
   /**
@@ -155,15 +179,30 @@ export class CodeCachedModule<T> {
         const temp = `${target}.${process.pid}.tmp`;
         await fs.promises.writeFile(temp, data);
         await fs.promises.rename(temp, target);
-        const prefix = `${path.basename(this.file, '.js')}-`;
+        const base = path.basename(this.file, '.js');
+        const sameFlags = `${base}-${flagsKey(this.v8Flags)}-`;
+        const ofFlags = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-[0-9a-f]{8}-[0-9a-f]{16}\\.cache$`);
+        const age = async (file: string): Promise<number | undefined> => {
+          const stat = await fs.promises.stat(file).catch(() => undefined); // gone: renamed or deleted meanwhile
+          return stat === undefined ? undefined : Date.now() - stat.mtimeMs;
+        };
         for (const name of await fs.promises.readdir(this.cacheDir)) {
           const other = path.join(this.cacheDir, name);
-          if (!name.startsWith(prefix) || other === target) continue;
-          // A .tmp may be another window's save in progress: only one left behind (by a window
-          // closed mid-save) and older than STALE_TEMP_MS is removed.
-          const tempStat = name.endsWith('.tmp') ? await fs.promises.stat(other).catch(() => undefined) : undefined; // gone: renamed meanwhile
-          const stale = tempStat !== undefined && Date.now() - tempStat.mtimeMs > STALE_TEMP_MS;
-          if (name.endsWith('.cache') || stale) await fs.promises.rm(other, { force: true });
+          if (!name.startsWith(`${base}-`) || other === target) continue;
+          let remove: boolean;
+          if (name.endsWith('.tmp')) {
+            // May be another window's save in progress: only one left behind (by a window closed
+            // mid-save) and older than STALE_TEMP_MS is removed.
+            remove = ((await age(other)) ?? 0) > STALE_TEMP_MS;
+          } else if (!name.endsWith('.cache')) {
+            remove = false;
+          } else if (name.startsWith(sameFlags) || !ofFlags.test(name)) {
+            // Another build or V8 under the same flags, or a name of an earlier version of this code.
+            remove = true;
+          } else {
+            remove = ((await age(other)) ?? 0) > STALE_OTHER_FLAGS_MS;
+          }
+          if (remove) await fs.promises.rm(other, { force: true });
         }
         this.log.info(`${this.label} saved (${(data.length / 1048576).toFixed(1)} MiB, ${target}): the next window starts faster.`);
       } catch (err) {

@@ -106,7 +106,9 @@ let engine: Engine | undefined;
 let codeCacheState: CodeCacheState | undefined;
 let loadMs = 0;
 let store: MeteredChunkStore | undefined;
-const cache = data.codeCacheDir !== undefined ? new CodeCachedModule<Engine>(data.enginePath, data.codeCacheDir, log) : undefined;
+// Keyed by this process's V8 flags too: its heap limit is a window's setting, and windows share the folder.
+const v8Flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ');
+const cache = data.codeCacheDir !== undefined ? new CodeCachedModule<Engine>(data.enginePath, data.codeCacheDir, log, undefined, v8Flags) : undefined;
 const services = new Map<number, EngineService>();
 /** Each running service's kind and mode (what `contentBytes` needs to pick the store's figure). */
 const serviceInfo = new Map<number, { readonly kind: ServiceKind; readonly inMemory: boolean }>();
@@ -227,7 +229,7 @@ type Handler<K extends keyof EngineOps> = (request: EngineRequest<K>) => EngineO
 const handlers: { [K in keyof EngineOps]: Handler<K> } = {
   load: (): LoadResult => {
     const e = load();
-    return { loadMs, codeCache: codeCacheState, defaultLimitBytes: e.DEFAULT_LIMIT_BYTES, heapSizeLimitBytes: v8.getHeapStatistics().heap_size_limit };
+    return { loadMs, codeCache: codeCacheState, codeCacheFile: cache?.loadedFile, defaultLimitBytes: e.DEFAULT_LIMIT_BYTES, heapSizeLimitBytes: v8.getHeapStatistics().heap_size_limit };
   },
   preload: async () => {
     const e = load();

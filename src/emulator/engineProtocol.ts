@@ -88,6 +88,8 @@ export type WireServiceOptions = Omit<EngineServiceOptions, 'accessLog' | 'apiVe
 export interface LoadResult {
   readonly loadMs: number;
   readonly codeCache: CodeCacheState | undefined;
+  /** The code cache file the load looked for (absolute path); undefined without a cache folder. */
+  readonly codeCacheFile?: string | undefined;
   /** Azurite's default extent limit in bytes (50% of total memory). */
   readonly defaultLimitBytes: number;
   /**

@@ -145,7 +145,7 @@ describe('Reload Window right after writing (code-server + Chromium, disk mode)'
     const codeCacheDir = path.join(server.userDataDir, 'User', 'globalStorage', 'storage-emulators.storage-emulators', 'code-cache');
     const ownBuild = extensionPath === repoRoot;
     if (ownBuild) {
-      await waitFor('the extension\'s code cache file', () => fs.existsSync(codeCacheDir) && fs.readdirSync(codeCacheDir).some((f) => /^main-[0-9a-f]{16}\.cache$/.test(f)),
+      await waitFor('the extension\'s code cache file', () => fs.existsSync(codeCacheDir) && fs.readdirSync(codeCacheDir).some((f) => /^main-[0-9a-f]{8}-[0-9a-f]{16}\.cache$/.test(f)),
         { timeoutMs: 10_000, intervalMs: 50 });
     }
 

@@ -53,7 +53,7 @@ test('the .vsix installs with --install-extension, contains the bundle, not node
     assert.equal(await waitFor(`HTTP from the blob port ${port}`, () => httpStatus(`http://127.0.0.1:${port}/devstoreaccount1?comp=list`).catch(() => undefined),
       { timeoutMs: 30_000, intervalMs: 20 }), 403, 'azurite answers an unsigned list with 403');
     const cacheDir = path.join(server.userDataDir, 'User', 'globalStorage', `${pkg.publisher}.${pkg.name}`, 'code-cache');
-    await waitFor(`the engine code cache in ${cacheDir}`, () => fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((f) => /^engine-[0-9a-f]{16}\.cache$/.test(f)),
+    await waitFor(`the engine code cache in ${cacheDir}`, () => fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((f) => /^engine-[0-9a-f]{8}-[0-9a-f]{16}\.cache$/.test(f)),
       { timeoutMs: 15_000, intervalMs: 100 });
   } finally {
     await browser?.close().catch(() => {});

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CodeCachedModule, STALE_TEMP_MS } from '../../../src/emulator/codeCache';
+import { CodeCachedModule, STALE_OTHER_FLAGS_MS, STALE_TEMP_MS } from '../../../src/emulator/codeCache';
 import { tempDir } from '../helpers/emulatorFixture';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
@@ -17,11 +17,12 @@ const compiledModule = path.join(repoRoot, 'out', 'src', 'emulator', 'codeCache.
 interface ChildResult { state: string; value: unknown; lines: string[]; files: string[] }
 
 /** Loads `file` with a CodeCachedModule in a new Node process, calls `expr` on its exports, saves. */
-function loadInChild(file: string, cacheDir: string, expr = 'm.answer()'): ChildResult {
+function loadInChild(file: string, cacheDir: string, expr = 'm.answer()', flags: readonly string[] = []): ChildResult {
   const script = `
     const { CodeCachedModule } = require(${JSON.stringify(compiledModule)});
     const lines = [];
-    const c = new CodeCachedModule(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}, { info: (l) => lines.push(l) });
+    // Keyed by the process's V8 flags, as the engine's process keys its cache.
+    const c = new CodeCachedModule(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}, { info: (l) => lines.push(l) }, undefined, [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' '));
     const m = c.load();
     Promise.resolve(${expr}).then(async (value) => {
       await c.save();
@@ -30,7 +31,7 @@ function loadInChild(file: string, cacheDir: string, expr = 'm.answer()'): Child
       process.stdout.write(JSON.stringify({ state: c.state, value, lines, files }));
       process.exit(0);
     }, (err) => { console.error(err); process.exit(1); });`;
-  return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000 })) as ChildResult;
+  return JSON.parse(execFileSync(process.execPath, [...flags, '-e', script], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000 })) as ChildResult;
 }
 
 describe('CodeCachedModule (V8 code cache for the engine bundle)', function () {
@@ -73,13 +74,32 @@ describe('CodeCachedModule (V8 code cache for the engine bundle)', function () {
     const first = loadInChild(file, cacheDir);
     assert.equal(first.state, 'missing');
     assert.equal(first.files.length, 1);
-    assert.match(first.files[0], /^bundle-[0-9a-f]{16}\.cache$/);
+    assert.match(first.files[0], /^bundle-[0-9a-f]{8}-[0-9a-f]{16}\.cache$/);
     assert.ok(first.lines.some((l) => l.startsWith('Engine code cache saved')), first.lines.join('\n'));
     const second = loadInChild(file, cacheDir);
     assert.equal(second.state, 'used');
     assert.deepEqual(second.value, first.value);
     assert.deepEqual(second.files, first.files, 'nothing is written when the cache was used');
     assert.ok(!second.lines.some((l) => l.startsWith('Engine code cache saved')));
+  });
+
+  it('keeps a cache per set of V8 flags (windows whose engines run with different heap limits use their own), and removes one of other flags only once it is old', () => {
+    const small = ['--max-old-space-size=512'];
+    const large = ['--max-old-space-size=640'];
+    assert.equal(loadInChild(file, cacheDir, undefined, small).state, 'missing');
+    assert.equal(loadInChild(file, cacheDir, undefined, large).state, 'missing', 'V8 refuses a cache made under another heap limit, so it is not offered');
+    assert.equal(loadInChild(file, cacheDir, undefined, small).state, 'used', 'the other window\'s save left this one\'s cache');
+    assert.equal(loadInChild(file, cacheDir, undefined, large).state, 'used');
+    const caches = fs.readdirSync(cacheDir).filter((f) => f.endsWith('.cache'));
+    assert.equal(caches.length, 2);
+    // One of other flags written long ago goes at the next save; an earlier version's name at once.
+    const old = (Date.now() - STALE_OTHER_FLAGS_MS - 60_000) / 1000;
+    for (const f of caches) fs.utimesSync(path.join(cacheDir, f), old, old);
+    fs.writeFileSync(path.join(cacheDir, 'bundle-0123456789abcdef.cache'), 'an earlier version\'s name');
+    fs.appendFileSync(file, 'exports.extra = 1;\n');
+    const after = loadInChild(file, cacheDir, undefined, small);
+    assert.equal(after.state, 'missing');
+    assert.equal(after.files.filter((f) => f.endsWith('.cache')).length, 1, after.files.join(', '));
   });
 
   it('a corrupt cache is refused, the file still loads, and the cache is written again', () => {

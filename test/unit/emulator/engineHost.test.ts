@@ -10,6 +10,15 @@ import * as path from 'node:path';
 import { describeExit, ENGINE_V8_FLAGS, EngineHost, failureLine, heapCapMb, type EngineExit } from '../../../src/emulator/engineHost';
 import { engineFiles } from '../helpers/emulatorFixture';
 
+/** Polls every 20 ms until `file` exists. @throws after 30 s */
+async function waitForFile(file: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!fs.existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`${file} was not written within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('EngineHost (the engine in its own process)', function () {
   this.timeout(60_000);
   let host: EngineHost | undefined;
@@ -111,6 +120,32 @@ describe('EngineHost (the engine in its own process)', function () {
       assert.equal((await exit).reason, 'it ran out of memory (azurite.engine.heapLimit is 512 MB)');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('engines of windows with different heap limits keep a code cache each in the shared folder: each is used by its next engine, not refused', async () => {
+    const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'emu-cache-flags-'));
+    const loadWith = async (heapLimitMb: number): Promise<string | undefined> => {
+      const h = new EngineHost({ ...engineFiles(), codeCacheDir: cacheDir, heapLimitMb: () => heapLimitMb, log: { info() {}, error() {} } },
+        { extentLimitBytes: undefined, apiVersionCheck: 'acceptNewer' });
+      try {
+        const loaded = await h.load();
+        // The warm-up writes the cache once every service's code has run its top level.
+        await h.preload();
+        await waitForFile(loaded.codeCacheFile!);
+        return loaded.codeCache;
+      } finally {
+        await h.terminate();
+        h.dispose();
+      }
+    };
+    try {
+      assert.equal(await loadWith(512), 'missing');
+      assert.equal(await loadWith(640), 'missing');
+      assert.equal(await loadWith(512), 'used');
+      assert.equal(await loadWith(640), 'used');
+    } finally {
+      fs.rmSync(cacheDir, { recursive: true, force: true });
     }
   });
 
