@@ -4,11 +4,13 @@
  * and hands them to `https.createServer` (blob/BlobServer.js, queue/QueueServer.js,
  * table/TableServer.js), which throws OpenSSL's bare message ("mac verify failure", "no start
  * line"). Here the same files go through the same `tls.createSecureContext`, and a failure becomes
- * a message naming the setting, the path and the fix. No azurite import: plain Node.
+ * a message naming the setting, the path and the fix. Also reads the certificate a started service
+ * serves, for the extension's own clients to trust when it is self-signed. No azurite import: plain Node.
  */
 import { createPrivateKey } from 'node:crypto';
 import * as fs from 'node:fs/promises';
-import { createSecureContext } from 'node:tls';
+import { isIP } from 'node:net';
+import { connect as tlsConnect, createSecureContext } from 'node:tls';
 import type { HttpsOptions } from '../core/settings';
 
 /** An error's message (Node's file errors already start with their code, e.g. "ENOENT: …"). */
@@ -63,4 +65,31 @@ export async function certificateProblem(https: HttpsOptions): Promise<string | 
     }
     return `azurite.cert (${JSON.stringify(https.cert)}) is not a usable PEM certificate (${text}); use a PEM certificate ("-----BEGIN CERTIFICATE-----"), or a PFX file with azurite.pwd.`;
   }
+}
+
+/**
+ * The certificate the TLS server at `host`:`port` presents, as PEM, when it is self-signed (its own
+ * issuer, signed by its own key), as one made with `openssl req -x509` or `dotnet dev-certs https`
+ * is; undefined for one a certificate authority issued (mkcert's: trust its authority instead), or
+ * when no handshake completes within `boundMs`. Asked of our own engine right after a service has
+ * started listening on a port it holds, so that the extension's own clients (the Storage view,
+ * Reset, Export, Import, the seed) can trust exactly that certificate. Never rejects.
+ * @param host a host to connect to (not a wildcard listen address)
+ * @param boundMs how long the handshake may take, ms
+ */
+export function servedSelfSignedCertificate(host: string, port: number, boundMs = 2000): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ host, port, rejectUnauthorized: false, ...(isIP(host) === 0 ? { servername: host } : {}) });
+    const done = (pem: string | undefined): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(pem);
+    };
+    const timer = setTimeout(() => done(undefined), boundMs);
+    socket.once('secureConnect', () => {
+      const served = socket.getPeerX509Certificate();
+      done(served !== undefined && served.checkIssued(served) && served.verify(served.publicKey) ? served.toString() : undefined);
+    });
+    socket.once('error', () => done(undefined));
+  });
 }

@@ -4,7 +4,7 @@
  * {@link MemoryMeter} (one extent store shared by blob and queue, as in Azurite). Knows nothing of
  * VS Code; the extension feeds it settings and draws its events.
  */
-import { connectionString, DEV_ACCOUNT, type ClientAddress, type StorageAccount } from '../core/connectionString';
+import { connectableHost, connectionString, DEV_ACCOUNT, type ClientAddress, type StorageAccount } from '../core/connectionString';
 import { azuriteAccountsValue } from '../core/accounts';
 import { formatBound, LIFECYCLE_BOUNDS, StepTimeout, withBound, type LifecycleBounds } from '../core/bounds';
 import { Emitter, type Disposable, type Event } from '../core/events';
@@ -28,6 +28,7 @@ import { ownPortConflict, portsOfOthers, type ListenAddress } from '../core/ownP
 import { servedElsewhere } from './ports';
 import { LifecycleQueue } from './lifecycleQueue';
 import { ServiceManager, type Blocker, type Outcome } from './serviceManager';
+import { servedSelfSignedCertificate } from './certificates';
 import { takeUnfinishedSave, unfinishedSaveMessage, type UnfinishedSave } from './shutdownMarker';
 
 /** The memory limit's setting key. */
@@ -118,6 +119,8 @@ export class Emulator {
   private readonly loader: EngineLoader;
   /** The lifecycle bounds in force: LIFECYCLE_BOUNDS with the constructor's `bounds` over them. */
   private readonly bounds: LifecycleBounds;
+  /** The self-signed certificate each service served when it last started with HTTPS (PEM), if it was self-signed. */
+  private readonly servedCertificates: Partial<Record<ServiceKind, string>> = {};
   /** Whether each service was last started in memory mode (settings may have changed since). */
   private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
   /** The options each running service was started with. */
@@ -455,6 +458,12 @@ export class Emulator {
     // In the start's own folder, and before anything queued after the start (a stop writes a new marker).
     // A report that fails (a log that throws) never fails the start.
     if (outcome.ok && !options.inMemory) await this.reportUnfinishedSave(kind, options.location).catch(() => undefined);
+    // Before the seed, whose clients trust it.
+    this.servedCertificates[kind] = undefined;
+    if (outcome.ok && options.https !== undefined) {
+      const address = this.clientAddress(kind);
+      this.servedCertificates[kind] = await servedSelfSignedCertificate(connectableHost(address.host).replace(/^\[(.*)\]$/, '$1'), address.port);
+    }
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
     // Checked once the service runs, before the seed: a change from now on finds it running (the
     // settings watcher restarts it then), one before is this event's. A restart asked for now
@@ -546,6 +555,17 @@ export class Emulator {
   endpoint(kind: ServiceKind): Endpoint | undefined {
     const state = this.services[kind].state;
     return state.status === 'running' ? state.endpoint : undefined;
+  }
+
+  /**
+   * The certificates the extension's own clients of the running `kinds` trust (PEM): the one each
+   * serves over HTTPS when it is self-signed, read from the service as it started
+   * (./certificates.ts `servedSelfSignedCertificate`), each once. Empty over HTTP, and for a
+   * certificate an authority issued (the system's trust, or NODE_EXTRA_CA_CERTS, decides then).
+   */
+  trustedCertificates(kinds: readonly ServiceKind[] = SERVICE_KINDS): string[] {
+    const pems = kinds.filter((k) => this.isRunning(k)).map((k) => this.servedCertificates[k]).filter((p): p is string => p !== undefined);
+    return [...new Set(pems)];
   }
 
   /**

@@ -94,7 +94,8 @@ export class DataTarget implements vscode.Disposable {
     const account = accountName === undefined ? DEV_ACCOUNT : this.emulator.accounts().find((a) => a.name === accountName);
     if (account === undefined) return undefined;
     const url = (k: ServiceKind): string | undefined => (use.includes(k) ? endpointUrl(this.emulator.clientAddress(k), account.name) : undefined);
-    return { accountName: account.name, accountKey: account.key, blob: url('blob'), queue: url('queue'), table: url('table') };
+    const ca = this.emulator.trustedCertificates(use);
+    return { accountName: account.name, accountKey: account.key, blob: url('blob'), queue: url('queue'), table: url('table'), ...(ca.length > 0 ? { ca } : {}) };
   }
 
   private async reread(): Promise<void> {

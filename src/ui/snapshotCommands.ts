@@ -126,7 +126,7 @@ export class SnapshotCommands {
     const addresses: Partial<Record<ServiceKind, ClientAddress>> = {};
     for (const kind of kinds) addresses[kind] = this.deps.emulator.clientAddress(kind);
     const data = this.data();
-    return data.storageClients(data.emulatorEndpoints(addresses, account));
+    return data.storageClients(data.emulatorEndpoints(addresses, account, this.deps.emulator.trustedCertificates(kinds)));
   }
 
   /** The SDK clients of the data target (attached, or the local running services). */

@@ -4,6 +4,7 @@
  * entity, save, upload, and delete.
  */
 import * as assert from 'node:assert/strict';
+import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -365,5 +366,42 @@ describe('Storage view', () => {
     }, 20_000);
     assert.equal(reloaded.length, 1051);
     assert.ok(!reloaded.some((n) => n.label === 'Load more…'));
+  });
+
+  it('over HTTPS with a self-signed certificate, lists and exports what SDK clients wrote (VS Code trusts the certificate the engine serves)', async function () {
+    const a = await api();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'view-https-'));
+    const cert = path.join(dir, 'dev.pem');
+    const key = path.join(dir, 'dev-key.pem');
+    const made = childProcess.spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert,
+      '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { encoding: 'utf8' });
+    assert.equal(made.status, 0, `openssl (the test needs its CLI): ${made.error?.message ?? made.stderr}`);
+    const config = vscode.workspace.getConfiguration('azurite');
+    try {
+      await config.update('cert', cert, vscode.ConfigurationTarget.Workspace);
+      await config.update('key', key, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the certificate in the options', () => a.emulator.options.https !== undefined || undefined);
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const cs = a.emulator.connectionString();
+      assert.match(cs, /^DefaultEndpointsProtocol=https;/);
+      const secure = BlobServiceClient.fromConnectionString(cs, { retryOptions: { maxTries: 1 }, tlsOptions: { ca: fs.readFileSync(cert, 'utf8') } } as object);
+      await secure.getContainerClient('over-tls').create();
+      await secure.getContainerClient('over-tls').getBlockBlobClient('a.txt').uploadData(Buffer.from('a'));
+      const shown = await waitFor('the container in the view', async () => {
+        const t = await a.storageTree(3);
+        const blob = t.find((n) => n.label === 'Blob Containers');
+        return blob?.children?.some((c) => c.label === 'over-tls') ? blob.children : undefined;
+      });
+      assert.deepEqual(shown.find((c) => c.label === 'over-tls')?.children?.map((b) => b.label), ['a.txt']);
+      const out = path.join(dir, 'export');
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.exportSnapshot', { folder: out, skipConfirmation: true }), { ok: true });
+      assert.equal(fs.readFileSync(path.join(out, 'blob', 'over-tls', 'a.txt'), 'utf8'), 'a');
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      await config.update('cert', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('key', undefined, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the certificate gone from the options', () => a.emulator.options.https === undefined || undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

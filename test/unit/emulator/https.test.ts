@@ -11,6 +11,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
@@ -49,6 +50,21 @@ function makeCertificate(dir: string, name: string): { cert: string; key: string
   ]);
   openssl(['pkcs12', '-export', '-in', cert, '-inkey', key, '-out', pfx, '-passout', `pass:${PFX_PASSWORD}`]);
   return { cert, key, pfx };
+}
+
+/** Makes a certificate authority and a certificate for 127.0.0.1/localhost that it issued, in `dir`. */
+function makeIssuedCertificate(dir: string): { ca: string; cert: string; key: string } {
+  const ca = path.join(dir, 'issuer.pem');
+  const caKey = path.join(dir, 'issuer-key.pem');
+  const key = path.join(dir, 'issued-key.pem');
+  const request = path.join(dir, 'issued.csr');
+  const cert = path.join(dir, 'issued.pem');
+  const extensions = path.join(dir, 'issued.ext');
+  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', caKey, '-out', ca, '-days', '2', '-subj', '/CN=Test issuer']);
+  openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', request, '-subj', '/CN=127.0.0.1']);
+  fs.writeFileSync(extensions, 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  openssl(['x509', '-req', '-in', request, '-CA', ca, '-CAkey', caKey, '-CAcreateserial', '-out', cert, '-days', '2', '-extfile', extensions]);
+  return { ca, cert, key };
 }
 
 /**
@@ -186,6 +202,30 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     );
     const port = emulator.endpoint('blob')!.port;
     await assert.rejects(get(port, '/devstoreaccount1?comp=list'));
+  });
+
+  it('the extension\'s own clients (Storage view, seed, Export, Import) trust the self-signed certificate the local engine serves, PEM or PFX, and no other', async () => {
+    for (const https of [{ cert: certs.cert, key: certs.key }, { cert: certs.pfx, pwd: PFX_PASSWORD }]) {
+      const { emulator } = track(makeEmulator({ inMemoryPersistence: true, ...https }));
+      await startAll(emulator, ['blob', 'queue', 'table']);
+      const trusted = emulator.trustedCertificates();
+      assert.deepEqual(trusted.map((p) => new crypto.X509Certificate(p).fingerprint256), [new crypto.X509Certificate(ca).fingerprint256], 'the served certificate, once for the three services');
+      const data = storageClients(emulatorEndpoints({ blob: emulator.clientAddress('blob'), queue: emulator.clientAddress('queue'), table: emulator.clientAddress('table') }, undefined, trusted));
+      await data.blob!.getContainerClient('trusted').create();
+      assert.deepEqual((await listContainers(data)).items.map((c) => c.name), ['trusted']);
+      await data.queue!.createQueue('trusted');
+      await data.table!.createTable('trusted');
+      assert.deepEqual((await listTables(data)).items.map((t) => t.name), ['trusted']);
+      await emulator.dispose();
+      assert.deepEqual(emulator.trustedCertificates(), [], 'nothing once stopped');
+    }
+    // A certificate an authority issued is the system's (or NODE_EXTRA_CA_CERTS') to trust, not pinned.
+    const issued = makeIssuedCertificate(dir);
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: issued.cert, key: issued.key }));
+    await startAll(emulator, ['blob']);
+    assert.deepEqual(emulator.trustedCertificates(), []);
+    const c = BlobServiceClient.fromConnectionString(emulator.connectionString(), trusting(fs.readFileSync(issued.ca, 'utf8')));
+    await c.getContainerClient('issued').create();
   });
 
   it('the data layer (Storage view, seed, Export, Import) says what to do when VS Code does not trust the certificate, not only "self-signed certificate"', async () => {
