@@ -246,8 +246,12 @@ export class Emulator {
     }
     this.applyDebugLog();
     const problems: Failure[] = [];
-    await this.host.setApiVersionCheck(settings.options.apiVersionCheck)
-      .catch((err: Error) => problems.push(failure('engine', `azurite.apiVersionCheck could not be applied: ${err.message}`, { setting: 'azurite.apiVersionCheck' })));
+    // Bounded like a start's request: an engine that does not answer (stalled, or starved of CPU)
+    // must not hold up the start that reads the settings first. Its next process takes the policy.
+    await withBound(this.host.setApiVersionCheck(settings.options.apiVersionCheck), this.bounds.listenMs)
+      .catch((err: Error) => problems.push(err instanceof StepTimeout
+        ? failure('timeout', `azurite.apiVersionCheck could not be applied: the emulator engine did not answer within ${formatBound(err.boundMs)} (it is stalled or starved of CPU). Reload the window if it stays so.`, { setting: 'azurite.apiVersionCheck' })
+        : failure('engine', `azurite.apiVersionCheck could not be applied: ${err.message}`, { setting: 'azurite.apiVersionCheck' })));
     const memoryKind = EXTENT_SERVICE_KINDS.find((k) => this.isRunning(k) && this.lastStartInMemory[k]);
     const limitError = settings.errors.find((e) => e.key === LIMIT_SETTING);
     if (memoryKind !== undefined && limitError === undefined) {
@@ -647,11 +651,14 @@ export class Emulator {
    * Sets the extra accounts the engine serves besides the development account (Azurite's
    * `AZURITE_ACCOUNTS`, set in the engine's process only); running services take them at once.
    * @param extra the custom accounts with their keys (none: the development account only)
-   * @throws Error when the engine ends meanwhile
+   * @throws Error when the engine ends meanwhile, or does not answer within the listen bound (LifecycleBounds.listenMs)
    */
   async setAccounts(extra: readonly StorageAccount[]): Promise<void> {
     this.extraAccounts = [...extra];
-    await this.host.setAccounts(azuriteAccountsValue(extra));
+    // Bounded like a start's request: a start waits for the accounts. The next engine process takes them anyway.
+    await withBound(this.host.setAccounts(azuriteAccountsValue(extra)), this.bounds.listenMs).catch((err: unknown) => {
+      throw err instanceof StepTimeout ? new Error(`the emulator engine did not answer within ${formatBound(err.boundMs)} (it is stalled or starved of CPU)`) : err;
+    });
   }
 
   /** Every account the engine serves: the development account first, then `azurite.accounts`. */
