@@ -7,10 +7,10 @@
  * a message naming the setting, the path and the fix. Also reads the certificate a started service
  * serves, for the extension's own clients to trust when it is self-signed. No azurite import: plain Node.
  */
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { connect as tlsConnect, createSecureContext } from 'node:tls';
+import { checkServerIdentity, connect as tlsConnect, createSecureContext } from 'node:tls';
 import type { HttpsOptions } from '../core/settings';
 
 /** An error's message (Node's file errors already start with their code, e.g. "ENOENT: …"). */
@@ -67,28 +67,48 @@ export async function certificateProblem(https: HttpsOptions): Promise<string | 
   }
 }
 
+/** What {@link servedCertificate} read from a started service. */
+export interface ServedCertificate {
+  /** The certificate as PEM when it is self-signed (its own issuer, signed by its own key). */
+  readonly selfSigned?: string;
+  /**
+   * Why a client that connects to `host` refuses it although it trusts it: Node's
+   * `tls.checkServerIdentity` message ("Host: localhost. is not in the cert's altnames: IP:127.0.0.1").
+   */
+  readonly hostMismatch?: string;
+}
+
 /**
- * The certificate the TLS server at `host`:`port` presents, as PEM, when it is self-signed (its own
- * issuer, signed by its own key), as one made with `openssl req -x509` or `dotnet dev-certs https`
- * is; undefined for one a certificate authority issued (mkcert's: trust its authority instead), or
- * when no handshake completes within `boundMs`. Asked of our own engine right after a service has
- * started listening on a port it holds, so that the extension's own clients (the Storage view,
- * Reset, Export, Import, the seed) can trust exactly that certificate. Never rejects.
- * @param host a host to connect to (not a wildcard listen address)
+ * What the certificate the TLS server at `host`:`port` presents means for clients: its PEM when it
+ * is self-signed, as one made with `openssl req -x509` or `dotnet dev-certs https` is (one a
+ * certificate authority issued, such as mkcert's, is trusted through its authority instead), and
+ * whether it names `host`. Asked of our own engine right after a service has started listening on
+ * a port it holds, so that the extension's own clients (the Storage view, Reset, Export, Import, the
+ * seed) can trust exactly that certificate. Undefined when no handshake completes within `boundMs`.
+ * Never rejects.
+ * @param host the host clients connect to (not a wildcard listen address; an IPv6 literal without brackets)
  * @param boundMs how long the handshake may take, ms
  */
-export function servedSelfSignedCertificate(host: string, port: number, boundMs = 2000): Promise<string | undefined> {
+export function servedCertificate(host: string, port: number, boundMs = 2000): Promise<ServedCertificate | undefined> {
   return new Promise((resolve) => {
     const socket = tlsConnect({ host, port, rejectUnauthorized: false, ...(isIP(host) === 0 ? { servername: host } : {}) });
-    const done = (pem: string | undefined): void => {
+    const done = (served: ServedCertificate | undefined): void => {
       clearTimeout(timer);
       socket.destroy();
-      resolve(pem);
+      resolve(served);
     };
     const timer = setTimeout(() => done(undefined), boundMs);
     socket.once('secureConnect', () => {
-      const served = socket.getPeerX509Certificate();
-      done(served !== undefined && served.checkIssued(served) && served.verify(served.publicKey) ? served.toString() : undefined);
+      // One read of the peer's certificate (on Node 20 a getPeerCertificate() after
+      // getPeerX509Certificate() answers an empty object).
+      const peer = socket.getPeerCertificate();
+      if (peer.raw === undefined) return done(undefined);
+      const x = new X509Certificate(peer.raw);
+      const mismatch = checkServerIdentity(host, peer);
+      done({
+        ...(x.checkIssued(x) && x.verify(x.publicKey) ? { selfSigned: x.toString() } : {}),
+        ...(mismatch !== undefined ? { hostMismatch: mismatch.message } : {}),
+      });
     });
     socket.once('error', () => done(undefined));
   });

@@ -28,7 +28,7 @@ import { ownPortConflict, portsOfOthers, type ListenAddress } from '../core/ownP
 import { servedElsewhere } from './ports';
 import { LifecycleQueue } from './lifecycleQueue';
 import { ServiceManager, type Blocker, type Outcome } from './serviceManager';
-import { servedSelfSignedCertificate } from './certificates';
+import { servedCertificate } from './certificates';
 import { takeUnfinishedSave, unfinishedSaveMessage, type UnfinishedSave } from './shutdownMarker';
 
 /** The memory limit's setting key. */
@@ -466,7 +466,12 @@ export class Emulator {
     this.servedCertificates[kind] = undefined;
     if (outcome.ok && options.https !== undefined) {
       const address = this.clientAddress(kind);
-      this.servedCertificates[kind] = await servedSelfSignedCertificate(connectableHost(address.host).replace(/^\[(.*)\]$/, '$1'), address.port);
+      const host = connectableHost(address.host).replace(/^\[(.*)\]$/, '$1');
+      const served = await servedCertificate(host, address.port);
+      this.servedCertificates[kind] = served?.selfSigned;
+      if (served?.hostMismatch !== undefined) {
+        this.log.error(`${serviceName(kind)}: the certificate of azurite.cert is not for ${host}, the host its connection string names (${served.hostMismatch}), so clients refuse it. Make one that names ${host}, or set azurite.${kind}Host to a name the certificate has.`);
+      }
     }
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
     // Checked once the service runs, before the seed: a change from now on finds it running (the
@@ -564,7 +569,7 @@ export class Emulator {
   /**
    * The certificates the extension's own clients of the running `kinds` trust (PEM): the one each
    * serves over HTTPS when it is self-signed, read from the service as it started
-   * (./certificates.ts `servedSelfSignedCertificate`), each once. Empty over HTTP, and for a
+   * (./certificates.ts `servedCertificate`), each once. Empty over HTTP, and for a
    * certificate an authority issued (the system's trust, or NODE_EXTRA_CA_CERTS, decides then).
    */
   trustedCertificates(kinds: readonly ServiceKind[] = SERVICE_KINDS): string[] {

@@ -228,6 +228,21 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     await c.getContainerClient('issued').create();
   });
 
+  it('says, when a service starts, that its certificate does not name the host its connection string gives (clients would refuse it)', async () => {
+    const onlyName = path.join(dir, 'name-only.pem');
+    const onlyNameKey = path.join(dir, 'name-only-key.pem');
+    openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', onlyNameKey, '-out', onlyName, '-days', '2',
+      '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost']);
+    const { emulator, log } = track(makeEmulator({ inMemoryPersistence: true, cert: onlyName, key: onlyNameKey }));
+    await startAll(emulator, ['blob']);
+    assert.ok(log.of('error').some((l) => /^Blob: the certificate of azurite\.cert is not for 127\.0\.0\.1, the host its connection string names \(.*127\.0\.0\.1.*\), so clients refuse it\. Make one that names 127\.0\.0\.1, or set azurite\.blobHost to a name the certificate has\.$/.test(l)), log.of('error').join('\n'));
+    // The same certificate started on the name it has: nothing to say.
+    const { emulator: byName, log: byNameLog } = track(makeEmulator({ inMemoryPersistence: true, cert: onlyName, key: onlyNameKey, blobHost: 'localhost' }));
+    await startAll(byName, ['blob']);
+    assert.deepEqual(byNameLog.of('error'), []);
+    assert.equal(byName.trustedCertificates().length, 1);
+  });
+
   it('the data layer (Storage view, seed, Export, Import) says what to do when VS Code does not trust the certificate, not only "self-signed certificate"', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.cert, key: certs.key }));
     await startAll(emulator, ['blob', 'table']);
