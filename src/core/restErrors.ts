@@ -29,27 +29,33 @@ function firstLine(text: string): string {
   return text.split('\n')[0]!.trim();
 }
 
-/**
- * The codes Node's TLS gives a certificate the client does not trust, or that is not for the host
- * it was reached at (OpenSSL's verify results as Node names them; `ERR_TLS_CERT_ALTNAME_INVALID`
- * from `tls.checkServerIdentity`).
- */
+/** The codes Node's TLS gives a certificate the client does not trust (OpenSSL's verify results as Node names them). */
 const UNTRUSTED_CERTIFICATE_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED',
 ]);
+/** A certificate outside its validity period. */
+const EXPIRED_CERTIFICATE_CODES = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
 
 /**
- * {@link restErrorMessage} of any error the data layer meets, and for an HTTPS certificate that
- * VS Code's extension host does not trust (a self-signed one, say) what to do about it: the SDK
- * says only "self-signed certificate".
+ * {@link restErrorMessage} of any error the data layer meets, and for an HTTPS certificate that a
+ * client refuses what to do about it (the SDK says only "self-signed certificate", say): one VS
+ * Code's extension host does not trust, one that does not name the host it was reached at
+ * (`ERR_TLS_CERT_ALTNAME_INVALID`, from `tls.checkServerIdentity`), one expired or not yet valid.
  * @param err an SDK `RestError` (its `code` is Node's for a TLS failure), an Error, or anything
  */
 export function describeRestError(err: unknown): string {
   const e = err as { message?: unknown; code?: unknown } | undefined;
   const message = restErrorMessage(typeof e?.message === 'string' ? e.message : String(err));
-  if (typeof e?.code !== 'string' || !UNTRUSTED_CERTIFICATE_CODES.has(e.code)) return message;
-  return `${message}: VS Code does not trust the HTTPS certificate that Azurite serves (azurite.cert for the local emulator). ` +
-    'Use one from a certificate authority this machine trusts (mkcert, after mkcert -install), or start VS Code with NODE_EXTRA_CA_CERTS set to the certificate\'s file.';
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (UNTRUSTED_CERTIFICATE_CODES.has(code)) {
+    return `${message}: VS Code does not trust the HTTPS certificate that Azurite serves (azurite.cert for the local emulator). ` +
+      'Use one from a certificate authority this machine trusts (mkcert, after mkcert -install), or start VS Code with NODE_EXTRA_CA_CERTS set to the certificate\'s file.';
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return `${message}: the HTTPS certificate that Azurite serves does not name the host it is reached at. ` +
+      'Make one that names it (mkcert 127.0.0.1 localhost), or, for the local emulator, set azurite.blobHost, queueHost or tableHost to a name the certificate has.';
+  }
+  if (EXPIRED_CERTIFICATE_CODES.has(code)) return `${message}: the HTTPS certificate that Azurite serves is outside its validity period; make a new one.`;
+  return message;
 }

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { restErrorMessage } from '../../../src/core/restErrors';
+import { describeRestError, restErrorMessage } from '../../../src/core/restErrors';
 
 describe('restErrorMessage', () => {
   it('takes the message out of a table error\'s OData JSON body (what @azure/data-tables keeps as its message), first line only', () => {
@@ -11,5 +11,14 @@ describe('restErrorMessage', () => {
     assert.equal(restErrorMessage('The specified container does not exist.\nRequestId:1\nTime:2'), 'The specified container does not exist.');
     assert.equal(restErrorMessage('{"unexpected":true}'), '{"unexpected":true}');
     assert.equal(restErrorMessage('{not json'), '{not json');
+  });
+});
+
+describe('describeRestError', () => {
+  it('says what to do for each kind of certificate a client refuses, and nothing more for other errors', () => {
+    assert.match(describeRestError({ message: 'self-signed certificate', code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }), /^self-signed certificate: VS Code does not trust .*NODE_EXTRA_CA_CERTS/);
+    assert.match(describeRestError({ message: "Hostname/IP does not match certificate's altnames: IP: 127.0.0.1 is not in the cert's list: ", code: 'ERR_TLS_CERT_ALTNAME_INVALID' }), /: the HTTPS certificate that Azurite serves does not name the host it is reached at\. Make one that names it/);
+    assert.match(describeRestError({ message: 'certificate has expired', code: 'CERT_HAS_EXPIRED' }), /^certificate has expired: .*outside its validity period; make a new one\.$/);
+    assert.equal(describeRestError(new Error('The specified container does not exist.\nRequestId:1')), 'The specified container does not exist.');
   });
 });
