@@ -38,7 +38,7 @@ export interface CommandDeps extends NotifyDeps {
   readonly setCertificatePassword: (given: unknown) => Promise<boolean>;
   /**
    * The local engine's accounts, the development account first (./ui/accounts.ts), once the
-   * accounts of the current `azurite.accounts` are in the engine (keys read from Secret Storage).
+   * accounts of the current `azurite.accounts` are known (keys read from Secret Storage).
    */
   readonly accounts: () => Promise<readonly StorageAccount[]>;
   /** The attached Azurite while `azurite.attach` is set (./ui/dataTarget.ts). */

@@ -199,7 +199,8 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     showMemoryPanel: () => memoryPanel.show(),
     setCertificatePassword: (given: unknown) => setCertificatePassword(password, given),
     accounts: async () => {
-      await accounts.ready;
+      // The keys, not the engine's round trip: the copied string only needs them.
+      await accounts.known;
       return emulator.accounts();
     },
     attached: () => target.attached(),

@@ -23,9 +23,17 @@ export class Accounts implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   /** Resolves when the accounts of the current setting are in the engine. */
   ready: Promise<void>;
+  /**
+   * Resolves when the accounts of the current setting are known, keys read from Secret Storage
+   * (`Emulator.accounts()` gives them), before the engine has them: what Copy Connection String
+   * waits for. Never rejects.
+   */
+  known: Promise<void>;
 
   constructor(private readonly secrets: vscode.SecretStorage, private readonly emulator: Emulator, private readonly log: { info(line: string): void; error(line: string): void }) {
-    this.ready = this.apply();
+    const { promise, resolve } = settleable();
+    this.known = promise;
+    this.ready = this.apply(resolve);
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(ACCOUNTS_SETTING)) this.applyAgain();
@@ -47,11 +55,24 @@ export class Accounts implements vscode.Disposable {
    * to make a key cannot give the engine its accounts after a later one).
    */
   private applyAgain(): void {
-    this.ready = this.ready.then(() => this.apply());
+    const { promise, resolve } = settleable();
+    this.known = promise;
+    this.ready = this.ready.then(() => this.apply(resolve));
   }
 
-  /** Never rejects: what goes wrong is logged and shown, and devstoreaccount1 is served. */
-  private async apply(): Promise<void> {
+  /**
+   * Never rejects: what goes wrong is logged and shown, and devstoreaccount1 is served.
+   * @param known called once the accounts are known (given to the emulator), or the apply failed
+   */
+  private async apply(known: () => void): Promise<void> {
+    try {
+      await this.applyNow(known);
+    } finally {
+      known();
+    }
+  }
+
+  private async applyNow(known: () => void): Promise<void> {
     const parsed = parseAccountNames(vscode.workspace.getConfiguration().get(ACCOUNTS_SETTING));
     let extra: StorageAccount[] = [];
     let fromEnvironment = false;
@@ -74,8 +95,11 @@ export class Accounts implements vscode.Disposable {
     }
     const before = JSON.stringify(this.extra);
     this.extra = extra;
+    // The emulator knows them as soon as it is told (Emulator.accounts()); the engine once this resolves.
+    const given = this.emulator.setAccounts(extra);
+    known();
     try {
-      await this.emulator.setAccounts(extra);
+      await given;
     } catch (err) {
       this.log.error(`The accounts could not be given to the engine (the next start will): ${(err as Error).message}`);
     }
@@ -116,4 +140,11 @@ export class Accounts implements vscode.Disposable {
     for (const s of this.subscriptions) s.dispose();
     this.changed.dispose();
   }
+}
+
+/** A promise and the function that resolves it. */
+function settleable(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => { resolve = r; });
+  return { promise, resolve };
 }
