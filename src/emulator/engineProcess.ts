@@ -216,7 +216,8 @@ function serviceOptions(service: number, o: WireServiceOptions): Parameters<Engi
     accessLog: o.accessLog ? (line: string) => {
       let lines = pendingAccess.get(service);
       if (lines === undefined) pendingAccess.set(service, (lines = []));
-      lines.push(line);
+      // A request's URL holds a SAS's signature; the log channel is written to VS Code's log files.
+      lines.push(line.includes('sig=') ? redactCredentials(line) : line);
       scheduleFlush();
     } : undefined,
     memoryStore: store,

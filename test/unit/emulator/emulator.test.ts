@@ -510,6 +510,16 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     // A round trip to the engine's worker: the access lines of every request it answered arrived first.
     await loud.emulator.memoryReportNow();
     assert.ok(loud.log.of('access').some((l) => l.includes('POST') || l.includes('Tables')), loud.log.of('access').join('\n'));
+    // A SAS's signature in a request's URL reads *** (the channel is written to VS Code's log files).
+    const port = loud.emulator.endpoint('table')!.port;
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, path: '/devstoreaccount1/Tables?sv=2025-01-05&sig=SECRET-SIGNATURE' }, (res) => { res.resume(); res.on('end', resolve); });
+      req.on('error', reject);
+      req.end();
+    });
+    await loud.emulator.memoryReportNow();
+    assert.ok(loud.log.of('access').some((l) => l.includes('sig=***')), loud.log.of('access').join('\n'));
+    assert.ok(!loud.log.of('access').some((l) => l.includes('SECRET')));
 
     const quiet = track(makeEmulator({ inMemoryPersistence: true, silent: true }));
     await startAll(quiet.emulator, ['table']);
