@@ -67,7 +67,6 @@ export async function endSave(location: string, kind: ServiceKind): Promise<void
  *   under way elsewhere. A marker that cannot be parsed still counts, with its file's modification time.
  */
 export async function takeUnfinishedSave(location: string, kind: ServiceKind, ownPid?: number): Promise<UnfinishedSave | undefined> {
-  if ((await liveSave(location, kind, ownPid)) !== undefined) return undefined;
   const file = path.join(location, markerFileName(kind));
   let text: string;
   let mtimeMs: number;
@@ -76,14 +75,18 @@ export async function takeUnfinishedSave(location: string, kind: ServiceKind, ow
   } catch {
     return undefined;
   }
+  // Decided from the text read, and removed only while the file still holds it: a save that
+  // another window's stop begins meanwhile writes a new marker, which stays.
+  const marker = parseMarker(kind, location, text);
+  if (marker !== undefined && isLive(marker, ownPid)) return undefined;
+  const now = await fs.promises.readFile(file, 'utf8').catch(() => undefined);
+  if (now !== text) return undefined;
   await endSave(location, kind);
-  let parsed: Partial<UnfinishedSave> = {};
-  try { parsed = JSON.parse(text) as Partial<UnfinishedSave>; } catch { /* use the file's time */ }
   return {
     kind,
     location,
-    startedAtMs: typeof parsed.startedAtMs === 'number' ? parsed.startedAtMs : mtimeMs,
-    pid: typeof parsed.pid === 'number' ? parsed.pid : 0,
+    startedAtMs: marker?.startedAtMs ?? mtimeMs,
+    pid: marker?.pid ?? 0,
   };
 }
 
@@ -137,11 +140,18 @@ function processRuns(pid: number): boolean {
 
 /** Reads the marker of a save of `kind` in `location` that may be under way, without removing it; undefined when there is none, it cannot be parsed, or its save ended ({@link abandonSave}). */
 async function peekSave(location: string, kind: ServiceKind): Promise<(UnfinishedSave & ProcessIdentity) | undefined> {
+  const text = await fs.promises.readFile(path.join(location, markerFileName(kind)), 'utf8').catch(() => undefined);
+  const marker = text === undefined ? undefined : parseMarker(kind, location, text);
+  return marker?.ended === true ? undefined : marker;
+}
+
+/** A marker's text as its fields; undefined when it cannot be parsed or lacks the process and time. */
+function parseMarker(kind: ServiceKind, location: string, text: string): (UnfinishedSave & ProcessIdentity & { ended: boolean }) | undefined {
   try {
-    const parsed = JSON.parse(await fs.promises.readFile(path.join(location, markerFileName(kind)), 'utf8')) as Partial<UnfinishedSave> & { ended?: unknown; bootId?: unknown; startTicks?: unknown };
-    if (typeof parsed.pid !== 'number' || typeof parsed.startedAtMs !== 'number' || parsed.ended === true) return undefined;
+    const parsed = JSON.parse(text) as Partial<UnfinishedSave> & { ended?: unknown; bootId?: unknown; startTicks?: unknown };
+    if (typeof parsed.pid !== 'number' || typeof parsed.startedAtMs !== 'number') return undefined;
     return {
-      kind, location, startedAtMs: parsed.startedAtMs, pid: parsed.pid,
+      kind, location, startedAtMs: parsed.startedAtMs, pid: parsed.pid, ended: parsed.ended === true,
       ...(typeof parsed.bootId === 'string' ? { bootId: parsed.bootId } : {}),
       ...(typeof parsed.startTicks === 'string' ? { startTicks: parsed.startTicks } : {}),
     };
@@ -207,14 +217,21 @@ export async function waitForLiveSave(
 }
 
 /**
- * The save of `kind` in `location` under way in another process that runs, if its marker says so:
- * not ended, younger than {@link LIVE_SAVE_MAX_AGE_MS}, not of `ownPid`, and of the process that
- * runs under its id now.
+ * The save of `kind` in `location` under way in another process that runs, if its marker says so
+ * ({@link isLive}).
  */
 async function liveSave(location: string, kind: ServiceKind, ownPid: number | undefined): Promise<UnfinishedSave | undefined> {
   const save = await peekSave(location, kind);
-  const current = save !== undefined && save.pid !== ownPid && Date.now() - save.startedAtMs < LIVE_SAVE_MAX_AGE_MS;
-  return current && processRuns(save.pid) && sameProcess(save) ? { kind: save.kind, location: save.location, startedAtMs: save.startedAtMs, pid: save.pid } : undefined;
+  return save !== undefined && isLive(save, ownPid) ? { kind: save.kind, location: save.location, startedAtMs: save.startedAtMs, pid: save.pid } : undefined;
+}
+
+/**
+ * Whether a marker's save is under way in another process that runs: not ended, younger than
+ * {@link LIVE_SAVE_MAX_AGE_MS}, not of `ownPid`, and of the process that runs under its id now.
+ */
+function isLive(marker: UnfinishedSave & ProcessIdentity & { ended?: boolean }, ownPid: number | undefined): boolean {
+  if (marker.ended === true || marker.pid === ownPid || Date.now() - marker.startedAtMs >= LIVE_SAVE_MAX_AGE_MS) return false;
+  return processRuns(marker.pid) && sameProcess(marker);
 }
 
 /** The sentence the log and the notification show for an unfinished save. */
