@@ -867,7 +867,7 @@ export class Emulator {
     // With no service running in it (an idle engine, one that ended during the warm-up, or during a
     // start whose own failure says so) the log line is all: nothing was lost, nothing is shown.
     // The next engine takes the setting (a limit the lost one refused included), and the meter shows
-    // it, already to the loss's listeners.
+    // it from the next turn of the event loop on.
     void this.followLimitSetting();
     if (stopped.length > 0) this.lossEmitter.fire({ reason: exit.reason, message, stopped });
   }
