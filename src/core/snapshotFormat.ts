@@ -376,8 +376,10 @@ export function parseEntities(file: string, text: string | readonly string[]): E
     const writtenAsDouble = (name: string): boolean => {
       if (written === undefined) {
         try {
-          // Without a digit before a point or an exponent, no number of the line has one.
-          written = /[0-9][.eE]/.test(lineText) ? asObject(file, line, parseLossless(lineText), 'an entity') : {};
+          // Without a property whose value is a number with a point or an exponent (`":5.0`), no
+          // number of the line has one (an entity's values are not arrays); a string that holds
+          // such text costs a second parse, nothing more.
+          written = /":\s*-?[0-9]+(?:\.[0-9]|[eE])/.test(lineText) ? asObject(file, line, parseLossless(lineText), 'an entity') : {};
         } catch {
           written = {};
         }
