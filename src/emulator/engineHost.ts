@@ -293,17 +293,16 @@ export class EngineHost {
    * is let go of: this resolves then, so that a window's close is never held up by it.
    */
   terminate(): Promise<void> {
-    // A second call while one ends the process (the loader's after a load past its bound, then a
-    // window's shutdown) waits for the same end.
-    if (this.child === undefined && this.terminating !== undefined) return this.terminating;
-    const terminating = this.terminateNow();
-    this.terminating = terminating;
-    void terminating.finally(() => { if (this.terminating === terminating) this.terminating = undefined; });
-    return terminating;
+    // Every end under way is waited for: the loader's of a process whose load ran past its bound,
+    // then a window's shutdown (of a newer process, or of none).
+    const ending = this.terminateNow();
+    this.terminating.add(ending);
+    void ending.finally(() => this.terminating.delete(ending));
+    return Promise.all([...this.terminating]).then(() => undefined);
   }
 
-  /** The {@link terminate} under way, until its process has exited (or been let go of). */
-  private terminating: Promise<void> | undefined;
+  /** The {@link terminate}s under way, each until its process has exited (or been let go of). */
+  private readonly terminating = new Set<Promise<void>>();
 
   private async terminateNow(): Promise<void> {
     const child = this.child;
