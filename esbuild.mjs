@@ -67,8 +67,14 @@ const engineSeam = path.join(root, 'src/engine');
 /** azurite's entry and its package folder, real paths (an `npm link`ed azurite included). */
 const azuriteEntry = fs.realpathSync(createRequire(import.meta.url).resolve('azurite/dist/src/azurite.js'));
 const azuritePackage = path.dirname(path.dirname(path.dirname(azuriteEntry)));
-/** True for a bundle input (a path esbuild's metafile gives, relative to the working folder) inside the azurite package. */
-const isAzuriteInput = (input) => path.resolve(input).startsWith(azuritePackage + path.sep);
+/**
+ * True for a bundle input (a path esbuild's metafile gives, relative to the working folder) inside
+ * the azurite package. Without regard to case on Windows, where a drive letter's case may differ.
+ */
+const isAzuriteInput = (input) => {
+  const [inside, pkg] = [path.resolve(input), azuritePackage + path.sep].map((p) => (process.platform === 'win32' ? p.toLowerCase() : p));
+  return inside.startsWith(pkg);
+};
 const azuritePatches = [
   {
     name: 'crc64',
