@@ -74,7 +74,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     if (verb === 'start' && !kinds.every(running) && deps.attached() === undefined && !(await deps.prepareStart())) {
       return kinds.map((k): Outcome => (running(k) ? { ok: true } : CANCELLED));
     }
-    if (verb === 'close') await waitForData(kinds, 'stop');
+    // A stopped service's close resolves at once; one that runs or is starting waits for the data operation.
+    const toStop = kinds.filter((k) => emulator.status(k).status !== 'closed');
+    if (verb === 'close' && toStop.length > 0) await waitForData(toStop, 'stop');
     const outcomes = await Promise.all(kinds.map((k) => (verb === 'start' ? emulator.start(k) : emulator.stop(k))));
     outcomes.forEach(showError);
     return outcomes;

@@ -175,6 +175,20 @@ describe('Test data: seed, reset, export and import', () => {
       // A Clean during an Import: the service restarts empty once the Import has ended.
       assert.deepEqual(await beside(() => vscode.commands.executeCommand('azurite.clean_blob', { skipConfirmation: true }), 'Blob clean once the Reset, Import or Export under way is done'), [{ ok: true }, [{ ok: true }]]);
       assert.equal(await many(), false, 'the Clean ran once the Import had ended');
+      // Closing a stopped service during an Import has nothing to wait for: it resolves at once, with no progress.
+      const stopWaits = progressOf('Queue stop once the Reset, Import or Export under way is done');
+      process.kill(pid, 'SIGSTOP');
+      try {
+        const imported = vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true });
+        const closed = vscode.commands.executeCommand('azurite.close_queue');
+        const held = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 10_000));
+        assert.deepEqual(await Promise.race([closed, held]), [{ ok: true }]);
+        assert.equal(progressOf('Queue stop once the Reset, Import or Export under way is done'), stopWaits);
+        process.kill(pid, 'SIGCONT');
+        assert.deepEqual(await imported, { ok: true });
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
     } finally {
       await vscode.commands.executeCommand('azurite.close');
       fs.rmSync(snapshot, { recursive: true, force: true });
