@@ -136,9 +136,8 @@ export class SettingsWatcher implements vscode.Disposable {
         { location: vscode.ProgressLocation.Window, title: `Restarting Azurite ${due.map(serviceName).join(', ')}` },
         async () => {
           const outcomes = await restarting;
-          // A start refused because the extension is shutting down (an extension host restart, an
-          // update) is nothing to tell the user about; a failed stop still is.
-          outcomes.forEach((o) => { if (!(this.emulator.shuttingDown && !o.ok && o.reason === 'state')) showOutcome(o, this.deps); });
+          // showOutcome leaves out a start refused because the extension is shutting down.
+          outcomes.forEach((o) => showOutcome(o, this.deps));
         },
       );
       // One link that fails (the folder question's state not written, say) must not leave the chain

@@ -45,13 +45,17 @@ export function notify(level: 'info' | 'warning' | 'error', message: string, ...
 }
 
 /**
- * Shows a failed outcome (ok outcomes and cancellations show nothing), with the actions its typed
+ * Shows a failed outcome (ok outcomes, cancellations and what was refused because the emulator is
+ * shutting down show nothing), with the actions its typed
  * fields call for: "Use Port N" for a taken port with a free one found, "Open File" when a file
  * is at fault (a seed's, at a start), "Open Settings" when a setting is. Does not wait for the user.
  * @param deps what "Use Port N" needs; without them it is not offered
  */
 export function showOutcome(outcome: Outcome, deps?: NotifyDeps): void {
   if (outcome.ok || outcome.reason === 'cancelled') return;
+  // A start refused because the extension is shutting down (an extension host restart, an update,
+  // a window closing) is nothing to tell the user about; a failed stop still is.
+  if (outcome.reason === 'state' && deps?.emulator.shuttingDown === true) return;
   const conflict = outcome.conflict;
   const usePort = deps !== undefined && conflict?.freePort !== undefined ? `Use Port ${conflict.freePort}` : undefined;
   const setting = outcome.setting;
