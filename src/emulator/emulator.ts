@@ -123,6 +123,8 @@ export class Emulator {
   private readonly servedCertificates: Partial<Record<ServiceKind, string>> = {};
   /** Whether each service was last started in memory mode (settings may have changed since). */
   private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
+  /** The options of each service's last start, while it failed: a change of them clears its error. */
+  private readonly failedStartWith: Partial<Record<ServiceKind, EmulatorOptions>> = {};
   /** The options each running service was started with. */
   private readonly startedWith: Partial<Record<ServiceKind, EmulatorOptions>> = {};
   /** Each service's lifecycle operations, one at a time (./lifecycleQueue.ts). */
@@ -234,7 +236,10 @@ export class Emulator {
     const errorsBefore = this.settings.errors;
     const limitBefore = this.settings.options.extentMemoryLimitBytes;
     this.settings = settings;
-    for (const kind of SERVICE_KINDS) this.services[kind].settingsChanged();
+    for (const kind of SERVICE_KINDS) {
+      const failedWith = this.failedStartWith[kind];
+      this.services[kind].settingsChanged(failedWith !== undefined && needsRestart(kind, failedWith, settings.options));
+    }
     const heapInForce = this.host.heapLimitMbInForce;
     const heapLimit = settings.options.engineHeapLimitMb;
     if (heapLimit !== heapLimitBefore && heapInForce !== undefined && heapInForce !== heapLimit) {
@@ -459,6 +464,7 @@ export class Emulator {
     // while the service runs, so a start that fails leaves nothing stale in use.
     this.startedWith[kind] = startedWith;
     const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o, true));
+    this.failedStartWith[kind] = outcome.ok ? undefined : startedWith;
     // In the start's own folder, and before anything queued after the start (a stop writes a new marker).
     // A report that fails (a log that throws) never fails the start.
     if (outcome.ok && !options.inMemory) await this.reportUnfinishedSave(kind, options.location).catch(() => undefined);

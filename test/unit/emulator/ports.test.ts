@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { findFreePort, isPortFree, probePortHolder } from '../../../src/emulator/ports';
+import { parseSettings } from '../../../src/core/settings';
 import { disposeAfterEach, makeEmulator, startAll } from '../helpers/emulatorFixture';
 
 async function listen(handler: http.RequestListener): Promise<http.Server> {
@@ -40,6 +41,26 @@ describe('emulator/ports', () => {
       assert.deepEqual(await probePortHolder('127.0.0.1', portOf(silent), 200), { kind: 'other' });
     } finally {
       silent.close();
+    }
+  });
+
+  it('a start refused for a taken port keeps its error until a setting it starts with changes (the status bar item stops showing it)', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const { emulator } = track(makeEmulator({ inMemoryPersistence: true, blobPort: port }));
+      const refused = await emulator.start('blob');
+      assert.ok(!refused.ok && refused.reason === 'port', JSON.stringify(refused));
+      const errorOf = (): string | undefined => { const st = emulator.status('blob'); return st.status === 'closed' ? st.error : undefined; };
+      assert.ok(errorOf() !== undefined);
+      const settingsWith = (raw: Record<string, unknown>) => parseSettings({ queuePort: 0, tablePort: 0, inMemoryPersistence: true, ...raw }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false });
+      await emulator.updateSettings(settingsWith({ blobPort: port, silent: true }));
+      assert.ok(errorOf() !== undefined, 'a setting Blob does not start with: the error stays');
+      await emulator.updateSettings(settingsWith({ blobPort: 0, silent: true }));
+      assert.equal(errorOf(), undefined, 'azurite.blobPort changed: the error of the port taken goes');
+    } finally {
+      taken.close();
     }
   });
 
