@@ -16,7 +16,7 @@ import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
 import type { ContentBytes } from './azurite';
 import {
-  ENGINE_DATA_VARIABLE, isEngineEvent, type EngineEvent, type EngineMessage, type EngineOp, type EngineOps, type EngineProcessData, type EngineStats,
+  ENGINE_DATA_VARIABLE, ENGINE_GONE, isEngineEvent, type EngineEvent, type EngineMessage, type EngineOp, type EngineOps, type EngineProcessData, type EngineStats,
   type LoadResult, type WireServiceOptions,
 } from './engineProtocol';
 
@@ -451,7 +451,7 @@ export class EngineHost {
   private failPending(message: string): void {
     const pending = [...this.pending.values()];
     this.pending.clear();
-    for (const p of pending) p.reject(new Error(message));
+    for (const p of pending) p.reject(Object.assign(new Error(message), { code: ENGINE_GONE }));
   }
 
   private receive(message: EngineMessage): void {

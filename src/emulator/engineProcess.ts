@@ -26,7 +26,7 @@ import type { EngineService, MeteredChunkStore } from './azurite';
 import { CodeCachedModule, type CodeCacheState } from './codeCache';
 import { redactCredentials } from '../core/redact';
 import {
-  ENGINE_DATA_VARIABLE, ENGINE_NICENESS, enginePriority, isIdleTick, type EngineEvent, type EngineMemoryFigures, type EngineOps, type EngineProcessData, type EngineRequest,
+  ENGINE_DATA_VARIABLE, ENGINE_GONE, ENGINE_NICENESS, enginePriority, isIdleTick, type EngineEvent, type EngineMemoryFigures, type EngineOps, type EngineProcessData, type EngineRequest,
   type EngineResponse, type LoadResult, type WireServiceOptions,
 } from './engineProtocol';
 
@@ -255,7 +255,7 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
   },
   start: async ({ service, options }) => {
     // Finishing (a signal from outside): this process ends once what runs has saved.
-    if (finishing !== undefined) throw new Error('the emulator engine is shutting down (it was sent a signal to end); start the service again in a moment');
+    if (finishing !== undefined) throw Object.assign(new Error('the emulator engine is shutting down (it was sent a signal to end); start the service again in a moment'), { code: ENGINE_GONE });
     const e = load();
     const created = e.createService(serviceOptions(service, options));
     const endpoint = await created.start();

@@ -50,6 +50,12 @@ export function isIdleTick(cpuMs: number, activeResources: readonly string[]): b
 export const ENGINE_DATA_VARIABLE = 'STORAGE_EMULATORS_ENGINE_DATA';
 
 /**
+ * The `code` of an error a request fails with because the engine's process ended, or was shutting
+ * down and refused it: lifecycle failures of that cause have reason `engine` (../core/outcome.ts).
+ */
+export const ENGINE_GONE = 'ENGINE_GONE';
+
+/**
  * What the engine's process is started with: JSON in its environment variable
  * {@link ENGINE_DATA_VARIABLE}, which it reads and removes first thing. Not an argument: a
  * process's command line can be read by every user of the machine, and this holds account keys.

@@ -15,6 +15,7 @@ import { findFreePort, probePortHolder } from './ports';
 import type { HostServiceOptions, ServiceHandle } from './engineHost';
 import type { ContentBytes } from './azurite';
 import { certificateProblem } from './certificates';
+import { ENGINE_GONE } from './engineProtocol';
 import { waitForLiveSave, type UnfinishedSave } from './shutdownMarker';
 
 export type { Failure, Outcome };
@@ -179,7 +180,7 @@ export class ServiceManager {
         return this.fail(describePortConflict(conflict), 'port', `azurite.${this.kind}Port`, conflict);
       }
       const setting = startErrorSetting(this.kind, err as Error);
-      return this.fail(describeStartError(options, err as Error), setting !== undefined ? 'setting' : 'other', setting);
+      return this.fail(describeStartError(options, err as Error), setting !== undefined ? 'setting' : reasonOf(err), setting);
     }
   }
 
@@ -210,7 +211,7 @@ export class ServiceManager {
           this.lateStopIsClean = false;
           return this.fail(`${serviceName(this.kind)} service did not stop within ${formatBound(err.boundMs)} (closing its port and saving its data); it may hold its port until the window reloads.`, 'timeout');
         }
-        return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`, 'other');
+        return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`, reasonOf(err));
       } finally {
         this.stopping = undefined;
       }
@@ -250,7 +251,7 @@ export class ServiceManager {
         this.lateStopIsClean = true;
         return this.fail(`${serviceName(this.kind)} data could not be cleaned: deleting it${options.inMemory ? '' : ` in ${JSON.stringify(options.location)} (azurite.location)`} did not finish within ${formatBound(err.boundMs)}.`, 'timeout', options.inMemory ? undefined : 'azurite.location');
       }
-      return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`, 'other');
+      return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`, reasonOf(err));
     }
   }
 
@@ -385,6 +386,11 @@ export class ServiceManager {
     this.current = state;
     this.stateEmitter.fire(state);
   }
+}
+
+/** `engine` for an error of a request the engine's process could not answer (it ended, or was ending), else `other`. */
+function reasonOf(err: unknown): FailureReason {
+  return (err as { code?: unknown } | undefined)?.code === ENGINE_GONE ? 'engine' : 'other';
 }
 
 /** How long the search for a free port after a conflict may take, ms. */

@@ -477,6 +477,23 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     }
   });
 
+  it('a start whose engine process ends meanwhile fails as an engine failure, naming the reason', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGKILL by pid
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await emulator.warmUp();
+    const pid = emulator.enginePid!;
+    // The engine held off the CPU, so that the start is surely under way in it when it is killed.
+    process.kill(pid, 'SIGSTOP');
+    const sub = emulator.onDidChangeState(({ kind, state }) => { if (kind === 'table' && state.status === 'starting') process.kill(pid, 'SIGKILL'); });
+    try {
+      const started = await emulator.start('table');
+      assert.ok(!started.ok && started.reason === 'engine', JSON.stringify(started));
+      assert.match(started.message, /it was ended by SIGKILL/);
+    } finally {
+      sub.dispose();
+    }
+  });
+
   it('Emulator takes the engine load bound from its bounds: a load past it fails the start as an engine failure', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }, undefined, { engineLoadMs: 1 }));
     const started = await emulator.start('table');
