@@ -24,10 +24,11 @@ export interface StorageEndpoints {
   readonly queue?: string | undefined;
   readonly table?: string | undefined;
   /**
-   * Certificates (PEM) to trust for HTTPS instead of the default ones: the local emulator's own
-   * self-signed certificate (Emulator.trustedCertificates). Absent or empty: the default trust.
+   * Per service, the certificate (PEM) its client trusts for HTTPS instead of the default ones: the
+   * local emulator's own self-signed certificate (Emulator.trustedCertificates). A service without
+   * one: the default trust.
    */
-  readonly ca?: readonly string[] | undefined;
+  readonly ca?: Partial<Record<ServiceKind, string>> | undefined;
 }
 
 /** The SDK clients of one account; a service without an endpoint has none. */
@@ -63,17 +64,20 @@ export function storageClients(endpoints: StorageEndpoints): StorageClients {
   const blobCredential = new StorageSharedKeyCredential(endpoints.accountName, endpoints.accountKey);
   const queueCredential = new QueueSharedKeyCredential(endpoints.accountName, endpoints.accountKey);
   const tableCredential = new AzureNamedKeyCredential(endpoints.accountName, endpoints.accountKey);
-  // core-rest-pipeline's TlsSettings: typed for the table clients; the storage SDKs pass the same
-  // key through to core-client's pipeline without declaring it.
-  const tls = endpoints.ca !== undefined && endpoints.ca.length > 0 ? { tlsOptions: { ca: [...endpoints.ca] } } : {};
-  const storageOptions = { retryOptions: { maxTries: REQUEST_TRIES, retryDelayInMs: RETRY_DELAY_MS, maxRetryDelayInMs: RETRY_MAX_DELAY_MS }, ...tls };
-  const tableOptions = { allowInsecureConnection: true, retryOptions: { maxRetries: REQUEST_TRIES - 1, retryDelayInMs: RETRY_DELAY_MS, maxRetryDelayInMs: RETRY_MAX_DELAY_MS }, ...tls };
+  // core-rest-pipeline's TlsSettings, per service: typed for the table clients; the storage SDKs
+  // pass the same key through to core-client's pipeline without declaring it.
+  const tls = (kind: ServiceKind): { tlsOptions?: { ca: string } } => {
+    const ca = endpoints.ca?.[kind];
+    return ca !== undefined ? { tlsOptions: { ca } } : {};
+  };
+  const storageOptions = { retryOptions: { maxTries: REQUEST_TRIES, retryDelayInMs: RETRY_DELAY_MS, maxRetryDelayInMs: RETRY_MAX_DELAY_MS } };
+  const tableOptions = { allowInsecureConnection: true, retryOptions: { maxRetries: REQUEST_TRIES - 1, retryDelayInMs: RETRY_DELAY_MS, maxRetryDelayInMs: RETRY_MAX_DELAY_MS }, ...tls('table') };
   const entityOptions = { ...tableOptions, additionalPolicies: [{ policy: wholeDoublePolicy(), position: 'perRetry' as const }] };
   const table = endpoints.table;
   return {
     endpoints,
-    blob: endpoints.blob !== undefined ? new BlobServiceClient(endpoints.blob, blobCredential, storageOptions) : undefined,
-    queue: endpoints.queue !== undefined ? new QueueServiceClient(endpoints.queue, queueCredential, storageOptions) : undefined,
+    blob: endpoints.blob !== undefined ? new BlobServiceClient(endpoints.blob, blobCredential, { ...storageOptions, ...tls('blob') }) : undefined,
+    queue: endpoints.queue !== undefined ? new QueueServiceClient(endpoints.queue, queueCredential, { ...storageOptions, ...tls('queue') }) : undefined,
     table: table !== undefined ? new TableServiceClient(table, tableCredential, tableOptions) : undefined,
     tableClient: (name) => (table !== undefined ? new TableClient(table, name, tableCredential, entityOptions) : undefined),
   };
@@ -89,16 +93,16 @@ export function servicesOf(endpoints: StorageEndpoints): ServiceKind[] {
  * (`http://127.0.0.1:10000/<account>`), as Azurite serves every account.
  * @param addresses the running services' addresses (Emulator.clientAddress for each running kind)
  * @param account name and shared key; default the development account
- * @param ca certificates (PEM) its clients trust over HTTPS: Emulator.trustedCertificates
+ * @param ca per service, the certificate (PEM) its client trusts over HTTPS: Emulator.trustedCertificates
  */
 export function emulatorEndpoints(
   addresses: Partial<Record<ServiceKind, ClientAddress>>,
   account: StorageAccount = DEV_ACCOUNT,
-  ca?: readonly string[],
+  ca?: Partial<Record<ServiceKind, string>>,
 ): StorageEndpoints {
   const url = (kind: ServiceKind): string | undefined => {
     const a = addresses[kind];
     return a === undefined ? undefined : endpointUrl(a, account.name);
   };
-  return { accountName: account.name, accountKey: account.key, blob: url('blob'), queue: url('queue'), table: url('table'), ...(ca !== undefined && ca.length > 0 ? { ca } : {}) };
+  return { accountName: account.name, accountKey: account.key, blob: url('blob'), queue: url('queue'), table: url('table'), ...(ca !== undefined && Object.keys(ca).length > 0 ? { ca } : {}) };
 }

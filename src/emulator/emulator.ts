@@ -121,10 +121,16 @@ export class Emulator {
   private readonly bounds: LifecycleBounds;
   /** The self-signed certificate each service served when it last started with HTTPS (PEM), if it was self-signed. */
   private readonly servedCertificates: Partial<Record<ServiceKind, string>> = {};
+  private readonly trustEmitter = new Emitter<ServiceKind>();
+  /**
+   * Fires when a service started over HTTPS has been found to serve a self-signed certificate,
+   * which {@link trustedCertificates} now gives (shortly after it shows running).
+   */
+  readonly onDidTrustCertificate: Event<ServiceKind> = this.trustEmitter.event;
   /** Whether each service was last started in memory mode (settings may have changed since). */
   private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
-  /** The options of each service's last start, while it failed: a change of them clears its error. */
-  private readonly failedStartWith: Partial<Record<ServiceKind, EmulatorOptions>> = {};
+  /** Each service's last start, while it failed: its options and message; a change of them clears that error. */
+  private readonly failedStart: Partial<Record<ServiceKind, { readonly options: EmulatorOptions; readonly message: string }>> = {};
   /** The options each running service was started with. */
   private readonly startedWith: Partial<Record<ServiceKind, EmulatorOptions>> = {};
   /** Each service's lifecycle operations, one at a time (./lifecycleQueue.ts). */
@@ -235,10 +241,13 @@ export class Emulator {
     const heapLimitBefore = this.settings.options.engineHeapLimitMb;
     const errorsBefore = this.settings.errors;
     const limitBefore = this.settings.options.extentMemoryLimitBytes;
+    const apiVersionCheckBefore = this.settings.options.apiVersionCheck;
     this.settings = settings;
     for (const kind of SERVICE_KINDS) {
-      const failedWith = this.failedStartWith[kind];
-      this.services[kind].settingsChanged(failedWith !== undefined && needsRestart(kind, failedWith, settings.options));
+      const failed = this.failedStart[kind];
+      const staleError = failed !== undefined && needsRestart(kind, failed.options, settings.options) ? failed.message : undefined;
+      this.services[kind].settingsChanged(staleError);
+      if (staleError !== undefined) this.failedStart[kind] = undefined;
     }
     const heapInForce = this.host.heapLimitMbInForce;
     const heapLimit = settings.options.engineHeapLimitMb;
@@ -251,9 +260,10 @@ export class Emulator {
     }
     this.applyDebugLog();
     const problems: Failure[] = [];
-    // Bounded like a start's request: an engine that does not answer (stalled, or starved of CPU)
-    // must not hold up the start that reads the settings first. Its next process takes the policy.
-    await withBound(this.host.setApiVersionCheck(settings.options.apiVersionCheck), this.bounds.listenMs)
+    // Sent when it changed, bounded like a start's request (which may wait behind the engine's
+    // load): an engine that does not answer (stalled, or starved of CPU) must not hold up the start
+    // that reads the settings first. Its next process takes the policy.
+    if (settings.options.apiVersionCheck !== apiVersionCheckBefore) await withBound(this.host.setApiVersionCheck(settings.options.apiVersionCheck), this.liveRequestBoundMs())
       .catch((err: Error) => problems.push(err instanceof StepTimeout
         ? failure('timeout', `azurite.apiVersionCheck could not be applied: the emulator engine did not answer within ${formatBound(err.boundMs)} (it is stalled or starved of CPU). Reload the window if it stays so.`, { setting: 'azurite.apiVersionCheck' })
         : failure('engine', `azurite.apiVersionCheck could not be applied: ${err.message}`, { setting: 'azurite.apiVersionCheck' })));
@@ -457,6 +467,8 @@ export class Emulator {
       return failure('engine', message);
     }
     const options = this.serviceOptions(kind);
+    // The last start's certificate is not this one's (azurite.cert may have changed): read again once it listens.
+    this.servedCertificates[kind] = undefined;
     this.applyDebugLog();
     this.lastStartInMemory[kind] = options.inMemory;
     const startedWith = this.settings.options;
@@ -464,20 +476,22 @@ export class Emulator {
     // while the service runs, so a start that fails leaves nothing stale in use.
     this.startedWith[kind] = startedWith;
     const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o, true));
-    this.failedStartWith[kind] = outcome.ok ? undefined : startedWith;
+    this.failedStart[kind] = outcome.ok ? undefined : { options: startedWith, message: outcome.message };
     // In the start's own folder, and before anything queued after the start (a stop writes a new marker).
     // A report that fails (a log that throws) never fails the start.
     if (outcome.ok && !options.inMemory) await this.reportUnfinishedSave(kind, options.location).catch(() => undefined);
-    // Before the seed, whose clients trust it.
-    this.servedCertificates[kind] = undefined;
+    // Before the seed, whose clients trust it; the Storage view, which may have asked since the
+    // service showed running, asks again on the event.
     if (outcome.ok && options.https !== undefined) {
       const address = this.clientAddress(kind);
       const host = connectableHost(address.host).replace(/^\[(.*)\]$/, '$1');
       const served = await servedCertificate(host, address.port);
+      if (served === undefined) this.log.error(`${serviceName(kind)}: the certificate it serves could not be read back within 2 s; this extension's own clients (the Storage view, Reset, Export, Import, the seed) trust it only if VS Code does. Restart the service to try again.`);
       this.servedCertificates[kind] = served?.selfSigned;
       if (served?.hostMismatch !== undefined) {
         this.log.error(`${serviceName(kind)}: the certificate of azurite.cert is not for ${host}, the host its connection string names (${served.hostMismatch}), so clients refuse it. Make one that names ${host}, or set azurite.${kind}Host to a name the certificate has.`);
       }
+      if (served?.selfSigned !== undefined) this.trustEmitter.fire(kind);
     }
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
     // Checked once the service runs, before the seed: a change from now on finds it running (the
@@ -573,14 +587,14 @@ export class Emulator {
   }
 
   /**
-   * The certificates the extension's own clients of the running `kinds` trust (PEM): the one each
-   * serves over HTTPS when it is self-signed, read from the service as it started
-   * (./certificates.ts `servedCertificate`), each once. Empty over HTTP, and for a
-   * certificate an authority issued (the system's trust, or NODE_EXTRA_CA_CERTS, decides then).
+   * The certificate (PEM) the extension's own clients of each running service of `kinds` trust: the
+   * one it serves over HTTPS when it is self-signed, read from the service as it started
+   * (./certificates.ts `servedCertificate`; {@link onDidTrustCertificate} fires then). None over
+   * HTTP, and none for a certificate an authority issued (the system's trust, or
+   * NODE_EXTRA_CA_CERTS, decides then).
    */
-  trustedCertificates(kinds: readonly ServiceKind[] = SERVICE_KINDS): string[] {
-    const pems = kinds.filter((k) => this.isRunning(k)).map((k) => this.servedCertificates[k]).filter((p): p is string => p !== undefined);
-    return [...new Set(pems)];
+  trustedCertificates(kinds: readonly ServiceKind[] = SERVICE_KINDS): Partial<Record<ServiceKind, string>> {
+    return Object.fromEntries(kinds.filter((k) => this.isRunning(k) && this.servedCertificates[k] !== undefined).map((k) => [k, this.servedCertificates[k]!]));
   }
 
   /**
@@ -667,7 +681,7 @@ export class Emulator {
   async setAccounts(extra: readonly StorageAccount[]): Promise<void> {
     this.extraAccounts = [...extra];
     // Bounded like a start's request: a start waits for the accounts. The next engine process takes them anyway.
-    await withBound(this.host.setAccounts(azuriteAccountsValue(extra)), this.bounds.listenMs).catch((err: unknown) => {
+    await withBound(this.host.setAccounts(azuriteAccountsValue(extra)), this.liveRequestBoundMs()).catch((err: unknown) => {
       throw err instanceof StepTimeout ? new Error(`the emulator engine did not answer within ${formatBound(err.boundMs)} (it is stalled or starved of CPU)`) : err;
     });
   }
@@ -772,6 +786,7 @@ export class Emulator {
       this.lossEmitter.dispose();
       this.unfinishedSaveEmitter.dispose();
       this.staleStartEmitter.dispose();
+      this.trustEmitter.dispose();
     }
   }
 
@@ -876,6 +891,14 @@ export class Emulator {
     // it from the next turn of the event loop on.
     void this.followLimitSetting();
     if (stopped.length > 0) this.lossEmitter.fire({ reason: exit.reason, message, stopped });
+  }
+
+  /**
+   * How long a setting the engine applies live may take to be answered, ms: a request's bound
+   * (`listenMs`), plus the engine's load (`engineLoadMs`) it may wait behind while the warm-up runs.
+   */
+  private liveRequestBoundMs(): number {
+    return this.bounds.listenMs + (this.host.loadResult !== undefined ? 0 : this.bounds.engineLoadMs);
   }
 
   /** azurite's debug log is process-wide in the engine: route it while `azurite.debug` is on. */

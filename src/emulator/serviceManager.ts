@@ -369,13 +369,13 @@ export class ServiceManager {
 
   /**
    * The settings changed: the error of a start they refused goes (the status bar shows the
-   * settings' own errors, as they are now, beside the state), and so does the error of any failed
-   * start when `startWouldDiffer` (a setting it starts with changed since: a taken port, a host
-   * that hung, may be fixed). Other errors stay.
+   * settings' own errors, as they are now, beside the state), and so does `staleError`, the message
+   * of a failed start one of whose settings changed since (a taken port, a host that hung, may be
+   * fixed), while it is the error shown. Other errors stay.
    */
-  settingsChanged(startWouldDiffer = false): void {
+  settingsChanged(staleError?: string): void {
     const s = this.current;
-    if (s.status === 'closed' && s.error !== undefined && (s.error === this.settingsRefusal || startWouldDiffer)) this.set({ status: 'closed' });
+    if (s.status === 'closed' && s.error !== undefined && (s.error === this.settingsRefusal || s.error === staleError)) this.set({ status: 'closed' });
     this.settingsRefusal = undefined;
   }
 

@@ -44,7 +44,9 @@ export class DataTarget implements vscode.Disposable {
       }),
     );
     const sub = emulator.onDidChangeState(() => this.changed.fire());
-    this.subscriptions.push({ dispose: () => sub.dispose() });
+    // A service's certificate, read once it listens: its clients trust it from now on.
+    const trust = emulator.onDidTrustCertificate(() => this.changed.fire());
+    this.subscriptions.push({ dispose: () => sub.dispose() }, { dispose: () => trust.dispose() });
     this.report();
   }
 
@@ -95,7 +97,7 @@ export class DataTarget implements vscode.Disposable {
     if (account === undefined) return undefined;
     const url = (k: ServiceKind): string | undefined => (use.includes(k) ? endpointUrl(this.emulator.clientAddress(k), account.name) : undefined);
     const ca = this.emulator.trustedCertificates(use);
-    return { accountName: account.name, accountKey: account.key, blob: url('blob'), queue: url('queue'), table: url('table'), ...(ca.length > 0 ? { ca } : {}) };
+    return { accountName: account.name, accountKey: account.key, blob: url('blob'), queue: url('queue'), table: url('table'), ...(Object.keys(ca).length > 0 ? { ca } : {}) };
   }
 
   private async reread(): Promise<void> {

@@ -207,9 +207,14 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
   it('the extension\'s own clients (Storage view, seed, Export, Import) trust the self-signed certificate the local engine serves, PEM or PFX, and no other', async () => {
     for (const https of [{ cert: certs.cert, key: certs.key }, { cert: certs.pfx, pwd: PFX_PASSWORD }]) {
       const { emulator } = track(makeEmulator({ inMemoryPersistence: true, ...https }));
+      const told: string[] = [];
+      const sub = emulator.onDidTrustCertificate((kind) => told.push(kind));
       await startAll(emulator, ['blob', 'queue', 'table']);
+      sub.dispose();
+      assert.deepEqual(told.sort(), ['blob', 'queue', 'table'], 'each service says when its certificate is known');
       const trusted = emulator.trustedCertificates();
-      assert.deepEqual(trusted.map((p) => new crypto.X509Certificate(p).fingerprint256), [new crypto.X509Certificate(ca).fingerprint256], 'the served certificate, once for the three services');
+      const served = new crypto.X509Certificate(ca).fingerprint256;
+      assert.deepEqual(Object.entries(trusted).map(([k, p]) => [k, new crypto.X509Certificate(p).fingerprint256]), [['blob', served], ['queue', served], ['table', served]], 'the served certificate, for each service');
       const data = storageClients(emulatorEndpoints({ blob: emulator.clientAddress('blob'), queue: emulator.clientAddress('queue'), table: emulator.clientAddress('table') }, undefined, trusted));
       await data.blob!.getContainerClient('trusted').create();
       assert.deepEqual((await listContainers(data)).items.map((c) => c.name), ['trusted']);
@@ -217,13 +222,13 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
       await data.table!.createTable('trusted');
       assert.deepEqual((await listTables(data)).items.map((t) => t.name), ['trusted']);
       await emulator.dispose();
-      assert.deepEqual(emulator.trustedCertificates(), [], 'nothing once stopped');
+      assert.deepEqual(emulator.trustedCertificates(), {}, 'nothing once stopped');
     }
     // A certificate an authority issued is the system's (or NODE_EXTRA_CA_CERTS') to trust, not pinned.
     const issued = makeIssuedCertificate(dir);
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: issued.cert, key: issued.key }));
     await startAll(emulator, ['blob']);
-    assert.deepEqual(emulator.trustedCertificates(), []);
+    assert.deepEqual(emulator.trustedCertificates(), {});
     const c = BlobServiceClient.fromConnectionString(emulator.connectionString(), trusting(fs.readFileSync(issued.ca, 'utf8')));
     await c.getContainerClient('issued').create();
   });
@@ -240,7 +245,7 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     const { emulator: byName, log: byNameLog } = track(makeEmulator({ inMemoryPersistence: true, cert: onlyName, key: onlyNameKey, blobHost: 'localhost' }));
     await startAll(byName, ['blob']);
     assert.deepEqual(byNameLog.of('error'), []);
-    assert.equal(byName.trustedCertificates().length, 1);
+    assert.deepEqual(Object.keys(byName.trustedCertificates()), ['blob']);
   });
 
   it('the data layer (Storage view, seed, Export, Import) says what to do when VS Code does not trust the certificate, not only "self-signed certificate"', async () => {
