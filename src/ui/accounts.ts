@@ -57,7 +57,9 @@ export class Accounts implements vscode.Disposable {
   private applyAgain(): void {
     const { promise, resolve } = settleable();
     this.known = promise;
-    this.ready = this.ready.then(() => this.apply(resolve));
+    // Also after an apply that failed, which never happens today (it catches what it meets): a
+    // rejected link must not skip every later one and leave their `known` unsettled.
+    this.ready = this.ready.then(() => this.apply(resolve), () => this.apply(resolve));
   }
 
   /**
