@@ -19,5 +19,7 @@ export function redactCredentials(line: string): string {
     .replace(/("(?:authorization|proxy-authorization|x-ms-copy-source-authorization)"\s*:\s*")([^"\s]*)(\s[^"]*)?"/gi, (_m, key: string, first: string, rest: string | undefined) => (rest === undefined ? `${key}***"` : `${key}${first} ***"`))
     .replace(/([?&]sig=)[^&"\s]+/gi, '$1***')
     // The SAS authenticators' own lines: "Retrieved signature from URL parameter sig: …", "Calculated signature is: …".
-    .replace(/(signature from URL parameter sig: |Calculated signature is: )\S+/g, '$1***');
+    .replace(/(signature from URL parameter sig: |Calculated signature is: )\S+/g, '$1***')
+    // A shared-key authorization anywhere else (the shared-key authenticators log the one they calculate).
+    .replace(/\b(SharedKey(?:Lite)? [^:\s"]+:)[A-Za-z0-9+/=]+/g, '$1***');
 }

@@ -10,6 +10,7 @@ describe('redactCredentials', () => {
     assert.equal(redactCredentials('RequestURL=http://127.0.0.1:10000/devstoreaccount1/c/b?sv=2025-01-05&sig=abc%2Bdef&se=2026'), 'RequestURL=http://127.0.0.1:10000/devstoreaccount1/c/b?sv=2025-01-05&sig=***&se=2026');
     assert.equal(redactCredentials('BlobSASAuthenticator:validate() Retrieved signature from URL parameter sig: abc+def='), 'BlobSASAuthenticator:validate() Retrieved signature from URL parameter sig: ***');
     assert.equal(redactCredentials('QueueSASAuthenticator:validate() Calculated signature is: abc+def='), 'QueueSASAuthenticator:validate() Calculated signature is: ***');
+    assert.equal(redactCredentials('BlobSharedKeyAuthenticator:validate() Calculated authentication header based on key1: SharedKey devstoreaccount1:c2ln+bmF0dXJl='), 'BlobSharedKeyAuthenticator:validate() Calculated authentication header based on key1: SharedKey devstoreaccount1:***');
     assert.equal(redactCredentials('nothing to hide'), 'nothing to hide');
   });
 });
