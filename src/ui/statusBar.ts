@@ -172,14 +172,22 @@ export class StatusBar implements vscode.Disposable {
    * Measures each running disk-mode service's data on disk for its tooltip; keeps a timer only while
    * one runs (sizes change with writes, which send no events in disk mode).
    */
+  /** The services whose data folder is being measured now. */
+  private readonly measuring = new Set<ServiceKind>();
+
   private measureDisk(): void {
     const kinds = this.emulator.runningKinds().filter((k) => !this.emulator.isRunningInMemory(k));
     for (const kind of kinds) {
+      // One measurement at a time per service (a large folder takes a while), and one of a folder the
+      // service no longer uses (a restart to a new azurite.location meanwhile) is dropped.
+      if (this.measuring.has(kind)) continue;
+      this.measuring.add(kind);
+      const location = this.emulator.dataLocation(kind);
       void this.emulator.diskUsageBytes(kind).then((bytes) => {
-        if (this.diskBytes[kind] === bytes) return;
+        if (this.emulator.dataLocation(kind) !== location || this.diskBytes[kind] === bytes) return;
         this.diskBytes[kind] = bytes;
         this.renderService(kind);
-      });
+      }).finally(() => this.measuring.delete(kind));
     }
     if (kinds.length > 0 && this.diskTimer === undefined) this.diskTimer = setInterval(() => this.measureDisk(), DISK_REFRESH_MS);
     if (kinds.length === 0 && this.diskTimer !== undefined) {
