@@ -82,6 +82,15 @@ export interface DataOptions {
   readonly reclaim?: () => Promise<unknown>;
 }
 
+/** Import options: {@link DataOptions}, and what the user agreed to replace. */
+export interface ImportOptions extends DataOptions {
+  /**
+   * The items ({@link importConflicts}) the user was asked about and agreed to replace: the import
+   * stops before it changes anything when more exist by the time it runs. Undefined: replace what exists.
+   */
+  readonly confirmed?: AccountNames;
+}
+
 /** Export options: {@link DataOptions}, and which items to export (default all). */
 export interface ExportOptions extends DataOptions {
   readonly only?: AccountNames;
@@ -727,10 +736,21 @@ export async function importConflicts(clients: StorageClients, snapshot: Snapsho
  * @throws Error naming the item that failed and the SDK's message, after the rollback (which is
  *   said in the message; a rollback that failed too is said as well); the AbortError itself for a
  *   cancel whose rollback succeeded; Error "Import stopped before it changed anything: …" when the
- *   copy of what it replaces cannot be made (an entity the export refuses, say)
+ *   copy of what it replaces cannot be made (an entity the export refuses, say), or when it would
+ *   replace an item not in `options.confirmed`
  */
-export async function importSnapshot(clients: StorageClients, snapshot: Snapshot, scratch: string, options: DataOptions = {}): Promise<DataCounts> {
+export async function importSnapshot(clients: StorageClients, snapshot: Snapshot, scratch: string, options: ImportOptions = {}): Promise<DataCounts> {
   const conflicts = await importConflicts(clients, snapshot, options.signal);
+  const confirmed = options.confirmed;
+  if (confirmed !== undefined) {
+    // Made by a client since the user was asked (an app's CreateIfNotExists): not the user's to lose unasked.
+    const unasked = [
+      ...conflicts.containers.filter((n) => !confirmed.containers.includes(n)).map((n) => `container ${n}`),
+      ...conflicts.queues.filter((n) => !confirmed.queues.includes(n)).map((n) => `queue ${n}`),
+      ...conflicts.tables.filter((n) => !confirmed.tables.some((c) => c.toLowerCase() === n.toLowerCase())).map((n) => `table ${n}`),
+    ];
+    if (unasked.length > 0) throw new Error(`Import stopped before it changed anything: ${unasked.join(', ')} ${unasked.length === 1 ? 'was' : 'were'} made since you confirmed what it replaces; import again to be asked about ${unasked.length === 1 ? 'it' : 'them'}`);
+  }
   const backupDir = await fsp.mkdtemp(path.join(scratch, 'azurite-import-backup-'));
   try {
     const hasBackup = conflicts.containers.length + conflicts.queues.length + conflicts.tables.length > 0;

@@ -232,7 +232,9 @@ export class SnapshotCommands {
           { modal: true, detail: `These exist and will be replaced:\n${shown.join('\n')}\nEverything else stays.` }, 'Replace');
         if (choice !== 'Replace') return CANCELLED;
       }
-      const counts = await withDelayedProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, os.tmpdir(), { ...options, reclaim: this.reclaim() }));
+      // What the user was asked about is all it may replace (a client may make more meanwhile).
+      const confirmed = args.skipConfirmation !== true ? { confirmed: conflicts } : {};
+      const counts = await withDelayedProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, os.tmpdir(), { ...options, ...confirmed, reclaim: this.reclaim() }));
       // Parts of the snapshot for services that do not run were not read: say so, not nothing.
       const skipped = SERVICE_KINDS.filter((k) => !kinds.includes(k) && hasEntries(path.join(folder, k)));
       const why = this.deps.target.attached() !== undefined ? 'azurite.attach gives no endpoint for it' : 'the service is not running';

@@ -15,7 +15,7 @@ import { AzureNamedKeyCredential, generateTableSas, TableServiceClient } from '@
 import { DEV_ACCOUNT_KEY, DEV_ACCOUNT_NAME } from '../../../src/core/connectionString';
 import { clients as sdkClients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { emulatorEndpoints, storageClients, type StorageClients } from '../../../src/data/clients';
-import { describeCounts, exportSnapshot, importSnapshot, loadSeed, readSnapshot, resetAccount, snapshotCounts, swapIn, SwapRollbackError, transactionBatches } from '../../../src/data/snapshot';
+import { describeCounts, exportSnapshot, importConflicts, importSnapshot, loadSeed, readSnapshot, resetAccount, snapshotCounts, swapIn, SwapRollbackError, transactionBatches } from '../../../src/data/snapshot';
 import { SnapshotFormatError } from '../../../src/core/snapshotFormat';
 import type { Emulator } from '../../../src/emulator/emulator';
 import { SERVICE_KINDS, type ServiceKind } from '../../../src/core/services';
@@ -320,6 +320,32 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.match(messages[1]!, /^1\/5 Importing blob /);
     assert.equal(messages.at(-1), '0/0 Import stopped: restoring the data it replaced…', 'the rollback is said while it runs');
     assert.equal(phases, 1, 'as a new phase, which a throttled notification shows at once');
+  });
+
+  it('an import replaces only what the user agreed to: an item a client made since stops it before it changes anything', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const c = sdkClients(emulator);
+    await c.blob().getContainerClient('asked').create();
+    const snap = tempDir('confirmed-');
+    for (const name of ['asked', 'uploads']) {
+      fs.mkdirSync(path.join(snap, 'blob', name), { recursive: true });
+      fs.writeFileSync(path.join(snap, 'blob', name, 'from-snapshot.txt'), name);
+    }
+    const snapshot = await readSnapshot(snap);
+    const data = dataClients(emulator);
+    const confirmed = await importConflicts(data, snapshot);
+    assert.deepEqual(confirmed.containers, ['asked']);
+    // While the question was open, an app's CreateIfNotExists made the other container.
+    const uploads = c.blob().getContainerClient('uploads');
+    await uploads.create();
+    await uploads.getBlockBlobClient('app.txt').uploadData(Buffer.from('the app\'s'));
+    await assert.rejects(importSnapshot(data, snapshot, tempDir('scratch-'), { confirmed }),
+      /^Error: Import stopped before it changed anything: container uploads was made since you confirmed what it replaces; import again to be asked about it$/);
+    assert.equal((await uploads.getBlobClient('app.txt').downloadToBuffer()).toString(), 'the app\'s');
+    assert.equal(await c.blob().getContainerClient('asked').getBlobClient('from-snapshot.txt').exists(), false, 'nothing imported');
+    // Asked again, with both: it replaces both.
+    await importSnapshot(data, snapshot, tempDir('scratch-'), { confirmed: await importConflicts(data, snapshot) });
+    assert.equal(await uploads.getBlobClient('app.txt').exists(), false);
   });
 
   it('an import cancelled half-way rejects with the AbortError (a cancel, not a failure) and leaves the data it found', async () => {
