@@ -288,14 +288,16 @@ export class EngineHost {
 
   /**
    * Ends the engine's process (after every service was stopped) and resolves when it has exited.
-   * Fires no onDidExit. A process that does not end within {@link TERMINATE_WAIT_MS} is killed; one
-   * that even SIGKILL does not end within {@link KILL_WAIT_MS} (stuck in the kernel, on a hung disk)
-   * is let go of: this resolves then, so that a window's close is never held up by it.
+   * Fires no onDidExit, unless `lostBecause` is given: the end of a process that must not go on (its
+   * load ran past its bound), reported as a loss with that reason. A process that does not end
+   * within {@link TERMINATE_WAIT_MS} is killed; one that even SIGKILL does not end within
+   * {@link KILL_WAIT_MS} (stuck in the kernel, on a hung disk) is let go of: this resolves then, so
+   * that a window's close is never held up by it.
    */
-  terminate(): Promise<void> {
+  terminate(lostBecause?: string): Promise<void> {
     // Every end under way is waited for: the loader's of a process whose load ran past its bound,
     // then a window's shutdown (of a newer process, or of none).
-    const ending = this.terminateNow();
+    const ending = this.terminateNow(lostBecause);
     this.terminating.add(ending);
     void ending.finally(() => this.terminating.delete(ending));
     return Promise.all([...this.terminating]).then(() => undefined);
@@ -304,11 +306,18 @@ export class EngineHost {
   /** The {@link terminate}s under way, each until its process has exited (or been let go of). */
   private readonly terminating = new Set<Promise<void>>();
 
-  private async terminateNow(): Promise<void> {
+  private async terminateNow(lostBecause: string | undefined): Promise<void> {
     const child = this.child;
     this.child = undefined;
     this.loaded = undefined;
-    this.failPending('the emulator engine was shut down');
+    this.failPending(lostBecause !== undefined ? `the emulator engine stopped: ${lostBecause}` : 'the emulator engine was shut down');
+    if (lostBecause !== undefined && child !== undefined) {
+      // As a process that ended unasked (onProcessEnded): what ran in it is gone.
+      this.accessSinks.clear();
+      this.memory = { blobBytes: 0, queueBytes: 0, usedBytes: 0, limitBytes: this.memory.limitBytes };
+      this.exitEmitter.fire({ reason: lostBecause });
+      this.memoryEmitter.fire(this.memory);
+    }
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGTERM');

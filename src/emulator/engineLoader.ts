@@ -13,8 +13,12 @@ export interface LoadableEngine {
   load(): Promise<LoadResult>;
   /** Loads every service's part of the engine; resolves with the time it took in the engine, ms. */
   preload(): Promise<number>;
-  /** Ends the engine's process (a load after this call starts a new one); resolves once it has exited. */
-  terminate(): Promise<void>;
+  /**
+   * Ends the engine's process (a load after this call starts a new one); resolves once it has exited.
+   * @param lostBecause given: the end is reported as the engine's loss, with this reason (services
+   *   that run in that process stop, and say why)
+   */
+  terminate(lostBecause?: string): Promise<void>;
 }
 
 /**
@@ -51,8 +55,10 @@ export class EngineLoader {
         // An engine stuck in its load is no use to a later start: end it, the next start makes a new
         // one. Not awaited: a process stuck in the kernel (a hung network drive) may outlive even
         // SIGKILL for long, and the failure is said now; the host has let go of it already.
-        void this.engine.terminate().catch(() => undefined);
-        throw new Error(`it did not load within ${formatBound(err.boundMs)} (a slow disk or a virus scan of the extension folder?); try again`);
+        const why = `it did not load within ${formatBound(err.boundMs)} (a slow disk or a virus scan of the extension folder?)`;
+        // Reported as a loss: a service may run in that process (started while a crash's new process came up).
+        void this.engine.terminate(why).catch(() => undefined);
+        throw new Error(`${why}; try again`);
       });
       const cache = result.codeCache !== undefined ? `, code cache: ${result.codeCache}` : '';
       this.log.info(`Engine loaded in ${Math.round(performance.now() - started)} ms (in its process: ${result.loadMs} ms${cache})`);

@@ -55,6 +55,27 @@ describe('EngineLoader (the engine brought up once per process)', function () {
     assert.equal(h.isRunning, true);
   });
 
+  it('a load past its bound of a process in which a service already runs (started while a crash\'s new process came up) reports the end as the engine\'s loss', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const h = makeHost();
+    const service = h.createService({
+      kind: 'table', host: '127.0.0.1', port: 0, inMemory: true, location: '/nonexistent', loose: false, accessLog: undefined,
+      keepAliveSec: 5, https: undefined, oauth: undefined, disableProductStyleUrl: false,
+    });
+    await service.start();
+    const pid = h.pid!;
+    const lost = new Promise<string>((resolve) => { const d = h.onDidExit((e) => { d.dispose(); resolve(e.reason); }); });
+    // Held off the CPU, the engine answers no load.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await assert.rejects(makeLoader(h, 200).loader.load(), /did not load within 200 ms/);
+      assert.match(await lost, /^it did not load within 200 ms/);
+      assert.equal(h.isRunning, false);
+    } finally {
+      try { process.kill(pid, 'SIGCONT'); } catch { /* ended */ }
+    }
+  });
+
   it('after the engine\'s process ends, forget() makes the next load and warm-up bring a new one up', async () => {
     const h = makeHost();
     const { loader, lines } = makeLoader(h);
