@@ -676,7 +676,8 @@ export class Emulator {
    * Sets the extra accounts the engine serves besides the development account (Azurite's
    * `AZURITE_ACCOUNTS`, set in the engine's process only); running services take them at once.
    * @param extra the custom accounts with their keys (none: the development account only)
-   * @throws Error when the engine ends meanwhile, or does not answer within the listen bound (LifecycleBounds.listenMs)
+   * @throws Error when the engine ends meanwhile, or does not answer in time (a request's bound,
+   *   LifecycleBounds.listenMs, plus the engine's load while it loads)
    */
   async setAccounts(extra: readonly StorageAccount[]): Promise<void> {
     this.extraAccounts = [...extra];
@@ -885,11 +886,11 @@ export class Emulator {
     const message = describeEngineLoss(exit.reason, stopped, (k) => this.lastStartInMemory[k]);
     this.log.error(message);
     for (const kind of stopped) this.services[kind].engineLost(message);
-    // With no service running in it (an idle engine, one that ended during the warm-up, or during a
-    // start whose own failure says so) the log line is all: nothing was lost, nothing is shown.
     // The next engine takes the setting (a limit the lost one refused included), and the meter shows
     // it from the next turn of the event loop on.
     void this.followLimitSetting();
+    // With no service running in it (an idle engine, one that ended during the warm-up, or during a
+    // start whose own failure says so) the log line is all: nothing was lost, nothing is shown.
     if (stopped.length > 0) this.lossEmitter.fire({ reason: exit.reason, message, stopped });
   }
 
