@@ -9,6 +9,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import { connectableHost } from '../core/connectionString';
+import { isWildcardHost } from '../core/hosts';
 
 /** Who answers on a port. `server` is the Server header, when there was an HTTP answer. */
 export interface PortHolder {
@@ -20,11 +21,23 @@ export interface PortHolder {
  * Sends one `GET /` to host:port and classifies the answer. A listener that drops a plain-HTTP
  * request (an Azurite started with a certificate: a TLS server closes such a connection) is asked
  * once more over HTTPS, without checking its certificate: only its Server header is read.
+ * A wildcard host (0.0.0.0, ::) is probed on both loopbacks, 127.0.0.1 and ::1: a holder on
+ * either takes the port from a start on it.
  * @param timeoutMs how long to wait for an answer (default 1000 ms, per attempt); no answer →
  *   'other' if the connection was accepted, 'none' if refused.
  */
 export async function probePortHolder(host: string, port: number, timeoutMs = 1000): Promise<PortHolder> {
-  const target = connectableHost(host).replace(/^\[|\]$/g, '');
+  // A wildcard listen address takes the port on every address, IPv4 and IPv6 alike (Node listens
+  // dual-stack on `::`), so a holder on either loopback takes it from a start: ask both.
+  const targets = isWildcardHost(host) ? (host.includes(':') ? ['::1', '127.0.0.1'] : ['127.0.0.1', '::1']) : [connectableHost(host).replace(/^\[|\]$/g, '')];
+  for (const target of targets) {
+    const holder = await probeTarget(target, port, timeoutMs);
+    if (holder.kind !== 'none') return holder;
+  }
+  return { kind: 'none' };
+}
+
+async function probeTarget(target: string, port: number, timeoutMs: number): Promise<PortHolder> {
   const plain = await probeOnce(http, { host: target, port, path: '/', timeout: timeoutMs, agent: false });
   if (plain !== 'dropped') return plain;
   const tls = await probeOnce(https, { host: target, port, path: '/', timeout: timeoutMs, agent: false, rejectUnauthorized: false });
@@ -97,4 +110,38 @@ export async function findFreePort(host: string, from: number, attempts = 100, s
     if (!skip.has(port) && (await isPortFree(host, port))) return port;
   }
   return undefined;
+}
+
+/**
+ * Resolves when host:port accepts a TCP connection; tries every 50 ms, each attempt bounded by 1 s.
+ * A wildcard host is tried on loopback (../core/connectionString.ts `connectableHost`).
+ * @param timeoutMs how long to keep trying (ms)
+ * @param signal ends the wait early (a task ended by the user): it then rejects with the signal's reason
+ * @throws Error naming host:port after `timeoutMs`
+ */
+export async function waitForPort(host: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  const target = connectableHost(host).replace(/^\[|\]$/g, '');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    signal?.throwIfAborted();
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host: target, port });
+      socket.setTimeout(1000);
+      socket.once('connect', () => { socket.destroy(); resolve(true); });
+      socket.once('timeout', () => { socket.destroy(); resolve(false); });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`nothing answers on ${target}:${port} after ${timeoutMs} ms`);
+    signal?.throwIfAborted();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, 50);
+      signal?.addEventListener('abort', done, { once: true });
+      function done(): void {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+    });
+  }
 }

@@ -10,13 +10,14 @@
  * step and closes with exit code 0, or 1 with the error message when a start fails, 2 when the task
  * definition is invalid. The extension activates on `onTaskType:azurite`, so the task works in a
  * window that has just opened. While `azurite.attach` is set, a start task starts nothing local: it
- * waits for the attached Azurite's endpoints to accept a connection (0), or says which does not (1).
+ * waits for the attached Azurite's endpoints to accept a connection (0), or says which does not (1);
+ * with `services` left out it waits for the endpoints `azurite.attach` names.
  * Ending the task (Terminate Task, closing its terminal) begins nothing more: no start once the
  * data-folder question is answered, no reset still waiting for an Import, no more of a seed.
  */
-import * as net from 'node:net';
 import * as vscode from 'vscode';
-import { connectableHost, endpointUrl } from '../core/connectionString';
+import { endpointUrl } from '../core/connectionString';
+import { waitForPort } from '../emulator/ports';
 import { isServiceKind, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { NotifyDeps } from './notify';
@@ -64,27 +65,6 @@ export function parseTaskDefinition(d: AzuriteTaskDefinition): { kinds: ServiceK
   }
   const services = d.services as ServiceKind[];
   return { kinds: SERVICE_KINDS.filter((k) => services.includes(k)), action };
-}
-
-/**
- * Resolves when host:port accepts a TCP connection; retries every 50 ms.
- * @throws Error naming host:port after `timeoutMs`
- */
-export async function waitForPort(host: string, port: number, timeoutMs = PROBE_TIMEOUT_MS): Promise<void> {
-  const target = connectableHost(host).replace(/^\[|\]$/g, '');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect({ host: target, port });
-      socket.setTimeout(1000);
-      socket.once('connect', () => { socket.destroy(); resolve(true); });
-      socket.once('timeout', () => { socket.destroy(); resolve(false); });
-      socket.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`nothing answers on ${target}:${port} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Provides and runs `azurite` tasks. */
@@ -184,7 +164,9 @@ class StartTerminal implements vscode.Pseudoterminal {
     const names = parsed.kinds.map(serviceName).join(', ');
     const target = this.attached();
     if (target !== undefined) {
-      if (parsed.action === 'start') return this.awaitAttached(target, parsed.kinds);
+      // Left out, `services` means what the attached Azurite serves (a Blob-only container with a
+      // preLaunchTask of "azurite: start"); named ones must each have an endpoint there.
+      if (parsed.action === 'start') return this.awaitAttached(target, this.definition.services === undefined ? parsed.kinds.filter((k) => target[k] !== undefined) : parsed.kinds);
       // As Azurite: Reset says: an Azurite elsewhere may be shared, and a local start is refused.
       this.line(`Azurite: reset not run: this window is attached to the Azurite at ${target.label} (azurite.attach), which may be shared; Reset works on the local emulator. Delete its data from the Storage view, or clear azurite.attach.`);
       return 1;
@@ -222,7 +204,7 @@ class StartTerminal implements vscode.Pseudoterminal {
       }
       const address = this.emulator.clientAddress(kind);
       try {
-        await waitForPort(address.host, address.port);
+        await waitForPort(address.host, address.port, PROBE_TIMEOUT_MS, this.ended.signal);
         this.line(`${serviceName(kind)}: answering at ${endpointUrl(address)}`);
       } catch (err) {
         failed = true;
@@ -264,7 +246,7 @@ class StartTerminal implements vscode.Pseudoterminal {
       const url = new URL(endpoint);
       const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
       try {
-        await waitForPort(url.hostname, port);
+        await waitForPort(url.hostname, port, PROBE_TIMEOUT_MS, this.ended.signal);
         this.line(`${serviceName(kind)}: answering at ${endpoint}`);
       } catch (err) {
         failed = true;

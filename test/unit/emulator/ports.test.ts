@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import * as net from 'node:net';
-import { findFreePort, isPortFree, probePortHolder } from '../../../src/emulator/ports';
+import { findFreePort, isPortFree, probePortHolder, waitForPort } from '../../../src/emulator/ports';
 import { parseSettings } from '../../../src/core/settings';
 import { disposeAfterEach, makeEmulator, startAll } from '../helpers/emulatorFixture';
 
@@ -32,6 +32,48 @@ describe('emulator/ports', () => {
     }
     // 0.0.0.0 is probed on loopback.
     assert.deepEqual(await probePortHolder('0.0.0.0', port), { kind: 'none' });
+  });
+
+  it('probes a wildcard host on both loopbacks: a holder on 127.0.0.1 takes the port from a start on "::", one on ::1 from a start on 0.0.0.0', async () => {
+    const v4 = await listen((_req, res) => { res.setHeader('Server', 'Azurite-Blob/3.35.0'); res.end(); });
+    try {
+      assert.deepEqual(await probePortHolder('::', portOf(v4)), { kind: 'azurite', server: 'Azurite-Blob/3.35.0' });
+      assert.equal(await isPortFree('::', portOf(v4)), false, 'the premise: a start on :: cannot have the port');
+    } finally {
+      await new Promise((r) => v4.close(r));
+    }
+    const v6 = http.createServer((_req, res) => { res.setHeader('Server', 'nginx'); res.end(); });
+    const listening = await new Promise<boolean>((resolve) => {
+      v6.once('error', () => resolve(false));
+      v6.listen(0, '::1', () => resolve(true));
+    });
+    if (!listening) return; // no IPv6 loopback on this machine: the IPv4 half above is the test
+    try {
+      assert.deepEqual(await probePortHolder('0.0.0.0', portOf(v6)), { kind: 'other', server: 'nginx' });
+    } finally {
+      await new Promise((r) => v6.close(r));
+    }
+  });
+
+  it('waitForPort resolves once a port accepts connections, names it after its timeout, and stops at once when its signal aborts', async () => {
+    const port = (await findFreePort('127.0.0.1', 20_000 + Math.floor(Math.random() * 20_000)))!;
+    const late = net.createServer();
+    const waiting = waitForPort('127.0.0.1', port, 10_000);
+    // A poll, not a sleep: the wait has tried (and been refused) at least once before the port opens.
+    await new Promise((r) => setTimeout(r, 120));
+    await new Promise<void>((r) => late.listen(port, '127.0.0.1', r));
+    try {
+      await waiting;
+    } finally {
+      late.close();
+    }
+    await assert.rejects(waitForPort('127.0.0.1', port, 100), new RegExp(`nothing answers on 127\\.0\\.0\\.1:${port} after 100 ms`));
+    const ended = new AbortController();
+    const began = Date.now();
+    const aborted = waitForPort('127.0.0.1', port, 10_000, ended.signal);
+    setImmediate(() => ended.abort(new Error('task ended')));
+    await assert.rejects(aborted, /task ended/);
+    assert.ok(Date.now() - began < 2000, `ended ${Date.now() - began} ms after it began, not at its 10 s timeout`);
   });
 
   it('calls a listener that never answers "other" after the timeout', async () => {
