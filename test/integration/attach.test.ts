@@ -207,7 +207,7 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     }
   });
 
-  it('an azurite start task waits for the attached Azurite instead of failing, and says which service it does not name', async () => {
+  it('an azurite start task waits for the attached Azurite instead of failing (with services left out, for the ones it names), and says which service it does not name', async () => {
     const a = await api();
     await configure({ attach: connectionString });
     await waitFor('the local services to stop', () => (['blob', 'queue', 'table'] as const).every((k) => a.emulator.status(k).status === 'closed') || undefined);
@@ -219,6 +219,8 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     await waitFor('the Blob-only attach', () => a.statusItems().attach.text === `$(plug) Azurite: 127.0.0.1:${blobPort}` || undefined);
     assert.equal(await runTask(tasks.find((t) => t.name === 'start blob')!), 0);
     assert.equal(await runTask(tasks.find((t) => t.name === 'start table')!), 1);
+    // "services" left out: the endpoints the attach names (a preLaunchTask shared with a Blob-only container).
+    assert.equal(await runTask(tasks.find((t) => t.name === 'start')!), 0);
     // A reset task does not touch an Azurite that may be shared, and starts nothing local.
     const shown = a.notifications().length;
     assert.equal(await runTask(tasks.find((t) => t.name === 'reset')!), 1);
