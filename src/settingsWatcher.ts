@@ -5,7 +5,8 @@
  * `azurite.restartOnConfigChange` is on. The question is asked once per change of the settings that
  * need the restart: after Later (or while it is open), other changes do not ask it again. A restart
  * first asks what a start asks (NotifyDeps.prepareStart: a multi-root workspace's data folder), and
- * waits for a Reset, Import or Export under way to end. Pattern:
+ * waits for a Reset, Import or Export under way to end. A service a restart stopped and could not
+ * start again (a port taken) starts once a setting it starts with changes again. Pattern:
  * rust-analyzer's config.ts restart-required keys.
  */
 import * as vscode from 'vscode';
@@ -30,6 +31,12 @@ export class SettingsWatcher implements vscode.Disposable {
    * restart changes again, or the service stops.
    */
   private readonly asked = new Map<ServiceKind, EmulatorOptions>();
+  /**
+   * Services a restart for a settings change stopped and then could not start (a port taken, a
+   * folder not writable), with the settings that start failed with: the next change of a setting
+   * they start with starts them again, as the restart would have. Forgotten once the service runs.
+   */
+  private readonly failedRestarts = new Map<ServiceKind, EmulatorOptions>();
 
   /**
    * @param reload re-reads the settings into the emulator and redraws; resolves to live-apply problems
@@ -43,7 +50,10 @@ export class SettingsWatcher implements vscode.Disposable {
     private readonly dataIdle: () => Promise<void> = () => Promise.resolve(),
   ) {
     const stale = emulator.onDidStartWithStaleSettings((kind) => this.restartWhereNeeded([kind]));
-    const states = emulator.onDidChangeState(({ kind, state }) => { if (state.status === 'closed') this.asked.delete(kind); });
+    const states = emulator.onDidChangeState(({ kind, state }) => {
+      if (state.status === 'closed') this.asked.delete(kind);
+      if (state.status === 'running') this.failedRestarts.delete(kind);
+    });
     this.subscriptions = [
       vscode.workspace.onDidChangeConfiguration((e) => { if (affectsEmulator(e)) this.changed(); }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.changed()),
@@ -82,6 +92,7 @@ export class SettingsWatcher implements vscode.Disposable {
     // Later about it is moot, and a change made again later asks again. (One kept from a restart by
     // a setting error meanwhile still differs: its question stands.)
     for (const k of [...this.asked.keys()]) if (this.emulator.runsWithCurrentSettings(k)) this.asked.delete(k);
+    if (only === undefined) this.retryFailedRestarts();
     const kinds = this.emulator.servicesNeedingRestart().filter((k) => only === undefined || only.includes(k));
     if (kinds.length === 0) return;
     const lossy = kinds.filter((k) => this.emulator.isRunningInMemory(k));
@@ -114,6 +125,36 @@ export class SettingsWatcher implements vscode.Disposable {
   }
 
   /**
+   * Starts again, in the restart queue, the services a restart for a settings change left stopped
+   * (its start failed) once a setting they start with has changed since, and no setting error stops
+   * them: the port set by hand after a conflict brings the service back, as "Use Port N" does.
+   */
+  private retryFailedRestarts(): void {
+    const options = this.emulator.options;
+    const due = [...this.failedRestarts].filter(([k, failedWith]) => needsRestart(k, failedWith, options)
+      && this.emulator.status(k).status === 'closed' && this.emulator.settingErrors(k).length === 0).map(([k]) => k);
+    if (due.length === 0) return;
+    for (const k of due) this.failedRestarts.delete(k);
+    this.restarts = this.restarts.then(async () => {
+      await withDelayedProgress(`${due.map(serviceName).join(', ')} start for the settings change once the Reset, Import or Export under way is done`, false, this.dataIdle);
+      if (this.emulator.shuttingDown) return;
+      // Still stopped, and not started or given up meanwhile (a start by hand runs on its own).
+      const still = due.filter((k) => this.emulator.status(k).status === 'closed');
+      if (still.length === 0 || !(await this.deps.prepareStart())) return;
+      await this.dataIdle();
+      const outcomes = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `Starting Azurite ${still.map(serviceName).join(', ')}` },
+        () => Promise.all(still.map((k) => this.emulator.start(k))),
+      );
+      outcomes.forEach((o, i) => {
+        const kind = still[i]!;
+        if (!o.ok && this.emulator.status(kind).status === 'closed') this.failedRestarts.set(kind, this.emulator.options);
+        showOutcome(o, this.deps);
+      });
+    }).catch((err: unknown) => void notify('error', `Azurite: a start for a settings change failed: ${(err as Error).message}`));
+  }
+
+  /**
    * Queues a restart of `kinds`. When its turn comes, only those that still need one restart: two
    * changes in a row queue two restarts, and the first one applies both.
    */
@@ -137,7 +178,12 @@ export class SettingsWatcher implements vscode.Disposable {
         async () => {
           const outcomes = await restarting;
           // showOutcome leaves out a start refused because the extension is shutting down.
-          outcomes.forEach((o) => showOutcome(o, this.deps));
+          outcomes.forEach((o, i) => {
+            // Stopped by the restart and not started again: the next change of its settings starts it.
+            const kind = due[i]!;
+            if (!o.ok && this.emulator.status(kind).status === 'closed' && !this.emulator.shuttingDown) this.failedRestarts.set(kind, this.emulator.options);
+            showOutcome(o, this.deps);
+          });
         },
       );
       // One link that fails (the folder question's state not written, say) must not leave the chain

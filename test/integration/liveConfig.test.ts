@@ -297,6 +297,30 @@ describe('Live settings, port conflicts and terminals', () => {
     assert.match(error!, /^azurite\.blobPort is 10001, the same as azurite\.queuePort \(its default\); /);
   });
 
+  it('a service a settings restart could not start again (its new port taken) starts once its port is set by hand to a free one', async () => {
+    const a = await api();
+    const holder = http.createServer((_req, res) => res.end('not azurite'));
+    const takenPort = await listen(holder);
+    try {
+      await configure({ inMemoryPersistence: false, blobPort: 0 });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      await configure({ blobPort: takenPort });
+      await waitFor('the restart to fail on the taken port', () => {
+        const st = a.emulator.status('blob');
+        return (st.status === 'closed' && st.error !== undefined) || undefined;
+      });
+      await a.settled();
+      // Set by hand (not Use Port N): the restart the change asked for is done now.
+      await configure({ blobPort: 0 });
+      await waitFor('Blob running again', () => a.emulator.status('blob').status === 'running' || undefined);
+      await a.settled();
+      assert.notEqual(a.emulator.clientAddress('blob').port, takenPort);
+    } finally {
+      holder.close();
+      await vscode.commands.executeCommand('azurite.close_blob');
+    }
+  });
+
   it('says whether a taken port is held by another Azurite or another program, and offers a free port', async () => {
     const a = await api();
     const plain = http.createServer((_req, res) => res.end('not azurite'));
