@@ -51,18 +51,30 @@ export class ConnectionEnvironment implements vscode.Disposable {
 
   constructor(private readonly emulator: Emulator, private readonly log: EmulatorLog) {
     const watcher = vscode.workspace.createFileSystemWatcher(LOCAL_SETTINGS_GLOB);
+    // VS Code reports a deleted folder (rm -rf, a branch switched) as the folder alone, not as the
+    // files in it, which the watcher above then never sees go: a folder deleted that held a file
+    // read here reads them again.
+    const deletions = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
     const rescan = (): void => void this.rescan();
     this.disposables.push(
-      watcher, this.changed,
+      watcher, deletions, this.changed,
       watcher.onDidCreate(rescan), watcher.onDidChange(rescan), watcher.onDidDelete(rescan),
+      deletions.onDidDelete((gone) => { if (this.files.some((f) => isInside(f.uri, gone))) rescan(); }),
       vscode.workspace.onDidChangeWorkspaceFolders(rescan),
     );
     void this.rescan();
   }
 
-  /** Resolves once the files have been read (the latest scan started so far). */
-  ready(): Promise<void> {
-    return this.scanning;
+  /**
+   * Resolves once the files have been read: the latest scan, and any that began while it ran (a
+   * watcher event during activation), so that a decision never sees the files not yet searched.
+   */
+  async ready(): Promise<void> {
+    let scan: Promise<void>;
+    do {
+      scan = this.scanning;
+      await scan;
+    } while (scan !== this.scanning);
   }
 
   /** Reads every local.settings.json again; resolves when done and onDidChange has fired. */
@@ -151,4 +163,11 @@ export class ConnectionEnvironment implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** True when `file` is `folder` or lies below it (same scheme and authority). */
+function isInside(file: vscode.Uri, folder: vscode.Uri): boolean {
+  if (file.scheme !== folder.scheme || file.authority !== folder.authority) return false;
+  const base = folder.path.replace(/\/+$/, '');
+  return file.path === base || file.path.startsWith(`${base}/`);
 }

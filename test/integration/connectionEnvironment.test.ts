@@ -173,6 +173,20 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     assert.match(a.terminalDescription() ?? '', /^AZURE_STORAGE_CONNECTION_STRING and AzureWebJobsStorage for the running Azurite Blob/);
   });
 
+  it('a local.settings.json whose folder is deleted (rm -rf, not the file itself) stops counting', async () => {
+    const a = await api();
+    const folder = path.join(workspace(), 'gone-functions');
+    fixtures.push(folder);
+    writeLocalSettings(path.join('gone-functions', 'app'), CLOUD);
+    await a.rescanLocalSettings();
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    const cs = a.emulator.connectionString();
+    await waitFor('AzureWebJobsStorage to be left out of terminals', () => a.terminalVariables().AzureWebJobsStorage === undefined && a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs);
+    // No rescan asked for: only what VS Code's file watcher reports.
+    fs.rmSync(folder, { recursive: true, force: true });
+    await waitFor('AzureWebJobsStorage to come back once the folder is gone', () => a.terminalVariables().AzureWebJobsStorage === cs, 20_000);
+  });
+
   it('injects neither variable past 20 local.settings.json files (one not read may set its own); copies in bin/ and obj/ do not count', async () => {
     const a = await api();
     fixtures.push(path.join(workspace(), 'many'));
