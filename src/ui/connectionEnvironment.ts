@@ -153,11 +153,13 @@ export class ConnectionEnvironment implements vscode.Disposable {
    * The variables to set now and why; undefined while no service runs. A variable the extension
    * host's own environment sets to a value of the user's (a cloud account exported in the shell
    * that started VS Code) is left out, since terminals and debugged programs inherit it.
+   * @param folder only the local.settings.json files of this workspace folder count (a debug
+   *   session's folder); every file when undefined (terminals, which may open in any folder)
    */
-  current(): ConnectionVariables | undefined {
+  current(folder?: vscode.WorkspaceFolder): ConnectionVariables | undefined {
     const running = SERVICE_KINDS.filter((k) => this.emulator.endpoint(k) !== undefined);
     if (running.length === 0) return undefined;
-    return decideVariables(this.emulator.connectionString(), running.map(serviceName), this.classified(), process.env, this.ownEndpoints());
+    return decideVariables(this.emulator.connectionString(), running.map(serviceName), this.classified(folder), process.env, this.ownEndpoints());
   }
 
   dispose(): void {

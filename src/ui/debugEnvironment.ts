@@ -50,13 +50,16 @@ export class DebugEnvironment implements vscode.DebugConfigurationProvider {
   /**
    * VS Code's last pass over every launch ('*'): adds the connection variables the terminals get
    * (./connectionEnvironment.ts) to the configuration's `env`, except those it sets itself or its
-   * `envFile` defines, and logs what was added. With `azurite.debugEnvironment` off, or nothing to
+   * `envFile` defines, and logs what was added. Only the local.settings.json files of the launch's
+   * workspace folder are weighed (in a multi-root workspace each folder is its own project). With `azurite.debugEnvironment` off, or nothing to
    * add, the configuration is returned as it came.
    */
   async resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration> {
     if (!this.enabled()) return config;
     await this.environment.ready();
-    const current = this.environment.current();
+    // Only the launch's own workspace folder's local.settings.json files decide (a multi-root
+    // workspace's other projects have their own); with no folder, every file does.
+    const current = this.environment.current(folder);
     if (current === undefined) return config;
     const added = addEnvironment(config, current.variables, await this.envFileKeys(folder, config));
     if (added.length > 0) this.log.info(`Debug session "${String(config.name)}": set ${added.join(', ')} (${current.description}).`);

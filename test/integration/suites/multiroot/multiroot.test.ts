@@ -313,6 +313,42 @@ describe('multi-root workspace', () => {
     }
   });
 
+  it('a debug session weighs only its own folder\'s local.settings.json: one in the other folder that sets its own storage does not keep AzureWebJobsStorage from it', async () => {
+    const a = await api();
+    const [first, second] = vscode.workspace.workspaceFolders! as [vscode.WorkspaceFolder, vscode.WorkspaceFolder];
+    const legacy = path.join(second.uri.fsPath, 'legacy');
+    fs.mkdirSync(legacy, { recursive: true });
+    fs.writeFileSync(path.join(legacy, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=cHJvZA==;EndpointSuffix=core.windows.net' } }));
+    await a.chooseDataFolder(first.uri.fsPath);
+    const envIn = async (folder: vscode.WorkspaceFolder, name: string): Promise<Record<string, string>> => {
+      const dir = fs.mkdtempSync(path.join(folder.uri.fsPath, '.debug-'));
+      const program = path.join(dir, 'dump-env.js');
+      const out = path.join(dir, 'env.json');
+      fs.writeFileSync(program, `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.env));\n`);
+      try {
+        const terminated = new Promise<void>((resolve) => {
+          const sub = vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) { sub.dispose(); resolve(); } });
+        });
+        assert.equal(await vscode.debug.startDebugging(folder, { type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole' }), true);
+        await terminated;
+        return JSON.parse(await waitFor('the program to write its environment', () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : ''), 30_000)) as Record<string, string>;
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    try {
+      await a.rescanLocalSettings();
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const cs = a.emulator.connectionString();
+      assert.equal((await envIn(first, 'azurite env probe first')).AzureWebJobsStorage, cs, 'the first folder has no file of its own');
+      assert.equal((await envIn(second, 'azurite env probe second')).AzureWebJobsStorage, undefined, 'the second folder\'s file sets its own');
+    } finally {
+      fs.rmSync(legacy, { recursive: true, force: true });
+      await vscode.commands.executeCommand('azurite.close');
+      await a.rescanLocalSettings();
+    }
+  });
+
   it('asks which folder keeps the data before a Clean; dismissed, nothing is deleted (not the first folder\'s data, as a guess)', async () => {
     const a = await api();
     const first = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
