@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { DEFAULT_LOCATION_FOLDER, locationNeedsFolder, parseSettings, type LocationContext, type ParsedSettings, type RawSettings, type SecretSettings } from './core/settings';
+import { DEFAULT_LOCATION_FOLDER, locationNeedsFolder, parseSettings, type LocationContext, type NamedFolder, type ParsedSettings, type RawSettings, type SecretSettings } from './core/settings';
 import { SERVICE_KINDS } from './core/services';
 
 /** The settings section: the Azurite extension's, so existing settings.json files keep working. */
@@ -33,6 +33,11 @@ export function diskWorkspaceFolders(): vscode.WorkspaceFolder[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
 }
 
+/** The workspace folders on disk by name and path: what `${workspaceFolder:name}` in a path setting looks up. */
+export function namedWorkspaceFolders(): NamedFolder[] {
+  return diskWorkspaceFolders().map((f) => ({ name: f.name, path: f.uri.fsPath }));
+}
+
 /**
  * The workspace folder data is kept relative to: the one chosen for this workspace (multi-root),
  * if it is still open, else the first folder on disk.
@@ -48,8 +53,9 @@ export const DATA_FOLDER_KEY = 'azurite.dataFolder';
 
 /**
  * In a multi-root workspace, in disk mode, asks which folder holds Azurite's data when that is
- * not known yet and matters: no `azurite.location`, or one relative to the workspace folder
- * ({@link locationNeedsFolder}); and no folder chosen, or the chosen one has left the workspace.
+ * not known yet and matters: no `azurite.location`, or one relative to the workspace folder or
+ * with `${workspaceFolder}` ({@link locationNeedsFolder}; not one that names its folder, as
+ * `${workspaceFolder:api}` does); and no folder chosen, or the chosen one has left the workspace.
  * Remembers the answer for this workspace (workspaceState). Called before every start, also the
  * restart a settings change makes.
  * @returns false when the user dismissed the question (nothing should start)
@@ -60,7 +66,7 @@ export async function ensureDataFolderChosen(state: vscode.Memento): Promise<boo
   if (folders.length < 2 || config.get<boolean>('inMemoryPersistence') === true) return true;
   const location = config.get<unknown>('location');
   const given = typeof location === 'string' && location.trim() !== '' ? location.trim() : undefined;
-  if (given !== undefined && !locationNeedsFolder(given)) return true;
+  if (given !== undefined && !locationNeedsFolder(given, { workspaceFolders: namedWorkspaceFolders(), homeDir: os.homedir() })) return true;
   const chosen = state.get<string>(DATA_FOLDER_KEY);
   if (chosen !== undefined && folders.some((f) => f.uri.fsPath === chosen)) return true;
   // One question for every start that needs it meanwhile (autostart, a click, a task): VS Code shows
@@ -119,14 +125,16 @@ export function readSettings(globalStoragePath: string, chosenFolder?: string, s
 
 /**
  * What resolving `azurite.location` needs, now: the workspace folder data is kept relative to
- * ({@link workspaceFolderPath}), the home folder, global storage, and whether the folder's root
- * already holds Azurite's files.
+ * ({@link workspaceFolderPath}), every workspace folder by name, the home folder, global storage,
+ * and whether the folder's root already holds Azurite's files. `${env:NAME}` reads this extension
+ * host's environment (core/settings.ts's default).
  */
 export function locationContext(globalStoragePath: string, chosenFolder?: string): LocationContext {
   const workspaceFolder = workspaceFolderPath(chosenFolder);
   const rootHasAzuriteData = workspaceFolder !== undefined && hasAzuriteData(workspaceFolder);
   return {
     workspaceFolder,
+    workspaceFolders: namedWorkspaceFolders(),
     homeDir: os.homedir(),
     globalStoragePath,
     rootHasAzuriteData,

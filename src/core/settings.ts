@@ -78,11 +78,26 @@ export interface SettingError {
 /** Values of the `azurite.*` settings, keyed without the `azurite.` prefix, as VS Code returns them. */
 export type RawSettings = Readonly<Record<string, unknown>>;
 
-/** What location resolution needs to know about the environment. Paths are absolute. */
-export interface LocationContext {
-  /** The first workspace folder's path, if a folder is open. */
+/** A workspace folder as `${workspaceFolder:name}` finds it: its name (as the Explorer shows it) and absolute path. */
+export interface NamedFolder {
+  readonly name: string;
+  readonly path: string;
+}
+
+/** What VS Code's variables in a path setting expand to (see {@link resolveLocation}). Paths are absolute. */
+export interface PathVariableContext {
+  /** `${workspaceFolder}`: the folder data is kept relative to (in a multi-root workspace the one chosen), if a folder is open. */
   readonly workspaceFolder: string | undefined;
+  /** Every workspace folder on disk, in the workspace's order, for `${workspaceFolder:name}`; none when absent. */
+  readonly workspaceFolders?: readonly NamedFolder[];
+  /** `${userHome}` and a leading `~`. */
   readonly homeDir: string;
+  /** The variables `${env:NAME}` reads; `process.env` when absent. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** What location resolution needs to know about the environment. Paths are absolute. */
+export interface LocationContext extends PathVariableContext {
   /** The extension's global storage folder (used when no folder is open). */
   readonly globalStoragePath: string;
   /** True when the workspace root already holds Azurite's `__azurite_db_*` files. */
@@ -346,34 +361,87 @@ export function defaultLocation(ctx: LocationContext): string {
 }
 
 /**
- * Resolves a non-empty `azurite.location` value: `${workspaceFolder}` and a leading `~` are
- * expanded; a relative path is taken from the workspace folder (global storage if none is open).
- * @returns an absolute, normalized path, or `{ fix }` explaining what to change.
+ * The variables a path setting expands, for messages: VS Code's own syntax (as in launch.json and
+ * tasks.json), besides a leading `~`.
+ */
+export const PATH_VARIABLES = '${workspaceFolder}, ${workspaceFolder:<folder name>}, ${workspaceFolderBasename}, ${userHome}, ${env:<NAME>}';
+
+/** A variable as VS Code's resolver finds one: `${name}` or `${name:argument}`, the shortest match. */
+const VARIABLE = /\$\{(.*?)\}/g;
+
+/**
+ * Resolves a non-empty path setting's value (`azurite.location`, `azurite.cert`, `azurite.key`,
+ * `azurite.seed`). A leading `~` is the home folder. VS Code's variables are expanded as its own
+ * resolver does: `${workspaceFolder}` (the folder data is kept relative to), `${workspaceFolder:name}`
+ * (the workspace folder of that name; the last one if two share it), `${workspaceFolderBasename}`
+ * (the last segment of `${workspaceFolder}`), `${userHome}`, and `${env:NAME}` (empty when unset).
+ * What a variable expands to is not expanded again. A relative result is taken from the workspace
+ * folder (global storage if none is open).
+ * @returns an absolute, normalized path, or `{ fix }` explaining what to change: a variable that is
+ *   not one of those (`${config:…}`, `${command:…}`), a folder name no workspace folder has, or
+ *   `${workspaceFolder}` / `${workspaceFolderBasename}` with no folder open
  */
 export function resolveLocation(value: string, ctx: LocationContext): string | { fix: string } {
-  let p = value.trim();
-  if (p.includes('${workspaceFolder}')) {
-    if (ctx.workspaceFolder === undefined) {
-      return { fix: 'it uses ${workspaceFolder} but no folder is open; open a folder or use an absolute path.' };
-    }
-    p = p.split('${workspaceFolder}').join(ctx.workspaceFolder);
-  }
-  if (isUnderHome(p)) p = path.join(ctx.homeDir, p.slice(1));
+  const trimmed = value.trim();
+  // `~` is read before the variables, so nothing a variable expands to is taken for it.
+  const underHome = isUnderHome(trimmed);
+  const expanded = expandVariables(underHome ? trimmed.slice(1) : trimmed, ctx);
+  if (typeof expanded !== 'string') return expanded;
+  let p = underHome ? path.join(ctx.homeDir, expanded) : expanded;
   if (!path.isAbsolute(p)) p = path.join(ctx.workspaceFolder ?? ctx.globalStoragePath, p);
   return path.normalize(p);
 }
 
 /**
+ * Expands every variable in `text` ({@link resolveLocation} says which).
+ * @returns the expanded text, or `{ fix }` for the first variable that cannot be expanded
+ */
+function expandVariables(text: string, ctx: PathVariableContext): string | { fix: string } {
+  let problem: { fix: string } | undefined;
+  const expanded = text.replace(VARIABLE, (match: string, inner: string) => {
+    const value = expandVariable(match, inner, ctx);
+    if (typeof value === 'string') return value;
+    problem ??= value;
+    return match;
+  });
+  return problem ?? expanded;
+}
+
+/** One variable: `match` is `${inner}`. Its value, or `{ fix }` when it cannot be expanded. */
+function expandVariable(match: string, inner: string, ctx: PathVariableContext): string | { fix: string } {
+  const colon = inner.indexOf(':');
+  const name = colon < 0 ? inner : inner.slice(0, colon);
+  const argument = colon < 0 ? undefined : inner.slice(colon + 1);
+  if (argument === undefined && (name === 'workspaceFolder' || name === 'workspaceFolderBasename')) {
+    if (ctx.workspaceFolder === undefined) return { fix: `it uses ${match} but no folder is open; open a folder or use an absolute path.` };
+    return name === 'workspaceFolder' ? ctx.workspaceFolder : path.basename(ctx.workspaceFolder);
+  }
+  if (argument === undefined && name === 'userHome') return ctx.homeDir;
+  if (argument !== undefined && argument !== '' && name === 'workspaceFolder') {
+    // VS Code's resolver takes the last folder of that name.
+    const folders = ctx.workspaceFolders ?? [];
+    const folder = [...folders].reverse().find((f) => f.name === argument);
+    if (folder !== undefined) return folder.path;
+    const names = folders.map((f) => JSON.stringify(f.name));
+    const open = names.length === 0 ? 'no folder is open' : `the workspace folders are ${names.join(', ')}`;
+    return { fix: `it uses ${match} but no workspace folder is named ${JSON.stringify(argument)} (${open}); use a folder's name as the Explorer shows it, or an absolute path.` };
+  }
+  // An unset variable is empty, as in VS Code.
+  if (argument !== undefined && argument !== '' && name === 'env') return (ctx.env ?? process.env)[argument] ?? '';
+  return { fix: `it uses ${match}, which is not expanded here; use ${PATH_VARIABLES}, a leading ~, or an absolute path.` };
+}
+
+/**
  * Where the Azurite extension keeps data for a non-empty `azurite.location` value, when that is
- * not where {@link resolveLocation} puts it: the Azurite extension expands neither `~` nor
- * `${workspaceFolder}`, and takes a path that is not absolute from the workspace folder
+ * not where {@link resolveLocation} puts it: the Azurite extension expands neither `~` nor any
+ * `${…}` variable, and takes a path that is not absolute from the workspace folder
  * (docs/ENGINE.md, "The Azurite extension's data location").
  * @returns an absolute path, or undefined when both are the same folder (or no folder is open for
  *   a relative value, which the Azurite extension refuses)
  */
 export function azuriteExtensionLocation(value: string, ctx: LocationContext): string | undefined {
   const p = value.trim();
-  if (!(p.includes('${workspaceFolder}') || isUnderHome(p))) return undefined;
+  if (!(p.includes('${') || isUnderHome(p))) return undefined;
   if (!path.isAbsolute(p) && ctx.workspaceFolder === undefined) return undefined;
   const theirs = path.isAbsolute(p) ? path.normalize(p) : path.resolve(ctx.workspaceFolder!, p);
   return theirs === resolveLocation(value, ctx) ? undefined : theirs;
@@ -381,12 +449,19 @@ export function azuriteExtensionLocation(value: string, ctx: LocationContext): s
 
 /**
  * True when a non-empty `azurite.location` value depends on which workspace folder is meant: it
- * uses `${workspaceFolder}`, or it is relative (and not under `~`). See {@link resolveLocation}.
+ * uses `${workspaceFolder}` or `${workspaceFolderBasename}`, or it is relative once its other
+ * variables are expanded (and not under `~`). False for one that cannot be expanded in any folder
+ * (an unknown variable or folder name): its setting error says so, whatever the folder. See
+ * {@link resolveLocation}.
+ * @param ctx what the other variables expand to (`workspaceFolder` is not needed)
  */
-export function locationNeedsFolder(value: string): boolean {
+export function locationNeedsFolder(value: string, ctx: Omit<PathVariableContext, 'workspaceFolder'>): boolean {
   const p = value.trim();
-  if (p.includes('${workspaceFolder}')) return true;
-  return !(isUnderHome(p) || path.isAbsolute(p));
+  if (isUnderHome(p)) return false;
+  const names = [...p.matchAll(VARIABLE)].map((m) => m[1]);
+  if (names.includes('workspaceFolder') || names.includes('workspaceFolderBasename')) return true;
+  const expanded = expandVariables(p, { ...ctx, workspaceFolder: undefined });
+  return typeof expanded === 'string' && !path.isAbsolute(expanded);
 }
 
 /** True for `~` and a path that starts with `~/` or `~\\`: what {@link resolveLocation} takes from the home folder. */

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { azuriteConfig, workspaceFolderPath } from '../config';
+import { azuriteConfig, namedWorkspaceFolders, workspaceFolderPath } from '../config';
 import { CANCELLED, failure, type Failure, type Outcome } from '../core/outcome';
 import { resolveLocation } from '../core/settings';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
@@ -45,16 +45,17 @@ export interface SnapshotDeps {
 }
 
 /**
- * The `azurite.seed` folder, resolved like `azurite.location` (`${workspaceFolder}`, `~`, relative to
+ * The `azurite.seed` folder, resolved like `azurite.location` (VS Code's variables, `~`, relative to
  * the workspace folder: in a multi-root workspace the one chosen for data), or undefined when the
  * setting is empty.
  * @param chosenFolder the folder chosen for data in a multi-root workspace (config.ts DATA_FOLDER_KEY)
- * @returns `{ fix }` when the value cannot be resolved (no folder open for `${workspaceFolder}`)
+ * @returns `{ fix }` when the value cannot be resolved (core/settings.ts resolveLocation: an unknown
+ *   variable or folder name, no folder open for `${workspaceFolder}`)
  */
 export function seedFolder(chosenFolder?: string): string | { fix: string } | undefined {
   const raw = azuriteConfig().get<unknown>('seed');
   if (typeof raw !== 'string' || raw.trim() === '') return undefined;
-  return resolveLocation(raw, { workspaceFolder: workspaceFolderPath(chosenFolder), homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false });
+  return resolveLocation(raw, { workspaceFolder: workspaceFolderPath(chosenFolder), workspaceFolders: namedWorkspaceFolders(), homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false });
 }
 
 /** Test data commands and the seed; see the file comment. */

@@ -23,6 +23,13 @@ const GLOBAL = '/home/dev/.vscode-server/data/User/globalStorage/storage-emulato
 const withFolder: LocationContext = { workspaceFolder: WS, homeDir: HOME, globalStoragePath: GLOBAL, rootHasAzuriteData: false };
 const withAzuriteRoot: LocationContext = { ...withFolder, rootHasAzuriteData: true };
 const noFolder: LocationContext = { workspaceFolder: undefined, homeDir: HOME, globalStoragePath: GLOBAL, rootHasAzuriteData: false };
+/** A multi-root workspace: "web" (chosen for data) and "api"; `${env:…}` reads ENV, not this process's environment. */
+const WEB = '/home/dev/repos/web';
+const API = '/home/dev/repos/api';
+const ENV = { AZURITE_DATA: '/srv/azurite', RELATIVE: 'data/azurite', TEMPLATE: '${userHome}', TILDE: '~/x' };
+const multiRoot: LocationContext = {
+  workspaceFolder: WEB, workspaceFolders: [{ name: 'web', path: WEB }, { name: 'api', path: API }], homeDir: HOME, globalStoragePath: GLOBAL, rootHasAzuriteData: false, env: ENV,
+};
 
 const PORT_FIX = (def: number): string => `use a whole number from 0 to 65535 (0 picks a free port; Azurite's default is ${def}).`;
 const HOST_FIX = 'use a host name or IP address to listen on, such as "127.0.0.1" (this machine only) or "0.0.0.0" (all interfaces).';
@@ -631,8 +638,17 @@ describe('core/settings', () => {
 
   describe('locationNeedsFolder', () => {
     it('is true for what resolveLocation takes from the workspace folder', () => {
-      for (const v of ['data', './data', '../shared', '${workspaceFolder}/data', '/abs/${workspaceFolder}', ' data ']) assert.equal(locationNeedsFolder(v), true, v);
-      for (const v of ['/var/azurite', '~', '~/azurite', '~\\azurite', ' /var/azurite ']) assert.equal(locationNeedsFolder(v), false, v);
+      for (const v of ['data', './data', '../shared', '${workspaceFolder}/data', '/abs/${workspaceFolder}', ' data ']) assert.equal(locationNeedsFolder(v, multiRoot), true, v);
+      for (const v of ['/var/azurite', '~', '~/azurite', '~\\azurite', ' /var/azurite ']) assert.equal(locationNeedsFolder(v, multiRoot), false, v);
+    });
+
+    it('is false for a folder named by ${workspaceFolder:name}, ${userHome} or an absolute ${env:NAME}; true for ${workspaceFolderBasename} and a relative result', () => {
+      for (const v of ['${workspaceFolder:api}/.azurite', '${userHome}/azurite', '${env:AZURITE_DATA}', '${env:AZURITE_DATA}/${env:UNSET}x']) assert.equal(locationNeedsFolder(v, multiRoot), false, v);
+      for (const v of ['${workspaceFolderBasename}', '/srv/${workspaceFolderBasename}', '${env:RELATIVE}', '${env:UNSET}data']) assert.equal(locationNeedsFolder(v, multiRoot), true, v);
+    });
+
+    it('is false for a value no folder could resolve (an unknown variable or folder name): its error says so without the folder question', () => {
+      for (const v of ['${config:azurite.dir}/data', 'data/${workspaceFolder:docs}', '${command:pick}']) assert.equal(locationNeedsFolder(v, multiRoot), false, v);
     });
   });
 
@@ -683,6 +699,109 @@ describe('core/settings', () => {
       assert.equal(resolveLocation('a/../b', withFolder), '/home/dev/project/b');
       assert.equal(resolveLocation('/var//lib/./x/../azurite', withFolder), '/var/lib/azurite');
       assert.equal(resolveLocation('  /var/azurite  ', withFolder), '/var/azurite');
+    });
+  });
+
+  describe("VS Code's variables in path settings", () => {
+    const SUPPORTED = '${workspaceFolder}, ${workspaceFolder:<folder name>}, ${workspaceFolderBasename}, ${userHome}, ${env:<NAME>}, a leading ~, or an absolute path.';
+
+    it('expands ${workspaceFolder:name} to the workspace folder of that name, not the one chosen for data', () => {
+      assert.equal(resolveLocation('${workspaceFolder:api}/.azurite', multiRoot), `${API}/.azurite`);
+      assert.equal(resolveLocation('${workspaceFolder:web}', multiRoot), WEB);
+      assert.equal(resolveLocation('${workspaceFolder:api}/../web/${workspaceFolder}', multiRoot), `${WEB}${WEB}`);
+      // Two folders of one name: the last, as VS Code's resolver takes.
+      const twice: LocationContext = { ...multiRoot, workspaceFolders: [...multiRoot.workspaceFolders!, { name: 'api', path: '/other/api' }] };
+      assert.equal(resolveLocation('${workspaceFolder:api}', twice), '/other/api');
+      assert.deepEqual(parseSettings({ location: '${workspaceFolder:api}/.azurite' }, multiRoot), {
+        options: { ...parseSettings({}, multiRoot).options, location: `${API}/.azurite` },
+        errors: [],
+      });
+    });
+
+    it('expands ${userHome} to the home folder, with or without a folder open', () => {
+      assert.equal(resolveLocation('${userHome}/azurite', withFolder), '/home/dev/azurite');
+      assert.equal(resolveLocation('${userHome}', noFolder), HOME);
+      assert.equal(parseSettings({ location: '${userHome}/.azurite-data' }, noFolder).options.location, '/home/dev/.azurite-data');
+    });
+
+    it('expands ${env:NAME} from the environment given, an unset one to "" (as VS Code), and takes a relative result from the workspace folder', () => {
+      assert.equal(resolveLocation('${env:AZURITE_DATA}/blob', multiRoot), '/srv/azurite/blob');
+      assert.equal(resolveLocation('${env:RELATIVE}', multiRoot), `${WEB}/data/azurite`);
+      assert.equal(resolveLocation('data-${env:UNSET}', multiRoot), `${WEB}/data-`);
+      assert.equal(parseSettings({ location: '${env:AZURITE_DATA}' }, multiRoot).options.location, '/srv/azurite');
+    });
+
+    it('reads ${env:NAME} from process.env when no environment is given', () => {
+      const name = 'STORAGE_EMULATORS_SETTINGS_TEST_DIR';
+      process.env[name] = '/tmp/from-process-env';
+      try {
+        assert.equal(resolveLocation(`\${env:${name}}/data`, withFolder), '/tmp/from-process-env/data');
+      } finally {
+        delete process.env[name];
+      }
+      assert.equal(resolveLocation(`x\${env:${name}}`, withFolder), `${WS}/x`);
+    });
+
+    it('does not expand what a variable expands to again, nor take a ~ from it', () => {
+      assert.equal(resolveLocation('${env:TEMPLATE}', multiRoot), `${WEB}/\${userHome}`);
+      assert.equal(resolveLocation('${env:TILDE}', multiRoot), `${WEB}/~/x`);
+    });
+
+    it('expands ${workspaceFolderBasename} to the last segment of ${workspaceFolder}; with no folder open it is an error', () => {
+      assert.equal(resolveLocation('/srv/azurite/${workspaceFolderBasename}', withFolder), '/srv/azurite/project');
+      assert.equal(resolveLocation('/srv/${workspaceFolderBasename}', multiRoot), '/srv/web');
+      const e = onlyError({ location: '/srv/${workspaceFolderBasename}' }, noFolder);
+      assert.equal(e.message, 'azurite.location is "/srv/${workspaceFolderBasename}"; it uses ${workspaceFolderBasename} but no folder is open; open a folder or use an absolute path.');
+      assert.deepEqual(e.services, ['blob', 'queue', 'table']);
+    });
+
+    it('refuses a ${workspaceFolder:name} no workspace folder has, naming the folders there are; falls back to the default location', () => {
+      const { options, errors } = parseSettings({ location: '${workspaceFolder:docs}/.azurite' }, multiRoot);
+      assert.equal(options.location, `${WEB}/.azurite`);
+      assert.deepEqual(errors, [{
+        key: 'azurite.location',
+        value: '${workspaceFolder:docs}/.azurite',
+        message: 'azurite.location is "${workspaceFolder:docs}/.azurite"; it uses ${workspaceFolder:docs} but no workspace folder is named "docs" (the workspace folders are "web", "api"); use a folder\'s name as the Explorer shows it, or an absolute path.',
+        services: ['blob', 'queue', 'table'],
+      }]);
+      // Names are matched exactly, as VS Code does.
+      assert.equal(onlyError({ location: '${workspaceFolder:API}' }, multiRoot).key, 'azurite.location');
+      assert.equal(onlyError({ cert: '${workspaceFolder:api}/dev.pfx', pwd: 'p' }, noFolder).message,
+        'azurite.cert is "${workspaceFolder:api}/dev.pfx"; it uses ${workspaceFolder:api} but no workspace folder is named "api" (no folder is open); use a folder\'s name as the Explorer shows it, or an absolute path.');
+    });
+
+    for (const variable of ['${config:azurite.dataDir}', '${command:pickFolder}', '${input:dir}', '${env}', '${env:}', '${workspaceFolder:}', '${workspaceFolderBasename:api}', '${pathSeparator}', '${cwd}']) {
+      it(`refuses ${variable}, naming the setting, the value and the variables supported; blocks every service on disk`, () => {
+        const value = `${variable}/data`;
+        const e = onlyError({ location: value }, multiRoot);
+        assert.deepEqual(e, {
+          key: 'azurite.location',
+          value,
+          message: `azurite.location is ${JSON.stringify(value)}; it uses ${variable}, which is not expanded here; use ${SUPPORTED}`,
+          services: ['blob', 'queue', 'table'],
+        });
+        assert.deepEqual(onlyError({ location: value, inMemoryPersistence: true }, multiRoot).services, []);
+      });
+    }
+
+    it('expands the same variables in azurite.cert and azurite.key, and refuses the same unknown ones', () => {
+      assert.deepEqual(parseSettings({ cert: '${workspaceFolder:api}/certs/dev.pem', key: '${userHome}/keys/${env:RELATIVE}.key' }, multiRoot).options.https,
+        { cert: `${API}/certs/dev.pem`, key: '/home/dev/keys/data/azurite.key' });
+      const { errors } = parseSettings({ cert: '${config:cert}', key: '${workspaceFolder:docs}/k.pem' }, multiRoot);
+      assert.deepEqual(errors.map((e) => [e.key, e.services]), [['azurite.cert', ['blob', 'queue', 'table']], ['azurite.key', ['blob', 'queue', 'table']]]);
+      assert.equal(errors[0]!.message, `azurite.cert is "\${config:cert}"; it uses \${config:cert}, which is not expanded here; use ${SUPPORTED}`);
+    });
+
+    it('names the first variable that cannot be expanded', () => {
+      assert.deepEqual(resolveLocation('${workspaceFolder:api}/${config:a}/${command:b}', multiRoot), {
+        fix: `it uses \${config:a}, which is not expanded here; use ${SUPPORTED}`,
+      });
+    });
+
+    it('counts any variable as one the Azurite extension takes literally', () => {
+      assert.equal(azuriteExtensionLocation('${userHome}/azurite', withFolder), `${WS}/\${userHome}/azurite`);
+      assert.equal(azuriteExtensionLocation('${workspaceFolder:api}/.azurite', multiRoot), `${WEB}/\${workspaceFolder:api}/.azurite`);
+      assert.equal(azuriteExtensionLocation('${config:x}', multiRoot), `${WEB}/\${config:x}`);
     });
   });
 });
