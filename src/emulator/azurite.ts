@@ -610,9 +610,13 @@ export function createService(options: EngineServiceOptions): EngineService {
       // In memory mode a blob's record points at its extent chunk, content buffers included
       // (`persistency.chunks`): that is extent data, counted already, so it is left out.
       const withoutContent = (key: string, value: unknown): unknown => (key === 'chunks' ? undefined : value);
+      // One record at a time: a whole collection as one string can pass V8's longest string (the
+      // estimate then failed) and, near azurite.engine.heapLimit, the heap.
       let bytes = 0;
       for (const store of [s.metadataStore, s.extentMetadataStore]) {
-        for (const c of store?.db?.collections ?? []) bytes += JSON.stringify(c.data, withoutContent).length;
+        for (const c of store?.db?.collections ?? []) {
+          for (const record of c.data) bytes += (JSON.stringify(record, withoutContent)?.length ?? 0) + 1;
+        }
       }
       return bytes;
     },
