@@ -78,6 +78,17 @@ export class ThresholdWarning {
 }
 
 /**
+ * The least `azurite.extentMemoryLimit` to suggest while `usedBytes` are stored: the whole number
+ * of MB that holds at least one byte more than that. Azurite takes a limit equal to use, but then
+ * refuses every later write, and Raise Limit's input box ({@link limitInputError}) refuses it too.
+ * @param usedBytes blob and queue content held now, in bytes
+ * @returns a whole number of MB (1 MB = {@link BYTES_PER_MB} bytes), at least 1
+ */
+export function leastLimitMb(usedBytes: number): number {
+  return Math.ceil((Math.max(0, usedBytes) + 1) / BYTES_PER_MB);
+}
+
+/**
  * Checks a new `azurite.extentMemoryLimit` typed into Raise Limit's input box.
  * @param value the text typed, in MB
  * @param usedBytes blob and queue content held now, in bytes

@@ -5,7 +5,7 @@
  */
 import * as os from 'node:os';
 import { Emitter, type Disposable, type Event } from '../core/events';
-import { BYTES_PER_MB, defaultLimitBytes, formatBytes, type MemoryReport } from '../core/memory';
+import { defaultLimitBytes, formatBytes, leastLimitMb, type MemoryReport } from '../core/memory';
 import type { ServiceKind } from '../core/services';
 import type { EngineHost } from './engineHost';
 
@@ -87,10 +87,9 @@ export class MemoryMeter implements Disposable {
       await this.host.refreshMemory().catch(() => undefined);
       const r = this.report();
       const asked = settingBytes ?? this.host.loadResult?.defaultLimitBytes ?? defaultLimitBytes(os.totalmem());
-      // The least the setting may say, in its own unit (MB), rounded up: a rounded figure such as
-      // "0.9 GB" can name a limit still below what is stored.
-      const leastMb = Math.ceil((r.usedBytes / BYTES_PER_MB) * 100) / 100;
-      return `azurite.extentMemoryLimit asks for ${formatBytes(asked)}, but ${formatBytes(r.usedBytes)} of blob and queue data is in memory, so the limit stays at ${formatBytes(r.limitBytes)}. Set it to ${leastMb} or more (MB), or clean the blob or queue service (or reclaim memory) first.`;
+      // Named in the setting's own unit (MB), not as a rounded figure such as "0.9 GB", which can
+      // name a limit still below what is stored; and above use, not equal to it (see leastLimitMb).
+      return `azurite.extentMemoryLimit asks for ${formatBytes(asked)}, but ${formatBytes(r.usedBytes)} of blob and queue data is in memory, so the limit stays at ${formatBytes(r.limitBytes)}. Set it to ${leastLimitMb(r.usedBytes)} or more (MB), or clean the blob or queue service (or reclaim memory) first.`;
     }
     if (this.appliedSetting !== settingBytes) {
       this.appliedSetting = settingBytes;

@@ -9,6 +9,7 @@ import {
   formatBytes,
   formatUsage,
   groupDigits,
+  leastLimitMb,
   limitInputError,
   mbToBytes,
   percentUsed,
@@ -169,5 +170,19 @@ describe('core/memory', () => {
     for (const bad of ['', ' ', 'abc', '0', '-5', 'Infinity']) assert.equal(limitInputError(bad, used), 'Enter a number of MB greater than 0.', bad);
     assert.equal(limitInputError('300', used), 'Enter more than the 300 MB in use now (314,572,800 bytes), or clean Blob or Queue first.');
     assert.match(limitInputError('100', used) ?? '', /^Enter more than the 300 MB in use now/);
+  });
+
+  it('suggests a limit of whole MB above what is in use, never equal to it (Azurite would refuse every write)', () => {
+    assert.equal(leastLimitMb(0), 1);
+    assert.equal(leastLimitMb(1_126_400), 2);
+    // Exactly 1 MB and 300 MB in use: a limit of 1 MB or 300 MB would hold no further byte.
+    assert.equal(leastLimitMb(BYTES_PER_MB), 2);
+    assert.equal(leastLimitMb(300 * BYTES_PER_MB), 301);
+    assert.equal(leastLimitMb(300 * BYTES_PER_MB - 1), 300);
+    // What it suggests, Raise Limit's input box takes.
+    for (const used of [0, 1, BYTES_PER_MB - 1, BYTES_PER_MB, 1_126_400, 300 * BYTES_PER_MB]) {
+      assert.ok(mbToBytes(leastLimitMb(used)) > used, String(used));
+      assert.equal(limitInputError(String(leastLimitMb(used)), used), undefined, String(used));
+    }
   });
 });

@@ -68,19 +68,37 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     assert.equal(problems.length, 1);
     assert.equal(problems[0]!.reason, 'memoryLimit');
     assert.equal(problems[0]!.setting, 'azurite.extentMemoryLimit');
-    // 1,126,400 bytes are 1.0742… MB: the least limit that takes them, rounded up, not "above 1.1 MB".
-    assert.match(problems[0]!.message, /^azurite\.extentMemoryLimit asks for 512 KB, but 1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB\. Set it to 1\.08 or more \(MB\)/);
+    // 1,126,400 bytes are 1.0742… MB: the least whole MB above them, not "above 1.1 MB".
+    assert.match(problems[0]!.message, /^azurite\.extentMemoryLimit asks for 512 KB, but 1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB\. Set it to 2 or more \(MB\)/);
     assert.equal((await emulator.memoryReportNow()).limitBytes, 2 * MiB, 'the limit in force is shown, not the setting');
     // A change of another setting tries the refused limit again, but does not say it again.
     assert.deepEqual(await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 0.5, silent: true }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false })), []);
     await withLimit(emulator, 1.08);
-    assert.equal((await emulator.memoryReportNow()).limitBytes, Math.trunc(1.08 * MiB), 'the least limit the message named is taken');
+    assert.equal((await emulator.memoryReportNow()).limitBytes, Math.trunc(1.08 * MiB), 'a limit just above use is taken');
     assert.deepEqual(await container.getBlockBlobClient('first').downloadToBuffer(), first);
 
     await withLimit(emulator, null);
     const report = (await emulator.memoryReportNow());
     assert.equal(report.isDefaultLimit, true);
     assert.ok(report.limitBytes > 100 * MiB);
+  });
+
+  it('names a limit above use when the one asked for is refused: with exactly 1 MB in use, 2 MB, not 1 MB, under which every write fails', async () => {
+    const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 4 });
+    await startAll(emulator, ['blob']);
+    const container = clients(emulator).blob().getContainerClient('exact');
+    await container.create();
+    await container.getBlockBlobClient('mb').uploadData(Buffer.alloc(MiB, 1));
+    assert.equal((await emulator.memoryReportNow()).usedBytes, MiB);
+    const [refused] = await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 0.5 }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
+    assert.match(refused?.message ?? '', /, so the limit stays at 4 MB\. Set it to 2 or more \(MB\), /);
+    // Why not 1: the engine takes a limit equal to use, and then refuses the next byte.
+    await withLimit(emulator, 1);
+    assert.equal((await emulator.memoryReportNow()).limitBytes, MiB);
+    await assert.rejects(container.getBlockBlobClient('one-byte').uploadData(Buffer.alloc(1)), (err: RestError) => err.statusCode === 409);
+    await withLimit(emulator, 2);
+    await container.getBlockBlobClient('one-byte').uploadData(Buffer.alloc(1));
+    assert.deepEqual(await container.getBlockBlobClient('mb').downloadToBuffer(), Buffer.alloc(MiB, 1));
   });
 
   it('applies a limit change to a Blob service still in memory after azurite.inMemoryPersistence was turned off (its restart put off)', async () => {
