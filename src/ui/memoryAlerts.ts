@@ -2,7 +2,7 @@
  * Tells the user when in-memory storage gets tight: once when use crosses
  * `azurite.memory.warningThreshold` upward (not once per write; re-armed when it has fallen 5
  * points below, core/memory.ts ThresholdWarning), and
- * once per burst of writes refused at the limit (HTTP 409 `MemoryExtentStoreAtSizeLimit`), naming
+ * once per burst of a service's writes refused at the limit (HTTP 409 `MemoryExtentStoreAtSizeLimit`), naming
  * the service, the bytes asked for and the limit. Both offer Raise Limit, Clean Blob, Clean Queue
  * and Show Memory Usage.
  */

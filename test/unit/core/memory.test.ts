@@ -10,6 +10,8 @@ import {
   formatUsage,
   groupDigits,
   leastLimitMb,
+  LIMIT_BURST_TIMINGS,
+  LimitBursts,
   limitInputError,
   mbToBytes,
   percentUsed,
@@ -161,6 +163,21 @@ describe('core/memory', () => {
     // A threshold lowered under use in force warns at the next report.
     const v = new ThresholdWarning();
     assert.deepEqual([60, 60].map((p, i) => v.update(p, i === 0 ? 80 : 50)), [false, true]);
+  });
+
+  it('reports the first refused write of each burst, per service; a burst ends after a quiet gap or at its longest', () => {
+    const b = new LimitBursts<'blob' | 'queue'>({ gapMs: 5_000, maxMs: 60_000 });
+    // One burst, one report; Queue's first refusal during it is reported, as a burst of its own,
+    // which Blob's refusals do not keep going (Queue's ends 5 s after its own last refusal).
+    const times: [('blob' | 'queue'), number][] = [['blob', 0], ['blob', 10], ['queue', 20], ['blob', 5_010], ['queue', 5_020], ['blob', 10_000], ['queue', 10_021]];
+    assert.deepEqual(times.map(([kind, t]) => b.refused(kind, t)), [true, false, true, false, false, false, true]);
+    // A refusal every 4 s never leaves a quiet gap: the burst ends 60 s after its first refusal.
+    const retries = Array.from({ length: 30 }, (_, i) => 10_000 + 4_000 * (i + 1));
+    assert.deepEqual(retries.filter((t) => b.refused('blob', t)), [62_000, 122_000]);
+    // The gap is counted from the burst's last refusal, inclusive.
+    const g = new LimitBursts({ gapMs: 100, maxMs: 1_000 });
+    assert.deepEqual([g.refused('blob', 0), g.refused('blob', 100), g.refused('blob', 201)], [true, false, true]);
+    assert.deepEqual(LIMIT_BURST_TIMINGS, { gapMs: 5_000, maxMs: 60_000 });
   });
 
   it('refuses a limit typed into Raise Limit that is not a number of MB above what is in use', () => {

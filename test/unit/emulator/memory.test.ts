@@ -47,6 +47,46 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     for (const [i, b] of kept.entries()) assert.deepEqual(await container.getBlockBlobClient(`kept${i}`).downloadToBuffer(), b);
   });
 
+  it('reports Blob\'s and Queue\'s bursts each once: a Queue refusal during a Blob burst is reported, and neither keeps the other\'s going', async () => {
+    const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    await startAll(emulator, ['blob', 'queue']);
+    const hits: LimitHit[] = [];
+    emulator.onDidHitLimit((h) => hits.push(h));
+    const container = clients(emulator).blob().getContainerClient('both');
+    await container.create();
+    const queue = clients(emulator).queue().getQueueClient('both');
+    await queue.create();
+    await container.getBlockBlobClient('fill').uploadData(Buffer.alloc(1000 * 1024));
+    const refusedBlob = () => Promise.allSettled(Array.from({ length: 5 }, (_, i) => container.getBlockBlobClient(`over${i}`).uploadData(Buffer.alloc(100 * 1024))));
+    const refusedQueue = () => Promise.allSettled(Array.from({ length: 3 }, () => queue.sendMessage('q'.repeat(60_000))));
+    for (const refused of [await refusedBlob(), await refusedQueue(), await refusedBlob(), await refusedQueue()]) {
+      assert.ok(refused.every((r) => r.status === 'rejected' && (r.reason as RestError).statusCode === 409), JSON.stringify(refused.map((r) => r.status)));
+    }
+    // The engine sends its refusals before it answers this request on the same channel.
+    await emulator.memoryReportNow();
+    assert.deepEqual(hits.map((h) => [h.kind, h.requestedBytes]), [['blob', 100 * 1024], ['queue', 60_000]]);
+  });
+
+  it('reports a burst that goes on past its longest again, once per that time, while a client keeps retrying', async () => {
+    const longest = 300;
+    const emulator = track(makeEmulator({ inMemoryPersistence: true, extentMemoryLimit: 1 }, undefined, undefined, { gapMs: 5_000, maxMs: longest })).emulator;
+    await startAll(emulator, ['blob']);
+    const at: number[] = [];
+    emulator.onDidHitLimit(() => at.push(performance.now()));
+    const container = clients(emulator).blob().getContainerClient('retry');
+    await container.create();
+    await container.getBlockBlobClient('fill').uploadData(Buffer.alloc(1000 * 1024));
+    // A client retrying a refused write with no pause: never the 5 s quiet gap that ends a burst.
+    const deadline = performance.now() + 20_000;
+    let retries = 0;
+    while (at.length < 3 && performance.now() < deadline) {
+      await assert.rejects(container.getBlockBlobClient('over').uploadData(Buffer.alloc(100 * 1024)), (err: RestError) => err.statusCode === 409);
+      retries++;
+    }
+    assert.ok(at.length >= 3, `${at.length} report(s) in ${retries} refused writes over 20 s: a burst that never pauses must be reported again`);
+    for (let i = 1; i < at.length; i++) assert.ok(at[i]! - at[i - 1]! >= longest, `reports ${Math.round(at[i]! - at[i - 1]!)} ms apart, fewer than ${longest}`);
+  });
+
   it('applies a raised limit at once, and refuses a limit below current use with the data intact', async () => {
     const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
     await startAll(emulator, ['blob']);
