@@ -151,12 +151,14 @@ export function hasAzuriteData(folder: string): boolean {
 /**
  * Where a fix to the setting `azurite.<key>` is written: the most specific place it is set now
  * (workspace folder, workspace, user settings), so the fix is the value in force.
+ * @param whereUnset where it goes when the setting is set nowhere (the user settings unless given)
  */
-export function settingTargetOf(key: string): vscode.ConfigurationTarget {
+export function settingTargetOf(key: string, whereUnset = vscode.ConfigurationTarget.Global): vscode.ConfigurationTarget {
   const where = azuriteConfig().inspect(key);
   return where?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder
     : where?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace
-      : vscode.ConfigurationTarget.Global;
+      : where?.globalValue !== undefined ? vscode.ConfigurationTarget.Global
+        : whereUnset;
 }
 
 /** True when a configuration change touches any `azurite.*` setting. */

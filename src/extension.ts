@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { COMMANDS, PASSIVE_CONTEXT_KEY } from './core/commandIds';
 import { DATA_FOLDER_KEY, dataFolderQuestionState, ensureDataFolderChosen, locationContext, readExtensionSettings, readSettings, warningThreshold } from './config';
-import { MemoryAlerts } from './ui/memoryAlerts';
+import { MemoryAlerts, writeLimit } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
 import { notify, recordedNotifications, showOutcome, usePortNow } from './ui/notify';
 import { recordedProgress } from './ui/progress';
@@ -98,6 +98,8 @@ export interface TestingApi extends ExtensionApi {
   engineCodeCache(): { state: CodeCacheState | undefined; file: string | undefined };
   /** Runs what "Bind to 127.0.0.1" on the exposure notification runs. */
   bindToLoopback(kind: ServiceKind): Promise<Outcome>;
+  /** Runs what Raise Limit on a memory notification runs once `mb` (MB) is typed; true when written. */
+  raiseLimitTo(mb: number): Promise<boolean>;
   /** Runs what "Use Port N" on a port conflict's notification runs (the start's outcome; undefined when nothing started). */
   usePort(kind: ServiceKind, port: number): Promise<Outcome | undefined>;
   /** Runs what "Use That Folder" on the notice of the Azurite extension's data runs. */
@@ -290,6 +292,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     dataOperations: () => snapshots.operations,
     bindToLoopback: (kind) => bindToLoopback(kind, deps, dataIdle),
     usePort: (kind, port) => usePortNow(kind, port, deps),
+    raiseLimitTo: (mb) => writeLimit(mb),
     useLocation: (folder) => useLocation(folder, deps),
     storedCertificatePassword: () => context.secrets.get(PASSWORD_SECRET_KEY),
     movePasswordToSecretStorage: () => movePasswordToSecretStorage(password),

@@ -77,6 +77,57 @@ export class ThresholdWarning {
   }
 }
 
+/** How writes refused at the memory limit are grouped into bursts, each reported once. In ms. */
+export interface LimitBurstTimings {
+  /** Refusals of one service at most this far apart belong to one burst. */
+  readonly gapMs: number;
+  /**
+   * The longest a burst lasts, from its first refusal: a refusal this long after it begins a new
+   * burst even while refusals go on, so a client that keeps retrying is reported again.
+   */
+  readonly maxMs: number;
+}
+
+/** The timings in force: a burst ends after 5 s without a refusal, or 60 s after it began. */
+export const LIMIT_BURST_TIMINGS: LimitBurstTimings = { gapMs: 5_000, maxMs: 60_000 };
+
+/**
+ * Which refused writes to report: the first of each burst, per service, so that Blob's refusals
+ * neither hide Queue's nor keep a burst of Queue's going, and one burst gives one report.
+ */
+export class LimitBursts<K extends string = string> {
+  private readonly bursts = new Map<K, { readonly firstAt: number; lastAt: number }>();
+
+  constructor(private readonly timings: LimitBurstTimings = LIMIT_BURST_TIMINGS) {}
+
+  /**
+   * Records a refused write.
+   * @param kind the service that refused it
+   * @param nowMs when, in ms on a monotonic clock (performance.now())
+   * @returns true when it begins a burst of `kind`'s (report it), false when it belongs to one
+   */
+  refused(kind: K, nowMs: number): boolean {
+    const burst = this.bursts.get(kind);
+    if (burst !== undefined && nowMs - burst.lastAt <= this.timings.gapMs && nowMs - burst.firstAt < this.timings.maxMs) {
+      burst.lastAt = nowMs;
+      return false;
+    }
+    this.bursts.set(kind, { firstAt: nowMs, lastAt: nowMs });
+    return true;
+  }
+}
+
+/**
+ * The least `azurite.extentMemoryLimit` to suggest while `usedBytes` are stored: the whole number
+ * of MB that holds at least one byte more than that. Azurite takes a limit equal to use, but then
+ * refuses every later write, and Raise Limit's input box ({@link limitInputError}) refuses it too.
+ * @param usedBytes blob and queue content held now, in bytes
+ * @returns a whole number of MB (1 MB = {@link BYTES_PER_MB} bytes), at least 1
+ */
+export function leastLimitMb(usedBytes: number): number {
+  return Math.ceil((Math.max(0, usedBytes) + 1) / BYTES_PER_MB);
+}
+
 /**
  * Checks a new `azurite.extentMemoryLimit` typed into Raise Limit's input box.
  * @param value the text typed, in MB

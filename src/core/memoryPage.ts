@@ -30,16 +30,20 @@ export const MIN_CHART_SPAN_MS = 60 * 1000;
 /**
  * The chart: a step line of use (blue) and of the limit (red, dashed) up to `now`, over the time
  * since the first sample (at least {@link MIN_CHART_SPAN_MS}, at most HISTORY_WINDOW_MS); y from 0
- * to 110% of the largest value, so the limit line stays visible. `id="usage-chart"`; the last
- * value is in `data-used-bytes` for tests and screen readers.
+ * to 110% of the limit in force (the last sample's) or of the most used in the samples, whichever is
+ * larger, so the limit line stays visible. An earlier, higher limit runs along the top edge: scaled
+ * to it, use under a lowered limit would sit flat at 0 for as long as the history keeps it.
+ * `id="usage-chart"`; the last value is in `data-used-bytes` for tests and screen readers.
+ * @param samples in time order, as MemoryHistory.window gives them (bytes; `t` in ms since the epoch)
+ * @param now ms since the epoch
  */
 export function memoryChartSvg(samples: readonly MemorySample[], now: number, width = 640, height = 220): string {
   const first = samples[0]?.t ?? now;
   const span = Math.min(HISTORY_WINDOW_MS, Math.max(MIN_CHART_SPAN_MS, now - first));
   const from = now - span;
-  const top = Math.max(1, ...samples.map((s) => Math.max(s.limitBytes, s.usedBytes))) * 1.1;
+  const top = Math.max(1, samples.at(-1)?.limitBytes ?? 0, ...samples.map((s) => s.usedBytes)) * 1.1;
   const x = (t: number): number => Math.round(((Math.max(t, from) - from) / span) * width * 10) / 10;
-  const y = (b: number): number => Math.round((height - (b / top) * height) * 10) / 10;
+  const y = (b: number): number => Math.round((height - (Math.min(b, top) / top) * height) * 10) / 10;
   const steps = (pick: (s: MemorySample) => number): string => {
     if (samples.length === 0) return '';
     const pts: string[] = [];

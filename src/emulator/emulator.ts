@@ -9,7 +9,7 @@ import { azuriteAccountsValue } from '../core/accounts';
 import { formatBound, LIFECYCLE_BOUNDS, StepTimeout, withBound, type LifecycleBounds } from '../core/bounds';
 import { Emitter, type Disposable, type Event } from '../core/events';
 import type { Endpoint, ServiceState } from '../core/lifecycle';
-import { formatBytes, type MemoryReport } from '../core/memory';
+import { formatBytes, type LimitBurstTimings, type MemoryReport } from '../core/memory';
 import { EXTENT_SERVICE_KINDS, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import { errorsFor, isPortNumber, type EmulatorOptions, type ParsedSettings, type SettingError } from '../core/settings';
 import { needsRestart } from '../core/configChange';
@@ -39,7 +39,7 @@ const LOCATION_SETTING = 'azurite.location';
 /** The engine module's shape (src/emulator/azurite.ts, dist/engine.js): it runs in the engine's process. */
 export type Engine = typeof import('./azurite');
 
-export { LIMIT_BURST_GAP_MS, MEMORY_REFRESH_MS, type LimitHit } from './memoryMeter';
+export { MEMORY_REFRESH_MS, type LimitHit } from './memoryMeter';
 
 /** Where the engine is: the engine process's entry and the engine module it loads. Paths absolute. */
 export interface EngineFiles {
@@ -143,7 +143,7 @@ export class Emulator {
    * MEMORY_REFRESH_MS; never while nothing changes.
    */
   readonly onDidChangeMemory: Event<MemoryReport>;
-  /** Fires once per burst of writes refused by the memory limit (see MemoryMeter.onDidHitLimit). */
+  /** Fires once per burst of a service's writes refused by the memory limit (see MemoryMeter.onDidHitLimit). */
   readonly onDidHitLimit: Event<LimitHit>;
   /**
    * Fires when the engine ends under running services (crash, out of memory, an uncaught
@@ -178,12 +178,15 @@ export class Emulator {
    * @param engine where the engine process's entry and the engine module are; nothing is loaded or
    *   started until the first {@link warmUp} or start
    * @param bounds lifecycle bounds in place of LIFECYCLE_BOUNDS' (../core/bounds.ts), for tests
+   * @param limitBursts how refused writes group into bursts reported once (ms), in place of
+   *   LIMIT_BURST_TIMINGS (../core/memory.ts), for tests
    */
   constructor(
     settings: ParsedSettings,
     private readonly log: EmulatorLog,
     engine: EngineFiles,
     bounds?: Partial<LifecycleBounds>,
+    limitBursts?: LimitBurstTimings,
   ) {
     // Logging must never throw: on shutdown the output channel may already be disposed, and a throw
     // there would end the stop before the data is saved.
@@ -192,7 +195,7 @@ export class Emulator {
       { ...engine, codeCacheDir: engine.codeCacheDir, heapLimitMb: () => this.settings.options.engineHeapLimitMb, log: this.log },
       { extentLimitBytes: settings.options.extentMemoryLimitBytes, apiVersionCheck: settings.options.apiVersionCheck },
     );
-    this.meter = new MemoryMeter(this.host, settings.options.extentMemoryLimitBytes);
+    this.meter = new MemoryMeter(this.host, settings.options.extentMemoryLimitBytes, limitBursts);
     this.bounds = { ...LIFECYCLE_BOUNDS, ...bounds };
     this.loader = new EngineLoader(this.host, this.log, this.bounds.engineLoadMs);
     this.onDidChangeData = this.host.onDidChangeData;

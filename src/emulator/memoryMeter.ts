@@ -1,23 +1,20 @@
 /**
  * The memory meter: the extent store's figures as the engine reports them (./engineHost.ts), turned
- * into throttled {@link MemoryReport} events, limit hits reported once per burst, and the
- * `azurite.extentMemoryLimit` applied to the store. Knows nothing of services or of VS Code.
+ * into throttled {@link MemoryReport} events, limit hits reported once per burst of each service,
+ * and the `azurite.extentMemoryLimit` applied to the store. Knows nothing of services or of VS Code.
  */
 import * as os from 'node:os';
 import { Emitter, type Disposable, type Event } from '../core/events';
-import { BYTES_PER_MB, defaultLimitBytes, formatBytes, type MemoryReport } from '../core/memory';
+import { defaultLimitBytes, formatBytes, leastLimitMb, LimitBursts, LIMIT_BURST_TIMINGS, type LimitBurstTimings, type MemoryReport } from '../core/memory';
 import type { ServiceKind } from '../core/services';
 import type { EngineHost } from './engineHost';
 
 /** Minimum time between two memory events while content changes, in ms. */
 export const MEMORY_REFRESH_MS = 1000;
 
-/** Refusals closer together than this (ms) belong to one burst, reported once. */
-export const LIMIT_BURST_GAP_MS = 5000;
-
 /**
- * The first write refused by the memory limit in a burst (HTTP 409 MemoryExtentStoreAtSizeLimit).
- * Sizes in bytes.
+ * The first write refused by the memory limit in a burst of its service's refusals (HTTP 409
+ * MemoryExtentStoreAtSizeLimit). Sizes in bytes.
  */
 export interface LimitHit {
   readonly kind: ServiceKind;
@@ -33,7 +30,7 @@ export class MemoryMeter implements Disposable {
   private readonly subscriptions: Disposable[];
   private timer: NodeJS.Timeout | undefined;
   private lastEventAt = -Infinity;
-  private lastRefusalAt = -Infinity;
+  private readonly bursts: LimitBursts<ServiceKind>;
   /** The `extentMemoryLimitBytes` setting the store's limit came from (undefined = Azurite's default). */
   private appliedSetting: number | undefined;
 
@@ -43,21 +40,24 @@ export class MemoryMeter implements Disposable {
    */
   readonly onDidChange: Event<MemoryReport> = this.memoryEmitter.event;
   /**
-   * Fires once per burst of writes refused by the memory limit: for the first refusal after
-   * {@link LIMIT_BURST_GAP_MS} without one.
+   * Fires once per burst of writes refused by the memory limit, per service: for a service's first
+   * refusal after a quiet gap, and again once its burst has lasted its longest
+   * ({@link LIMIT_BURST_TIMINGS}: 5 s, 60 s).
    */
   readonly onDidHitLimit: Event<LimitHit> = this.limitEmitter.event;
 
-  /** @param limitSetting the `extentMemoryLimitBytes` setting at start (bytes; undefined = Azurite's default) */
-  constructor(private readonly host: EngineHost, limitSetting: number | undefined) {
+  /**
+   * @param limitSetting the `extentMemoryLimitBytes` setting at start (bytes; undefined = Azurite's default)
+   * @param burstTimings how refusals group into bursts (ms), in place of LIMIT_BURST_TIMINGS, for tests
+   */
+  constructor(private readonly host: EngineHost, limitSetting: number | undefined, burstTimings: LimitBurstTimings = LIMIT_BURST_TIMINGS) {
     this.appliedSetting = limitSetting;
+    this.bursts = new LimitBursts(burstTimings);
     this.subscriptions = [
       host.onDidChangeMemory(() => this.schedule()),
       host.onDidRefuse((r) => {
-        const now = performance.now();
-        const first = now - this.lastRefusalAt > LIMIT_BURST_GAP_MS;
-        this.lastRefusalAt = now;
-        if (first) this.limitEmitter.fire({ kind: r.category === 'queue' ? 'queue' : 'blob', requestedBytes: r.requestedBytes, usedBytes: r.usedBytes, limitBytes: r.limitBytes });
+        const kind = r.category === 'queue' ? 'queue' : 'blob';
+        if (this.bursts.refused(kind, performance.now())) this.limitEmitter.fire({ kind, requestedBytes: r.requestedBytes, usedBytes: r.usedBytes, limitBytes: r.limitBytes });
       }),
     ];
   }
@@ -87,10 +87,9 @@ export class MemoryMeter implements Disposable {
       await this.host.refreshMemory().catch(() => undefined);
       const r = this.report();
       const asked = settingBytes ?? this.host.loadResult?.defaultLimitBytes ?? defaultLimitBytes(os.totalmem());
-      // The least the setting may say, in its own unit (MB), rounded up: a rounded figure such as
-      // "0.9 GB" can name a limit still below what is stored.
-      const leastMb = Math.ceil((r.usedBytes / BYTES_PER_MB) * 100) / 100;
-      return `azurite.extentMemoryLimit asks for ${formatBytes(asked)}, but ${formatBytes(r.usedBytes)} of blob and queue data is in memory, so the limit stays at ${formatBytes(r.limitBytes)}. Set it to ${leastMb} or more (MB), or clean the blob or queue service (or reclaim memory) first.`;
+      // Named in the setting's own unit (MB), not as a rounded figure such as "0.9 GB", which can
+      // name a limit still below what is stored; and above use, not equal to it (see leastLimitMb).
+      return `azurite.extentMemoryLimit asks for ${formatBytes(asked)}, but ${formatBytes(r.usedBytes)} of blob and queue data is in memory, so the limit stays at ${formatBytes(r.limitBytes)}. Set it to ${leastLimitMb(r.usedBytes)} or more (MB), or clean the blob or queue service (or reclaim memory) first.`;
     }
     if (this.appliedSetting !== settingBytes) {
       this.appliedSetting = settingBytes;

@@ -2,7 +2,7 @@
  * Tells the user when in-memory storage gets tight: once when use crosses
  * `azurite.memory.warningThreshold` upward (not once per write; re-armed when it has fallen 5
  * points below, core/memory.ts ThresholdWarning), and
- * once per burst of writes refused at the limit (HTTP 409 `MemoryExtentStoreAtSizeLimit`), naming
+ * once per burst of a service's writes refused at the limit (HTTP 409 `MemoryExtentStoreAtSizeLimit`), naming
  * the service, the bytes asked for and the limit. Both offer Raise Limit, Clean Blob, Clean Queue
  * and Show Memory Usage.
  */
@@ -11,7 +11,8 @@ import { BYTES_PER_MB, ThresholdWarning, formatBytes, formatUsage, groupDigits, 
 import { COMMANDS, serviceCommand } from '../core/commandIds';
 import { serviceName } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
-import { notify, writeSetting } from './notify';
+import { settingTargetOf, settingsTarget } from '../config';
+import { notify, showOutcome, updateSetting } from './notify';
 
 const ACTIONS = ['Raise Limit', 'Clean Blob', 'Clean Queue', 'Show Memory Usage'] as const;
 
@@ -52,10 +53,9 @@ export class MemoryAlerts implements vscode.Disposable {
 }
 
 /**
- * Asks for a new `azurite.extentMemoryLimit` (MB), proposing twice the limit in force, and writes it.
- * A value at or below the bytes in use now is refused in the input box (the engine would keep the
- * old limit). A setting that cannot be written (a settings.json VS Code cannot parse) is said in an
- * error notification with Open Settings.
+ * Asks for a new `azurite.extentMemoryLimit` (MB), proposing twice the limit in force, and writes it
+ * ({@link writeLimit}). A value at or below the bytes in use now is refused in the input box (the
+ * engine would keep the old limit).
  */
 export async function raiseLimit(emulator: Emulator): Promise<void> {
   const current = emulator.memoryReport().limitBytes / BYTES_PER_MB;
@@ -66,5 +66,21 @@ export async function raiseLimit(emulator: Emulator): Promise<void> {
     validateInput: (v) => limitInputError(v, emulator.memoryReport().usedBytes),
   });
   if (value === undefined) return;
-  await writeSetting('extentMemoryLimit', Number(value));
+  await writeLimit(Number(value));
+}
+
+/**
+ * Writes `azurite.extentMemoryLimit` where the limit in force is set (workspace folder, workspace
+ * or user settings), so that a limit kept in the user settings stays the one the user edits: a
+ * value written to the workspace would override every later edit there. Set nowhere, it goes where
+ * fixes go (the workspace when a folder is open, else the user settings). A setting that cannot be
+ * written (a settings.json VS Code cannot parse) is said in an error notification with Open Settings.
+ * @param mb the new limit, in MB (1 MB = 1,048,576 bytes)
+ * @returns true when written
+ */
+export async function writeLimit(mb: number): Promise<boolean> {
+  const key = 'extentMemoryLimit';
+  const outcome = await updateSetting(key, mb, settingTargetOf(key, settingsTarget()));
+  showOutcome(outcome);
+  return outcome.ok;
 }

@@ -248,6 +248,8 @@ describe('Live settings, port conflicts and terminals', () => {
       const written = await writeSetting('blobPort', 12345);
       assert.equal(written, false);
       assert.match(recordedNotifications().at(-1) ?? '', /^azurite\.blobPort could not be set to 12345: ./);
+      assert.equal(await (await api()).raiseLimitTo(8), false);
+      assert.match(recordedNotifications().at(-1) ?? '', /^azurite\.extentMemoryLimit could not be set to 8: ./);
     } finally {
       fs.writeFileSync(file, kept);
     }

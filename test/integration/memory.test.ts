@@ -70,6 +70,40 @@ describe('Memory meter in depth', () => {
     assert.deepEqual(await container.getBlockBlobClient('big').downloadToBuffer(), Buffer.alloc(900 * KiB, 1));
   });
 
+  it('Raise Limit writes the limit where it is set: the user settings, which later edits there then change, or the workspace', async () => {
+    const a = await api();
+    const config = () => vscode.workspace.getConfiguration('azurite');
+    const where = () => { const i = config().inspect<number | null>('extentMemoryLimit'); return [i?.globalValue, i?.workspaceValue]; };
+    const limitInForce = (mb: number) => waitFor(`a limit of ${mb} MB in the emulator`, () => a.emulator.options.extentMemoryLimitBytes === mb * 1024 * KiB);
+    try {
+      // Set in the user settings only (reset() leaves null in the workspace's).
+      await config().update('extentMemoryLimit', undefined, vscode.ConfigurationTarget.Workspace);
+      await config().update('extentMemoryLimit', 1, vscode.ConfigurationTarget.Global);
+      await limitInForce(1);
+      assert.equal(await a.raiseLimitTo(3), true);
+      assert.deepEqual(where(), [3, undefined]);
+      await limitInForce(3);
+      // The user's next edit is the one in force: no workspace value overrides it.
+      await config().update('extentMemoryLimit', 5, vscode.ConfigurationTarget.Global);
+      await limitInForce(5);
+
+      // Set in the workspace: written there, the user's value left as it is.
+      await configure({ extentMemoryLimit: 2 });
+      assert.equal(await a.raiseLimitTo(4), true);
+      assert.deepEqual(where(), [5, 4]);
+      await limitInForce(4);
+
+      // Set nowhere: the workspace, as for other fixes while a folder is open.
+      await config().update('extentMemoryLimit', undefined, vscode.ConfigurationTarget.Workspace);
+      await config().update('extentMemoryLimit', undefined, vscode.ConfigurationTarget.Global);
+      assert.equal(await a.raiseLimitTo(6), true);
+      assert.deepEqual(where(), [undefined, 6]);
+      await limitInForce(6);
+    } finally {
+      await config().update('extentMemoryLimit', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('reclaims 10 MiB of deleted blobs now; the meter then drops to 0 B', async () => {
     const a = await api();
     await vscode.commands.executeCommand('azurite.start_blob');

@@ -9,6 +9,9 @@ import {
   formatBytes,
   formatUsage,
   groupDigits,
+  leastLimitMb,
+  LIMIT_BURST_TIMINGS,
+  LimitBursts,
   limitInputError,
   mbToBytes,
   percentUsed,
@@ -162,6 +165,21 @@ describe('core/memory', () => {
     assert.deepEqual([60, 60].map((p, i) => v.update(p, i === 0 ? 80 : 50)), [false, true]);
   });
 
+  it('reports the first refused write of each burst, per service; a burst ends after a quiet gap or at its longest', () => {
+    const b = new LimitBursts<'blob' | 'queue'>({ gapMs: 5_000, maxMs: 60_000 });
+    // One burst, one report; Queue's first refusal during it is reported, as a burst of its own,
+    // which Blob's refusals do not keep going (Queue's ends 5 s after its own last refusal).
+    const times: [('blob' | 'queue'), number][] = [['blob', 0], ['blob', 10], ['queue', 20], ['blob', 5_010], ['queue', 5_020], ['blob', 10_000], ['queue', 10_021]];
+    assert.deepEqual(times.map(([kind, t]) => b.refused(kind, t)), [true, false, true, false, false, false, true]);
+    // A refusal every 4 s never leaves a quiet gap: the burst ends 60 s after its first refusal.
+    const retries = Array.from({ length: 30 }, (_, i) => 10_000 + 4_000 * (i + 1));
+    assert.deepEqual(retries.filter((t) => b.refused('blob', t)), [62_000, 122_000]);
+    // The gap is counted from the burst's last refusal, inclusive.
+    const g = new LimitBursts({ gapMs: 100, maxMs: 1_000 });
+    assert.deepEqual([g.refused('blob', 0), g.refused('blob', 100), g.refused('blob', 201)], [true, false, true]);
+    assert.deepEqual(LIMIT_BURST_TIMINGS, { gapMs: 5_000, maxMs: 60_000 });
+  });
+
   it('refuses a limit typed into Raise Limit that is not a number of MB above what is in use', () => {
     const used = 300 * BYTES_PER_MB;
     assert.equal(limitInputError('600', used), undefined);
@@ -169,5 +187,19 @@ describe('core/memory', () => {
     for (const bad of ['', ' ', 'abc', '0', '-5', 'Infinity']) assert.equal(limitInputError(bad, used), 'Enter a number of MB greater than 0.', bad);
     assert.equal(limitInputError('300', used), 'Enter more than the 300 MB in use now (314,572,800 bytes), or clean Blob or Queue first.');
     assert.match(limitInputError('100', used) ?? '', /^Enter more than the 300 MB in use now/);
+  });
+
+  it('suggests a limit of whole MB above what is in use, never equal to it (Azurite would refuse every write)', () => {
+    assert.equal(leastLimitMb(0), 1);
+    assert.equal(leastLimitMb(1_126_400), 2);
+    // Exactly 1 MB and 300 MB in use: a limit of 1 MB or 300 MB would hold no further byte.
+    assert.equal(leastLimitMb(BYTES_PER_MB), 2);
+    assert.equal(leastLimitMb(300 * BYTES_PER_MB), 301);
+    assert.equal(leastLimitMb(300 * BYTES_PER_MB - 1), 300);
+    // What it suggests, Raise Limit's input box takes.
+    for (const used of [0, 1, BYTES_PER_MB - 1, BYTES_PER_MB, 1_126_400, 300 * BYTES_PER_MB]) {
+      assert.ok(mbToBytes(leastLimitMb(used)) > used, String(used));
+      assert.equal(limitInputError(String(leastLimitMb(used)), used), undefined, String(used));
+    }
   });
 });

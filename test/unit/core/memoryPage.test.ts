@@ -18,7 +18,7 @@ describe('core/memoryHistory', () => {
 });
 
 describe('core/memoryPage', () => {
-  it('draws use and limit as step lines scaled to the largest limit, the last value in data-used-bytes', () => {
+  it('draws use and limit as step lines scaled to the limit in force, the last value in data-used-bytes', () => {
     const now = HISTORY_WINDOW_MS;
     const svg = memoryChartSvg([{ t: 0, usedBytes: 0, limitBytes: 100 }, { t: now / 2, usedBytes: 55, limitBytes: 100 }], now, 100, 110);
     assert.match(svg, /data-used-bytes="55"/);
@@ -29,6 +29,20 @@ describe('core/memoryPage', () => {
     // The span follows the data: 2 minutes of samples, 2 minutes of chart (at least 1 minute).
     assert.match(memoryChartSvg([{ t: 0, usedBytes: 1, limitBytes: 2 }], 120_000), />−2 min</);
     assert.match(memoryChartSvg([{ t: 0, usedBytes: 1, limitBytes: 2 }], 5_000), />−1 min</);
+  });
+
+  it('scales to a lowered limit at once: the earlier, higher limit runs along the top edge, and use is drawn against the new one', () => {
+    const now = HISTORY_WINDOW_MS;
+    const GiB = 1024 * MiB;
+    // 8 GB (a default of half the memory), lowered to 1 MB half-way; 0.5 MB in use since.
+    const svg = memoryChartSvg([{ t: 0, usedBytes: 0, limitBytes: 8 * GiB }, { t: now / 2, usedBytes: 0.5 * MiB, limitBytes: MiB }], now, 100, 110);
+    assert.match(svg, /class="limit" points="0,0 50,0 50,10 100,10"/);
+    assert.match(svg, /class="used" points="0,110 50,110 50,60 100,60"/);
+    assert.match(svg, />1\.1 MB</, 'the axis names 110% of the limit in force');
+    // Use higher earlier in the window than the limit now (a Clean, then the limit lowered) stays on the chart.
+    const cleaned = memoryChartSvg([{ t: 0, usedBytes: 2 * MiB, limitBytes: 8 * GiB }, { t: now / 2, usedBytes: 0, limitBytes: 8 * GiB }, { t: now / 2, usedBytes: 0, limitBytes: MiB }], now, 100, 110);
+    assert.match(cleaned, /class="used" points="0,10 50,10 50,110 50,110 50,110 100,110"/);
+    assert.match(cleaned, /class="limit" points="0,0 50,0 50,0 50,0 50,60 100,60"/);
   });
 
   it('shows the figures, the limit source, the estimate and theme colours, and escapes nothing unsafe', () => {

@@ -47,6 +47,46 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     for (const [i, b] of kept.entries()) assert.deepEqual(await container.getBlockBlobClient(`kept${i}`).downloadToBuffer(), b);
   });
 
+  it('reports Blob\'s and Queue\'s bursts each once: a Queue refusal during a Blob burst is reported, and neither keeps the other\'s going', async () => {
+    const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
+    await startAll(emulator, ['blob', 'queue']);
+    const hits: LimitHit[] = [];
+    emulator.onDidHitLimit((h) => hits.push(h));
+    const container = clients(emulator).blob().getContainerClient('both');
+    await container.create();
+    const queue = clients(emulator).queue().getQueueClient('both');
+    await queue.create();
+    await container.getBlockBlobClient('fill').uploadData(Buffer.alloc(1000 * 1024));
+    const refusedBlob = () => Promise.allSettled(Array.from({ length: 5 }, (_, i) => container.getBlockBlobClient(`over${i}`).uploadData(Buffer.alloc(100 * 1024))));
+    const refusedQueue = () => Promise.allSettled(Array.from({ length: 3 }, () => queue.sendMessage('q'.repeat(60_000))));
+    for (const refused of [await refusedBlob(), await refusedQueue(), await refusedBlob(), await refusedQueue()]) {
+      assert.ok(refused.every((r) => r.status === 'rejected' && (r.reason as RestError).statusCode === 409), JSON.stringify(refused.map((r) => r.status)));
+    }
+    // The engine sends its refusals before it answers this request on the same channel.
+    await emulator.memoryReportNow();
+    assert.deepEqual(hits.map((h) => [h.kind, h.requestedBytes]), [['blob', 100 * 1024], ['queue', 60_000]]);
+  });
+
+  it('reports a burst that goes on past its longest again, once per that time, while a client keeps retrying', async () => {
+    const longest = 300;
+    const emulator = track(makeEmulator({ inMemoryPersistence: true, extentMemoryLimit: 1 }, undefined, undefined, { gapMs: 5_000, maxMs: longest })).emulator;
+    await startAll(emulator, ['blob']);
+    const at: number[] = [];
+    emulator.onDidHitLimit(() => at.push(performance.now()));
+    const container = clients(emulator).blob().getContainerClient('retry');
+    await container.create();
+    await container.getBlockBlobClient('fill').uploadData(Buffer.alloc(1000 * 1024));
+    // A client retrying a refused write with no pause: never the 5 s quiet gap that ends a burst.
+    const deadline = performance.now() + 20_000;
+    let retries = 0;
+    while (at.length < 3 && performance.now() < deadline) {
+      await assert.rejects(container.getBlockBlobClient('over').uploadData(Buffer.alloc(100 * 1024)), (err: RestError) => err.statusCode === 409);
+      retries++;
+    }
+    assert.ok(at.length >= 3, `${at.length} report(s) in ${retries} refused writes over 20 s: a burst that never pauses must be reported again`);
+    for (let i = 1; i < at.length; i++) assert.ok(at[i]! - at[i - 1]! >= longest, `reports ${Math.round(at[i]! - at[i - 1]!)} ms apart, fewer than ${longest}`);
+  });
+
   it('applies a raised limit at once, and refuses a limit below current use with the data intact', async () => {
     const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
     await startAll(emulator, ['blob']);
@@ -68,19 +108,37 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     assert.equal(problems.length, 1);
     assert.equal(problems[0]!.reason, 'memoryLimit');
     assert.equal(problems[0]!.setting, 'azurite.extentMemoryLimit');
-    // 1,126,400 bytes are 1.0742… MB: the least limit that takes them, rounded up, not "above 1.1 MB".
-    assert.match(problems[0]!.message, /^azurite\.extentMemoryLimit asks for 512 KB, but 1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB\. Set it to 1\.08 or more \(MB\)/);
+    // 1,126,400 bytes are 1.0742… MB: the least whole MB above them, not "above 1.1 MB".
+    assert.match(problems[0]!.message, /^azurite\.extentMemoryLimit asks for 512 KB, but 1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB\. Set it to 2 or more \(MB\)/);
     assert.equal((await emulator.memoryReportNow()).limitBytes, 2 * MiB, 'the limit in force is shown, not the setting');
     // A change of another setting tries the refused limit again, but does not say it again.
     assert.deepEqual(await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 0.5, silent: true }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false })), []);
     await withLimit(emulator, 1.08);
-    assert.equal((await emulator.memoryReportNow()).limitBytes, Math.trunc(1.08 * MiB), 'the least limit the message named is taken');
+    assert.equal((await emulator.memoryReportNow()).limitBytes, Math.trunc(1.08 * MiB), 'a limit just above use is taken');
     assert.deepEqual(await container.getBlockBlobClient('first').downloadToBuffer(), first);
 
     await withLimit(emulator, null);
     const report = (await emulator.memoryReportNow());
     assert.equal(report.isDefaultLimit, true);
     assert.ok(report.limitBytes > 100 * MiB);
+  });
+
+  it('names a limit above use when the one asked for is refused: with exactly 1 MB in use, 2 MB, not 1 MB, under which every write fails', async () => {
+    const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 4 });
+    await startAll(emulator, ['blob']);
+    const container = clients(emulator).blob().getContainerClient('exact');
+    await container.create();
+    await container.getBlockBlobClient('mb').uploadData(Buffer.alloc(MiB, 1));
+    assert.equal((await emulator.memoryReportNow()).usedBytes, MiB);
+    const [refused] = await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 0.5 }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
+    assert.match(refused?.message ?? '', /, so the limit stays at 4 MB\. Set it to 2 or more \(MB\), /);
+    // Why not 1: the engine takes a limit equal to use, and then refuses the next byte.
+    await withLimit(emulator, 1);
+    assert.equal((await emulator.memoryReportNow()).limitBytes, MiB);
+    await assert.rejects(container.getBlockBlobClient('one-byte').uploadData(Buffer.alloc(1)), (err: RestError) => err.statusCode === 409);
+    await withLimit(emulator, 2);
+    await container.getBlockBlobClient('one-byte').uploadData(Buffer.alloc(1));
+    assert.deepEqual(await container.getBlockBlobClient('mb').downloadToBuffer(), Buffer.alloc(MiB, 1));
   });
 
   it('applies a limit change to a Blob service still in memory after azurite.inMemoryPersistence was turned off (its restart put off)', async () => {

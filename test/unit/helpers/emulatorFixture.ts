@@ -10,6 +10,7 @@ import { Emulator, type Engine, type EmulatorLog, type EngineFiles } from '../..
 import { parseSettings, type RawSettings } from '../../../src/core/settings';
 import type { ServiceKind } from '../../../src/core/services';
 import type { LifecycleBounds } from '../../../src/core/bounds';
+import type { LimitBurstTimings } from '../../../src/core/memory';
 
 /** A log that keeps every line, by kind. */
 export class MemoryLog implements EmulatorLog {
@@ -62,15 +63,16 @@ export function engineFiles(): EngineFiles {
 
 /**
  * An Emulator with every port 0 (free ports) unless `raw` says otherwise, running the bundled engine
- * ({@link bundledEngine}); `bounds` shortens lifecycle bounds.
+ * ({@link bundledEngine}); `bounds` shortens lifecycle bounds, `limitBursts` the bursts of refused
+ * writes reported once (ms).
  */
-export function makeEmulator(raw: RawSettings, workspaceFolder?: string, bounds?: Partial<LifecycleBounds>): { emulator: Emulator; log: MemoryLog } {
+export function makeEmulator(raw: RawSettings, workspaceFolder?: string, bounds?: Partial<LifecycleBounds>, limitBursts?: LimitBurstTimings): { emulator: Emulator; log: MemoryLog } {
   const log = new MemoryLog();
   const parsed = parseSettings(
     { blobPort: 0, queuePort: 0, tablePort: 0, ...raw },
     { workspaceFolder, homeDir: os.homedir(), globalStoragePath: path.join(os.tmpdir(), 'emu-global'), rootHasAzuriteData: false },
   );
-  return { emulator: new Emulator(parsed, log, engineFiles(), bounds), log };
+  return { emulator: new Emulator(parsed, log, engineFiles(), bounds, limitBursts), log };
 }
 
 /** Real SDK clients for a running emulator's connection string. */
