@@ -1,6 +1,6 @@
 /**
  * A service that starts on an address other machines can reach (anything but loopback: 0.0.0.0, a LAN
- * address, a host name) is said so once per start, because the development account's key is public:
+ * address, a host name) is said so once for that address (not again at each restart), because the development account's key is public:
  * anyone who reaches the port can read and change the data. The notification offers "Bind to
  * 127.0.0.1", which writes `azurite.<kind>Host` where the user set it and restarts the service (after
  * asking, when the restart would drop in-memory data, and after a Reset, Import or Export under way).
@@ -15,14 +15,27 @@ import { notify, showOutcome, updateSetting, type NotifyDeps } from './notify';
 /** The action on the notification. */
 export const BIND_TO_LOOPBACK = 'Bind to 127.0.0.1';
 
-/** Notifies once per start of a service on a non-loopback address. */
+/**
+ * Notifies when a service starts on a non-loopback address, once for that service and address:
+ * the restarts of a Clean, a Reset or a settings change on the same address say nothing more (its
+ * status bar item stays yellow). A start on loopback ends it: a later start on such an address
+ * notifies again.
+ */
 export class ExposureAlerts implements vscode.Disposable {
   private readonly subscription: { dispose(): void };
+  /** Per service, the non-loopback host it was last said to listen on. */
+  private readonly notified = new Map<ServiceKind, string>();
 
   /** @param dataIdle resolves when no Reset, Import or Export is under way (see {@link bindToLoopback}) */
   constructor(private readonly deps: NotifyDeps, private readonly dataIdle: () => Promise<void>) {
     this.subscription = deps.emulator.onDidChangeState(({ kind, state }) => {
-      if (state.status !== 'running' || isLoopbackHost(state.endpoint.host)) return;
+      if (state.status !== 'running') return;
+      if (isLoopbackHost(state.endpoint.host)) {
+        this.notified.delete(kind);
+        return;
+      }
+      if (this.notified.get(kind) === state.endpoint.host) return;
+      this.notified.set(kind, state.endpoint.host);
       void notify('warning', exposureNotice(kind, state.endpoint.host, state.endpoint.port), BIND_TO_LOOPBACK).then(async (choice) => {
         if (choice === BIND_TO_LOOPBACK) showOutcome(await bindToLoopback(kind, this.deps, this.dataIdle), this.deps);
       });

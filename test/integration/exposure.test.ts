@@ -42,6 +42,11 @@ describe('Exposure, bounded starts and the certificate password', function () {
     assert.ok(item.tooltip.includes('running on all interfaces \\(0\\.0\\.0\\.0\\), port '), item.tooltip);
     assert.ok(item.tooltip.includes('$(warning) Reachable from other machines on your network at '), item.tooltip);
     assert.equal(a.notifications().slice(shown).filter((n) => n === notice).length, 1);
+    // Its restarts on the same address (a Clean, a stop and a start) say nothing more.
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.clean_blob', { skipConfirmation: true }), [{ ok: true }]);
+    await vscode.commands.executeCommand('azurite.close_blob');
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+    assert.equal(a.notifications().slice(shown).filter((n) => n.startsWith('Azurite Blob listens on')).length, 1, 'one notice for one address');
 
     // What the notification's "Bind to 127.0.0.1" runs (a headless test cannot click it). Blob holds
     // in-memory data: the setting is written, and the restart that would drop the data is asked about.
