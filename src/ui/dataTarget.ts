@@ -9,6 +9,7 @@ import { ATTACH_SETTING, parseAttach, type AttachTarget } from '../core/attach';
 import { OPEN_SETTINGS } from '../core/commandIds';
 import { DEV_ACCOUNT, endpointUrl, type StorageAccount } from '../core/connectionString';
 import { failure } from '../core/outcome';
+import { hostsOverlap } from '../core/hosts';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { StorageEndpoints } from '../data/clients';
@@ -102,7 +103,7 @@ export class DataTarget implements vscode.Disposable {
 
   private async reread(): Promise<void> {
     const was = this.attached();
-    this.parsed = parseAttach(vscode.workspace.getConfiguration().get(ATTACH_SETTING));
+    this.parsed = this.refuseOwn(parseAttach(vscode.workspace.getConfiguration().get(ATTACH_SETTING)));
     this.report();
     const now = this.attached();
     // Starting ones too: stopAll() waits for their start, which the start blocker no longer stops.
@@ -126,6 +127,26 @@ export class DataTarget implements vscode.Disposable {
       }
     }
     this.changed.fire();
+  }
+
+  /**
+   * An attach that names a service this window runs (`UseDevelopmentStorage=true` pasted while the
+   * local Blob listens on 10000) becomes an error: attaching stops the local services, which would
+   * leave nothing where it points, and in-memory data would be gone.
+   */
+  private refuseOwn(parsed: AttachTarget | { error: string } | undefined): AttachTarget | { error: string } | undefined {
+    if (parsed === undefined || 'error' in parsed) return parsed;
+    for (const kind of SERVICE_KINDS) {
+      const own = this.emulator.endpoint(kind);
+      const named = parsed[kind];
+      if (own === undefined || named === undefined) continue;
+      const url = new URL(named);
+      const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+      if (port === own.port && hostsOverlap(url.hostname, own.host)) {
+        return { error: `${ATTACH_SETTING} names ${url.host}, where this window's own ${serviceName(kind)} service runs: attaching would stop it and leave nothing there. Clear ${ATTACH_SETTING} to go on with the local emulator, or stop the local services first and set it again.` };
+      }
+    }
+    return parsed;
   }
 
   /** The attach error last shown in a notification (not shown again until the setting changes to another). */

@@ -261,6 +261,30 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     }
   });
 
+  it('an azurite.attach that names this window\'s own running Blob is refused: the local Blob keeps running with its data', async () => {
+    const a = await api();
+    await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+    await waitFor('detached', () => a.statusItems().attach.visible === false || undefined);
+    await configure({ inMemoryPersistence: true });
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    const container = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('own');
+    await container.create();
+    const port = a.emulator.endpoint('blob')!.port;
+    const shown = a.notifications().length;
+    try {
+      await vscode.workspace.getConfiguration('azurite').update('attach', { blob: `http://127.0.0.1:${port}` }, vscode.ConfigurationTarget.Workspace);
+      const said = await waitFor('the notification', () => a.notifications().slice(shown).find((n) => n.startsWith('azurite.attach')));
+      assert.match(said, new RegExp(`^azurite\\.attach names 127\\.0\\.0\\.1:${port}, where this window's own Blob service runs`));
+      await a.settled();
+      assert.equal(a.statusItems().attach.visible, false);
+      assert.equal(a.emulator.status('blob').status, 'running', 'the local Blob was not stopped');
+      assert.equal(await container.exists(), true, 'its in-memory data is still there');
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('azurite.close_blob');
+    }
+  });
+
   it('an azurite.attach that cannot be read is said in a notification, once per value, not only in the log', async () => {
     const a = await api();
     const shown = a.notifications().length;
