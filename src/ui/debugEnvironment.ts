@@ -11,28 +11,10 @@
  */
 import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
+import { addEnvironment } from '../core/debugConfiguration';
 import { dotenvKeys, envFilePaths } from '../core/localSettings';
 import type { EmulatorLog } from '../emulator/emulator';
 import type { ConnectionEnvironment } from './connectionEnvironment';
-
-/**
- * Adds the connection variables to a launch configuration's `env`.
- * @param config the resolved configuration (changed in place and returned)
- * @param variables name → value to add
- * @param ownKeys names the configuration sets itself outside `env` (its envFile); they are not added
- * @returns the names added
- */
-export function addEnvironment(config: vscode.DebugConfiguration, variables: Partial<Record<string, string>>, ownKeys: ReadonlySet<string> = new Set()): string[] {
-  const env: Record<string, unknown> = typeof config.env === 'object' && config.env !== null ? config.env : {};
-  const added: string[] = [];
-  for (const [name, value] of Object.entries(variables)) {
-    if (value === undefined || Object.prototype.hasOwnProperty.call(env, name) || ownKeys.has(name)) continue;
-    env[name] = value;
-    added.push(name);
-  }
-  if (added.length > 0) config.env = env;
-  return added;
-}
 
 /** The `'*'` debug configuration provider that injects the variables. */
 export class DebugEnvironment implements vscode.DebugConfigurationProvider {

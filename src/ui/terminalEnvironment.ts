@@ -12,6 +12,7 @@
  * at startup, `runOn: folderOpen` tasks), and keep them for good once this extension stays passive.
  */
 import * as vscode from 'vscode';
+import { hasVariableName } from '../core/debugConfiguration';
 import { CONNECTION_VARIABLES } from '../core/localSettings';
 import type { Emulator } from '../emulator/emulator';
 import type { ConnectionEnvironment } from './connectionEnvironment';
@@ -56,7 +57,7 @@ export class TerminalEnvironment implements vscode.Disposable {
     const platform = terminalPlatform();
     const users = vscode.workspace.getConfiguration(TERMINAL_ENV_SECTION).get<Record<string, unknown>>(platform) ?? {};
     // Any entry of theirs wins: a value, "" or null (which removes the variable from terminals).
-    const theirs = TERMINAL_VARIABLES.filter((name) => current.variables[name] !== undefined && Object.prototype.hasOwnProperty.call(users, name));
+    const theirs = TERMINAL_VARIABLES.filter((name) => current.variables[name] !== undefined && hasVariableName(Object.keys(users), name, platform === 'windows' ? 'win32' : 'linux'));
     this.collection.description = `${[current.description, ...theirs.map((name) => `${name} not set in terminals: ${TERMINAL_ENV_SECTION}.${platform} sets its own`)].join('; ')} (Storage Emulators)`;
     for (const name of TERMINAL_VARIABLES) {
       const value = theirs.includes(name) ? undefined : current.variables[name];

@@ -1,12 +1,38 @@
 /**
- * core/debugConfiguration.ts: telling F5 without a launch.json from a configuration.
+ * core/debugConfiguration.ts: telling F5 without a launch.json from a configuration, and adding the
+ * connection variables to one without overriding the user's.
  */
 import * as assert from 'node:assert/strict';
-import { isEmptyDebugConfiguration } from '../../../src/core/debugConfiguration';
+import { addEnvironment, hasVariableName, isEmptyDebugConfiguration } from '../../../src/core/debugConfiguration';
 
 describe('core/debugConfiguration', () => {
   it('takes {} and { noDebug } (F5 / Ctrl+F5 with no launch.json) as empty, and anything with a key as a configuration', () => {
     assert.deepEqual([{}, { noDebug: true }, { type: undefined }].map(isEmptyDebugConfiguration), [true, true, true]);
     assert.deepEqual([{ type: 'java' }, { name: 'Launch' }, { request: 'launch' }, { __azuriteStorageSeen: true }].map(isEmptyDebugConfiguration), [false, false, false, false]);
+  });
+
+  it('adds the variables a configuration does not set, in env or in its envFile, and keeps its own', () => {
+    const vars = { AZURE_STORAGE_CONNECTION_STRING: 'ours', AzureWebJobsStorage: 'ours' };
+    const none: Record<string, unknown> = { type: 'node' };
+    assert.deepEqual(addEnvironment(none, vars, new Set(), 'linux'), ['AZURE_STORAGE_CONNECTION_STRING', 'AzureWebJobsStorage']);
+    assert.deepEqual(none.env, vars);
+    const own: Record<string, unknown> = { type: 'node', env: { AzureWebJobsStorage: 'cloud', OTHER: '1' } };
+    assert.deepEqual(addEnvironment(own, vars, new Set(['AZURE_STORAGE_CONNECTION_STRING']), 'linux'), []);
+    assert.deepEqual(own.env, { AzureWebJobsStorage: 'cloud', OTHER: '1' });
+    const nothing: Record<string, unknown> = { type: 'node' };
+    assert.deepEqual(addEnvironment(nothing, { AzureWebJobsStorage: undefined }, new Set(), 'linux'), []);
+    assert.equal('env' in nothing, false, 'no env object made for nothing');
+  });
+
+  it('on Windows a variable the configuration sets in another case is its own: AZUREWEBJOBSSTORAGE keeps AzureWebJobsStorage out', () => {
+    const vars = { AzureWebJobsStorage: 'ours', AZURE_STORAGE_CONNECTION_STRING: 'ours' };
+    const windows: Record<string, unknown> = { env: { AZUREWEBJOBSSTORAGE: 'cloud' } };
+    assert.deepEqual(addEnvironment(windows, vars, new Set(['azure_storage_connection_string']), 'win32'), []);
+    assert.deepEqual(windows.env, { AZUREWEBJOBSSTORAGE: 'cloud' }, 'one entry, the user\'s');
+    // Elsewhere names are case-sensitive: both are added beside the user's.
+    const linux: Record<string, unknown> = { env: { AZUREWEBJOBSSTORAGE: 'cloud' } };
+    assert.deepEqual(addEnvironment(linux, vars, new Set(['azure_storage_connection_string']), 'linux'), ['AzureWebJobsStorage', 'AZURE_STORAGE_CONNECTION_STRING']);
+    assert.equal(hasVariableName(['Path'], 'PATH', 'win32'), true);
+    assert.equal(hasVariableName(['Path'], 'PATH', 'darwin'), false);
   });
 });
