@@ -21,15 +21,17 @@ export interface PortHolder {
  * Sends one `GET /` to host:port and classifies the answer. A listener that drops a plain-HTTP
  * request (an Azurite started with a certificate: a TLS server closes such a connection) is asked
  * once more over HTTPS, without checking its certificate: only its Server header is read.
- * A wildcard host (0.0.0.0, ::) is probed on both loopbacks, 127.0.0.1 and ::1: a holder on
- * either takes the port from a start on it.
+ * `::` (and the empty host) is probed on both loopbacks, ::1 and 127.0.0.1: a holder on either
+ * takes the port from a start there. 0.0.0.0 is probed on 127.0.0.1 (Node binds it IPv4 only). An
+ * IPv6 loopback the machine does not have (IPv6 off in a container) counts as nothing there.
  * @param timeoutMs how long to wait for an answer (default 1000 ms, per attempt); no answer →
  *   'other' if the connection was accepted, 'none' if refused.
  */
 export async function probePortHolder(host: string, port: number, timeoutMs = 1000): Promise<PortHolder> {
-  // A wildcard listen address takes the port on every address, IPv4 and IPv6 alike (Node listens
-  // dual-stack on `::`), so a holder on either loopback takes it from a start: ask both.
-  const targets = isWildcardHost(host) ? (host.includes(':') ? ['::1', '127.0.0.1'] : ['127.0.0.1', '::1']) : [connectableHost(host).replace(/^\[|\]$/g, '')];
+  // `::` (and the empty host) takes the port on every address, IPv4 and IPv6 alike (Node listens
+  // dual-stack there), so a holder on either loopback takes it from a start: ask both. 0.0.0.0 is
+  // IPv4 only, and shares a port with a holder on ::1: ask 127.0.0.1 alone.
+  const targets = isWildcardHost(host) && host !== '0.0.0.0' ? ['::1', '127.0.0.1'] : [connectableHost(host).replace(/^\[|\]$/g, '')];
   for (const target of targets) {
     const holder = await probeTarget(target, port, timeoutMs);
     if (holder.kind !== 'none') return holder;
@@ -84,7 +86,7 @@ function probeOnce(client: typeof http | typeof https, options: https.RequestOpt
       done({ kind: 'other' });
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ECONNREFUSED') done({ kind: 'none' });
+      if (err.code === 'ECONNREFUSED' || err.code === 'EADDRNOTAVAIL' || err.code === 'EAFNOSUPPORT') done({ kind: 'none' });
       else if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || /socket hang up/i.test(err.message)) done('dropped');
       else done({ kind: 'other' });
     });
@@ -126,11 +128,19 @@ export async function waitForPort(host: string, port: number, timeoutMs: number,
     signal?.throwIfAborted();
     const ok = await new Promise<boolean>((resolve) => {
       const socket = net.connect({ host: target, port });
+      const abort = (): void => { socket.destroy(); resolve(false); };
+      signal?.addEventListener('abort', abort, { once: true });
+      const settle = (answered: boolean): void => {
+        signal?.removeEventListener('abort', abort);
+        socket.destroy();
+        resolve(answered);
+      };
       socket.setTimeout(1000);
-      socket.once('connect', () => { socket.destroy(); resolve(true); });
-      socket.once('timeout', () => { socket.destroy(); resolve(false); });
-      socket.once('error', () => resolve(false));
+      socket.once('connect', () => settle(true));
+      socket.once('timeout', () => settle(false));
+      socket.once('error', () => settle(false));
     });
+    signal?.throwIfAborted();
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`nothing answers on ${target}:${port} after ${timeoutMs} ms`);
     signal?.throwIfAborted();
