@@ -15,7 +15,8 @@ import { needsRestart } from './core/configChange';
 import type { EmulatorOptions } from './core/settings';
 import { serviceName, type ServiceKind } from './core/services';
 import type { Emulator } from './emulator/emulator';
-import type { Failure } from './core/outcome';
+import type { Failure, Outcome } from './core/outcome';
+import { ATTACH_SETTING } from './core/attach';
 import { notify, showOutcome, type NotifyDeps } from './ui/notify';
 import { withDelayedProgress } from './ui/progress';
 
@@ -32,11 +33,12 @@ export class SettingsWatcher implements vscode.Disposable {
    */
   private readonly asked = new Map<ServiceKind, EmulatorOptions>();
   /**
-   * Services a restart for a settings change stopped and then could not start (a port taken, a
-   * folder not writable), with the settings that start failed with: the next change of a setting
-   * they start with starts them again, as the restart would have. Forgotten once the service runs.
+   * Services a restart for a settings change stopped and then could not start because of a setting
+   * (a port taken: `azurite.blobPort`; a folder not writable: `azurite.location`), with that
+   * setting's key and its value then: a change of that very setting starts them again, as the
+   * restart would have. Forgotten once the service runs, and when a start is refused while attached.
    */
-  private readonly failedRestarts = new Map<ServiceKind, EmulatorOptions>();
+  private readonly failedRestarts = new Map<ServiceKind, { readonly setting: string; readonly value: string }>();
 
   /**
    * @param reload re-reads the settings into the emulator and redraws; resolves to live-apply problems
@@ -125,13 +127,30 @@ export class SettingsWatcher implements vscode.Disposable {
   }
 
   /**
+   * Shows a restart's (or its retry's) outcome. One whose start failed because of a setting, leaving
+   * the service stopped, is remembered ({@link failedRestarts}); a start refused while the window is
+   * attached to another Azurite is not retried and says nothing (the attach stopped the service).
+   */
+  private afterRestart(kind: ServiceKind, outcome: Outcome): void {
+    if (!outcome.ok && outcome.setting === ATTACH_SETTING) {
+      this.failedRestarts.delete(kind);
+      return;
+    }
+    if (!outcome.ok && outcome.setting !== undefined && this.emulator.status(kind).status === 'closed' && !this.emulator.shuttingDown) {
+      this.failedRestarts.set(kind, { setting: outcome.setting, value: settingValue(outcome.setting) });
+    }
+    // showOutcome leaves out a start refused because the extension is shutting down.
+    showOutcome(outcome, this.deps);
+  }
+
+  /**
    * Starts again, in the restart queue, the services a restart for a settings change left stopped
-   * (its start failed) once a setting they start with has changed since, and no setting error stops
-   * them: the port set by hand after a conflict brings the service back, as "Use Port N" does.
+   * (its start failed because of a setting) once that setting has changed since, and no setting
+   * error stops them: the port set by hand after a conflict brings the service back, as "Use Port N"
+   * does. Other settings changing start nothing.
    */
   private retryFailedRestarts(): void {
-    const options = this.emulator.options;
-    const due = [...this.failedRestarts].filter(([k, failedWith]) => needsRestart(k, failedWith, options)
+    const due = [...this.failedRestarts].filter(([k, failed]) => settingValue(failed.setting) !== failed.value
       && this.emulator.status(k).status === 'closed' && this.emulator.settingErrors(k).length === 0).map(([k]) => k);
     if (due.length === 0) return;
     for (const k of due) this.failedRestarts.delete(k);
@@ -146,11 +165,7 @@ export class SettingsWatcher implements vscode.Disposable {
         { location: vscode.ProgressLocation.Window, title: `Starting Azurite ${still.map(serviceName).join(', ')}` },
         () => Promise.all(still.map((k) => this.emulator.start(k))),
       );
-      outcomes.forEach((o, i) => {
-        const kind = still[i]!;
-        if (!o.ok && this.emulator.status(kind).status === 'closed') this.failedRestarts.set(kind, this.emulator.options);
-        showOutcome(o, this.deps);
-      });
+      outcomes.forEach((o, i) => this.afterRestart(still[i]!, o));
     }).catch((err: unknown) => void notify('error', `Azurite: a start for a settings change failed: ${(err as Error).message}`));
   }
 
@@ -177,13 +192,7 @@ export class SettingsWatcher implements vscode.Disposable {
         { location: vscode.ProgressLocation.Window, title: `Restarting Azurite ${due.map(serviceName).join(', ')}` },
         async () => {
           const outcomes = await restarting;
-          // showOutcome leaves out a start refused because the extension is shutting down.
-          outcomes.forEach((o, i) => {
-            // Stopped by the restart and not started again: the next change of its settings starts it.
-            const kind = due[i]!;
-            if (!o.ok && this.emulator.status(kind).status === 'closed' && !this.emulator.shuttingDown) this.failedRestarts.set(kind, this.emulator.options);
-            showOutcome(o, this.deps);
-          });
+          outcomes.forEach((o, i) => this.afterRestart(due[i]!, o));
         },
       );
       // One link that fails (the folder question's state not written, say) must not leave the chain
@@ -194,4 +203,9 @@ export class SettingsWatcher implements vscode.Disposable {
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
   }
+}
+
+/** A setting's value now (`azurite.blobPort` …), as JSON: what tells that the user changed it. */
+function settingValue(key: string): string {
+  return JSON.stringify(vscode.workspace.getConfiguration().get(key)) ?? 'undefined';
 }

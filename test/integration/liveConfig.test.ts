@@ -314,6 +314,11 @@ describe('Live settings, port conflicts and terminals', () => {
         return (st.status === 'closed' && st.error !== undefined) || undefined;
       });
       await a.settled();
+      // Another setting Blob starts with changes: nothing is tried (the port is still taken).
+      const shown = a.notifications().length;
+      await configure({ loose: true });
+      assert.equal(a.emulator.status('blob').status, 'closed');
+      assert.deepEqual(a.notifications().slice(shown), [], 'no start tried, so no second failure');
       // Set by hand (not Use Port N): the restart the change asked for is done now.
       await configure({ blobPort: 0 });
       await waitFor('Blob running again', () => a.emulator.status('blob').status === 'running' || undefined);
