@@ -95,3 +95,20 @@ export function exposureNotice(kind: ServiceKind, host: string, port: number): s
     `and its account key is the public development key, so anyone who reaches it can read, change and delete its data. ` +
     `azurite.${kind}Host is ${JSON.stringify(host)}; 127.0.0.1 keeps it on this machine.`;
 }
+
+/**
+ * True when a client connecting to `host` reaches a server listening on `listenHost` (same port):
+ * the same address, `localhost` beside a loopback address, or, for a wildcard listener, loopback or
+ * an address of this machine (0.0.0.0 takes IPv4 ones only). A host name other than `localhost`
+ * is never taken for this machine: it may well name another one (a container, a shared emulator).
+ * @param ownAddresses this machine's addresses (from os.networkInterfaces())
+ */
+export function reachesListener(host: string, listenHost: string, ownAddresses: readonly string[]): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (!isWildcardHost(listenHost)) return hostsOverlap(h, listenHost);
+  const ipv4Only = listenHost === '0.0.0.0';
+  if (isLoopbackHost(h)) return !ipv4Only || !h.includes(':') || h.startsWith('::ffff:');
+  const own = ownAddresses.map((a) => a.toLowerCase()).filter((a) => !ipv4Only || !a.includes(':'));
+  return own.includes(h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h);
+}
+

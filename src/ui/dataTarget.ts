@@ -4,12 +4,13 @@
  * attached the local emulator does not start (Emulator.setStartBlocker) and, if it ran, is stopped,
  * so nothing runs unseen behind the attached item.
  */
+import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { ATTACH_SETTING, parseAttach, type AttachTarget } from '../core/attach';
 import { OPEN_SETTINGS } from '../core/commandIds';
 import { DEV_ACCOUNT, endpointUrl, type StorageAccount } from '../core/connectionString';
 import { failure } from '../core/outcome';
-import { hostsOverlap } from '../core/hosts';
+import { reachesListener } from '../core/hosts';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { StorageEndpoints } from '../data/clients';
@@ -142,7 +143,7 @@ export class DataTarget implements vscode.Disposable {
       if (own === undefined || named === undefined) continue;
       const url = new URL(named);
       const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-      if (port === own.port && hostsOverlap(url.hostname, own.host)) {
+      if (port === own.port && reachesListener(url.hostname, own.host, Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)))) {
         return { error: `${ATTACH_SETTING} names ${url.host}, where this window's own ${serviceName(kind)} service runs: attaching would stop it and leave nothing there. Clear ${ATTACH_SETTING} to go on with the local emulator, or stop the local services first and set it again.` };
       }
     }
@@ -174,3 +175,4 @@ export class DataTarget implements vscode.Disposable {
     this.changed.dispose();
   }
 }
+

@@ -279,9 +279,21 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
       assert.equal(a.statusItems().attach.visible, false);
       assert.equal(a.emulator.status('blob').status, 'running', 'the local Blob was not stopped');
       assert.equal(await container.exists(), true, 'its in-memory data is still there');
+      // Another machine on the same port is not this window's Blob, even with Blob on every address.
+      await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('azurite.close_blob');
+      await configure({ blobHost: '0.0.0.0' });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      assert.equal(a.emulator.endpoint('blob')?.host, '0.0.0.0');
+      const ownPort = a.emulator.endpoint('blob')!.port;
+      const before = a.notifications().length;
+      await vscode.workspace.getConfiguration('azurite').update('attach', { blob: `http://203.0.113.9:${ownPort}` }, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the attached item', () => a.statusItems().attach.visible || undefined);
+      assert.deepEqual(a.notifications().slice(before).filter((n) => n.startsWith('azurite.attach')), []);
     } finally {
       await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
       await vscode.commands.executeCommand('azurite.close_blob');
+      await vscode.workspace.getConfiguration('azurite').update('blobHost', undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
 

@@ -1,6 +1,6 @@
 /** hosts.ts: which listen addresses only this machine reaches, which collide, and the exposure notice. */
 import * as assert from 'node:assert/strict';
-import { describeListenHost, exposureNotice, hostsOverlap, isLoopbackHost, isWildcardHost, reachableUrls } from '../../../src/core/hosts';
+import { describeListenHost, exposureNotice, hostsOverlap, isLoopbackHost, isWildcardHost, reachableUrls, reachesListener } from '../../../src/core/hosts';
 
 describe('core/hosts', () => {
   const loopback = ['127.0.0.1', '127.0.0.2', '127.255.255.254', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'localhost', 'LOCALHOST', 'api.localhost', ' 127.0.0.1 '];
@@ -44,5 +44,17 @@ describe('core/hosts', () => {
   it('says who can reach the service, that the key is public, and which setting keeps it local', () => {
     assert.equal(exposureNotice('blob', '0.0.0.0', 10000),
       'Azurite Blob listens on all interfaces (0.0.0.0), port 10000: other machines on your network can reach it, and its account key is the public development key, so anyone who reaches it can read, change and delete its data. azurite.blobHost is "0.0.0.0"; 127.0.0.1 keeps it on this machine.');
+  });
+
+  it('reachesListener: a URL reaches our listener on its address, on loopback or this machine\'s addresses for a wildcard, never by another host name', () => {
+    const own = ['127.0.0.1', '192.168.1.5', '::1', 'fe80::1'];
+    const reaches = (host: string, listen: string): boolean => reachesListener(host, listen, own);
+    // A listener on one address: that address, and localhost beside a loopback one.
+    assert.deepEqual(['127.0.0.1', 'localhost', '192.168.1.5', 'azurite'].map((h) => reaches(h, '127.0.0.1')), [true, true, false, false]);
+    // 0.0.0.0: loopback and this machine's IPv4 addresses; not another machine, a name, or IPv6.
+    assert.deepEqual(['127.0.0.1', 'localhost', '192.168.1.5', '203.0.113.9', 'azurite', '[::1]', 'fe80::1'].map((h) => reaches(h, '0.0.0.0')),
+      [true, true, true, false, false, false, false]);
+    // '::': IPv6 and IPv4 alike.
+    assert.deepEqual(['[::1]', '127.0.0.1', 'fe80::1', '192.168.1.5', '10.0.0.7'].map((h) => reaches(h, '::')), [true, true, true, true, false]);
   });
 });
