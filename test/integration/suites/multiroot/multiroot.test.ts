@@ -19,6 +19,24 @@ function functionsApp(folder: vscode.WorkspaceFolder, name: string): string {
   return app;
 }
 
+/** Runs a small Node program under the debugger in `folder`; resolves to the environment it saw. */
+async function envIn(folder: vscode.WorkspaceFolder, name: string): Promise<Record<string, string>> {
+  const dir = fs.mkdtempSync(path.join(folder.uri.fsPath, '.debug-'));
+  const program = path.join(dir, 'dump-env.js');
+  const out = path.join(dir, 'env.json');
+  fs.writeFileSync(program, `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.env));\n`);
+  try {
+    const terminated = new Promise<void>((resolve) => {
+      const sub = vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) { sub.dispose(); resolve(); } });
+    });
+    assert.equal(await vscode.debug.startDebugging(folder, { type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole' }), true);
+    await terminated;
+    return JSON.parse(await waitFor('the program to write its environment', () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : ''), 30_000)) as Record<string, string>;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('multi-root workspace', () => {
   it('asks once which folder keeps the data, then remembers it', async () => {
     const a = await api();
@@ -320,22 +338,6 @@ describe('multi-root workspace', () => {
     fs.mkdirSync(legacy, { recursive: true });
     fs.writeFileSync(path.join(legacy, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=cHJvZA==;EndpointSuffix=core.windows.net' } }));
     await a.chooseDataFolder(first.uri.fsPath);
-    const envIn = async (folder: vscode.WorkspaceFolder, name: string): Promise<Record<string, string>> => {
-      const dir = fs.mkdtempSync(path.join(folder.uri.fsPath, '.debug-'));
-      const program = path.join(dir, 'dump-env.js');
-      const out = path.join(dir, 'env.json');
-      fs.writeFileSync(program, `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.env));\n`);
-      try {
-        const terminated = new Promise<void>((resolve) => {
-          const sub = vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) { sub.dispose(); resolve(); } });
-        });
-        assert.equal(await vscode.debug.startDebugging(folder, { type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole' }), true);
-        await terminated;
-        return JSON.parse(await waitFor('the program to write its environment', () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : ''), 30_000)) as Record<string, string>;
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-    };
     try {
       await a.rescanLocalSettings();
       assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
@@ -344,6 +346,27 @@ describe('multi-root workspace', () => {
       assert.equal((await envIn(second, 'azurite env probe second')).AzureWebJobsStorage, undefined, 'the second folder\'s file sets its own');
     } finally {
       fs.rmSync(legacy, { recursive: true, force: true });
+      await vscode.commands.executeCommand('azurite.close');
+      await a.rescanLocalSettings();
+    }
+  });
+
+  it('past 20 local.settings.json files in one folder, a debug session in another folder gets no AzureWebJobsStorage (its own file may be one the search never returned)', async () => {
+    const a = await api();
+    const [first, second] = vscode.workspace.workspaceFolders! as [vscode.WorkspaceFolder, vscode.WorkspaceFolder];
+    const many = path.join(second.uri.fsPath, 'many');
+    for (let i = 0; i <= 20; i++) {
+      const dir = path.join(many, `p${String(i).padStart(2, '0')}`);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'UseDevelopmentStorage=true' } }));
+    }
+    await a.chooseDataFolder(first.uri.fsPath);
+    try {
+      await a.rescanLocalSettings();
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      assert.equal((await envIn(first, 'azurite env probe past the cap')).AzureWebJobsStorage, undefined);
+    } finally {
+      fs.rmSync(many, { recursive: true, force: true });
       await vscode.commands.executeCommand('azurite.close');
       await a.rescanLocalSettings();
     }
