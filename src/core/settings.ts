@@ -374,7 +374,8 @@ const VARIABLE = /\$\{(.*?)\}/g;
  * `azurite.seed`). A leading `~` is the home folder. VS Code's variables are expanded as its own
  * resolver does: `${workspaceFolder}` (the folder data is kept relative to), `${workspaceFolder:name}`
  * (the workspace folder of that name; the last one if two share it), `${workspaceFolderBasename}`
- * (the last segment of `${workspaceFolder}`), `${userHome}`, and `${env:NAME}` (empty when unset).
+ * (the last segment of `${workspaceFolder}`), `${userHome}`, and `${env:NAME}` (an error when unset,
+ * where VS Code's launch.json would give an empty string).
  * What a variable expands to is not expanded again. A relative result is taken from the workspace
  * folder (global storage if none is open).
  * @returns an absolute, normalized path, or `{ fix }` explaining what to change: a variable that is
@@ -426,8 +427,12 @@ function expandVariable(match: string, inner: string, ctx: PathVariableContext):
     const open = names.length === 0 ? 'no folder is open' : `the workspace folders are ${names.join(', ')}`;
     return { fix: `it uses ${match} but no workspace folder is named ${JSON.stringify(argument)} (${open}); use a folder's name as the Explorer shows it, or an absolute path.` };
   }
-  // An unset variable is empty, as in VS Code.
-  if (argument !== undefined && argument !== '' && name === 'env') return (ctx.env ?? process.env)[argument] ?? '';
+  // Unset: an error, not VS Code's empty string, which would put the data (or look for a
+  // certificate) in the workspace folder itself without a word.
+  if (argument !== undefined && argument !== '' && name === 'env') {
+    const value = (ctx.env ?? process.env)[argument];
+    return value !== undefined ? value : { fix: `it uses ${match}, but ${argument} is not set in the environment VS Code was started with; set it there (and restart VS Code), or use an absolute path.` };
+  }
   return { fix: `it uses ${match}, which is not expanded here; use ${PATH_VARIABLES}, a leading ~, or an absolute path.` };
 }
 

@@ -643,8 +643,8 @@ describe('core/settings', () => {
     });
 
     it('is false for a folder named by ${workspaceFolder:name}, ${userHome} or an absolute ${env:NAME}; true for ${workspaceFolderBasename} and a relative result', () => {
-      for (const v of ['${workspaceFolder:api}/.azurite', '${userHome}/azurite', '${env:AZURITE_DATA}', '${env:AZURITE_DATA}/${env:UNSET}x']) assert.equal(locationNeedsFolder(v, multiRoot), false, v);
-      for (const v of ['${workspaceFolderBasename}', '/srv/${workspaceFolderBasename}', '${env:RELATIVE}', '${env:UNSET}data']) assert.equal(locationNeedsFolder(v, multiRoot), true, v);
+      for (const v of ['${workspaceFolder:api}/.azurite', '${userHome}/azurite', '${env:AZURITE_DATA}', '${env:AZURITE_DATA}/${env:UNSET}x', '${env:UNSET}data']) assert.equal(locationNeedsFolder(v, multiRoot), false, v);
+      for (const v of ['${workspaceFolderBasename}', '/srv/${workspaceFolderBasename}', '${env:RELATIVE}']) assert.equal(locationNeedsFolder(v, multiRoot), true, v);
     });
 
     it('is false for a value no folder could resolve (an unknown variable or folder name): its error says so without the folder question', () => {
@@ -724,10 +724,11 @@ describe('core/settings', () => {
       assert.equal(parseSettings({ location: '${userHome}/.azurite-data' }, noFolder).options.location, '/home/dev/.azurite-data');
     });
 
-    it('expands ${env:NAME} from the environment given, an unset one to "" (as VS Code), and takes a relative result from the workspace folder', () => {
+    it('expands ${env:NAME} from the environment given, takes a relative result from the workspace folder, and refuses an unset one (not the workspace folder itself)', () => {
       assert.equal(resolveLocation('${env:AZURITE_DATA}/blob', multiRoot), '/srv/azurite/blob');
       assert.equal(resolveLocation('${env:RELATIVE}', multiRoot), `${WEB}/data/azurite`);
-      assert.equal(resolveLocation('data-${env:UNSET}', multiRoot), `${WEB}/data-`);
+      assert.deepEqual(resolveLocation('${env:UNSET}', multiRoot), { fix: 'it uses ${env:UNSET}, but UNSET is not set in the environment VS Code was started with; set it there (and restart VS Code), or use an absolute path.' });
+      assert.match(parseSettings({ location: 'data-${env:UNSET}' }, multiRoot).errors[0]?.message ?? '', /UNSET is not set/);
       assert.equal(parseSettings({ location: '${env:AZURITE_DATA}' }, multiRoot).options.location, '/srv/azurite');
     });
 
@@ -739,7 +740,7 @@ describe('core/settings', () => {
       } finally {
         delete process.env[name];
       }
-      assert.equal(resolveLocation(`x\${env:${name}}`, withFolder), `${WS}/x`);
+      assert.ok(typeof resolveLocation(`x\${env:${name}}`, withFolder) !== 'string', 'unset once it is gone from process.env');
     });
 
     it('does not expand what a variable expands to again, nor take a ~ from it', () => {
