@@ -6,7 +6,7 @@
  * asking, when the restart would drop in-memory data, and after a Reset, Import or Export under way).
  */
 import * as vscode from 'vscode';
-import { readExtensionSettings, settingTargetOf } from '../config';
+import { azuriteConfig, readExtensionSettings, settingTargetOf } from '../config';
 import { exposureNotice, isLoopbackHost } from '../core/hosts';
 import type { Outcome } from '../core/outcome';
 import type { ServiceKind } from '../core/services';
@@ -18,17 +18,23 @@ export const BIND_TO_LOOPBACK = 'Bind to 127.0.0.1';
 /**
  * Notifies when a service starts on a non-loopback address, once for that service and address:
  * the restarts of a Clean, a Reset or a settings change on the same address say nothing more (its
- * status bar item stays yellow). A start on loopback ends it: a later start on such an address
- * notifies again.
+ * status bar item stays yellow). A start on loopback, or its host setting set back to loopback,
+ * ends it: a later start on such an address notifies again.
  */
 export class ExposureAlerts implements vscode.Disposable {
-  private readonly subscription: { dispose(): void };
+  private readonly subscriptions: { dispose(): void }[];
   /** Per service, the non-loopback host it was last said to listen on. */
   private readonly notified = new Map<ServiceKind, string>();
 
   /** @param dataIdle resolves when no Reset, Import or Export is under way (see {@link bindToLoopback}) */
   constructor(private readonly deps: NotifyDeps, private readonly dataIdle: () => Promise<void>) {
-    this.subscription = deps.emulator.onDidChangeState(({ kind, state }) => {
+    // Set back to loopback, even while stopped: a later start on another address warns again.
+    const hostSetting = vscode.workspace.onDidChangeConfiguration((e) => {
+      for (const kind of [...this.notified.keys()]) {
+        if (e.affectsConfiguration(`azurite.${kind}Host`) && isLoopbackHost(azuriteConfig().get<string>(`${kind}Host`) ?? '127.0.0.1')) this.notified.delete(kind);
+      }
+    });
+    const states = deps.emulator.onDidChangeState(({ kind, state }) => {
       if (state.status !== 'running') return;
       if (isLoopbackHost(state.endpoint.host)) {
         this.notified.delete(kind);
@@ -40,10 +46,11 @@ export class ExposureAlerts implements vscode.Disposable {
         if (choice === BIND_TO_LOOPBACK) showOutcome(await bindToLoopback(kind, this.deps, this.dataIdle), this.deps);
       });
     });
+    this.subscriptions = [hostSetting, states];
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    for (const s of this.subscriptions) s.dispose();
   }
 }
 

@@ -47,6 +47,14 @@ describe('Exposure, bounded starts and the certificate password', function () {
     await vscode.commands.executeCommand('azurite.close_blob');
     assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
     assert.equal(a.notifications().slice(shown).filter((n) => n.startsWith('Azurite Blob listens on')).length, 1, 'one notice for one address');
+    // Set back to 127.0.0.1 while stopped, then to 0.0.0.0 again: the next start warns again.
+    await vscode.commands.executeCommand('azurite.close_blob');
+    await config().update('blobHost', '127.0.0.1', target);
+    await waitFor('blobHost 127.0.0.1 to reach the emulator', () => a.emulator.options.services.blob.host === '127.0.0.1');
+    await config().update('blobHost', '0.0.0.0', target);
+    await waitFor('blobHost 0.0.0.0 to reach the emulator', () => a.emulator.options.services.blob.host === '0.0.0.0');
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+    await waitFor('the second notice', () => a.notifications().slice(shown).filter((n) => n.startsWith('Azurite Blob listens on')).length === 2 || undefined);
 
     // What the notification's "Bind to 127.0.0.1" runs (a headless test cannot click it). Blob holds
     // in-memory data: the setting is written, and the restart that would drop the data is asked about.
@@ -65,7 +73,7 @@ describe('Exposure, bounded starts and the certificate password', function () {
     await a.settled();
     assert.equal(a.statusItems().blob.backgroundColor, undefined);
     const exposureNotices = a.notifications().slice(shown).filter((n) => n.startsWith('Azurite Blob listens on'));
-    assert.equal(exposureNotices.length, 1, 'the restart on 127.0.0.1 adds no notice');
+    assert.equal(exposureNotices.length, 2, 'the restart on 127.0.0.1 adds no notice');
   });
 
   it('Bind to 127.0.0.1 of a Blob on disk restarts it once an import under way is done, and the import completes', async () => {
