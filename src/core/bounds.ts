@@ -49,6 +49,12 @@ export interface LifecycleBounds {
    * never pauses, and then nothing is reclaimed.
    */
   readonly reclaimIdleMs: number;
+  /**
+   * A reclaim the emulator runs by itself after a write was refused at the memory limit spares
+   * content written in the last minute: a request whose client has gone (its response closed) may
+   * still be about to refer to it. Azurite's own queue GC frees deleted content after about as long.
+   */
+  readonly autoReclaimSpareMs: number;
 }
 
 /** The bounds in force (tests shorten them through ServiceManager's constructor). */
@@ -61,6 +67,7 @@ export const LIFECYCLE_BOUNDS: LifecycleBounds = {
   stopMs: 120_000,
   cleanMs: 60_000,
   reclaimIdleMs: 10_000,
+  autoReclaimSpareMs: 60_000,
 };
 
 /** A step that ran past its bound. `boundMs` is the bound it ran past. */

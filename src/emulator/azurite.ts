@@ -334,9 +334,10 @@ export interface EngineService {
    * No-op for table, in disk mode, or while stopped; a stop during the wait ends it without a sweep
    * (the stop frees the content), and a stop during the sweep waits for it.
    * @param idleWaitMs how long to wait for a moment with no request in flight (ms)
+   * @param spareMs extents written this long before the sweep began are spared too (ms; 0: none)
    * @throws ReclaimBusy when requests were in flight for all of `idleWaitMs` (nothing is freed)
    */
-  reclaim(idleWaitMs: number): Promise<void>;
+  reclaim(idleWaitMs: number, spareMs?: number): Promise<void>;
   /**
    * An estimate, in bytes, of the metadata the service keeps in LokiJS (containers, blob
    * properties, queue and message records, table entities): the JSON length of its collections'
@@ -587,7 +588,7 @@ export function createService(options: EngineServiceOptions): EngineService {
       // The data is gone: a marker of an unfinished save of it is moot (./shutdownMarker.ts).
       await endSave(options.location, options.kind);
     },
-    async reclaim(idleWaitMs: number): Promise<void> {
+    async reclaim(idleWaitMs: number, spareMs = 0): Promise<void> {
       const s = server as ServerInternals | undefined;
       if (s === undefined || !options.inMemory || options.kind === 'table') return;
       // An upload in flight has written extents that no record refers to yet: sweep only between requests.
@@ -596,7 +597,7 @@ export function createService(options: EngineServiceOptions): EngineService {
       });
       // Stopped during the wait (its close ended the requests): the stop frees what it held.
       if (server !== s || stopping) return;
-      const sweep = sweepOnce(options.kind, s);
+      const sweep = sweepOnce(options.kind, s, spareMs);
       sweeping = sweep;
       try {
         await sweep;
@@ -832,12 +833,12 @@ interface ServerInternals extends ServerBase {
 
 /**
  * One mark-and-sweep by azurite's own GC manager, with an all-extents provider that spares only
- * extents written after `now` (azurite's AllExtentsAsyncIterator, its query time moved so that its
- * 10-minute protection ends now). The manager runs its first sweep on start(), then logs
+ * extents written in the last `spareMs` (azurite's AllExtentsAsyncIterator, its query time moved so
+ * that its 10-minute protection ends `spareMs` ago). The manager runs its first sweep on start(), then logs
  * "Sleep for …" and sleeps; its logger tells us when that first sweep is done, then close() ends it.
  */
-async function sweepOnce(kind: 'blob' | 'queue', s: ServerInternals): Promise<void> {
-  const now = Date.now();
+async function sweepOnce(kind: 'blob' | 'queue', s: ServerInternals, spareMs: number): Promise<void> {
+  const now = Date.now() - spareMs;
   const extentMetadata = s.extentMetadataStore as unknown as ConstructorParameters<typeof AllExtentsAsyncIterator>[0];
   const allExtents = {
     isInitialized: () => true,

@@ -41,6 +41,9 @@ export type Engine = typeof import('./azurite');
 
 export { MEMORY_REFRESH_MS, type LimitHit } from './memoryMeter';
 
+/** The least time between two reclaims the emulator runs by itself after refused writes (ms). */
+export const AUTO_RECLAIM_INTERVAL_MS = 5_000;
+
 /** Where the engine is: the engine process's entry and the engine module it loads. Paths absolute. */
 export interface EngineFiles {
   /** dist/engineProcess.js (out/engine-process.js in tests). */
@@ -205,6 +208,7 @@ export class Emulator {
       this.host.onDidServeNewer(({ kind, asked, servedAs }) =>
         this.log.info(`${serviceName(kind)}: a client asked for API version ${asked}, newer than the newest this engine knows; serving it as ${servedAs} (azurite.apiVersionCheck: acceptNewer).`)),
       this.host.onDidExit((exit) => this.engineLost(exit)),
+      this.host.onDidRefuse((r) => void this.reclaimAfterRefusal(r.category === 'queue' ? 'queue' : 'blob')),
     );
     this.settings = settings;
     const services = {} as Record<ServiceKind, ServiceManager>;
@@ -674,6 +678,29 @@ export class Emulator {
     if (busy.length > 0) throw new ReclaimBusyError(busy, freed);
     return freed;
   }
+
+  /**
+   * After a write refused at the memory limit: frees the content of deleted blobs and messages
+   * written over a minute ago (LifecycleBounds autoReclaimSpareMs), which azurite's timed GC would
+   * keep for up to 10 minutes, so that a client's retry can fit. One at a time, and at most one
+   * every {@link AUTO_RECLAIM_INTERVAL_MS} while refusals go on. Logged when it freed something;
+   * never throws.
+   */
+  private async reclaimAfterRefusal(kind: ServiceKind): Promise<void> {
+    if (this.autoReclaim.running || this.disposed || performance.now() - this.autoReclaim.endedAt < AUTO_RECLAIM_INTERVAL_MS) return;
+    this.autoReclaim.running = true;
+    try {
+      let freed = 0;
+      for (const k of EXTENT_SERVICE_KINDS) freed += await this.services[k].reclaim(this.bounds.autoReclaimSpareMs).catch(() => 0);
+      await this.host.refreshMemory().catch(() => undefined);
+      if (freed > 0) this.log.info(`${serviceName(kind)}: a write was refused at azurite.extentMemoryLimit; freed ${formatBytes(freed)} of deleted blob and queue content (written over ${formatBound(this.bounds.autoReclaimSpareMs)} ago) for the next writes.`);
+    } finally {
+      this.autoReclaim = { running: false, endedAt: performance.now() };
+    }
+  }
+
+  /** The reclaim after a refused write: under way, and when the last one ended (performance.now(), ms). */
+  private autoReclaim = { running: false, endedAt: -Infinity };
 
   /**
    * Sets the extra accounts the engine serves besides the development account (Azurite's

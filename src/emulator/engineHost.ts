@@ -71,10 +71,11 @@ export interface ServiceHandle {
   clean(): Promise<void>;
   /**
    * Frees unreferenced in-memory extents now (Azurite's GC, run once), at a moment with no request
-   * in flight. @param idleWaitMs how long to wait for that moment (ms) @returns bytes freed
+   * in flight. @param idleWaitMs how long to wait for that moment (ms) @param spareMs extents
+   * written this recently are kept (ms; 0 by default) @returns bytes freed
    * @throws Error with `code` `EBUSY` when requests were in flight throughout `idleWaitMs`
    */
-  reclaim(idleWaitMs: number): Promise<number>;
+  reclaim(idleWaitMs: number, spareMs?: number): Promise<number>;
   /** Content bytes per container or queue (blob and queue while running); undefined otherwise. */
   contentBytes(): Promise<ContentBytes | undefined>;
 }
@@ -208,7 +209,7 @@ export class EngineHost {
         }
       },
       clean: async () => { await this.request('clean', { options: wire }); },
-      reclaim: async (idleWaitMs) => (gone() ? 0 : this.request('reclaim', { service, idleWaitMs })),
+      reclaim: async (idleWaitMs, spareMs) => (gone() ? 0 : this.request('reclaim', { service, idleWaitMs, ...(spareMs !== undefined ? { spareMs } : {}) })),
       contentBytes: async () => (gone() ? undefined : (await this.request('contentBytes', { service })) ?? undefined),
     };
   }

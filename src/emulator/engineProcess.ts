@@ -301,11 +301,11 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     await load().createService(serviceOptions(-1, { ...options, accessLog: false })).clean();
     return null;
   },
-  reclaim: async ({ service, idleWaitMs }) => {
+  reclaim: async ({ service, idleWaitMs, spareMs }) => {
     const s = services.get(service);
     if (s === undefined || store === undefined) return 0;
     const before = store.totalSize();
-    await s.reclaim(idleWaitMs);
+    await s.reclaim(idleWaitMs, spareMs ?? 0);
     // A stop during the reclaim freed the service's content; that is not the reclaim's.
     if (services.get(service) !== s) return 0;
     return Math.max(0, before - store.totalSize());

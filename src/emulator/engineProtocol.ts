@@ -131,7 +131,8 @@ export interface EngineStats {
  * - `stop`: stop it; answered when the port is free and disk data is saved.
  * - `clean`: delete a stopped service's data.
  * - `reclaim`: free unreferenced extents of a running service now, once no request is in flight
- *   (waiting at most `idleWaitMs`, else it fails with code `EBUSY`); the answer is the bytes freed.
+ *   (waiting at most `idleWaitMs`, else it fails with code `EBUSY`), sparing extents written in the
+ *   last `spareMs` (0 by default); the answer is the bytes freed.
  * - `contentBytes`: the content bytes per container or queue of a running blob or queue service
  *   (null for table or when not running).
  * - `memory`: the extent store's figures now (also sent unasked as `memory` events).
@@ -147,7 +148,7 @@ export interface EngineOps {
   start: { request: { service: number; options: WireServiceOptions }; value: Endpoint };
   stop: { request: { service: number }; value: null };
   clean: { request: { options: WireServiceOptions }; value: null };
-  reclaim: { request: { service: number; idleWaitMs: number }; value: number };
+  reclaim: { request: { service: number; idleWaitMs: number; spareMs?: number }; value: number };
   contentBytes: { request: { service: number }; value: ContentBytes | null };
   memory: { request: Record<never, never>; value: EngineMemoryFigures };
   setLimit: { request: { limitBytes: number | null }; value: boolean };

@@ -309,11 +309,12 @@ export class ServiceManager {
 
   /**
    * Frees unreferenced in-memory extents now (see ServiceHandle.reclaim); no-op unless running.
+   * @param spareMs extents written this recently are kept (ms; 0: none)
    * @returns bytes freed
    * @throws Error with `code` `EBUSY` when requests were in flight throughout `reclaimIdleMs`
    */
-  async reclaim(): Promise<number> {
-    return (await this.running?.reclaim(this.bounds.reclaimIdleMs)) ?? 0;
+  async reclaim(spareMs = 0): Promise<number> {
+    return (await this.running?.reclaim(this.bounds.reclaimIdleMs, spareMs)) ?? 0;
   }
 
   /** Content bytes per container or queue (see ServiceHandle.contentBytes); undefined unless running. */

@@ -47,6 +47,32 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     for (const [i, b] of kept.entries()) assert.deepEqual(await container.getBlockBlobClient(`kept${i}`).downloadToBuffer(), b);
   });
 
+  it('after a refused write frees the content of deleted messages by itself (azurite\'s GC would keep it up to 10 minutes), so a retry fits', async () => {
+    const { emulator, log } = track(makeEmulator({ inMemoryPersistence: true, extentMemoryLimit: 1 }, undefined, { autoReclaimSpareMs: 0 }));
+    await startAll(emulator, ['queue']);
+    const queue = clients(emulator).queue().getQueueClient('drained');
+    await queue.create();
+    // Filled to the limit (about 17 messages of 60,000 bytes in 1 MB), then emptied.
+    for (let i = 0; i < 40; i++) {
+      const refused = await queue.sendMessage('m'.repeat(60_000)).then(() => false, (err: RestError) => err.statusCode === 409);
+      if (refused) break;
+    }
+    await queue.clearMessages();
+    // Deleted, but its content is held until a GC frees it: the next messages do not fit.
+    const first = await queue.sendMessage('m'.repeat(60_000)).then(() => undefined, (err: RestError) => err);
+    assert.equal(first?.statusCode, 409, 'the premise: the deleted content still counts');
+    // A client's retry, polled (not slept): it fits once the reclaim the refusal began has run.
+    const end = Date.now() + 20_000;
+    for (;;) {
+      const retry = await queue.sendMessage('m'.repeat(60_000)).then(() => undefined, (err: RestError) => err);
+      if (retry === undefined) break;
+      assert.equal(retry.statusCode, 409);
+      if (Date.now() > end) assert.fail('the retry still did not fit after 20 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(log.of('info').some((l) => /a write was refused at azurite\.extentMemoryLimit; freed .* of deleted blob and queue content/.test(l)), log.of('info').join('\n'));
+  });
+
   it('reports Blob\'s and Queue\'s bursts each once: a Queue refusal during a Blob burst is reported, and neither keeps the other\'s going', async () => {
     const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
     await startAll(emulator, ['blob', 'queue']);
