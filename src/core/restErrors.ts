@@ -1,6 +1,7 @@
 /**
  * What an Azure SDK error (`RestError`) says, for a person. Pure: no vscode, no SDK.
  */
+import { STATUS_CODES } from 'node:http';
 
 /**
  * The part of an SDK error's message a person needs: its first line, without the `RequestId:` and
@@ -46,7 +47,7 @@ const EXPIRED_CERTIFICATE_CODES = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VAL
  */
 export function describeRestError(err: unknown): string {
   const e = err as { message?: unknown; code?: unknown } | undefined;
-  const message = restErrorMessage(typeof e?.message === 'string' ? e.message : String(err));
+  const message = restErrorMessage(typeof e?.message === 'string' ? e.message : String(err)) || headOnlyMessage(err);
   const code = typeof e?.code === 'string' ? e.code : '';
   if (UNTRUSTED_CERTIFICATE_CODES.has(code)) {
     return `${message}: VS Code does not trust the HTTPS certificate that Azurite serves (azurite.cert for the local emulator). ` +
@@ -58,4 +59,19 @@ export function describeRestError(err: unknown): string {
   }
   if (EXPIRED_CERTIFICATE_CODES.has(code)) return `${message}: the HTTPS certificate that Azurite serves is outside its validity period; make a new one.`;
   return message;
+}
+
+/**
+ * What to say for an error whose message is empty: the answer to a HEAD request (Get Blob
+ * Properties, an exists check) has no body, so the SDK's RestError has no message, and the service's
+ * error code is only in its `x-ms-error-code` header (the SDK puts it in `details.errorCode` too).
+ * @returns e.g. "AuthenticationFailed: Forbidden", "Forbidden", or "the request failed"
+ */
+function headOnlyMessage(err: unknown): string {
+  const e = err as { statusCode?: unknown; details?: { errorCode?: unknown }; response?: { headers?: { get?(name: string): string | undefined } } } | undefined;
+  const fromHeader = typeof e?.response?.headers?.get === 'function' ? e.response.headers.get('x-ms-error-code') : undefined;
+  const errorCode = typeof e?.details?.errorCode === 'string' ? e.details.errorCode : fromHeader;
+  const status = typeof e?.statusCode === 'number' ? STATUS_CODES[e.statusCode] : undefined;
+  if (errorCode !== undefined && errorCode !== '') return status !== undefined ? `${errorCode}: ${status}` : errorCode;
+  return status ?? 'the request failed';
 }

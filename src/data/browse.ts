@@ -4,6 +4,7 @@
  * with the Azure SDKs (./clients.ts), so the same code browses our engine and an Azurite that runs
  * elsewhere. No vscode here; the view (src/ui/storageView.ts) turns these into tree items.
  */
+import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { lookup as mimeLookup } from 'mime-types';
 import type { TableEntityResult } from '@azure/data-tables';
@@ -214,14 +215,25 @@ export async function blobExists(clients: StorageClients, container: string, nam
   return blobClient(clients, container, name).exists();
 }
 
+/** What an upload reads: a file's path, the bytes, or a function that reads them when the upload begins. */
+export type UploadContent = string | Uint8Array | (() => Promise<Uint8Array>);
+
+/** The largest file uploaded in one Put Blob, bytes: the SDK's uploadFile default (256 MiB). */
+const SINGLE_PUT_MAX_BYTES = 256 * 1024 * 1024;
+/** The block size a larger file is uploaded in (Put Block, then Put Block List), bytes. */
+const UPLOAD_BLOCK_BYTES = 4 * 1024 * 1024;
+
 /**
  * Uploads content as a block blob (created or replaced), its Content-Type from the name's extension
  * (`mime-types`; none when unknown, as the Blob service then stores `application/octet-stream`).
- * @param content a file's path, or the bytes
+ * A file is read as a stream (one Put Blob up to 256 MiB, as the SDK's uploadFile does; 4 MiB
+ * blocks, four at a time, past that), and closed however the upload ends (an abort included: the
+ * SDK's own uploadFile leaves its read streams open then).
+ * @param content a file's path, the bytes, or a function that reads them (called once, here)
  * @param onlyIfNew when true, an existing blob is not replaced (`If-None-Match: *`): the service
  *   answers 409 BlobAlreadyExists, thrown as the SDK's RestError
  */
-export async function uploadBlob(clients: StorageClients, container: string, name: string, content: string | Uint8Array, signal?: AbortSignal, onlyIfNew = false): Promise<void> {
+export async function uploadBlob(clients: StorageClients, container: string, name: string, content: UploadContent, signal?: AbortSignal, onlyIfNew = false): Promise<void> {
   const client = blobClient(clients, container, name).getBlockBlobClient();
   const type = mimeLookup(name);
   const options = {
@@ -231,11 +243,28 @@ export async function uploadBlob(clients: StorageClients, container: string, nam
   };
   if (typeof content === 'string') {
     const size = (await fsp.stat(content)).size;
-    if (size === 0) await client.upload(Buffer.alloc(0), 0, options);
-    else await client.uploadFile(content, { ...options, concurrency: 4 });
-  } else {
-    await client.uploadData(content, options);
+    if (size === 0) {
+      await client.upload(Buffer.alloc(0), 0, options);
+      return;
+    }
+    // Every read stream opened (a retry opens another) is closed when the upload ends.
+    const opened: fs.ReadStream[] = [];
+    const open = (): fs.ReadStream => {
+      const stream = fs.createReadStream(content);
+      opened.push(stream);
+      return stream;
+    };
+    try {
+      // One Put Blob up to the size the SDK's uploadFile sends whole (the service then stores its
+      // Content-MD5); larger, blocks of 4 MiB, four at a time.
+      if (size <= SINGLE_PUT_MAX_BYTES) await client.upload(open, size, options);
+      else await client.uploadStream(open(), UPLOAD_BLOCK_BYTES, 4, options);
+    } finally {
+      for (const stream of opened) stream.destroy();
+    }
+    return;
   }
+  await client.uploadData(typeof content === 'function' ? await content() : content, options);
 }
 
 /**
@@ -259,24 +288,36 @@ export async function deleteItem(clients: StorageClients, ref: ItemRef): Promise
   }
 }
 
-/** A file or bytes to upload as a blob: the blob's full name, and a file's path or the bytes. */
+/** A file or bytes to upload as a blob: the blob's full name, and what to read ({@link UploadContent}). */
 export interface UploadItem {
   readonly blob: string;
-  readonly content: string | Uint8Array;
+  readonly content: UploadContent;
   /** True when no blob of that name may be replaced (one made since the user was asked is not). */
   readonly onlyIfNew?: boolean;
 }
 
 /**
  * Uploads several blobs into one container ({@link uploadBlob} each), four at a time, reporting
- * progress per blob. Stops at the first failure or at an abort (options.signal), which it throws.
+ * progress per blob, going on past a blob that fails. Content read by a function is read as its
+ * upload begins: at most four in memory at once.
+ * @returns how many were uploaded, and each failure with the blob's name and its error's first line
+ * @throws the abort's reason when options.signal aborts (what was uploaded before stays)
  */
-export async function uploadBlobs(clients: StorageClients, container: string, items: readonly UploadItem[], options: DataOptions = {}): Promise<void> {
+export async function uploadBlobs(clients: StorageClients, container: string, items: readonly UploadItem[], options: DataOptions = {}): Promise<{ uploaded: number; failures: { blob: string; message: string }[] }> {
   const progress = tracker(options, items.length);
+  let uploaded = 0;
+  const failures: { blob: string; message: string }[] = [];
   await pool(items, { signal: options.signal, concurrency: 4 }, async (item) => {
-    await uploadBlob(clients, container, item.blob, item.content, options.signal, item.onlyIfNew === true);
+    try {
+      await uploadBlob(clients, container, item.blob, item.content, options.signal, item.onlyIfNew === true);
+      uploaded++;
+    } catch (err) {
+      if (options.signal?.aborted === true) throw err;
+      failures.push({ blob: item.blob, message: messageOf(err) });
+    }
     progress.step(item.blob);
   });
+  return { uploaded, failures };
 }
 
 /** Which of `names` exist as blobs in `container`, in the order given. */

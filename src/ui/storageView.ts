@@ -23,7 +23,7 @@ import { blobMtime, editorFor } from '../core/blobEditor';
 import { blobTooltipMarkdown } from '../core/storageTooltip';
 import type { ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
-import type { BlobInfo, EntityInfo, ItemRef, MessageInfo, StorageClients, StorageEndpoints } from '../data/index';
+import type { BlobInfo, EntityInfo, ItemRef, MessageInfo, StorageClients, StorageEndpoints, UploadContent } from '../data/index';
 import { dataLayer, type DataLayer } from './dataLayer';
 import type { DataTarget } from './dataTarget';
 import { notify } from './notify';
@@ -427,7 +427,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     return this.uploadAll(node.account, place, files.map((f) => ({ name: path.basename(f), content: f })), args.skipConfirmation === true);
   }
 
-  private async uploadAll(account: string, place: { container: string; prefix: string }, files: readonly { name: string; content: string | Uint8Array }[], skipConfirmation: boolean): Promise<string[]> {
+  private async uploadAll(account: string, place: { container: string; prefix: string }, files: readonly { name: string; content: UploadContent }[], skipConfirmation: boolean): Promise<string[]> {
     const data = this.data();
     try {
       const clients = this.clients(account);
@@ -450,9 +450,15 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
         // Replaced only where the user said so: a blob that another client makes meanwhile stays.
         items = named.map((f) => ({ ...f, onlyIfNew: !existing.includes(f.blob) }));
       }
-      await withDelayedProgress(`Uploading to ${place.container}`, true, (o) => data.uploadBlobs(clients, place.container, items, o));
+      const { failures } = await withDelayedProgress(`Uploading to ${place.container}`, true, (o) => data.uploadBlobs(clients, place.container, items, o));
       this.refreshListing(`${account}/blob/${place.container}`);
-      return named.map((f) => f.blob);
+      if (failures.length > 0) {
+        const shown = failures.slice(0, 5).map((f) => `${f.blob}: ${f.message}`);
+        if (failures.length > 5) shown.push(`… and ${failures.length - 5} more`);
+        void notify('error', `Azurite: ${named.length - failures.length} of ${named.length} files uploaded to ${place.container}; not uploaded: ${shown.join('; ')}.`);
+      }
+      const failed = new Set(failures.map((f) => f.blob));
+      return named.map((f) => f.blob).filter((b) => !failed.has(b));
     } catch (err) {
       this.refreshListing(`${account}/blob/${place.container}`);
       if ((err as Error).name !== 'AbortError') void notify('error', `Azurite: upload to ${place.container} failed: ${errorText(err)}`);
@@ -467,7 +473,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       void notify('info', 'Azurite: drop files onto a blob container or folder of the Storage view to upload them.');
       return;
     }
-    const files: { name: string; content: string | Uint8Array }[] = [];
+    const files: { name: string; content: UploadContent }[] = [];
     try {
       const uriList = await transfer.get('text/uri-list')?.asString();
       if (uriList !== undefined && uriList.trim() !== '') {
@@ -478,12 +484,11 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
           files.push(...await (uri.scheme === 'file' ? filesUnder(uri.fsPath, name) : filesUnderUri(uri, name)));
         }
       } else {
-        const pending: Promise<void>[] = [];
         transfer.forEach((item) => {
           const file = item.asFile();
-          if (file !== undefined) pending.push(Promise.resolve(file.data()).then((bytes) => { files.push({ name: file.name, content: bytes }); }));
+          // Read as its upload begins (four at a time), not all at once before the first.
+          if (file !== undefined) files.push({ name: file.name, content: async () => file.data() });
         });
-        await Promise.all(pending);
       }
     } catch (err) {
       void notify('error', `Azurite: the dropped files could not be read, nothing was uploaded: ${errorText(err)}`);
@@ -882,10 +887,11 @@ async function filesUnder(file: string, name: string): Promise<{ name: string; c
  * through VS Code's file system: the file itself, or every file under a folder (symbolic links
  * inside it are skipped, as {@link filesUnder} does), with names relative to the dropped item.
  */
-async function filesUnderUri(uri: vscode.Uri, name: string): Promise<{ name: string; content: Uint8Array }[]> {
+async function filesUnderUri(uri: vscode.Uri, name: string): Promise<{ name: string; content: UploadContent }[]> {
   const stat = await vscode.workspace.fs.stat(uri);
-  if ((stat.type & vscode.FileType.Directory) === 0) return [{ name, content: await vscode.workspace.fs.readFile(uri) }];
-  const out: { name: string; content: Uint8Array }[] = [];
+  // Read as its upload begins (four at a time): a large folder is never all in memory.
+  if ((stat.type & vscode.FileType.Directory) === 0) return [{ name, content: () => Promise.resolve(vscode.workspace.fs.readFile(uri)) }];
+  const out: { name: string; content: UploadContent }[] = [];
   for (const [child, type] of await vscode.workspace.fs.readDirectory(uri)) {
     if (type === vscode.FileType.File || type === vscode.FileType.Directory) out.push(...await filesUnderUri(vscode.Uri.joinPath(uri, child), `${name}/${child}`));
   }

@@ -17,6 +17,7 @@ import { ContainerSASPermissions } from '@azure/storage-blob';
 import { exportSnapshot } from '../../../src/data/snapshot';
 import type { Emulator } from '../../../src/emulator/emulator';
 import type { ServiceKind } from '../../../src/core/services';
+import { describeRestError } from '../../../src/core/restErrors';
 
 function dataClients(emulator: Emulator): StorageClients {
   const addresses: Partial<Record<ServiceKind, ReturnType<Emulator['clientAddress']>>> = {};
@@ -110,6 +111,60 @@ describe('Storage view data (real engine, real SDKs)', function () {
     assert.equal(await blobExists(data, 'uploads', 'raw'), false);
     await deleteItem(data, { kind: 'container', name: 'uploads' });
     assert.deepEqual((await listContainers(data)).items, []);
+  });
+
+  it('uploads several blobs past one that fails, naming it; reads content given as a function at most four at a time', async () => {
+    const emulator = await running();
+    const container = sdkClients(emulator).blob().getContainerClient('many');
+    await container.create();
+    await container.getBlockBlobClient('b').upload('made by a client', 16);
+    const data = dataClients(emulator);
+    let reading = 0;
+    let most = 0;
+    const lazy = (text: string) => async (): Promise<Uint8Array> => {
+      most = Math.max(most, ++reading);
+      await new Promise((resolve) => setImmediate(resolve));
+      reading--;
+      return Buffer.from(text);
+    };
+    const items = [
+      { blob: 'a', content: lazy('a') }, { blob: 'b', content: lazy('b'), onlyIfNew: true },
+      ...Array.from({ length: 10 }, (_, i) => ({ blob: `n${i}`, content: lazy(`n${i}`) })),
+    ];
+    const result = await uploadBlobs(data, 'many', items);
+    assert.equal(result.uploaded, 11);
+    assert.deepEqual(result.failures.map((f) => f.blob), ['b']);
+    assert.match(result.failures[0]!.message, /already exists/i);
+    assert.equal((await readBlob(data, 'many', 'b')).content.toString(), 'made by a client', 'not replaced');
+    assert.equal((await readBlob(data, 'many', 'n9')).content.toString(), 'n9');
+    assert.ok(most <= 4, `${most} read at once`);
+  });
+
+  it('a cancelled file upload leaves the file closed', async () => {
+    const emulator = await running();
+    await sdkClients(emulator).blob().getContainerClient('cancelled').create();
+    const dir = tempDir('upload-cancel-');
+    const file = path.join(dir, 'big.bin');
+    fs.writeFileSync(file, Buffer.alloc(64 * 1024 * 1024, 7));
+    const openInDir = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try { return path.dirname(fs.readlinkSync(`/proc/self/fd/${fd}`)) === dir; } catch { return false; }
+    });
+    const abort = new AbortController();
+    const uploading = uploadBlob(dataClients(emulator), 'cancelled', 'big.bin', file, abort.signal);
+    await pollUntil('the file open for reading', () => openInDir().length > 0);
+    abort.abort();
+    await assert.rejects(uploading, (err: Error) => err.name === 'AbortError');
+    await pollUntil('the file closed', () => openInDir().length === 0);
+  });
+
+  it('says what a HEAD request\'s error was, though its answer has no body (a wrong account key)', async () => {
+    const emulator = await running();
+    await sdkClients(emulator).blob().getContainerClient('head').create();
+    const wrongKey = storageClients({ ...emulatorEndpoints({ blob: emulator.clientAddress('blob') }), accountKey: Buffer.from('not the key').toString('base64') });
+    const err = await statBlob(wrongKey, 'head', 'x').then(() => undefined, (e: unknown) => e);
+    assert.equal((err as { statusCode?: number }).statusCode, 403);
+    assert.equal((err as Error).message, '', 'the premise: the SDK has no message for it');
+    assert.equal(describeRestError(err), 'AuthorizationFailure: Forbidden');
   });
 
   it('peeks messages without dequeuing, and deletes one message receiving only the ones ahead of it, which are visible again at once', async () => {
@@ -250,7 +305,9 @@ describe('Storage view data (real engine, real SDKs)', function () {
     const file = path.join(tempDir('upload-'), 'local.txt');
     fs.writeFileSync(file, 'from the user');
     for (const content of [Buffer.from('from the user'), file]) {
-      await assert.rejects(uploadBlobs(clients, 'new-only', [{ blob: 'made-meanwhile.txt', content, onlyIfNew: true }]), (err: { statusCode?: number }) => err.statusCode === 409);
+      const { uploaded, failures } = await uploadBlobs(clients, 'new-only', [{ blob: 'made-meanwhile.txt', content, onlyIfNew: true }]);
+      assert.equal(uploaded, 0);
+      assert.match(failures[0]?.message ?? '', /already exists/i);
       assert.equal((await container.getBlobClient('made-meanwhile.txt').downloadToBuffer()).toString(), 'by another client');
     }
     await uploadBlobs(clients, 'new-only', [{ blob: 'fresh.txt', content: file, onlyIfNew: true }]);
