@@ -3,6 +3,7 @@
  * uses to choose between VS Code's text editor, its image preview (`imagePreview.previewEditor`)
  * and the hex editor. Pure; no vscode.
  */
+import { lookup as mimeLookup } from 'mime-types';
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-javascript|ecmascript|x-sh|x-yaml|yaml|toml|sql|graphql|x-ndjson|ld\+json)|.*\+(json|xml)$)/i;
 const IMAGE_TYPES = /^image\/(png|jpe?g|gif|webp|bmp|x-icon|vnd\.microsoft\.icon|svg\+xml|avif)$/i;
@@ -12,12 +13,15 @@ const IMAGE_EXTENSIONS = /\.(png|jpe?g|gif|webp|bmp|ico|svg|avif|jfif|pjpeg|pjp)
  * types as something else: `.ts`, `.mts` as `video/mp2t`, `.cjs` as `application/node`, `.php`,
  * `.pl`, `.pm`, `.tex`, `.srt`, `.bat`, `.dart` as `application/x-…` or `application/vnd.…`.
  */
-const SOURCE_EXTENSIONS = /\.(ts|mts|cts|cjs|php|pl|pm|tex|srt|bat|dart)$/i;
+const SOURCE_EXTENSIONS = /\.(ts|mts|cts|cjs|php|pl|pm|tex|srt|bat|dart|pem|key|csr|rtf)$/i;
+/** Binary files `mime-types` does not know (databases, packages, media): the hex editor. */
+const BINARY_EXTENSIONS = /\.(bin|dat|db|sqlite3?|mdb|exe|dll|so|dylib|zip|gz|tgz|7z|rar|pdf|parquet|avro|orc|wasm|mp[34]|wav|ogg|mov|woff2?|ttf|otf|tiff?)$/i;
 
 /**
  * Which editor suits a blob: `image` (VS Code's image preview), `text`, or `binary`. By Content-Type
  * first; for no type or `application/octet-stream` (what the Blob service stores when none is
- * given) by the name's extension, which is what VS Code itself goes by. A source file whose
+ * given) by the name's extension, which is what VS Code itself goes by: the type `mime-types` gives
+ * it when it knows it, text when it does not (source files), binary for none or a known binary one. A source file whose
  * extension `mime-types` types as something else ({@link SOURCE_EXTENSIONS}: a `.ts` uploaded as
  * `video/mp2t`) is text; if its content is binary after all, VS Code's text editor says so.
  * @param name the blob name
@@ -28,7 +32,11 @@ export function editorFor(name: string, contentType: string | undefined): 'image
   if (IMAGE_TYPES.test(type) || (IMAGE_EXTENSIONS.test(name) && (type === '' || type === 'application/octet-stream'))) return 'image';
   if (TEXT_TYPES.test(type) || SOURCE_EXTENSIONS.test(name)) return 'text';
   if (type === '' || type === 'application/octet-stream') {
-    return /\.[A-Za-z0-9]{1,10}$/.test(name) && !/\.(bin|dat|exe|dll|so|zip|gz|tgz|7z|rar|pdf|parquet|avro|wasm|mp[34]|wav|ogg|mov|woff2?|ttf|otf|tiff?)$/i.test(name) ? 'text' : 'binary';
+    if (!/\.[A-Za-z0-9]{1,10}$/.test(name) || BINARY_EXTENSIONS.test(name)) return 'binary';
+    // An extension `mime-types` knows decides (a .docx, .xlsx, .jar or .tar is binary, a .csv text);
+    // one it does not know is most likely source (.py, .go, .cs, .tf).
+    const known = mimeLookup(name);
+    return known === false || TEXT_TYPES.test(known) ? 'text' : 'binary';
   }
   return 'binary';
 }
