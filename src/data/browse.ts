@@ -9,6 +9,7 @@ import * as fsp from 'node:fs/promises';
 import { lookup as mimeLookup } from 'mime-types';
 import type { TableEntityResult } from '@azure/data-tables';
 import type { BlobClient } from '@azure/storage-blob';
+import { decodedBase64Text } from '../core/messageText';
 import { unreachableBlobName } from '../core/snapshotFormat';
 import type { StorageClients } from './clients';
 import type { DataOptions } from './snapshot';
@@ -54,6 +55,8 @@ export interface FolderInfo {
 export interface MessageInfo {
   readonly messageId: string;
   readonly text: string;
+  /** What the text says when it is base64 of UTF-8 text (core/messageText.ts), as Azure Functions writes messages. */
+  readonly decodedText?: string;
   readonly insertedOn?: Date | undefined;
   readonly expiresOn?: Date | undefined;
   readonly dequeueCount: number;
@@ -159,7 +162,10 @@ export async function peekMessages(clients: StorageClients, queue: string): Prom
   const [peeked, properties] = await Promise.all([client.peekMessages({ numberOfMessages: PEEK_LIMIT }), client.getProperties()]);
   return {
     approximateCount: properties.approximateMessagesCount ?? peeked.peekedMessageItems.length,
-    messages: peeked.peekedMessageItems.map((m) => ({ messageId: m.messageId, text: m.messageText, insertedOn: m.insertedOn, expiresOn: m.expiresOn, dequeueCount: m.dequeueCount })),
+    messages: peeked.peekedMessageItems.map((m) => {
+      const decodedText = decodedBase64Text(m.messageText);
+      return { messageId: m.messageId, text: m.messageText, ...(decodedText !== undefined ? { decodedText } : {}), insertedOn: m.insertedOn, expiresOn: m.expiresOn, dequeueCount: m.dequeueCount };
+    }),
   };
 }
 

@@ -756,10 +756,12 @@ function treeItem(node: StorageNode): vscode.TreeItem {
       break;
     case 'message': {
       const m = node.info;
-      item = new vscode.TreeItem(m.text.length > 80 ? `${m.text.slice(0, 80)}…` : m.text || '(empty)', C.None);
+      // A base64 message (as Azure Functions writes them) shows what it says, and says it was base64.
+      const shown = m.decodedText ?? m.text;
+      item = new vscode.TreeItem(shown.length > 80 ? `${shown.slice(0, 80)}…` : shown || '(empty)', C.None);
       item.iconPath = new vscode.ThemeIcon('mail');
-      item.description = `${m.insertedOn?.toLocaleString() ?? ''}${m.dequeueCount > 0 ? ` · dequeued ${m.dequeueCount}×` : ''}`;
-      item.tooltip = `Message ${m.messageId}\nInserted ${m.insertedOn?.toISOString() ?? '?'}, expires ${m.expiresOn?.toISOString() ?? '?'}\n\n${m.text.slice(0, 2000)}`;
+      item.description = `${m.decodedText !== undefined ? 'base64 · ' : ''}${m.insertedOn?.toLocaleString() ?? ''}${m.dequeueCount > 0 ? ` · dequeued ${m.dequeueCount}×` : ''}`;
+      item.tooltip = `Message ${m.messageId}\nInserted ${m.insertedOn?.toISOString() ?? '?'}, expires ${m.expiresOn?.toISOString() ?? '?'}${m.decodedText !== undefined ? '\nBase64 of the text below (decoded; the JSON has both)' : ''}\n\n${shown.slice(0, 2000)}`;
       item.command = { command: COMMANDS.storageOpen, title: 'Open', arguments: [node] };
       break;
     }

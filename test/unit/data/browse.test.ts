@@ -167,6 +167,19 @@ describe('Storage view data (real engine, real SDKs)', function () {
     assert.equal(describeRestError(err), 'AuthorizationFailure: Forbidden');
   });
 
+  it('peeks a base64 message (as Azure Functions writes them) with the text it stands for, and a plain one as it is', async () => {
+    const emulator = await running();
+    const queue = sdkClients(emulator).queue().getQueueClient('functions');
+    await queue.create();
+    await queue.sendMessage(Buffer.from('{"orderId":42}').toString('base64'));
+    await queue.sendMessage('plain text');
+    const [encoded, plain] = (await peekMessages(dataClients(emulator), 'functions')).messages;
+    assert.equal(encoded!.text, 'eyJvcmRlcklkIjo0Mn0=');
+    assert.equal(encoded!.decodedText, '{"orderId":42}');
+    assert.equal(plain!.text, 'plain text');
+    assert.equal('decodedText' in plain!, false);
+  });
+
   it('peeks messages without dequeuing, and deletes one message receiving only the ones ahead of it, which are visible again at once', async () => {
     const emulator = await running();
     const queue = sdkClients(emulator).queue().getQueueClient('jobs');
