@@ -331,45 +331,43 @@ describe('multi-root workspace', () => {
     }
   });
 
-  it('a debug session weighs only its own folder\'s local.settings.json: one in the other folder that sets its own storage does not keep AzureWebJobsStorage from it', async () => {
+  /**
+   * With the folders `made` (written by the caller) read as local.settings.json files, data kept in
+   * the first folder and Blob running, runs `check`; then removes them and stops Blob.
+   */
+  async function withBlobAndFiles(made: readonly string[], check: (first: vscode.WorkspaceFolder, second: vscode.WorkspaceFolder) => Promise<void>): Promise<void> {
     const a = await api();
     const [first, second] = vscode.workspace.workspaceFolders! as [vscode.WorkspaceFolder, vscode.WorkspaceFolder];
+    await a.chooseDataFolder(first.uri.fsPath);
+    try {
+      await a.rescanLocalSettings();
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      await check(first, second);
+    } finally {
+      for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+      await vscode.commands.executeCommand('azurite.close');
+      await a.rescanLocalSettings();
+    }
+  }
+
+  it('a debug session weighs only its own folder\'s local.settings.json: one in the other folder that sets its own storage does not keep AzureWebJobsStorage from it', async () => {
+    const second = vscode.workspace.workspaceFolders![1]!;
     const legacy = path.join(second.uri.fsPath, 'legacy');
     fs.mkdirSync(legacy, { recursive: true });
     fs.writeFileSync(path.join(legacy, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=cHJvZA==;EndpointSuffix=core.windows.net' } }));
-    await a.chooseDataFolder(first.uri.fsPath);
-    try {
-      await a.rescanLocalSettings();
-      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
-      const cs = a.emulator.connectionString();
+    await withBlobAndFiles([legacy], async (first) => {
+      const cs = (await api()).emulator.connectionString();
       assert.equal((await envIn(first, 'azurite env probe first')).AzureWebJobsStorage, cs, 'the first folder has no file of its own');
       assert.equal((await envIn(second, 'azurite env probe second')).AzureWebJobsStorage, undefined, 'the second folder\'s file sets its own');
-    } finally {
-      fs.rmSync(legacy, { recursive: true, force: true });
-      await vscode.commands.executeCommand('azurite.close');
-      await a.rescanLocalSettings();
-    }
+    });
   });
 
   it('past 20 local.settings.json files in one folder, a debug session in another folder gets no AzureWebJobsStorage (its own file may be one the search never returned)', async () => {
-    const a = await api();
-    const [first, second] = vscode.workspace.workspaceFolders! as [vscode.WorkspaceFolder, vscode.WorkspaceFolder];
-    const many = path.join(second.uri.fsPath, 'many');
-    for (let i = 0; i <= 20; i++) {
-      const dir = path.join(many, `p${String(i).padStart(2, '0')}`);
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'UseDevelopmentStorage=true' } }));
-    }
-    await a.chooseDataFolder(first.uri.fsPath);
-    try {
-      await a.rescanLocalSettings();
-      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    const second = vscode.workspace.workspaceFolders![1]!;
+    for (let i = 0; i <= 20; i++) functionsApp(second, path.join('many', `p${String(i).padStart(2, '0')}`));
+    await withBlobAndFiles([path.join(second.uri.fsPath, 'many')], async (first) => {
       assert.equal((await envIn(first, 'azurite env probe past the cap')).AzureWebJobsStorage, undefined);
-    } finally {
-      fs.rmSync(many, { recursive: true, force: true });
-      await vscode.commands.executeCommand('azurite.close');
-      await a.rescanLocalSettings();
-    }
+    });
   });
 
   it('asks which folder keeps the data before a Clean; dismissed, nothing is deleted (not the first folder\'s data, as a guess)', async () => {
