@@ -323,6 +323,26 @@ export function printEntity(entity: EntityEntry): string {
   return JSON.stringify(out) + '\n';
 }
 
+/**
+ * An entity as the Storage view shows it: the Table service's JSON as {@link printEntity} writes it
+ * (a value JSON cannot tell apart carries `"<name>@odata.type"`: an Edm.DateTime with all its
+ * digits, an Int64, a Guid, a Binary in base64, a Double NaN), with its Timestamp after the keys.
+ * @param entity as @azure/data-tables lists it with `disableTypeConversion`: `partitionKey`,
+ *   `rowKey`, `timestamp`, `etag`, and each property as `{ value, type }`
+ */
+export function entityDocument(entity: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const properties: Record<string, TypedValue> = {};
+  for (const [name, raw] of Object.entries(entity)) {
+    if (name === 'partitionKey' || name === 'rowKey' || name === 'etag' || name === 'timestamp' || name === 'odata.metadata') continue;
+    if (typeof raw !== 'object' || raw === null || !('value' in raw) || !('type' in raw)) continue;
+    const { value, type } = raw as { value: unknown; type: unknown };
+    if (typeof type === 'string' && (EDM_TYPES as readonly string[]).includes(type)) properties[name] = { value: String(value), type: type as EdmType };
+  }
+  const { PartitionKey, RowKey, ...rest } = JSON.parse(printEntity({ partitionKey: String(entity.partitionKey), rowKey: String(entity.rowKey), properties })) as Record<string, unknown>;
+  const timestamp = entity.timestamp;
+  return { PartitionKey, RowKey, ...(timestamp !== undefined ? { Timestamp: timestamp instanceof Date ? timestamp.toISOString() : String(timestamp) } : {}), ...rest };
+}
+
 /** The bare JSON value that parses back to the same type, or undefined when an annotation is needed. */
 function bareValue(value: string, type: EdmType): string | number | boolean | undefined {
   switch (type) {

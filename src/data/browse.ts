@@ -177,10 +177,15 @@ export async function listTables(clients: StorageClients, continuation?: string,
   return { items, continuation: page.value.continuationToken || undefined };
 }
 
-/** One page of a table's entities, in the service's order (PartitionKey, then RowKey). */
+/**
+ * One page of a table's entities, in the service's order (PartitionKey, then RowKey), each property
+ * as the service typed it: `{ value, type }` with the value as text (the SDK's
+ * `disableTypeConversion`), so that an Edm.DateTime keeps its seven digits of fractions and a
+ * Double NaN stays a Double (core/snapshotFormat.ts `entityDocument` shows them).
+ */
 export async function listEntities(clients: StorageClients, table: string, continuation?: string, pageSize = PAGE_SIZE): Promise<Page<EntityInfo>> {
   const client = service(clients.tableClient(table), 'Table');
-  const page = await client.listEntities<Record<string, unknown>>().byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
+  const page = await client.listEntities<Record<string, unknown>>({ disableTypeConversion: true }).byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
   if (page.done === true) return { items: [] };
   return { items: [...page.value], continuation: page.value.continuationToken || undefined };
 }

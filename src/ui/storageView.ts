@@ -21,6 +21,7 @@ import { formatBytes } from '../core/memory';
 import { describeRestError } from '../core/restErrors';
 import { blobMtime, editorFor } from '../core/blobEditor';
 import { blobTooltipMarkdown } from '../core/storageTooltip';
+import { entityDocument } from '../core/snapshotFormat';
 import type { ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { BlobInfo, EntityInfo, ItemRef, MessageInfo, StorageClients, StorageEndpoints, UploadContent } from '../data/index';
@@ -388,7 +389,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
         }
         listing = this.listings.get(node.id);
       }
-      const entities = (listing?.items ?? []).flatMap((n) => (n.type === 'entity' ? [n.entity] : []));
+      const entities = (listing?.items ?? []).flatMap((n) => (n.type === 'entity' ? [entityDocument(n.entity)] : []));
       const uri = this.items.putJson(`/${node.account}/${node.name}.json`, entities);
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
       return;
@@ -694,7 +695,7 @@ class ItemDocuments implements vscode.TextDocumentContentProvider {
   put(node: StorageNode): vscode.Uri {
     const [pathPart, json] = node.type === 'message'
       ? [`/${node.account}/${node.queue}/${node.info.messageId}.json`, itemJson(node.info)]
-      : node.type === 'entity' ? [`/${node.account}/${node.table}/${encodeURIComponent(node.entity.partitionKey ?? '')}/${encodeURIComponent(node.entity.rowKey ?? '')}.json`, itemJson(node.entity)]
+      : node.type === 'entity' ? [`/${node.account}/${node.table}/${encodeURIComponent(node.entity.partitionKey ?? '')}/${encodeURIComponent(node.entity.rowKey ?? '')}.json`, itemJson(entityDocument(node.entity))]
         : ['/unknown.json', '{}'];
     const uri = vscode.Uri.from({ scheme: ITEM_SCHEME, path: pathPart });
     if (this.docs.size > 500) this.docs.clear();
@@ -775,7 +776,7 @@ function treeItem(node: StorageNode): vscode.TreeItem {
       item.iconPath = new vscode.ThemeIcon('symbol-object');
       const props = Object.keys(e).filter((k) => !['partitionKey', 'rowKey', 'etag', 'timestamp'].includes(k) && !k.endsWith('@odata.type'));
       item.description = props.slice(0, 4).map((k) => `${k}: ${propertyText(e[k])}`).join(', ');
-      item.tooltip = itemJson(e).slice(0, 2000);
+      item.tooltip = itemJson(entityDocument(e)).slice(0, 2000);
       item.command = { command: COMMANDS.storageOpen, title: 'Open', arguments: [node] };
       break;
     }
@@ -900,26 +901,16 @@ async function filesUnderUri(uri: vscode.Uri, name: string): Promise<{ name: str
   return out;
 }
 
-/**
- * An item as indented JSON. The Tables SDK hands some entity properties over in forms JSON.stringify
- * refuses or garbles; they are written as Azure's own JSON writes them: an Edm.Int64 (a bigint) as
- * its decimal string, an Edm.Binary (a Uint8Array) as base64, an Edm.Guid (`{ value, type: 'Guid' }`)
- * as its string.
- */
+/** An item as indented JSON: a message (its dates in ISO 8601), or an entity as core/snapshotFormat.ts `entityDocument` gives it. */
 function itemJson(value: unknown): string {
-  // The value as it is in its holder: a Buffer (a Uint8Array) reaches a replacer already turned
-  // into `{ type: 'Buffer', data }` by its toJSON.
-  return JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
-    const raw = this[key];
-    return typeof raw === 'bigint' || raw instanceof Uint8Array || isTypedValue(raw) ? propertyText(raw) : v;
-  }, 2);
+  return JSON.stringify(value, null, 2);
 }
 
 /** The Edm type names the Tables SDK puts in a `{ value, type }` property. */
 const EDM_TYPES: ReadonlySet<string> = new Set(['Binary', 'Boolean', 'DateTime', 'Double', 'Guid', 'Int32', 'Int64', 'String']);
 
 /**
- * The Tables SDK's form of a property it does not map to a JavaScript type (an Edm.Guid):
+ * The Tables SDK's form of a property as the view lists it (`disableTypeConversion`):
  * `{ value, type }` and nothing else, `type` an Edm type name. Not an entity that has properties
  * named `value` and `type` of its own.
  */
@@ -929,7 +920,7 @@ function isTypedValue(v: unknown): v is { value: unknown; type: string } {
   return keys.length === 2 && 'value' in v && EDM_TYPES.has(String((v as { type?: unknown }).type));
 }
 
-/** An entity property as short text: as {@link itemJson} writes it, a DateTime as ISO 8601 (UTC). */
+/** An entity property as short text: a typed value's text as the service keeps it (a DateTime with all its digits). */
 function propertyText(v: unknown): string {
   if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
   if (v instanceof Date) return v.toISOString();

@@ -103,6 +103,8 @@ describe('Storage view', () => {
       id: { value: 'c9da6455-213d-42c9-9a79-3e9149a57833', type: 'Guid' }, avatar: new Uint8Array([1, 2, 3]),
       // Properties of its own named like the SDK's { value, type }: the entity stays an entity.
       type: 'order', value: 42,
+      // .NET's seven digits of fractions (a JavaScript Date keeps three), and a Double JSON has no number for.
+      seen: { value: '2024-01-02T03:04:05.1234567Z', type: 'DateTime' }, score: { value: 'NaN', type: 'Double' },
     });
     const blobId = `${ACCOUNT}/blob/docs/notes/today.md`;
     await waitFor('the blob in the tree', async () => find(await a.storageTree(), blobId));
@@ -141,11 +143,16 @@ describe('Storage view', () => {
     assert.equal((JSON.parse(entity.getText()) as { id: string }).id, 'c9da6455-213d-42c9-9a79-3e9149a57833');
     assert.equal((JSON.parse(entity.getText()) as { avatar: string }).avatar, 'AQID');
     assert.deepEqual([(JSON.parse(entity.getText()) as { type: string }).type, (JSON.parse(entity.getText()) as { value: number }).value], ['order', 42]);
+    // The Table service's JSON: what JSON cannot tell apart says its type, and keeps every digit.
+    const document = JSON.parse(entity.getText()) as Record<string, unknown>;
+    assert.deepEqual([document.seen, document['seen@odata.type'], document.score, document['score@odata.type'], document['born@odata.type']],
+      ['2024-01-02T03:04:05.1234567Z', 'Edm.DateTime', 'NaN', 'Edm.Double', 'Edm.Int64']);
+    assert.deepEqual(Object.keys(document).slice(0, 3), ['PartitionKey', 'RowKey', 'Timestamp']);
     assert.equal(find(await a.storageTree(), `${ACCOUNT}/table/people/p\u00001`)?.description,
       'name: Ada, born: 9007199254740993, id: c9da6455-213d-42c9-9a79-3e9149a57833, avatar: AQID');
     await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(`${ACCOUNT}/table/people`));
     const page = await waitFor('the table\'s page as JSON', () => (vscode.window.activeTextEditor?.document.uri.path.endsWith('/people.json') ? vscode.window.activeTextEditor.document : undefined));
-    assert.deepEqual((JSON.parse(page.getText()) as { rowKey: string }[]).map((e) => e.rowKey), ['1']);
+    assert.deepEqual((JSON.parse(page.getText()) as { RowKey: string }[]).map((e) => e.RowKey), ['1']);
 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-view-'));
     try {

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import {
+  entityDocument,
   blobFiles, parseBlobEntries, parseContainerEntry, parseEntities, parseMessages, parseQueueEntry, printBlobEntries, printContainerEntry, printEntities,
   printMessages, SnapshotFormatError, type BlobEntry, type EntityEntry,
 } from '../../../src/core/snapshotFormat';
@@ -138,5 +139,22 @@ describe('Snapshot format (pure)', () => {
     assert.deepEqual(parseContainerEntry('blob/c.container.json', bom + '{"publicAccess":"container"}'), { publicAccess: 'container' });
     assert.deepEqual(parseQueueEntry('queue/q.queue.json', bom + '{"metadata":{"a":"1"}}'), { metadata: { a: '1' } });
     assert.deepEqual(parseMessages('queue/q.jsonl', bom + '{"text":"first"}\n{"text":"second"}\n'), [{ text: 'first' }, { text: 'second' }]);
+  });
+
+  it('shows an entity as the Table service\'s JSON: keys, Timestamp, then properties, a type where JSON cannot tell it, every digit kept', () => {
+    const listed = {
+      partitionKey: 'p', rowKey: 'r', etag: 'W/"x"', timestamp: '2024-05-06T07:08:09.1234567Z',
+      name: { value: 'Ada', type: 'String' }, n: { value: '42', type: 'Int32' }, ratio: { value: '0.5', type: 'Double' },
+      seen: { value: '2024-01-02T03:04:05.1234567Z', type: 'DateTime' }, big: { value: '9007199254740993', type: 'Int64' },
+      score: { value: 'NaN', type: 'Double' }, whole: { value: '2', type: 'Double' },
+    };
+    const doc = entityDocument(listed);
+    assert.deepEqual(Object.keys(doc).slice(0, 3), ['PartitionKey', 'RowKey', 'Timestamp']);
+    assert.deepEqual(doc, {
+      PartitionKey: 'p', RowKey: 'r', Timestamp: '2024-05-06T07:08:09.1234567Z',
+      'big@odata.type': 'Edm.Int64', big: '9007199254740993', n: 42, name: 'Ada', ratio: 0.5,
+      'score@odata.type': 'Edm.Double', score: 'NaN', 'seen@odata.type': 'Edm.DateTime', seen: '2024-01-02T03:04:05.1234567Z',
+      'whole@odata.type': 'Edm.Double', whole: 2,
+    });
   });
 });
