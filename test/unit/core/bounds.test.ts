@@ -8,7 +8,7 @@ import { formatBound, LIFECYCLE_BOUNDS, StepTimeout, withBound } from '../../../
 describe('core/bounds', () => {
   it('has a bound for every step, none shorter than 5 s (slow machines, large saves)', () => {
     const values = Object.values(LIFECYCLE_BOUNDS);
-    assert.equal(values.length, 8);
+    assert.equal(values.length, 9);
     assert.ok(values.every((ms) => ms >= 5_000), JSON.stringify(LIFECYCLE_BOUNDS));
     assert.ok(LIFECYCLE_BOUNDS.stopMs >= LIFECYCLE_BOUNDS.listenWithDataMs, 'a save may take longer than a load');
   });
