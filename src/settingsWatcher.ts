@@ -35,10 +35,11 @@ export class SettingsWatcher implements vscode.Disposable {
   /**
    * Services a restart for a settings change stopped and then could not start because of a setting
    * (a port taken: `azurite.blobPort`; a folder not writable: `azurite.location`), with that
-   * setting's key and its value then: a change of that very setting starts them again, as the
-   * restart would have. Forgotten once the service runs, and when a start is refused while attached.
+   * setting's key and the options the start used: a change of what that failure is about starts
+   * them again, as the restart would have ({@link failureFixed}). Forgotten once the service runs,
+   * and when a start is refused while attached.
    */
-  private readonly failedRestarts = new Map<ServiceKind, { readonly setting: string; readonly value: string }>();
+  private readonly failedRestarts = new Map<ServiceKind, { readonly setting: string; readonly startedWith: EmulatorOptions }>();
 
   /**
    * @param reload re-reads the settings into the emulator and redraws; resolves to live-apply problems
@@ -131,13 +132,13 @@ export class SettingsWatcher implements vscode.Disposable {
    * the service stopped, is remembered ({@link failedRestarts}); a start refused while the window is
    * attached to another Azurite is not retried and says nothing (the attach stopped the service).
    */
-  private afterRestart(kind: ServiceKind, outcome: Outcome): void {
+  private afterRestart(kind: ServiceKind, outcome: Outcome, startedWith: EmulatorOptions): void {
     if (!outcome.ok && outcome.setting === ATTACH_SETTING) {
       this.failedRestarts.delete(kind);
       return;
     }
     if (!outcome.ok && outcome.setting !== undefined && this.emulator.status(kind).status === 'closed' && !this.emulator.shuttingDown) {
-      this.failedRestarts.set(kind, { setting: outcome.setting, value: settingValue(outcome.setting) });
+      this.failedRestarts.set(kind, { setting: outcome.setting, startedWith });
     }
     // showOutcome leaves out a start refused because the extension is shutting down.
     showOutcome(outcome, this.deps);
@@ -150,7 +151,8 @@ export class SettingsWatcher implements vscode.Disposable {
    * does. Other settings changing start nothing.
    */
   private retryFailedRestarts(): void {
-    const due = [...this.failedRestarts].filter(([k, failed]) => settingValue(failed.setting) !== failed.value
+    const options = this.emulator.options;
+    const due = [...this.failedRestarts].filter(([k, failed]) => failureFixed(k, failed.setting, failed.startedWith, options)
       && this.emulator.status(k).status === 'closed' && this.emulator.settingErrors(k).length === 0).map(([k]) => k);
     if (due.length === 0) return;
     for (const k of due) this.failedRestarts.delete(k);
@@ -161,11 +163,12 @@ export class SettingsWatcher implements vscode.Disposable {
       const still = due.filter((k) => this.emulator.status(k).status === 'closed');
       if (still.length === 0 || !(await this.deps.prepareStart())) return;
       await this.dataIdle();
+      const startedWith = this.emulator.options;
       const outcomes = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `Starting Azurite ${still.map(serviceName).join(', ')}` },
         () => Promise.all(still.map((k) => this.emulator.start(k))),
       );
-      outcomes.forEach((o, i) => this.afterRestart(still[i]!, o));
+      outcomes.forEach((o, i) => this.afterRestart(still[i]!, o, startedWith));
     }).catch((err: unknown) => void notify('error', `Azurite: a start for a settings change failed: ${(err as Error).message}`));
   }
 
@@ -187,12 +190,13 @@ export class SettingsWatcher implements vscode.Disposable {
       await this.dataIdle();
       const due = this.emulator.servicesNeedingRestart().filter((k) => kinds.includes(k));
       if (due.length === 0) return;
+      const startedWith = this.emulator.options;
       const restarting = Promise.all(due.map((k) => this.emulator.restart(k)));
       await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `Restarting Azurite ${due.map(serviceName).join(', ')}` },
         async () => {
           const outcomes = await restarting;
-          outcomes.forEach((o, i) => this.afterRestart(due[i]!, o));
+          outcomes.forEach((o, i) => this.afterRestart(due[i]!, o, startedWith));
         },
       );
       // One link that fails (the folder question's state not written, say) must not leave the chain
@@ -205,7 +209,18 @@ export class SettingsWatcher implements vscode.Disposable {
   }
 }
 
-/** A setting's value now (`azurite.blobPort` …), as JSON: what tells that the user changed it. */
-function settingValue(key: string): string {
-  return JSON.stringify(vscode.workspace.getConfiguration().get(key)) ?? 'undefined';
+/**
+ * True when what a failed start's setting is about has changed since the start: the service's host
+ * and port for `azurite.<kind>Port` or `<kind>Host`; the data folder or the memory mode for
+ * `azurite.location`; the certificate, key or password (Secret Storage included) for `azurite.cert`,
+ * `key` and `pwd`; any option `kind` starts with for another setting.
+ * @param startedWith the options the failed start used; @param now the options in force
+ */
+function failureFixed(kind: ServiceKind, setting: string, startedWith: EmulatorOptions, now: EmulatorOptions): boolean {
+  const differs = (pick: (o: EmulatorOptions) => unknown): boolean => JSON.stringify(pick(startedWith)) !== JSON.stringify(pick(now));
+  const key = setting.replace(/^azurite\./, '');
+  if (key === `${kind}Port` || key === `${kind}Host`) return differs((o) => o.services[kind]);
+  if (key === 'location') return differs((o) => [o.location, o.inMemoryPersistence]);
+  if (key === 'cert' || key === 'key' || key === 'pwd') return differs((o) => o.https);
+  return needsRestart(kind, startedWith, now);
 }
