@@ -104,7 +104,9 @@ export function exposureNotice(kind: ServiceKind, host: string, port: number): s
  * @param ownAddresses this machine's addresses (from os.networkInterfaces())
  */
 export function reachesListener(host: string, listenHost: string, ownAddresses: readonly string[]): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  const h = ipv4Mapped(host.replace(/^\[|\]$/g, '').toLowerCase());
+  // A client connecting to 0.0.0.0 or :: reaches this machine (Linux, macOS): Azurite prints such URLs.
+  if (isWildcardHost(h)) return !(listenHost === '0.0.0.0' && h.includes(':')) || isWildcardHost(listenHost) || isLoopbackHost(listenHost);
   if (!isWildcardHost(listenHost)) return hostsOverlap(h, listenHost);
   const ipv4Only = listenHost === '0.0.0.0';
   if (isLoopbackHost(h)) return !ipv4Only || !h.includes(':') || h.startsWith('::ffff:');
@@ -112,3 +114,10 @@ export function reachesListener(host: string, listenHost: string, ownAddresses: 
   return own.includes(h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h);
 }
 
+/** `::ffff:7f00:1`, as the URL parser writes `[::ffff:127.0.0.1]`, as `::ffff:127.0.0.1`; any other host as it is. */
+function ipv4Mapped(host: string): string {
+  const m = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
+  if (m === null) return host;
+  const [hi, lo] = [parseInt(m[1]!, 16), parseInt(m[2]!, 16)];
+  return `::ffff:${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}

@@ -56,5 +56,10 @@ describe('core/hosts', () => {
       [true, true, true, false, false, false, false]);
     // '::': IPv6 and IPv4 alike.
     assert.deepEqual(['[::1]', '127.0.0.1', 'fe80::1', '192.168.1.5', '10.0.0.7'].map((h) => reaches(h, '::')), [true, true, true, true, false]);
+    // A wildcard in the URL (Azurite prints http://0.0.0.0:10000) connects to this machine; so does an
+    // IPv4-mapped loopback, however the URL parser writes it.
+    assert.deepEqual([['0.0.0.0', '0.0.0.0'], ['0.0.0.0', '127.0.0.1'], ['[::]', '::'], ['[::ffff:7f00:1]', '127.0.0.1'], ['[::ffff:7f00:1]', '0.0.0.0']].map(([h, l]) => reaches(h!, l!)),
+      [true, true, true, true, true]);
+    assert.equal(reaches(new URL('http://[::ffff:127.0.0.1]:10000').hostname, '127.0.0.1'), true);
   });
 });
