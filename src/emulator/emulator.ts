@@ -209,6 +209,7 @@ export class Emulator {
         this.log.info(`${serviceName(kind)}: a client asked for API version ${asked}, newer than the newest this engine knows; serving it as ${servedAs} (azurite.apiVersionCheck: acceptNewer).`)),
       this.host.onDidExit((exit) => this.engineLost(exit)),
       this.host.onDidRefuse((r) => void this.reclaimAfterRefusal(r.category === 'queue' ? 'queue' : 'blob')),
+      this.host.onDidChangeData(() => { this.dataVersion++; }),
     );
     this.settings = settings;
     const services = {} as Record<ServiceKind, ServiceManager>;
@@ -668,7 +669,7 @@ export class Emulator {
     const busy: ServiceKind[] = [];
     for (const kind of EXTENT_SERVICE_KINDS) {
       try {
-        freed += await this.services[kind].reclaim();
+        freed += await this.oneReclaimAtATime(() => this.services[kind].reclaim());
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EBUSY') throw err;
         busy.push(kind);
@@ -687,20 +688,35 @@ export class Emulator {
    * never throws.
    */
   private async reclaimAfterRefusal(kind: ServiceKind): Promise<void> {
-    if (this.autoReclaim.running || this.disposed || performance.now() - this.autoReclaim.endedAt < AUTO_RECLAIM_INTERVAL_MS) return;
-    this.autoReclaim.running = true;
+    const last = this.autoReclaim;
+    // Nothing written or deleted since the last one: another sweep would free nothing.
+    if (last.running || this.disposed || last.atVersion === this.dataVersion || performance.now() - last.endedAt < AUTO_RECLAIM_INTERVAL_MS) return;
+    this.autoReclaim = { running: true, endedAt: last.endedAt, atVersion: this.dataVersion };
     try {
       let freed = 0;
-      for (const k of EXTENT_SERVICE_KINDS) freed += await this.services[k].reclaim(this.bounds.autoReclaimSpareMs).catch(() => 0);
+      // The refusing service first: the other's wait for a pause must not delay it.
+      for (const k of [kind, ...EXTENT_SERVICE_KINDS.filter((e) => e !== kind)]) {
+        freed += await this.oneReclaimAtATime(() => this.services[k].reclaim(this.bounds.autoReclaimSpareMs)).catch(() => 0);
+      }
       await this.host.refreshMemory().catch(() => undefined);
       if (freed > 0) this.log.info(`${serviceName(kind)}: a write was refused at azurite.extentMemoryLimit; freed ${formatBytes(freed)} of deleted blob and queue content (written over ${formatBound(this.bounds.autoReclaimSpareMs)} ago) for the next writes.`);
     } finally {
-      this.autoReclaim = { running: false, endedAt: performance.now() };
+      this.autoReclaim = { ...this.autoReclaim, running: false, endedAt: performance.now() };
     }
   }
 
-  /** The reclaim after a refused write: under way, and when the last one ended (performance.now(), ms). */
-  private autoReclaim = { running: false, endedAt: -Infinity };
+  /** The reclaim after a refused write: under way, when the last one ended (performance.now(), ms), and the data it saw. */
+  private autoReclaim = { running: false, endedAt: -Infinity, atVersion: -1 };
+  /** Counts the engine's data-change events: a reclaim with none since the last one is skipped. */
+  private dataVersion = 0;
+  private reclaims: Promise<unknown> = Promise.resolve();
+
+  /** Runs one service's reclaim after any under way (Reclaim Memory's and the automatic ones never overlap). */
+  private oneReclaimAtATime<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.reclaims.then(run, run);
+    this.reclaims = next.catch(() => undefined);
+    return next;
+  }
 
   /**
    * Sets the extra accounts the engine serves besides the development account (Azurite's
