@@ -5,7 +5,7 @@
  */
 import { lookup as mimeLookup } from 'mime-types';
 
-const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-javascript|ecmascript|x-sh|x-yaml|yaml|toml|sql|graphql|x-ndjson|ld\+json)|.*\+(json|xml)$)/i;
+const TEXT_TYPES = /^(text\/|message\/|application\/(json|xml|javascript|x-javascript|ecmascript|x-sh|x-yaml|yaml|toml|sql|graphql|x-ndjson|ld\+json)|.*\+(json|xml)$)/i;
 const IMAGE_TYPES = /^image\/(png|jpe?g|gif|webp|bmp|x-icon|vnd\.microsoft\.icon|svg\+xml|avif)$/i;
 const IMAGE_EXTENSIONS = /\.(png|jpe?g|gif|webp|bmp|ico|svg|avif|jfif|pjpeg|pjp)$/i;
 /**
@@ -13,7 +13,7 @@ const IMAGE_EXTENSIONS = /\.(png|jpe?g|gif|webp|bmp|ico|svg|avif|jfif|pjpeg|pjp)
  * types as something else: `.ts`, `.mts` as `video/mp2t`, `.cjs` as `application/node`, `.php`,
  * `.pl`, `.pm`, `.tex`, `.srt`, `.bat`, `.dart` as `application/x-…` or `application/vnd.…`.
  */
-const SOURCE_EXTENSIONS = /\.(ts|mts|cts|cjs|php|pl|pm|tex|srt|bat|dart|pem|key|csr|rtf)$/i;
+const SOURCE_EXTENSIONS = /\.(ts|mts|cts|cjs|php|pl|pm|tex|srt|bat|dart|pem|key|csr|crt|cer|pub|asc|rtf|m3u8?)$/i;
 /** Binary files `mime-types` does not know (databases, packages, media): the hex editor. */
 const BINARY_EXTENSIONS = /\.(bin|dat|db|sqlite3?|mdb|exe|dll|so|dylib|zip|gz|tgz|7z|rar|pdf|parquet|avro|orc|wasm|mp[34]|wav|ogg|mov|woff2?|ttf|otf|tiff?)$/i;
 

@@ -327,6 +327,8 @@ export function printEntity(entity: EntityEntry): string {
  * An entity as the Storage view shows it: the Table service's JSON as {@link printEntity} writes it
  * (a value JSON cannot tell apart carries `"<name>@odata.type"`: an Edm.DateTime with all its
  * digits, an Int64, a Guid, a Binary in base64, a Double NaN), with its Timestamp after the keys.
+ * A whole-number Double the service sent without an annotation (azurite writes `2.0` so) reaches
+ * the SDK as an Int32, and shows as one.
  * @param entity as @azure/data-tables lists it with `disableTypeConversion`: `partitionKey`,
  *   `rowKey`, `timestamp`, `etag`, and each property as `{ value, type }`
  */
@@ -339,8 +341,10 @@ export function entityDocument(entity: Readonly<Record<string, unknown>>): Recor
     if (typeof type === 'string' && (EDM_TYPES as readonly string[]).includes(type)) properties[name] = { value: String(value), type: type as EdmType };
   }
   const { PartitionKey, RowKey, ...rest } = JSON.parse(printEntity({ partitionKey: String(entity.partitionKey), rowKey: String(entity.rowKey), properties })) as Record<string, unknown>;
-  const timestamp = entity.timestamp;
-  return { PartitionKey, RowKey, ...(timestamp !== undefined ? { Timestamp: timestamp instanceof Date ? timestamp.toISOString() : String(timestamp) } : {}), ...rest };
+  // A string as the SDK lists it; `{ value, type }` had the service annotated it; a Date from a caller.
+  const t = entity.timestamp;
+  const timestamp = t instanceof Date ? t.toISOString() : typeof t === 'object' && t !== null && 'value' in t ? String((t as { value: unknown }).value) : t === undefined ? undefined : String(t);
+  return { PartitionKey, RowKey, ...(timestamp !== undefined ? { Timestamp: timestamp } : {}), ...rest };
 }
 
 /** The bare JSON value that parses back to the same type, or undefined when an annotation is needed. */

@@ -310,9 +310,10 @@ export interface UploadItem {
 /**
  * Uploads several blobs into one container ({@link uploadBlob} each), four at a time, reporting
  * progress per blob, going on past a blob that fails. Content read by a function is read as its
- * upload begins: at most four in memory at once.
+ * upload begins: at most four in memory at once. An error every later upload would meet too (the
+ * service gone, the container gone, the key refused) ends them all at once.
  * @returns how many were uploaded, and each failure with the blob's name and its error's first line
- * @throws the abort's reason when options.signal aborts (what was uploaded before stays)
+ * @throws the abort's reason when options.signal aborts, or that error (what was uploaded before stays)
  */
 export async function uploadBlobs(clients: StorageClients, container: string, items: readonly UploadItem[], options: DataOptions = {}): Promise<{ uploaded: number; failures: { blob: string; message: string }[] }> {
   const progress = tracker(options, items.length);
@@ -323,12 +324,24 @@ export async function uploadBlobs(clients: StorageClients, container: string, it
       await uploadBlob(clients, container, item.blob, item.content, options.signal, item.onlyIfNew === true);
       uploaded++;
     } catch (err) {
-      if (options.signal?.aborted === true) throw err;
+      if (options.signal?.aborted === true || failsEveryUpload(err)) throw err;
       failures.push({ blob: item.blob, message: messageOf(err) });
     }
     progress.step(item.blob);
   });
   return { uploaded, failures };
+}
+
+/**
+ * True for an error every later upload would meet too, which ends the uploads at once: the service
+ * gone (connection refused or reset), the container gone (404 ContainerNotFound), or the account's
+ * key refused (403).
+ */
+function failsEveryUpload(err: unknown): boolean {
+  const e = err as { code?: unknown; statusCode?: unknown; details?: { errorCode?: unknown } } | undefined;
+  if (e?.code === 'ECONNREFUSED' || e?.code === 'ECONNRESET') return true;
+  if (e?.statusCode === 403) return true;
+  return e?.statusCode === 404 && (e.code === 'ContainerNotFound' || e.details?.errorCode === 'ContainerNotFound');
 }
 
 /** Which of `names` exist as blobs in `container`, in the order given. */

@@ -28,7 +28,7 @@ describe('core/blobEditor', () => {
 
   it('with no type, opens office files, archives and databases in the hex editor, and source, data and key files as text', () => {
     for (const name of ['report.docx', 'sheet.xlsx', 'lib.jar', 'backup.tar', 'app.db', 'cache.sqlite']) assert.equal(editorFor(name, 'application/octet-stream'), 'binary', name);
-    for (const name of ['data.csv', 'README.md', 'main.py', 'main.go', 'Program.cs', 'main.tf', 'tls.pem', 'tls.key', 'app.log', 'config.ini']) assert.equal(editorFor(name, 'application/octet-stream'), 'text', name);
+    for (const name of ['data.csv', 'README.md', 'main.py', 'main.go', 'Program.cs', 'main.tf', 'tls.pem', 'tls.key', 'tls.crt', 'ca.cer', 'id_ed25519.pub', 'sig.asc', 'mail.eml', 'list.m3u8', 'app.log', 'config.ini']) assert.equal(editorFor(name, 'application/octet-stream'), 'text', name);
   });
 
   it('opens source files as text with the type an upload gives them (mime-types types .ts as video/mp2t)', () => {
