@@ -6,7 +6,7 @@
  * need the restart: after Later (or while it is open), other changes do not ask it again. A restart
  * first asks what a start asks (NotifyDeps.prepareStart: a multi-root workspace's data folder), and
  * waits for a Reset, Import or Export under way to end. A service a restart stopped and could not
- * start again (a port taken) starts once a setting it starts with changes again. Pattern:
+ * start again (a port taken) starts once what its failure named changes (the port, set by hand). Pattern:
  * rust-analyzer's config.ts restart-required keys.
  */
 import * as vscode from 'vscode';
@@ -146,9 +146,9 @@ export class SettingsWatcher implements vscode.Disposable {
 
   /**
    * Starts again, in the restart queue, the services a restart for a settings change left stopped
-   * (its start failed because of a setting) once that setting has changed since, and no setting
-   * error stops them: the port set by hand after a conflict brings the service back, as "Use Port N"
-   * does. Other settings changing start nothing.
+   * (its start failed because of a setting) once what that failure is about has changed since
+   * ({@link failureFixed}), and no setting error stops them: the port set by hand after a conflict
+   * brings the service back, as "Use Port N" does. Other settings changing start nothing.
    */
   private retryFailedRestarts(): void {
     const options = this.emulator.options;

@@ -683,8 +683,9 @@ export class Emulator {
   /**
    * After a write refused at the memory limit: frees the content of deleted blobs and messages
    * written over a minute ago (LifecycleBounds autoReclaimSpareMs), which azurite's timed GC would
-   * keep for up to 10 minutes, so that a client's retry can fit. One at a time, and at most one
-   * every {@link AUTO_RECLAIM_INTERVAL_MS} while refusals go on. Logged when it freed something;
+   * keep for up to 10 minutes, so that a client's retry can fit: the refusing service first. One at
+   * a time (never beside Reclaim Memory), at most one every {@link AUTO_RECLAIM_INTERVAL_MS} while
+   * refusals go on, and none when no data changed since the last. Logged when it freed something;
    * never throws.
    */
   private async reclaimAfterRefusal(kind: ServiceKind): Promise<void> {
