@@ -330,6 +330,26 @@ describe('Live settings, port conflicts and terminals', () => {
     }
   });
 
+  it('a service a settings restart could not start again (its folder not writable) starts once memory mode is turned on instead', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: false });
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    try {
+      await vscode.workspace.getConfiguration('azurite').update('location', '/proc/forbidden/x', vscode.ConfigurationTarget.Workspace);
+      await waitFor('the restart to fail on the folder', () => {
+        const st = a.emulator.status('blob');
+        return (st.status === 'closed' && st.error?.startsWith('azurite.location resolves to "/proc/forbidden/x"')) || undefined;
+      }, 20_000);
+      await a.settled();
+      // Fixed another way than the setting the failure named: memory mode needs no folder.
+      await configure({ inMemoryPersistence: true });
+      await waitFor('Blob running in memory', () => (a.emulator.status('blob').status === 'running' && a.emulator.isRunningInMemory('blob')) || undefined);
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('location', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('azurite.close_blob');
+    }
+  });
+
   it('says whether a taken port is held by another Azurite or another program, and offers a free port', async () => {
     const a = await api();
     const plain = http.createServer((_req, res) => res.end('not azurite'));
