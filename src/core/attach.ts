@@ -121,6 +121,11 @@ function endpointWithAccount(raw: string, accountName: string): string | { error
   return `${url.protocol}//${url.host}${pathPart === '' && !productStyle ? `/${accountName}` : pathPart}`;
 }
 
+/** The port an endpoint URL is reached at: its own, else the protocol's (443 for https, 80 for http). */
+export function endpointPort(url: URL): number {
+  return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
 function parseUrl(raw: string): URL | undefined {
   try {
     return new URL(raw);

@@ -105,8 +105,9 @@ export function exposureNotice(kind: ServiceKind, host: string, port: number): s
  */
 export function reachesListener(host: string, listenHost: string, ownAddresses: readonly string[]): boolean {
   const h = ipv4Mapped(host.replace(/^\[|\]$/g, '').toLowerCase());
-  // A client connecting to 0.0.0.0 or :: reaches this machine (Linux, macOS): Azurite prints such URLs.
-  if (isWildcardHost(h)) return !(listenHost === '0.0.0.0' && h.includes(':')) || isWildcardHost(listenHost) || isLoopbackHost(listenHost);
+  // A client connecting to 0.0.0.0 or :: reaches this machine (Linux, macOS), whatever address the
+  // listener has: Azurite prints such URLs. Taken as ours, so an attach there is refused.
+  if (isWildcardHost(h)) return true;
   if (!isWildcardHost(listenHost)) return hostsOverlap(h, listenHost);
   const ipv4Only = listenHost === '0.0.0.0';
   if (isLoopbackHost(h)) return !ipv4Only || !h.includes(':') || h.startsWith('::ffff:');

@@ -16,6 +16,7 @@
  */
 import * as path from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { endpointPort } from './attach';
 
 /** The account `UseDevelopmentStorage=true` means, and the one our connection string names. */
 const DEVELOPMENT_ACCOUNT = 'devstoreaccount1';
@@ -119,7 +120,7 @@ export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[])
     } catch {
       continue;
     }
-    const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    const port = endpointPort(url);
     if (own.some((o) => o.port === port && sameHost(o.host, url.hostname))) return true;
   }
   return false;

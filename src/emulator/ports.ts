@@ -143,7 +143,6 @@ export async function waitForPort(host: string, port: number, timeoutMs: number,
     signal?.throwIfAborted();
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`nothing answers on ${target}:${port} after ${timeoutMs} ms`);
-    signal?.throwIfAborted();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, 50);
       signal?.addEventListener('abort', done, { once: true });

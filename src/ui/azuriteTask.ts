@@ -22,7 +22,7 @@ import { isServiceKind, SERVICE_KINDS, serviceName, type ServiceKind } from '../
 import type { Emulator } from '../emulator/emulator';
 import type { NotifyDeps } from './notify';
 import type { Outcome } from '../core/outcome';
-import type { AttachTarget } from '../core/attach';
+import { endpointPort, type AttachTarget } from '../core/attach';
 
 /** The task type (package.json `taskDefinitions`). */
 export const AZURITE_TASK_TYPE = 'azurite';
@@ -244,9 +244,8 @@ class StartTerminal implements vscode.Pseudoterminal {
         return;
       }
       const url = new URL(endpoint);
-      const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
       try {
-        await waitForPort(url.hostname, port, PROBE_TIMEOUT_MS, this.ended.signal);
+        await waitForPort(url.hostname, endpointPort(url), PROBE_TIMEOUT_MS, this.ended.signal);
         this.line(`${serviceName(kind)}: answering at ${endpoint}`);
       } catch (err) {
         failed = true;

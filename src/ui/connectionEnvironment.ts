@@ -42,8 +42,6 @@ export class ConnectionEnvironment implements vscode.Disposable {
    * counted as a file that could not be read, so that nothing is injected over what is not seen.
    */
   private unsearched: string | undefined = 'the search for them has not ended';
-  /** Set when the search found more files than it reads: a folder's own may be among those not found. */
-  private capped = false;
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly disposables: vscode.Disposable[] = [];
   private scanning: Promise<void> = Promise.resolve();
@@ -112,7 +110,6 @@ export class ConnectionEnvironment implements vscode.Disposable {
       if (generation !== this.generation) return; // a newer scan owns the result
       this.unsearched = undefined;
       this.files = found;
-      this.capped = found.some((f) => typeof f.text !== 'string' && f.text.error.startsWith('not read: '));
       for (const f of this.classified()) {
         if (f.use.kind === 'unknown') this.log.error(`${f.label}: could not read Values.AzureWebJobsStorage (${f.use.reason}); AzureWebJobsStorage is not injected over it.`);
         else if (f.storageUse?.kind === 'unknown') this.log.error(`${f.label}: could not read Values.${STORAGE_VARIABLE} (${f.storageUse.reason}); ${STORAGE_VARIABLE} is not injected over it.`);
@@ -145,8 +142,10 @@ export class ConnectionEnvironment implements vscode.Disposable {
       .map((f) => typeof f.text === 'string'
         ? { label: f.label, use: classifyLocalSettings(f.text, own), storageUse: classifyLocalSettings(f.text, own, STORAGE_VARIABLE) }
         : { label: f.label, use: { kind: 'unknown', reason: f.text.error }, storageUse: { kind: 'unknown', reason: f.text.error } });
-    // Past the cap the search stopped early: this folder's own file may be one it never returned.
-    if (folder !== undefined && this.capped && !files.some((f) => f.use.kind === 'unknown')) {
+    // Past the cap (a file stands for those not read) the search stopped early: this folder's own
+    // file may be one it never returned.
+    const capped = this.files.some((f) => typeof f.text !== 'string' && f.text.error.startsWith('not read: '));
+    if (folder !== undefined && capped && !files.some((f) => f.use.kind === 'unknown')) {
       const use = { kind: 'unknown', reason: `not read: the workspace has more than ${MAX_LOCAL_SETTINGS_FILES} local.settings.json files, and only the first ${MAX_LOCAL_SETTINGS_FILES} are read` } as const;
       files.push({ label: `the local.settings.json files of ${folder.name}`, use, storageUse: use });
     }

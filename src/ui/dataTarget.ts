@@ -6,7 +6,7 @@
  */
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { ATTACH_SETTING, parseAttach, type AttachTarget } from '../core/attach';
+import { ATTACH_SETTING, endpointPort, parseAttach, type AttachTarget } from '../core/attach';
 import { OPEN_SETTINGS } from '../core/commandIds';
 import { DEV_ACCOUNT, endpointUrl, type StorageAccount } from '../core/connectionString';
 import { failure } from '../core/outcome';
@@ -142,8 +142,7 @@ export class DataTarget implements vscode.Disposable {
       const named = parsed[kind];
       if (own === undefined || named === undefined) continue;
       const url = new URL(named);
-      const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-      if (port === own.port && reachesListener(url.hostname, own.host, Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)))) {
+      if (endpointPort(url) === own.port && reachesListener(url.hostname, own.host, Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)))) {
         return { error: `${ATTACH_SETTING} names ${url.host}, where this window's own ${serviceName(kind)} service runs: attaching would stop it and leave nothing there. Clear ${ATTACH_SETTING} to go on with the local emulator, or stop the local services first and set it again.` };
       }
     }
