@@ -231,9 +231,12 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   private async listed(parent: StorageNode): Promise<StorageNode[]> {
     let listing = this.listings.get(parent.id);
     if (listing === undefined || listing.stale) {
-      // As many as were shown or asked for (up to MAX_SHOWN), in requests of at most maxPageSize.
+      // As many as were shown or asked for (up to MAX_SHOWN), in requests of at most maxPageSize. A
+      // listing that was complete asks for a page more: items added at its end show, as they would
+      // have without the reload, rather than behind a "Load more…".
       const wanted = (): number => Math.min(MAX_SHOWN, Math.max(PAGE_SIZE, this.wanted.get(parent.id) ?? 0));
-      const want = listing === undefined ? wanted() : Math.max(wanted(), Math.min(MAX_SHOWN, countShown(listing)));
+      const shown = listing === undefined ? 0 : countShown(listing) + (listing.continuation === undefined ? PAGE_SIZE : 0);
+      const want = Math.max(wanted(), Math.min(MAX_SHOWN, shown));
       const seen = this.invalidations;
       const items: StorageNode[] = [];
       const ids = new Set<string>();
