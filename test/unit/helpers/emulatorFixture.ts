@@ -22,9 +22,21 @@ export class MemoryLog implements EmulatorLog {
   of(kind: string): string[] { return this.lines.filter((l) => l.kind === kind).map((l) => l.line); }
 }
 
-/** A fresh temp folder, removed by the returned function. */
+const madeDirs: string[] = [];
+
+/**
+ * A fresh folder under the OS temp folder, named `<prefix>XXXXXX`. It is removed with its content when
+ * the test process exits (a test may remove it before), so runs leave nothing in the temp folder.
+ */
 export function tempDir(prefix = 'emu-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (madeDirs.length === 0) {
+    process.once('exit', () => {
+      for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+    });
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
 }
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
