@@ -27,6 +27,7 @@ import { DebugEnvironment } from './ui/debugEnvironment';
 import { FunctionsStorage } from './ui/functionsStorage';
 import { AzuriteTaskProvider } from './ui/azuriteTask';
 import { SnapshotCommands, type SnapshotCommandArgs } from './ui/snapshotCommands';
+import type { InterruptedImport } from './ui/importJournal';
 import { DataTarget } from './ui/dataTarget';
 import { Accounts } from './ui/accounts';
 import { accountKeySecret } from './core/accounts';
@@ -94,6 +95,13 @@ export interface TestingApi extends ExtensionApi {
   dataIdle(): Promise<void>;
   /** How many Reset, Import and Export operations are under way or waiting for one before them. */
   dataOperations(): number;
+  /**
+   * Looks once more for Imports that did not finish (after the look at activation has ended) and
+   * reports them as activation does; resolves to those found (the notifications' buttons unanswered).
+   */
+  interruptedImports(): Promise<InterruptedImport[]>;
+  /** The storage folder whose `imports/` holds the journals of Imports (src/ui/importJournal.ts). */
+  importsStorage(): string;
   /** The engine's V8 code cache: what happened to it on load (undefined before) and its file. */
   engineCodeCache(): { state: CodeCacheState | undefined; file: string | undefined };
   /** Runs what "Bind to 127.0.0.1" on the exposure notification runs. */
@@ -228,7 +236,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   const locationNotice = new LocationNotice(() => locationContext(context.globalStorageUri.fsPath, dataFolder()), deps);
   registerCommands(context, deps);
   // Test data: export, import, reset, and azurite.seed loaded at each start (through dist/data.js, loaded on first use).
-  const snapshots = new SnapshotCommands({ emulator, target, extensionPath: context.extensionPath, log, dataFolder });
+  const snapshots = new SnapshotCommands({ emulator, target, extensionPath: context.extensionPath, log, dataFolder, storagePath: (context.storageUri ?? context.globalStorageUri).fsPath });
   emulator.setAfterStart((kind, inMemory) => snapshots.seedAfterStart(kind, inMemory));
   const argsOf = (a: unknown): SnapshotCommandArgs => (typeof a === 'object' && a !== null ? a as SnapshotCommandArgs : {});
   context.subscriptions.push(
@@ -262,6 +270,10 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     emulator.onDidLoseEngine((loss) => void notify('error', loss.message)),
   );
   const autoStarted = autoStart(emulator, deps, (line) => log.info(line));
+  // An Import that this workspace's last window did not finish (it closed or reloaded under it).
+  const stopLooking = new AbortController();
+  context.subscriptions.push({ dispose: () => stopLooking.abort() });
+  const interruptedImports = snapshots.reportInterruptedImports(undefined, stopLooking.signal);
   // The extension's code cache holds what activation compiled: written once the warm-up has settled
   // (the extension host is idle then; the engine loads in its own process), or at once without it.
   void (warmedUp ?? Promise.resolve()).then(() => codeCache?.save());
@@ -290,6 +302,8 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     settled: async () => { await autoStarted; await watcher.settled(); },
     dataIdle,
     dataOperations: () => snapshots.operations,
+    interruptedImports: async () => { await interruptedImports; return snapshots.reportInterruptedImports(0); },
+    importsStorage: () => (context.storageUri ?? context.globalStorageUri).fsPath,
     bindToLoopback: (kind) => bindToLoopback(kind, deps, dataIdle),
     usePort: (kind, port) => usePortNow(kind, port, deps),
     raiseLimitTo: (mb) => writeLimit(mb),

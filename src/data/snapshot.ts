@@ -89,6 +89,14 @@ export interface ImportOptions extends DataOptions {
    * stops before it changes anything when more exist by the time it runs. Undefined: replace what exists.
    */
   readonly confirmed?: AccountNames;
+  /**
+   * Called once the copy of what the import replaces is made, before its first change (the first
+   * delete): until then an import that ends, however it ends, has changed nothing. The import waits
+   * for it; a rejection stops the import before it changes anything.
+   * @param backup the folder holding that copy, a snapshot folder (docs/SNAPSHOT.md); empty when
+   *   nothing is replaced
+   */
+  readonly changing?: (backup: string) => Promise<void>;
 }
 
 /** Export options: {@link DataOptions}, and which items to export (default all). */
@@ -769,6 +777,7 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
     // A cancel during the backup's last steps (which finish whatever the signal says) ends the
     // import here, before anything has changed.
     options.signal?.throwIfAborted();
+    await options.changing?.(backupDir);
     const made: AccountNames = { containers: [], queues: [], tables: [] };
     try {
       await deleteNames(clients, conflicts, options.signal);

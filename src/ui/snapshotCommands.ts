@@ -24,6 +24,7 @@ import { notify, OPEN_FILE, openFileAt } from './notify';
 import { withDelayedProgress } from './progress';
 import type { DataTarget } from './dataTarget';
 import { describeRestError } from '../core/restErrors';
+import { beginImport, takeInterruptedImports, INTERRUPTED_COPY_KEEP_MS, type InterruptedImport } from './importJournal';
 
 /** Arguments the commands accept (all optional). */
 export interface SnapshotCommandArgs {
@@ -42,6 +43,11 @@ export interface SnapshotDeps {
   readonly log: { info(line: string): void; error(line: string): void };
   /** The folder chosen for data in a multi-root workspace, if any (relative paths are taken from it). */
   readonly dataFolder: () => string | undefined;
+  /**
+   * Where Imports keep their journal and the copy of what they replace (src/ui/importJournal.ts):
+   * the workspace's storage folder, or the global one in a window without a folder.
+   */
+  readonly storagePath: string;
 }
 
 /**
@@ -235,7 +241,13 @@ export class SnapshotCommands {
       }
       // What the user was asked about is all it may replace (a client may make more meanwhile).
       const confirmed = args.skipConfirmation !== true ? { confirmed: conflicts } : {};
-      const counts = await withDelayedProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, os.tmpdir(), { ...options, ...confirmed, reclaim: this.reclaim() }));
+      // A journal lets the next window say so if this one closes before the Import ends.
+      const inMemory = this.deps.target.isLocal() && kinds.every((k) => this.deps.emulator.isRunningInMemory(k));
+      const run = await beginImport(this.deps.storagePath, { folder, where: this.where(kinds), inMemory });
+      const counts = await withDelayedProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, run.scratch, { ...options, ...confirmed, reclaim: this.reclaim(), changing: run.changing }))
+        // A journal that cannot be removed (a virus scanner holding it, say) does not fail the Import:
+        // the next window then reports it as unfinished, which an Import Again settles.
+        .finally(() => run.end().catch((err: unknown) => this.deps.log.error(`The Import's journal in ${run.scratch} could not be removed: ${(err as Error).message}`)));
       // Parts of the snapshot for services that do not run were not read: say so, not nothing.
       const skipped = SERVICE_KINDS.filter((k) => !kinds.includes(k) && hasEntries(path.join(folder, k)));
       const why = this.deps.target.attached() !== undefined ? 'azurite.attach gives no endpoint for it' : 'the service is not running';
@@ -307,6 +319,46 @@ export class SnapshotCommands {
     }
   }
 
+  /**
+   * Says, in one notification each, which Imports did not finish because their window closed or
+   * reloaded under them (src/ui/importJournal.ts), offering to import the snapshot again and to show
+   * the copy of what each replaced. Imports that an other window (a process still running) runs
+   * are looked at again every 2 s for up to `waitMs`. Never rejects.
+   * @param waitMs how long to wait for the process of an Import under way to end (ms; default 20 s:
+   *   a reload's old extension host ends within it)
+   * @param signal ends the looking (the extension deactivates)
+   * @returns the interrupted Imports found (each is found once)
+   */
+  async reportInterruptedImports(waitMs = 20_000, signal?: AbortSignal): Promise<InterruptedImport[]> {
+    const found: InterruptedImport[] = [];
+    const deadline = Date.now() + waitMs;
+    while (signal?.aborted !== true) {
+      const { interrupted, running } = await takeInterruptedImports(this.deps.storagePath);
+      for (const i of interrupted) {
+        found.push(i);
+        void this.showInterrupted(i);
+      }
+      if (running === 0 || Date.now() >= deadline) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2000);
+        signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+      });
+    }
+    return found;
+  }
+
+  private async showInterrupted({ journal, copy }: InterruptedImport): Promise<void> {
+    const when = new Date(journal.startedAt).toLocaleString();
+    const days = Math.round(INTERRUPTED_COPY_KEEP_MS / 86_400_000);
+    const message = `The Import of ${journal.folder} into ${journal.where}, begun ${when}, did not finish: its window closed or reloaded. `
+      + 'Part of the snapshot may be loaded and items it replaces may be missing: import it again to finish it'
+      + (copy !== undefined ? `, or restore the items it replaced from their copy in ${copy} (a snapshot folder, kept ${days} days).` : '.');
+    this.deps.log.info(message);
+    const choice = await notify('warning', message, IMPORT_AGAIN, ...(copy !== undefined ? [RESTORE_REPLACED] : []));
+    if (choice === IMPORT_AGAIN) await this.importSnapshot({ folder: journal.folder });
+    else if (choice === RESTORE_REPLACED && copy !== undefined) await this.importSnapshot({ folder: copy });
+  }
+
   /** A failure for a data error: a snapshot file's problem keeps its file and line; others their message. */
   private dataFailure(what: string, folder: string, err: unknown): Outcome {
     if (err instanceof Error && err.name === 'AbortError') return CANCELLED;
@@ -347,6 +399,10 @@ export class SnapshotCommands {
     return picked?.[0]?.fsPath;
   }
 }
+
+/** The actions of an interrupted Import's notification. */
+export const IMPORT_AGAIN = 'Import Again';
+export const RESTORE_REPLACED = 'Restore Replaced Items';
 
 /** True when `dir` is a folder with something in it. */
 function hasEntries(dir: string): boolean {

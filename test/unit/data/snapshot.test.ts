@@ -348,6 +348,30 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.equal(await uploads.getBlobClient('app.txt').exists(), false);
   });
 
+  it('an import says when it is about to change data: after the copy of what it replaces is made, before anything is deleted', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const c = sdkClients(emulator);
+    await c.blob().getContainerClient('kept').create();
+    await c.blob().getContainerClient('kept').getBlockBlobClient('before.txt').uploadData(Buffer.from('before'));
+    const snap = tempDir('changing-');
+    fs.mkdirSync(path.join(snap, 'blob', 'kept'), { recursive: true });
+    fs.writeFileSync(path.join(snap, 'blob', 'kept', 'after.txt'), 'after');
+    const seen: { backup: string; copy: string; stillThere: boolean }[] = [];
+    await importSnapshot(dataClients(emulator), await readSnapshot(snap), tempDir('scratch-'), {
+      changing: async (backup) => {
+        seen.push({ backup, copy: fs.readFileSync(path.join(backup, 'blob', 'kept', 'before.txt'), 'utf8'), stillThere: await c.blob().getContainerClient('kept').getBlobClient('before.txt').exists() });
+      },
+    });
+    assert.equal(seen.length, 1);
+    assert.deepEqual({ copy: seen[0]!.copy, stillThere: seen[0]!.stillThere }, { copy: 'before', stillThere: true });
+    assert.equal(fs.existsSync(seen[0]!.backup), false, 'the copy is removed once the import ends');
+    assert.equal(await c.blob().getContainerClient('kept').getBlobClient('after.txt').exists(), true);
+    // A hook that rejects stops the import before it changes anything.
+    fs.writeFileSync(path.join(snap, 'blob', 'kept', 'after.txt'), 'after, again');
+    await assert.rejects(importSnapshot(dataClients(emulator), await readSnapshot(snap), tempDir('scratch-'), { changing: () => Promise.reject(new Error('no journal')) }), /no journal/);
+    assert.equal((await c.blob().getContainerClient('kept').getBlobClient('after.txt').downloadToBuffer()).toString(), 'after');
+  });
+
   it('an import cancelled half-way rejects with the AbortError (a cancel, not a failure) and leaves the data it found', async () => {
     const emulator = await running();
     const keep = sdkClients(emulator).blob().getContainerClient('keep');
