@@ -131,7 +131,13 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   // Resolves to the string copied, or undefined when the pick was dismissed or the account is unknown.
   reg(COMMANDS.copyConnectionString, async (args) => {
     const attached = deps.attached();
+    const asked = typeof args === 'object' && args !== null ? (args as CopyConnectionStringArgs).account : undefined;
     if (attached !== undefined) {
+      // The attached Azurite's one account is all there is: another one asked for is unknown.
+      if (asked !== undefined && asked !== attached.accountName) {
+        void notify('error', `Azurite: no account ${asked}. This window is attached to the Azurite at ${attached.label} (azurite.attach), whose account is ${attached.accountName}.`);
+        return undefined;
+      }
       const value = attachConnectionString(attached);
       await vscode.env.clipboard.writeText(value);
       void vscode.window.showInformationMessage('Connection string of the attached Azurite (azurite.attach) copied to the clipboard.');
@@ -139,7 +145,6 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     }
     // Right after activation or a change of azurite.accounts, the keys may still be read.
     const accounts = await deps.accounts();
-    const asked = typeof args === 'object' && args !== null ? (args as CopyConnectionStringArgs).account : undefined;
     let account = accounts[0]!;
     if (asked !== undefined) {
       const found = accounts.find((a) => a.name === asked);

@@ -10,7 +10,7 @@ import { COMMANDS, PASSIVE_CONTEXT_KEY } from './core/commandIds';
 import { DATA_FOLDER_KEY, dataFolderQuestionState, ensureDataFolderChosen, locationContext, readExtensionSettings, readSettings, warningThreshold } from './config';
 import { MemoryAlerts, writeLimit } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
-import { notify, recordedNotifications, showOutcome, usePortNow } from './ui/notify';
+import { notify, recordedNotifications, recordedActions, showOutcome, usePortNow } from './ui/notify';
 import { recordedProgress } from './ui/progress';
 import { unfinishedSaveMessage } from './emulator/shutdownMarker';
 import { CODE_CACHE_FOLDER, type CodeCacheState } from './emulator/codeCache';
@@ -75,6 +75,8 @@ export interface TestingApi extends ExtensionApi {
   dataFolderQuestions(): { readonly shown: number; readonly open: boolean };
   /** Notifications shown so far (newest last, at most 1,000). */
   notifications(): string[];
+  /** The actions (buttons) the newest notification shown with exactly `message` offered; undefined when none was shown. */
+  notificationActions(message: string): readonly string[] | undefined;
   /** The titles of the progress notifications shown after a second of work so far (newest last, at most 1,000). */
   progressShown(): string[];
   /** True while the memory usage view is open. */
@@ -292,6 +294,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     terminalVariablesPersist: () => context.environmentVariableCollection.persistent,
     rescanLocalSettings: () => connectionEnv.rescan(),
     notifications: () => recordedNotifications(),
+    notificationActions: (message) => recordedActions(message),
     progressShown: () => recordedProgress(),
     memoryPanelOpen: () => memoryPanel.isOpen,
     memoryPanelHtml: () => memoryPanel.html,

@@ -27,10 +27,18 @@ export const RECORDED_MAX = 1000;
 
 /** The last notifications this extension showed (newest last, at most {@link RECORDED_MAX}): what tests read back. */
 const recorded: string[] = [];
+/** The actions (buttons) each notification in {@link recorded} offered, at the same index. */
+const recordedButtons: (readonly string[])[] = [];
 
 /** Notifications shown so far (copies; for the extension API and tests). */
 export function recordedNotifications(): string[] {
   return [...recorded];
+}
+
+/** The actions offered by the newest notification shown with exactly `message`, or undefined when none was. */
+export function recordedActions(message: string): readonly string[] | undefined {
+  const i = recorded.lastIndexOf(message);
+  return i < 0 ? undefined : recordedButtons[i];
 }
 
 /**
@@ -39,7 +47,8 @@ export function recordedNotifications(): string[] {
  */
 export function notify(level: 'info' | 'warning' | 'error', message: string, ...actions: string[]): Thenable<string | undefined> {
   recorded.push(message);
-  if (recorded.length > RECORDED_MAX) recorded.shift();
+  recordedButtons.push(actions);
+  if (recorded.length > RECORDED_MAX) { recorded.shift(); recordedButtons.shift(); }
   const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   return show(message, ...actions);
 }
@@ -120,8 +129,16 @@ export async function writeSetting(key: string, value: unknown): Promise<boolean
 /** The action that opens the file a failure names. */
 export const OPEN_FILE = 'Open File';
 
-/** Opens `file` in an editor with the cursor at its line. */
+/**
+ * Opens `file` in an editor with the cursor at its line (1-based; 0 for none). Never rejects: a file
+ * that cannot be opened (moved or deleted since) is said in an error notification.
+ */
 export async function openFileAt(file: FileLocation): Promise<void> {
   const line = Math.max(0, file.line - 1);
-  await vscode.window.showTextDocument(vscode.Uri.file(file.path), { selection: new vscode.Range(line, 0, line, 0) });
+  try {
+    await vscode.window.showTextDocument(vscode.Uri.file(file.path), { selection: new vscode.Range(line, 0, line, 0) });
+  } catch (err) {
+    // Moved or deleted since the notification was shown: the click says so rather than nothing.
+    void notify('error', `Azurite: ${file.path} could not be opened: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

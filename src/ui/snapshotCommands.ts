@@ -20,7 +20,7 @@ import type { ClientAddress, StorageAccount } from '../core/connectionString';
 import type { Emulator } from '../emulator/emulator';
 import type { StorageClients } from '../data/index';
 import { dataLayer, type DataLayer } from './dataLayer';
-import { notify, OPEN_FILE, openFileAt } from './notify';
+import { notify, showOutcome } from './notify';
 import { withDelayedProgress } from './progress';
 import type { DataTarget } from './dataTarget';
 import { describeRestError } from '../core/restErrors';
@@ -167,13 +167,13 @@ export class SnapshotCommands {
     if (folder === undefined) return { ok: true };
     if (typeof folder !== 'string') return failure('setting', `azurite.seed: ${folder.fix}`, { setting: 'azurite.seed' });
     if (!fs.existsSync(folder)) return missingSeed(folder);
-    const data = this.data();
-    const clients = this.clients([kind]);
-    if (!inMemory && !(await data.isServiceEmpty(clients, kind))) {
-      this.deps.log.info(`${serviceName(kind)}: seed not loaded, the service holds data (on disk, a seed is loaded only into an empty service).`);
-      return { ok: true };
-    }
     try {
+      const data = this.data();
+      const clients = this.clients([kind]);
+      if (!inMemory && !(await data.isServiceEmpty(clients, kind))) {
+        this.deps.log.info(`${serviceName(kind)}: seed not loaded, the service holds data (on disk, a seed is loaded only into an empty service).`);
+        return { ok: true };
+      }
       const snapshot = await data.readSnapshot(folder, [kind]);
       // The service was empty (a fresh in-memory one, or checked above); a client may have made
       // something since its port opened, which stays. A seed that stops half-way is deleted again.
@@ -181,7 +181,7 @@ export class SnapshotCommands {
       this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${data.describeCounts(counts, [kind])}.`);
       return { ok: true };
     } catch (err) {
-      return this.dataFailure(`The seed was not loaded into ${serviceName(kind)}`, folder, err);
+      return this.dataFailure(`The seed was not loaded into ${serviceName(kind)}`, folder, err, true);
     }
   }
 
@@ -204,8 +204,9 @@ export class SnapshotCommands {
         { modal: true, detail: `Its ${replaced.map((k) => `${k}/`).join(', ')} will be replaced by the data of ${this.where(kinds)}. Other files stay.` }, 'Replace');
       if (choice !== 'Replace') return CANCELLED;
     }
-    const data = this.data();
     try {
+      // Inside: dist/data.js missing or broken (a damaged install) is a failure to show, not a rejection.
+      const data = this.data();
       const counts = await withDelayedProgress('Exporting a snapshot', true, (options) => data.exportSnapshot(this.targetClients(kinds), folder, options));
       void notify('info', `Snapshot exported to ${folder}: ${data.describeCounts(counts, kinds)}.`);
       return { ok: true };
@@ -227,8 +228,8 @@ export class SnapshotCommands {
     // A service may have stopped while the dialog was open.
     const kinds = this.deps.target.kinds().filter((k) => asked.includes(k));
     if (kinds.length === 0) return this.nothingRuns('import');
-    const data = this.data();
     try {
+      const data = this.data();
       const snapshot = await data.readSnapshot(folder, kinds);
       const clients = this.targetClients(kinds);
       const conflicts = await data.importConflicts(clients, snapshot);
@@ -289,15 +290,16 @@ export class SnapshotCommands {
         { modal: true, detail: `Every container, queue and table${this.deps.emulator.accounts().length > 1 ? ' of every account' : ''} is deleted${folder !== undefined ? `, then the seed in ${folder} is loaded` : ''}. The services keep running on their ports.` }, 'Reset');
       if (choice !== 'Reset') return CANCELLED;
     }
-    const data = this.data();
+    // Accounts whose emptying left an item (named whether the Reset then fails or is cancelled).
+    const left: string[] = [];
     try {
+      const data = this.data();
       const seed = folder !== undefined ? await data.readSnapshot(folder, running) : undefined;
       // Every account of the engine is emptied; the seed goes into the development account.
       const others = this.deps.emulator.accounts().slice(1);
       // Only loading the seed can be cancelled (the data layer then deletes it again); emptying cannot.
       const counts = await withDelayedProgress('Resetting', seed !== undefined, async (options) => {
         // An account whose emptying leaves an item does not stop the others; each is named after.
-        const left: string[] = [];
         for (const account of others) {
           await data.resetAccount(this.clients(running, account), undefined, { ...options, reclaim: this.reclaim() })
             .catch((err: unknown) => { left.push(`account ${account.name}: ${err instanceof Error ? err.message : String(err)}`); });
@@ -310,19 +312,20 @@ export class SnapshotCommands {
       return { ok: true };
     } catch (err) {
       if (err instanceof Error && err.name === 'AbortError') {
-        const message = `Reset cancelled while loading the seed: ${running.map(serviceName).join(', ')} ${running.length === 1 ? 'is' : 'are'} empty; the seed in ${folder ?? ''} was not loaded.`;
+        const notEmptied = left.length > 0 ? ` Not emptied: ${left.join('; ')}.` : '';
+        const message = `Reset cancelled while loading the seed: ${running.map(serviceName).join(', ')} ${running.length === 1 ? 'is' : 'are'} empty; the seed in ${folder ?? ''} was not loaded.${notEmptied}`;
         this.deps.log.info(message);
         void notify('info', message);
         return CANCELLED;
       }
-      return this.show(this.dataFailure('Reset failed', folder ?? '', err));
+      return this.show(this.dataFailure('Reset failed', folder ?? '', err, true));
     }
   }
 
   /**
    * Says, in one notification each, which Imports did not finish because their window closed or
-   * reloaded under them (src/ui/importJournal.ts), offering to import the snapshot again and to show
-   * the copy of what each replaced. Imports that an other window (a process still running) runs
+   * reloaded under them (src/ui/importJournal.ts), offering to import the snapshot again and to
+   * restore what each replaced from its copy. Imports that an other window (a process still running) runs
    * are looked at again every 2 s for up to `waitMs`. Never rejects.
    * @param waitMs how long to wait for the process of an Import under way to end (ms; default 20 s:
    *   a reload's old extension host ends within it)
@@ -359,13 +362,16 @@ export class SnapshotCommands {
     else if (choice === RESTORE_REPLACED && copy !== undefined) await this.importSnapshot({ folder: copy });
   }
 
-  /** A failure for a data error: a snapshot file's problem keeps its file and line; others their message. */
-  private dataFailure(what: string, folder: string, err: unknown): Outcome {
+  /**
+   * A failure for a data error: a snapshot file's problem keeps its file and line (and names
+   * `azurite.seed` when `folder` is the seed's); others their message.
+   */
+  private dataFailure(what: string, folder: string, err: unknown, isSeed = false): Outcome {
     if (err instanceof Error && err.name === 'AbortError') return CANCELLED;
     const formatError = err instanceof Error && err.name === 'SnapshotFormatError' ? (err as Error & { file: string; line: number }) : undefined;
     if (formatError !== undefined) {
       const at = path.join(folder, ...formatError.file.split('/'));
-      return failure('data', `${what}: ${at}${formatError.line > 0 ? `:${formatError.line}` : ''}: ${formatError.message.replace(/^[^:]+(:\d+)?: /, '')}`, { setting: 'azurite.seed', file: { path: at, line: formatError.line } });
+      return failure('data', `${what}: ${at}${formatError.line > 0 ? `:${formatError.line}` : ''}: ${formatError.message.replace(/^[^:]+(:\d+)?: /, '')}`, { ...(isSeed ? { setting: 'azurite.seed' } : {}), file: { path: at, line: formatError.line } });
     }
     const message = (err as Error).message ?? String(err);
     // An Azurite that is not ours refuses the SDKs' newest API version unless told not to check it.
@@ -373,13 +379,9 @@ export class SnapshotCommands {
     return failure('data', `${what}: ${describeRestError(err)}${hint}`);
   }
 
-  /** Shows a failure (with "Open File" when it names a file) and returns it. */
+  /** Shows a failure (with "Open File" when it names a file, "Open Settings" when a setting) and returns it. */
   private show(outcome: Outcome): Outcome {
-    if (outcome.ok || outcome.reason === 'cancelled') return outcome;
-    const file = outcome.file;
-    void notify('error', outcome.message, ...(file !== undefined ? [OPEN_FILE] : [])).then(async (choice) => {
-      if (choice === OPEN_FILE && file !== undefined) await openFileAt(file);
-    });
+    showOutcome(outcome);
     return outcome;
   }
 

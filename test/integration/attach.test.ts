@@ -118,6 +118,10 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     const copied = await vscode.commands.executeCommand<string>('azurite.copyConnectionString');
     assert.match(copied, new RegExp(`BlobEndpoint=http://127\\.0\\.0\\.1:${blobPort}/devstoreaccount1`), 'the attached Azurite\'s connection string');
+    // Its one account by name, as a caller naming accounts asks; another account is unknown there.
+    assert.equal(await vscode.commands.executeCommand('azurite.copyConnectionString', { account: 'devstoreaccount1' }), copied);
+    assert.equal(await vscode.commands.executeCommand('azurite.copyConnectionString', { account: 'tenant1' }), undefined);
+    assert.ok(a.notifications().some((n) => n.startsWith('Azurite: no account tenant1. This window is attached to the Azurite at ')), 'says why');
     const endpoints = await vscode.commands.executeCommand<string>('azurite.copyEndpoints');
     assert.equal(endpoints, connectionString.split(';').filter((p) => /Endpoint=http/.test(p)).map((p) => p.split('=')[1]).join('\n'), 'the attached Azurite\'s endpoint URLs');
 

@@ -81,6 +81,7 @@ describe('Test data: seed, reset, export and import', () => {
     assert.equal(refused.reason, 'setting');
     assert.equal(refused.setting, 'azurite.seed');
     assert.match(refused.message!, /which does not exist/);
+    assert.deepEqual(a.notificationActions(refused.message!), ['Open Settings'], 'the notification opens the setting');
     assert.deepEqual(await blobNames(cs, 'fixtures'), ['nested/hello.txt'], 'nothing deleted');
   });
 
@@ -139,7 +140,12 @@ describe('Test data: seed, reset, export and import', () => {
     assert.equal(outcome!.reason, 'data');
     assert.match(outcome!.message!, /^The seed was not loaded into Table: .*Users\.jsonl:2: an entity needs string "PartitionKey" and "RowKey"/);
     await waitFor('the failure notification', () => a.notifications().some((n) => n.includes('Users.jsonl:2')));
+    assert.deepEqual(a.notificationActions(outcome!.message!), ['Open File', 'Open Settings'], 'the seed\'s file, and its setting');
     assert.equal(a.emulator.status('table').status, 'running');
+    // The same file imported as a snapshot: its file, and no azurite.seed (the snapshot is not the seed).
+    const imported = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('azurite.importSnapshot', { folder: seed, skipConfirmation: true });
+    assert.match(imported.message!, /^Import failed: .*Users\.jsonl:2: /);
+    assert.deepEqual(a.notificationActions(imported.message!), ['Open File']);
   });
 
   it('runs Reset, Import and Export one at a time, and a Clean waits for them: each asked for during an Import runs after it', async function () {
