@@ -27,7 +27,7 @@ import { DebugEnvironment } from './ui/debugEnvironment';
 import { FunctionsStorage } from './ui/functionsStorage';
 import { AzuriteTaskProvider } from './ui/azuriteTask';
 import { SnapshotCommands, type SnapshotCommandArgs } from './ui/snapshotCommands';
-import type { InterruptedImport } from './ui/importJournal';
+import type { InterruptedOperation } from './ui/operationJournal';
 import { DataTarget } from './ui/dataTarget';
 import { Accounts } from './ui/accounts';
 import { accountKeySecret } from './core/accounts';
@@ -98,12 +98,12 @@ export interface TestingApi extends ExtensionApi {
   /** How many Reset, Import and Export operations are under way or waiting for one before them. */
   dataOperations(): number;
   /**
-   * Looks once more for Imports that did not finish (after the look at activation has ended) and
-   * reports them as activation does; resolves to those found (the notifications' buttons unanswered).
+   * Looks once more for Imports, Resets and seeds that did not finish (after the look at activation
+   * has ended) and reports them as activation does; resolves to those found (buttons unanswered).
    */
-  interruptedImports(): Promise<InterruptedImport[]>;
-  /** The storage folder whose `imports/` holds the journals of Imports (src/ui/importJournal.ts). */
-  importsStorage(): string;
+  interruptedOperations(): Promise<InterruptedOperation[]>;
+  /** The storage folder whose `data-operations/` holds the journals of data operations (src/ui/operationJournal.ts). */
+  operationsStorage(): string;
   /** The engine's V8 code cache: what happened to it on load (undefined before) and its file. */
   engineCodeCache(): { state: CodeCacheState | undefined; file: string | undefined };
   /** Runs what "Bind to 127.0.0.1" on the exposure notification runs. */
@@ -272,10 +272,10 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     emulator.onDidLoseEngine((loss) => void notify('error', loss.message)),
   );
   const autoStarted = autoStart(emulator, deps, (line) => log.info(line));
-  // An Import that this workspace's last window did not finish (it closed or reloaded under it).
+  // An Import, Reset or seed that this workspace's last window did not finish (it closed or reloaded under it).
   const stopLooking = new AbortController();
   context.subscriptions.push({ dispose: () => stopLooking.abort() });
-  const interruptedImports = snapshots.reportInterruptedImports(undefined, stopLooking.signal);
+  const interruptedAtActivation = snapshots.reportInterrupted(undefined, stopLooking.signal);
   // The extension's code cache holds what activation compiled: written once the warm-up has settled
   // (the extension host is idle then; the engine loads in its own process), or at once without it.
   void (warmedUp ?? Promise.resolve()).then(() => codeCache?.save());
@@ -305,8 +305,8 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     settled: async () => { await autoStarted; await watcher.settled(); },
     dataIdle,
     dataOperations: () => snapshots.operations,
-    interruptedImports: async () => { await interruptedImports; return snapshots.reportInterruptedImports(0); },
-    importsStorage: () => (context.storageUri ?? context.globalStorageUri).fsPath,
+    interruptedOperations: async () => { await interruptedAtActivation; return snapshots.reportInterrupted(0); },
+    operationsStorage: () => (context.storageUri ?? context.globalStorageUri).fsPath,
     bindToLoopback: (kind) => bindToLoopback(kind, deps, dataIdle),
     usePort: (kind, port) => usePortNow(kind, port, deps),
     raiseLimitTo: (mb) => writeLimit(mb),

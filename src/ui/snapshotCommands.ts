@@ -24,7 +24,7 @@ import { notify, showOutcome } from './notify';
 import { withDelayedProgress } from './progress';
 import type { DataTarget } from './dataTarget';
 import { describeRestError } from '../core/restErrors';
-import { beginImport, takeInterruptedImports, INTERRUPTED_COPY_KEEP_MS, type InterruptedImport } from './importJournal';
+import { beginOperation, interruptedMessage, takeInterrupted, type InterruptedOperation, type OperationRun, type OperationStart } from './operationJournal';
 
 /** Arguments the commands accept (all optional). */
 export interface SnapshotCommandArgs {
@@ -44,8 +44,9 @@ export interface SnapshotDeps {
   /** The folder chosen for data in a multi-root workspace, if any (relative paths are taken from it). */
   readonly dataFolder: () => string | undefined;
   /**
-   * Where Imports keep their journal and the copy of what they replace (src/ui/importJournal.ts):
-   * the workspace's storage folder, or the global one in a window without a folder.
+   * Where Import, Reset and the seed keep their journal, and an Import the copy of what it replaces
+   * (src/ui/operationJournal.ts): the workspace's storage folder, or the global one in a window
+   * without a folder.
    */
   readonly storagePath: string;
 }
@@ -143,6 +144,36 @@ export class SnapshotCommands {
     return this.data().storageClients(endpoints);
   }
 
+  /** Whether `kinds` are this window's own services, each kept in memory: their data goes with the window. */
+  private inMemory(kinds: readonly ServiceKind[]): boolean {
+    return this.deps.target.isLocal() && kinds.every((k) => this.deps.emulator.isRunningInMemory(k));
+  }
+
+  /**
+   * Runs `work` with a journal (src/ui/operationJournal.ts) that lets the next window say so if this
+   * one closes or reloads before it ends. The journal is removed when the work ends, unless it
+   * failed while the extension shuts down: the services stopping under it (a window that closes
+   * stops them) make it fail, and it could not undo what it did either. A journal that cannot be
+   * written or removed (a full disk, a virus scanner holding it) is logged and does not fail the
+   * work: `work` then gets no run.
+   */
+  private async journaled<T>(start: OperationStart, work: (run: OperationRun | undefined) => Promise<T>): Promise<T> {
+    const run = await beginOperation(this.deps.storagePath, start).catch((err: unknown) => {
+      this.deps.log.error(`No journal kept for this ${start.operation} (the next window cannot tell if it is cut short): ${(err as Error).message}`);
+      return undefined;
+    });
+    const end = (): Promise<void> | undefined => run?.end().catch((err: unknown) => this.deps.log.error(`The journal in ${run.scratch} could not be removed (the next window reports the ${start.operation} as unfinished): ${(err as Error).message}`));
+    let result: T;
+    try {
+      result = await work(run);
+    } catch (err) {
+      if (!this.deps.emulator.shuttingDown) await end();
+      throw err;
+    }
+    await end();
+    return result;
+  }
+
   /** Frees deleted content at once; only the local engine can (undefined while attached). */
   private reclaim(): (() => Promise<unknown>) | undefined {
     return this.deps.target.isLocal() ? () => this.deps.emulator.reclaimMemory().catch(() => 0) : undefined;
@@ -177,7 +208,8 @@ export class SnapshotCommands {
       const snapshot = await data.readSnapshot(folder, [kind]);
       // The service was empty (a fresh in-memory one, or checked above); a client may have made
       // something since its port opened, which stays. A seed that stops half-way is deleted again.
-      const counts = await withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, false, (options) => data.loadSeed(clients, snapshot, options));
+      const counts = await this.journaled({ operation: 'seed', folder, kinds: [kind], where: this.where([kind]), inMemory },
+        () => withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, false, (options) => data.loadSeed(clients, snapshot, options)));
       this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${data.describeCounts(counts, [kind])}.`);
       return { ok: true };
     } catch (err) {
@@ -242,13 +274,8 @@ export class SnapshotCommands {
       }
       // What the user was asked about is all it may replace (a client may make more meanwhile).
       const confirmed = args.skipConfirmation !== true ? { confirmed: conflicts } : {};
-      // A journal lets the next window say so if this one closes before the Import ends.
-      const inMemory = this.deps.target.isLocal() && kinds.every((k) => this.deps.emulator.isRunningInMemory(k));
-      const run = await beginImport(this.deps.storagePath, { folder, where: this.where(kinds), inMemory });
-      const counts = await withDelayedProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, run.scratch, { ...options, ...confirmed, reclaim: this.reclaim(), changing: run.changing }))
-        // A journal that cannot be removed (a virus scanner holding it, say) does not fail the Import:
-        // the next window then reports it as unfinished, which an Import Again settles.
-        .finally(() => run.end().catch((err: unknown) => this.deps.log.error(`The Import's journal in ${run.scratch} could not be removed: ${(err as Error).message}`)));
+      const counts = await this.journaled({ operation: 'import', folder, kinds, where: this.where(kinds), inMemory: this.inMemory(kinds) }, (run) =>
+        withDelayedProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, run?.scratch ?? os.tmpdir(), { ...options, ...confirmed, reclaim: this.reclaim(), ...(run ? { changing: run.changing } : {}) })));
       // Parts of the snapshot for services that do not run were not read: say so, not nothing.
       const skipped = SERVICE_KINDS.filter((k) => !kinds.includes(k) && hasEntries(path.join(folder, k)));
       const why = this.deps.target.attached() !== undefined ? 'azurite.attach gives no endpoint for it' : 'the service is not running';
@@ -298,7 +325,7 @@ export class SnapshotCommands {
       // Every account of the engine is emptied; the seed goes into the development account.
       const others = this.deps.emulator.accounts().slice(1);
       // Only loading the seed can be cancelled (the data layer then deletes it again); emptying cannot.
-      const counts = await withDelayedProgress('Resetting', seed !== undefined, async (options) => {
+      const counts = await this.journaled({ operation: 'reset', folder: folder ?? '', kinds: running, where: this.where(running), inMemory: this.inMemory(running) }, () => withDelayedProgress('Resetting', seed !== undefined, async (options) => {
         // An account whose emptying leaves an item does not stop the others; each is named after.
         for (const account of others) {
           await data.resetAccount(this.clients(running, account), undefined, { ...options, reclaim: this.reclaim() })
@@ -307,7 +334,7 @@ export class SnapshotCommands {
         const loaded = await data.resetAccount(this.clients(running), seed, { ...options, reclaim: this.reclaim() });
         if (left.length > 0) throw new Error(`${left.join('; ')}${seed !== undefined ? ' (the seed was loaded into devstoreaccount1)' : ''}`);
         return loaded;
-      }, signal);
+      }, signal));
       this.deps.log.info(`Reset ${running.map(serviceName).join(', ')}${seed !== undefined ? `; seed loaded: ${data.describeCounts(counts, running)}` : ''}.`);
       return { ok: true };
     } catch (err) {
@@ -323,20 +350,21 @@ export class SnapshotCommands {
   }
 
   /**
-   * Says, in one notification each, which Imports did not finish because their window closed or
-   * reloaded under them (src/ui/importJournal.ts), offering to import the snapshot again and to
-   * restore what each replaced from its copy. Imports that an other window (a process still running) runs
-   * are looked at again every 2 s for up to `waitMs`. Never rejects.
-   * @param waitMs how long to wait for the process of an Import under way to end (ms; default 20 s:
-   *   a reload's old extension host ends within it)
+   * Says, in one notification each, which Imports, Resets and seeds loaded at a start did not finish
+   * because their window closed or reloaded under them (src/ui/operationJournal.ts), with what
+   * settles each: Import Again (and Restore Replaced Items from an Import's copy), Reset Again, or
+   * Reset for a seed. Operations that another window (a process still running) runs are looked at
+   * again every 2 s for up to `waitMs`. Never rejects.
+   * @param waitMs how long to wait for the process of an operation under way to end (ms; default
+   *   20 s: a reload's old extension host ends within it)
    * @param signal ends the looking (the extension deactivates)
-   * @returns the interrupted Imports found (each is found once)
+   * @returns the interrupted operations found (each is found once)
    */
-  async reportInterruptedImports(waitMs = 20_000, signal?: AbortSignal): Promise<InterruptedImport[]> {
-    const found: InterruptedImport[] = [];
+  async reportInterrupted(waitMs = 20_000, signal?: AbortSignal): Promise<InterruptedOperation[]> {
+    const found: InterruptedOperation[] = [];
     const deadline = Date.now() + waitMs;
     while (signal?.aborted !== true) {
-      const { interrupted, running } = await takeInterruptedImports(this.deps.storagePath);
+      const { interrupted, running } = await takeInterrupted(this.deps.storagePath);
       for (const i of interrupted) {
         found.push(i);
         void this.showInterrupted(i);
@@ -350,16 +378,17 @@ export class SnapshotCommands {
     return found;
   }
 
-  private async showInterrupted({ journal, copy }: InterruptedImport): Promise<void> {
-    const when = new Date(journal.startedAt).toLocaleString();
-    const days = Math.round(INTERRUPTED_COPY_KEEP_MS / 86_400_000);
-    const message = `The Import of ${journal.folder} into ${journal.where}, begun ${when}, did not finish: its window closed or reloaded. `
-      + 'Part of the snapshot may be loaded and items it replaces may be missing: import it again to finish it'
-      + (copy !== undefined ? `, or restore the items it replaced from their copy in ${copy} (a snapshot folder, kept ${days} days).` : '.');
+  private async showInterrupted({ journal, copy }: InterruptedOperation): Promise<void> {
+    const message = interruptedMessage(journal, copy);
     this.deps.log.info(message);
-    const choice = await notify('warning', message, IMPORT_AGAIN, ...(copy !== undefined ? [RESTORE_REPLACED] : []));
-    if (choice === IMPORT_AGAIN) await this.importSnapshot({ folder: journal.folder });
-    else if (choice === RESTORE_REPLACED && copy !== undefined) await this.importSnapshot({ folder: copy });
+    if (journal.operation === 'import') {
+      const choice = await notify('warning', message, IMPORT_AGAIN, ...(copy !== undefined ? [RESTORE_REPLACED] : []));
+      if (choice === IMPORT_AGAIN) await this.importSnapshot({ folder: journal.folder });
+      else if (choice === RESTORE_REPLACED && copy !== undefined) await this.importSnapshot({ folder: copy });
+      return;
+    }
+    const action = journal.operation === 'reset' ? RESET_AGAIN : RESET;
+    if ((await notify('warning', message, action)) === action) await this.reset({}, journal.kinds);
   }
 
   /**
@@ -402,9 +431,11 @@ export class SnapshotCommands {
   }
 }
 
-/** The actions of an interrupted Import's notification. */
+/** The actions of an interrupted operation's notification. */
 export const IMPORT_AGAIN = 'Import Again';
 export const RESTORE_REPLACED = 'Restore Replaced Items';
+export const RESET_AGAIN = 'Reset Again';
+export const RESET = 'Reset';
 
 /** True when `dir` is a folder with something in it. */
 function hasEntries(dir: string): boolean {

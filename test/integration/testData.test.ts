@@ -13,7 +13,7 @@ import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
 import { api, configure, manyBlobsSnapshot, reset, waitFor, runTask } from './helpers';
 import { PROGRESS_DELAY_MS } from '../../src/ui/progress';
-import { IMPORTS_FOLDER } from '../../src/ui/importJournal';
+import { OPERATIONS_FOLDER } from '../../src/ui/operationJournal';
 
 /** How many progress notifications titled `Azurite: <title>` have shown so far. */
 function progressCount(a: Awaited<ReturnType<typeof api>>, title: string): number {
@@ -316,30 +316,30 @@ describe('Test data: seed, reset, export and import', () => {
       const importedWithoutQueue = new RegExp(`^Snapshot imported from ${folderText}: ${blobCounts}, ${tableCounts}\\. Not imported: queue/ \\(the service is not running\\)\\.$`);
       await waitFor('the notification with Blob\'s and Table\'s counts, naming queue/', () => a.notifications().some((n) => importedWithoutQueue.test(n)));
       // Each Import kept its journal and its copy in a folder of its own, removed as it ended.
-      assert.deepEqual(fs.readdirSync(path.join(a.importsStorage(), IMPORTS_FOLDER)), []);
+      assert.deepEqual(fs.readdirSync(path.join(a.operationsStorage(), OPERATIONS_FOLDER)), []);
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }
   });
 
-  it('an Import whose window closed under it is reported once, with the copy of what it replaced (src/ui/importJournal.ts)', async () => {
+  it('an Import whose window closed under it is reported once, with the copy of what it replaced (src/ui/operationJournal.ts)', async () => {
     const a = await api();
     // What a window that closed half-way through an Import leaves: its journal, its process gone.
     const exited = spawnSync(process.execPath, ['-e', '0']);
-    const scratch = path.join(a.importsStorage(), IMPORTS_FOLDER, 'import-closed');
+    const scratch = path.join(a.operationsStorage(), OPERATIONS_FOLDER, 'import-closed');
     const copy = path.join(scratch, 'azurite-import-backup-1');
     fs.mkdirSync(path.join(copy, 'blob', 'orders'), { recursive: true });
     fs.writeFileSync(path.join(copy, 'blob', 'orders', 'o1.json'), '{}');
     const startedAt = new Date(Date.now() - 60_000).toISOString();
-    fs.writeFileSync(path.join(scratch, 'journal.json'), JSON.stringify({ version: 1, folder: '/snapshots/orders', where: 'the running Blob', inMemory: false, startedAt, pid: exited.pid, phase: 'changing', backup: copy }));
+    fs.writeFileSync(path.join(scratch, 'journal.json'), JSON.stringify({ version: 1, operation: 'import', kinds: ['blob'], folder: '/snapshots/orders', where: 'the running Blob', inMemory: false, startedAt, pid: exited.pid, phase: 'changing', backup: copy }));
     try {
-      const found = await a.interruptedImports();
+      const found = await a.interruptedOperations();
       assert.deepEqual(found.map((i) => [i.journal.folder, i.copy]), [['/snapshots/orders', copy]]);
       const said = await waitFor('the notification', () => a.notifications().find((n) => n.startsWith('The Import of /snapshots/orders into the running Blob, begun ')));
       assert.match(said, /did not finish: its window closed or reloaded\. Part of the snapshot may be loaded and items it replaces may be missing: import it again to finish it, or restore the items it replaced from their copy in .*azurite-import-backup-1 \(a snapshot folder, kept 30 days\)\.$/);
       assert.equal(fs.existsSync(path.join(scratch, 'journal.json')), false);
       assert.ok(fs.existsSync(path.join(copy, 'blob', 'orders', 'o1.json')), 'the copy stays');
-      assert.deepEqual(await a.interruptedImports(), [], 'said once');
+      assert.deepEqual(await a.interruptedOperations(), [], 'said once');
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true });
     }

@@ -1,0 +1,107 @@
+/**
+ * The journal of a data operation under way (src/ui/operationJournal.ts): what the next window finds
+ * when an Import, a Reset or a seed did not end, what it removes, and what it says. Plain files; the window that reports it is tested in
+ * test/integration/testData.test.ts and test/e2e/reload.test.mjs.
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { beginOperation, interruptedMessage, INTERRUPTED_COPY_KEEP_MS, OPERATIONS_FOLDER, processAlive, takeInterrupted, type OperationStart } from '../../../src/ui/operationJournal';
+import { tempDir } from '../helpers/emulatorFixture';
+
+const dead = (): boolean => false;
+
+function importOf(folder: string, where: string, inMemory: boolean): OperationStart {
+  return { operation: 'import', folder, kinds: ['blob'], where, inMemory };
+}
+const alive = (): boolean => true;
+
+/** A copy as importSnapshot makes it: `<scratch>/azurite-import-backup-…/blob/<container>/<blob>`. */
+function makeCopy(scratch: string): string {
+  const backup = fs.mkdtempSync(path.join(scratch, 'azurite-import-backup-'));
+  fs.mkdirSync(path.join(backup, 'blob', 'orders'), { recursive: true });
+  fs.writeFileSync(path.join(backup, 'blob', 'orders', 'a.json'), '{}');
+  return backup;
+}
+
+describe('Data operation journal', () => {
+  it('an Import under way is not interrupted; once its process is gone, one that had changed data is reported once, with the copy of what it replaced', async () => {
+    const storage = tempDir('journal-');
+    const run = await beginOperation(storage, importOf('/snapshots/a', 'the running Blob', false));
+    assert.equal(path.dirname(run.scratch), path.join(storage, OPERATIONS_FOLDER));
+    assert.deepEqual(await takeInterrupted(storage, alive), { interrupted: [], running: 1 });
+    const backup = makeCopy(run.scratch);
+    await run.changing(backup);
+    assert.deepEqual(await takeInterrupted(storage, alive), { interrupted: [], running: 1 }, 'still under way');
+    const { interrupted, running } = await takeInterrupted(storage, dead);
+    assert.equal(running, 0);
+    assert.equal(interrupted.length, 1);
+    assert.deepEqual({ folder: interrupted[0]!.journal.folder, where: interrupted[0]!.journal.where, phase: interrupted[0]!.journal.phase, pid: interrupted[0]!.journal.pid, copy: interrupted[0]!.copy },
+      { folder: '/snapshots/a', where: 'the running Blob', phase: 'changing', pid: process.pid, copy: backup });
+    assert.equal(fs.readFileSync(path.join(backup, 'blob', 'orders', 'a.json'), 'utf8'), '{}', 'the copy stays');
+    assert.deepEqual(await takeInterrupted(storage, dead), { interrupted: [], running: 0 }, 'reported once');
+    // The copy goes 30 days after it was found, not before.
+    const later = Date.now() + INTERRUPTED_COPY_KEEP_MS;
+    await takeInterrupted(storage, dead, later - 60_000);
+    assert.ok(fs.existsSync(backup));
+    await takeInterrupted(storage, dead, later + 60_000);
+    assert.equal(fs.existsSync(run.scratch), false);
+  });
+
+  it('an Import interrupted before its first change, or into services kept in memory, is removed without a report', async () => {
+    const storage = tempDir('journal-');
+    const copying = await beginOperation(storage, importOf('/s', 'the running Blob', false));
+    makeCopy(copying.scratch);
+    const inMemory = await beginOperation(storage, importOf('/s', 'the running Blob', true));
+    await inMemory.changing(makeCopy(inMemory.scratch));
+    assert.deepEqual(await takeInterrupted(storage, dead), { interrupted: [], running: 0 });
+    assert.deepEqual(fs.readdirSync(path.join(storage, OPERATIONS_FOLDER)), []);
+  });
+
+  it('an Import that replaced nothing is reported without a copy; one that ended leaves nothing, or only a copy a failed rollback kept', async () => {
+    const storage = tempDir('journal-');
+    const added = await beginOperation(storage, importOf('/s', 'the Azurite at 10.0.0.5:10000', false));
+    await added.changing(fs.mkdtempSync(path.join(added.scratch, 'azurite-import-backup-')));
+    const found = await takeInterrupted(storage, dead);
+    assert.deepEqual(found.interrupted.map((i) => [i.journal.where, i.copy]), [['the Azurite at 10.0.0.5:10000', undefined]]);
+    assert.deepEqual(fs.readdirSync(path.join(storage, OPERATIONS_FOLDER)), []);
+
+    const ended = await beginOperation(storage, importOf('/s', 'the running Blob', false));
+    await ended.end();
+    assert.deepEqual(fs.readdirSync(path.join(storage, OPERATIONS_FOLDER)), []);
+    const kept = await beginOperation(storage, importOf('/s', 'the running Blob', false));
+    const copy = makeCopy(kept.scratch);
+    await kept.end();
+    assert.ok(fs.existsSync(copy), 'a copy named by a failed rollback\'s error stays');
+    assert.deepEqual(await takeInterrupted(storage, dead), { interrupted: [], running: 0 });
+  });
+
+  it('a Reset and a seed change data from their first step: reported once their process is gone, unless in memory', async () => {
+    const storage = tempDir('journal-');
+    await beginOperation(storage, { operation: 'reset', folder: '/repo/seed', kinds: ['blob', 'queue'], where: 'the running Blob, Queue', inMemory: false });
+    await beginOperation(storage, { operation: 'seed', folder: '/repo/seed', kinds: ['table'], where: 'the running Table', inMemory: false });
+    await beginOperation(storage, { operation: 'seed', folder: '/repo/seed', kinds: ['blob'], where: 'the running Blob', inMemory: true });
+    const { interrupted } = await takeInterrupted(storage, dead);
+    assert.deepEqual(interrupted.map((i) => [i.journal.operation, i.journal.phase, i.journal.kinds, i.copy]).sort(), [['reset', 'changing', ['blob', 'queue'], undefined], ['seed', 'changing', ['table'], undefined]]);
+    assert.deepEqual(fs.readdirSync(path.join(storage, OPERATIONS_FOLDER)), []);
+    const byOperation = Object.fromEntries(interrupted.map((i) => [i.journal.operation, interruptedMessage(i.journal, i.copy)]));
+    assert.match(byOperation['reset']!, /^The Reset of Blob, Queue, begun .+, did not finish: its window closed or reloaded\. They may hold part of what was there and part of the seed in \/repo\/seed: reset again to finish it\.$/);
+    assert.match(byOperation['seed']!, /^Loading the seed in \/repo\/seed into Table, begun .+, did not finish: its window closed or reloaded\. Table holds part of it, and on disk a seed loads only into an empty service: Reset empties Table and loads the seed in full\.$/);
+  });
+
+  it('a journal that cannot be read is skipped, and a storage folder without imports/ finds nothing', async () => {
+    const storage = tempDir('journal-');
+    assert.deepEqual(await takeInterrupted(storage, dead), { interrupted: [], running: 0 });
+    fs.mkdirSync(path.join(storage, OPERATIONS_FOLDER, 'import-x'), { recursive: true });
+    fs.writeFileSync(path.join(storage, OPERATIONS_FOLDER, 'import-x', 'journal.json'), '{"version":1,');
+    assert.deepEqual(await takeInterrupted(storage, dead), { interrupted: [], running: 0 });
+  });
+
+  it('processAlive: true for this process, false for one that has exited', () => {
+    assert.equal(processAlive(process.pid), true);
+    const exited = spawnSync(process.execPath, ['-e', '0']);
+    assert.equal(exited.status, 0);
+    assert.equal(processAlive(exited.pid!), false);
+  });
+});
