@@ -90,7 +90,7 @@ describe('Data operation journal', () => {
     assert.match(byOperation['seed']!, /^Loading the seed in \/repo\/seed into Table, begun .+, did not finish: its window closed or reloaded\. Table holds part of it, and on disk a seed loads only into an empty service: Reset empties Table and loads the seed in full\.$/);
   });
 
-  it('a journal that cannot be read is skipped, and a storage folder without imports/ finds nothing', async () => {
+  it('a journal that cannot be read is skipped, and a storage folder without data-operations/ finds nothing', async () => {
     const storage = tempDir('journal-');
     assert.deepEqual(await takeInterrupted(storage, dead), { interrupted: [], running: 0 });
     fs.mkdirSync(path.join(storage, OPERATIONS_FOLDER, 'import-x'), { recursive: true });
