@@ -4,10 +4,12 @@
  * and hands them to `https.createServer` (blob/BlobServer.js, queue/QueueServer.js,
  * table/TableServer.js), which throws OpenSSL's bare message ("mac verify failure", "no start
  * line"). Here the same files go through the same `tls.createSecureContext`, and a failure becomes
- * a message naming the setting, the path and the fix. Also reads the certificate a started service
- * serves, for the extension's own clients to trust when it is self-signed. No azurite import: plain Node.
+ * a message naming the setting, the path and the fix; so does a key that is not the certificate's,
+ * which may load but which every client refuses (docs/ENGINE.md, "Constructing servers"). Also
+ * reads the certificate a started service serves, for the extension's own clients to trust when it
+ * is self-signed. No azurite import: plain Node.
  */
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { checkServerIdentity, connect as tlsConnect, createSecureContext } from 'node:tls';
@@ -27,10 +29,15 @@ async function read(setting: 'cert' | 'key', file: string, what: string): Promis
 }
 
 /**
- * Loads `https` as azurite will (PEM when `key` is set, else PFX with `pwd`).
- * @returns undefined when the certificate loads, else a message for the user, e.g.
- *   `azurite.cert is "/w/cert.pfx", which cannot be read (ENOENT: …). Set azurite.cert to …` or
- *   `azurite.pwd does not open azurite.cert ("/w/cert.pfx": mac verify failure); check the password, …`.
+ * Loads `https` as azurite will (PEM when `key` is set, else PFX with `pwd`), and checks what
+ * loading does not but every client would refuse: a PEM key that is not the certificate's (on
+ * OpenSSL a key of another type, say EC with an RSA certificate, loads without an error and every
+ * handshake fails).
+ * @returns undefined when the certificate loads and clients can accept it, else a message for the
+ *   user naming the setting, the file and the fix, e.g.
+ *   `azurite.cert is "/w/cert.pfx", which cannot be read (ENOENT: …). Set azurite.cert to …`,
+ *   `azurite.pwd does not open azurite.cert ("/w/cert.pfx": mac verify failure); check the password, …`,
+ *   `azurite.key ("/w/k.pem") is not the private key of azurite.cert ("/w/c.pem"); set azurite.key to …`.
  *   Never rejects.
  */
 export async function certificateProblem(https: HttpsOptions): Promise<string | undefined> {
@@ -50,21 +57,32 @@ export async function certificateProblem(https: HttpsOptions): Promise<string | 
 
   const key = await read('key', https.key, 'an existing PEM private key file');
   if (typeof key === 'string') return key;
+  let privateKey: KeyObject;
   try {
-    createPrivateKey(key);
+    privateKey = createPrivateKey(key);
   } catch (err) {
     return `azurite.key (${JSON.stringify(https.key)}) is not a usable private key (${reason(err)}); use the certificate's private key in PEM form, unencrypted (Azurite passes no passphrase for PEM keys).`;
   }
+  let leaf: X509Certificate;
+  try {
+    // The certificate alone first, as the server will load it (a PFX given here fails with "no
+    // start line"); then its first certificate, the one the server presents with the key.
+    createSecureContext({ cert });
+    leaf = new X509Certificate(cert);
+  } catch (err) {
+    return `azurite.cert (${JSON.stringify(https.cert)}) is not a usable PEM certificate (${reason(err)}); use a PEM certificate ("-----BEGIN CERTIFICATE-----"), or a PFX file with azurite.pwd.`;
+  }
+  // Decided here, not from the TLS library's error text: OpenSSL takes a key of another type
+  // without an error, and Electron's BoringSSL words its errors differently.
+  if (!leaf.checkPrivateKey(privateKey)) {
+    return `azurite.key (${JSON.stringify(https.key)}) is not the private key of azurite.cert (${JSON.stringify(https.cert)}); set azurite.key to the key the certificate was made with.`;
+  }
   try {
     createSecureContext({ cert, key });
-    return undefined;
   } catch (err) {
-    const text = reason(err);
-    if (/key values mismatch/i.test(text)) {
-      return `azurite.key (${JSON.stringify(https.key)}) is not the private key of azurite.cert (${JSON.stringify(https.cert)}); set azurite.key to the key the certificate was made with.`;
-    }
-    return `azurite.cert (${JSON.stringify(https.cert)}) is not a usable PEM certificate (${text}); use a PEM certificate ("-----BEGIN CERTIFICATE-----"), or a PFX file with azurite.pwd.`;
+    return `azurite.cert (${JSON.stringify(https.cert)}) and azurite.key (${JSON.stringify(https.key)}) do not load together (${reason(err)}); use a PEM certificate and the unencrypted PEM key it was made with.`;
   }
+  return undefined;
 }
 
 /** What {@link servedCertificate} read from a started service. */

@@ -67,6 +67,14 @@ function makeIssuedCertificate(dir: string): { ca: string; cert: string; key: st
   return { ca, cert, key };
 }
 
+/** Makes a self-signed RSA certificate for 127.0.0.1 in `dir` (the others here are EC). */
+function makeRsaCertificate(dir: string, name: string): { cert: string; key: string } {
+  const cert = path.join(dir, `${name}.pem`);
+  const key = path.join(dir, `${name}-key.pem`);
+  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
+  return { cert, key };
+}
+
 /**
  * Blob/Queue pipeline options that make the client trust `ca`. `tlsOptions` is not declared in
  * StoragePipelineOptions but reaches core-rest-pipeline's tlsPolicy (see the file comment);
@@ -335,6 +343,17 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     assert.deepEqual(await fixed.start('blob'), { ok: true });
   });
 
+  it('refuses to start with a key of another type than the certificate, which would load and then fail every handshake', async () => {
+    const rsa = makeRsaCertificate(dir, 'rsa-start');
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: rsa.cert, key: certs.key }));
+    const refused = await emulator.start('blob');
+    assert.equal(refused.ok, false);
+    assert.equal((refused as { reason: string }).reason, 'certificate');
+    assert.match((refused as { message: string }).message, /^azurite\.key \(".*localhost-key\.pem"\) is not the private key of azurite\.cert/);
+    assert.equal(emulator.status('blob').status, 'closed');
+    assert.equal(emulator.endpoint('blob'), undefined);
+  });
+
   it('refuses to start on a missing certificate file, naming azurite.cert and the resolved path; clean still works', async () => {
     const workspace = tempDir('emu-ws-');
     const { emulator } = track(makeEmulator({ cert: 'certs/missing.pem', key: certs.key }, workspace));
@@ -370,6 +389,24 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
       assert.equal(
         await certificateProblem({ cert: certs.cert, key: other.key }),
         `azurite.key (${JSON.stringify(other.key)}) is not the private key of azurite.cert (${JSON.stringify(certs.cert)}); set azurite.key to the key the certificate was made with.`,
+      );
+    });
+
+    it('names a key of another type than the certificate (an EC key with an RSA certificate), which loads without an error on OpenSSL', async () => {
+      const rsa = makeRsaCertificate(dir, 'rsa-with-ec');
+      assert.equal(
+        await certificateProblem({ cert: rsa.cert, key: certs.key }),
+        `azurite.key (${JSON.stringify(certs.key)}) is not the private key of azurite.cert (${JSON.stringify(rsa.cert)}); set azurite.key to the key the certificate was made with.`,
+      );
+    });
+
+    it('names an RSA key of another RSA certificate', async () => {
+      const rsa = makeRsaCertificate(dir, 'rsa-one');
+      const another = makeRsaCertificate(dir, 'rsa-two');
+      assert.equal(await certificateProblem({ cert: rsa.cert, key: rsa.key }), undefined);
+      assert.equal(
+        await certificateProblem({ cert: rsa.cert, key: another.key }),
+        `azurite.key (${JSON.stringify(another.key)}) is not the private key of azurite.cert (${JSON.stringify(rsa.cert)}); set azurite.key to the key the certificate was made with.`,
       );
     });
 
