@@ -60,15 +60,19 @@ const REMAKE_PFX = 'Make a new one, e.g. with `mkcert -pkcs12 127.0.0.1 localhos
 /**
  * The certificate a server made with `context` presents (the leaf: for a PFX, the one its key
  * belongs to). Node has no PKCS #12 reader, so it is read from a TLS server socket over a stream no
- * peer writes to: no handshake, no port. Undefined when there is none.
+ * peer writes to: no handshake, no port. Undefined when there is none or it cannot be read (then
+ * its dates go unchecked rather than the start fail on our reading). Never throws.
  */
 function contextCertificate(context: SecureContext): X509Certificate | undefined {
-  const socket = new TLSSocket(new PassThrough(), { isServer: true, secureContext: context });
+  let socket: TLSSocket | undefined;
   try {
+    socket = new TLSSocket(new PassThrough(), { isServer: true, secureContext: context });
     const raw = (socket.getCertificate() as { raw?: Buffer } | null)?.raw;
     return raw === undefined ? undefined : new X509Certificate(raw);
+  } catch {
+    return undefined;
   } finally {
-    socket.destroy();
+    socket?.destroy();
   }
 }
 
