@@ -4,13 +4,16 @@
  * and hands them to `https.createServer` (blob/BlobServer.js, queue/QueueServer.js,
  * table/TableServer.js), which throws OpenSSL's bare message ("mac verify failure", "no start
  * line"). Here the same files go through the same `tls.createSecureContext`, and a failure becomes
- * a message naming the setting, the path and the fix. Also reads the certificate a started service
- * serves, for the extension's own clients to trust when it is self-signed. No azurite import: plain Node.
+ * a message naming the setting, the path and the fix; so do a key that is not the certificate's and
+ * a certificate out of its dates, which may load but which every client refuses (docs/ENGINE.md,
+ * "Constructing servers"). Also reads the certificate a started service serves, for the
+ * extension's own clients to trust when it is self-signed. No azurite import: plain Node.
  */
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { checkServerIdentity, connect as tlsConnect, createSecureContext } from 'node:tls';
+import { PassThrough } from 'node:stream';
+import { checkServerIdentity, connect as tlsConnect, createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import type { HttpsOptions } from '../core/settings';
 
 /** An error's message (Node's file errors already start with their code, e.g. "ENOENT: …"). */
@@ -26,11 +29,64 @@ async function read(setting: 'cert' | 'key', file: string, what: string): Promis
   }
 }
 
+/** An X.509 time as an ISO 8601 date and time in UTC without milliseconds, e.g. "2020-01-01T00:00:00Z". */
+function isoTime(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 /**
- * Loads `https` as azurite will (PEM when `key` is set, else PFX with `pwd`).
- * @returns undefined when the certificate loads, else a message for the user, e.g.
- *   `azurite.cert is "/w/cert.pfx", which cannot be read (ENOENT: …). Set azurite.cert to …` or
- *   `azurite.pwd does not open azurite.cert ("/w/cert.pfx": mac verify failure); check the password, …`.
+ * Why clients refuse `leaf` at `now` for its dates, as Node's certificate check does (CERT_HAS_EXPIRED,
+ * CERT_NOT_YET_VALID) even for a certificate a client trusts through `ca`; undefined while it is valid,
+ * or when its dates cannot be read (then nothing is refused on a guess).
+ * @param remake what to do, e.g. "Make a new one (…) and point azurite.cert at it."
+ */
+function datesProblem(leaf: X509Certificate, file: string, remake: string, now = Date.now()): string | undefined {
+  // validFrom/validTo read "Jan  1 00:00:00 2020 GMT" (Node 20 has no validFromDate/validToDate).
+  const from = new Date(leaf.validFrom);
+  const to = new Date(leaf.validTo);
+  if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) return undefined;
+  if (now > to.getTime()) {
+    return `azurite.cert (${JSON.stringify(file)}) expired on ${isoTime(to)}, so every client refuses it (CERT_HAS_EXPIRED), even one told to trust it. ${remake}`;
+  }
+  if (now < from.getTime()) {
+    return `azurite.cert (${JSON.stringify(file)}) is not valid until ${isoTime(from)}, so every client refuses it until then (CERT_NOT_YET_VALID). Check this computer's clock (it says ${isoTime(new Date(now))}); if it is right, ${remake.charAt(0).toLowerCase()}${remake.slice(1)}`;
+  }
+  return undefined;
+}
+
+const REMAKE_PEM = 'Make a new one, e.g. with `mkcert 127.0.0.1 localhost` or `openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 365 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:localhost`, and point azurite.cert and azurite.key at its files.';
+const REMAKE_PFX = 'Make a new one, e.g. with `mkcert -pkcs12 127.0.0.1 localhost` (password "changeit") or `dotnet dev-certs https --clean` then `dotnet dev-certs https -ep cert.pfx -p <password>`, and point azurite.cert at it with its password.';
+
+/**
+ * The certificate a server made with `context` presents (the leaf: for a PFX, the one its key
+ * belongs to). Node has no PKCS #12 reader, so it is read from a TLS server socket over a stream no
+ * peer writes to: no handshake, no port. Undefined when there is none or it cannot be read (then
+ * its dates go unchecked rather than the start fail on our reading). Never throws.
+ */
+function contextCertificate(context: SecureContext): X509Certificate | undefined {
+  let socket: TLSSocket | undefined;
+  try {
+    socket = new TLSSocket(new PassThrough(), { isServer: true, secureContext: context });
+    const raw = (socket.getCertificate() as { raw?: Buffer } | null)?.raw;
+    return raw === undefined ? undefined : new X509Certificate(raw);
+  } catch {
+    return undefined;
+  } finally {
+    socket?.destroy();
+  }
+}
+
+/**
+ * Loads `https` as azurite will (PEM when `key` is set, else PFX with `pwd`), and checks what
+ * loading does not but every client would refuse: a PEM key that is not the certificate's (on
+ * OpenSSL a key of another type, say EC with an RSA certificate, loads without an error and every
+ * handshake fails), and a certificate that has expired or is not valid yet.
+ * @returns undefined when the certificate loads and clients can accept it, else a message for the
+ *   user naming the setting, the file and the fix, e.g.
+ *   `azurite.cert is "/w/cert.pfx", which cannot be read (ENOENT: …). Set azurite.cert to …`,
+ *   `azurite.pwd does not open azurite.cert ("/w/cert.pfx": mac verify failure); check the password, …`,
+ *   `azurite.key ("/w/k.pem") is not the private key of azurite.cert ("/w/c.pem"); set azurite.key to …` or
+ *   `azurite.cert ("/w/c.pem") expired on 2020-01-01T00:00:00Z, so every client refuses it (CERT_HAS_EXPIRED), … Make a new one, …`.
  *   Never rejects.
  */
 export async function certificateProblem(https: HttpsOptions): Promise<string | undefined> {
@@ -38,33 +94,46 @@ export async function certificateProblem(https: HttpsOptions): Promise<string | 
   if (typeof cert === 'string') return cert;
 
   if (https.key === undefined) {
+    let context: SecureContext;
     try {
-      createSecureContext({ pfx: cert, passphrase: https.pwd ?? '' });
-      return undefined;
+      context = createSecureContext({ pfx: cert, passphrase: https.pwd ?? '' });
     } catch (err) {
       const password = https.pwdFromSecretStorage === true ? 'The certificate password in Secret Storage' : 'azurite.pwd';
       const fix = https.pwdFromSecretStorage === true ? 'run "Azurite: Set Certificate Password" again' : 'check the password';
       return `${password} does not open azurite.cert (${JSON.stringify(https.cert)}: ${reason(err)}); ${fix}, and that azurite.cert is a PFX (PKCS #12) file — for a PEM certificate set azurite.key instead.`;
     }
+    const leaf = contextCertificate(context);
+    return leaf === undefined ? undefined : datesProblem(leaf, https.cert, REMAKE_PFX);
   }
 
   const key = await read('key', https.key, 'an existing PEM private key file');
   if (typeof key === 'string') return key;
+  let privateKey: KeyObject;
   try {
-    createPrivateKey(key);
+    privateKey = createPrivateKey(key);
   } catch (err) {
     return `azurite.key (${JSON.stringify(https.key)}) is not a usable private key (${reason(err)}); use the certificate's private key in PEM form, unencrypted (Azurite passes no passphrase for PEM keys).`;
   }
+  let leaf: X509Certificate;
+  try {
+    // The certificate alone first, as the server will load it (a PFX given here fails with "no
+    // start line"); then its first certificate, the one the server presents with the key.
+    createSecureContext({ cert });
+    leaf = new X509Certificate(cert);
+  } catch (err) {
+    return `azurite.cert (${JSON.stringify(https.cert)}) is not a usable PEM certificate (${reason(err)}); use a PEM certificate ("-----BEGIN CERTIFICATE-----"), or a PFX file with azurite.pwd.`;
+  }
+  // Decided here, not from the TLS library's error text: OpenSSL takes a key of another type
+  // without an error, and Electron's BoringSSL words its errors differently.
+  if (!leaf.checkPrivateKey(privateKey)) {
+    return `azurite.key (${JSON.stringify(https.key)}) is not the private key of azurite.cert (${JSON.stringify(https.cert)}); set azurite.key to the key the certificate was made with.`;
+  }
   try {
     createSecureContext({ cert, key });
-    return undefined;
   } catch (err) {
-    const text = reason(err);
-    if (/key values mismatch/i.test(text)) {
-      return `azurite.key (${JSON.stringify(https.key)}) is not the private key of azurite.cert (${JSON.stringify(https.cert)}); set azurite.key to the key the certificate was made with.`;
-    }
-    return `azurite.cert (${JSON.stringify(https.cert)}) is not a usable PEM certificate (${text}); use a PEM certificate ("-----BEGIN CERTIFICATE-----"), or a PFX file with azurite.pwd.`;
+    return `azurite.cert (${JSON.stringify(https.cert)}) and azurite.key (${JSON.stringify(https.key)}) do not load together (${reason(err)}); use a PEM certificate and the unencrypted PEM key it was made with.`;
   }
+  return datesProblem(leaf, https.cert, REMAKE_PEM);
 }
 
 /** What {@link servedCertificate} read from a started service. */

@@ -67,6 +67,37 @@ function makeIssuedCertificate(dir: string): { ca: string; cert: string; key: st
   return { ca, cert, key };
 }
 
+/** Makes a self-signed RSA certificate for 127.0.0.1 in `dir` (the others here are EC). */
+function makeRsaCertificate(dir: string, name: string): { cert: string; key: string } {
+  const cert = path.join(dir, `${name}.pem`);
+  const key = path.join(dir, `${name}-key.pem`);
+  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
+  return { cert, key };
+}
+
+/**
+ * Makes a self-signed certificate for 127.0.0.1 valid from `notBefore` to `notAfter`
+ * (YYYYMMDDHHMMSSZ), as PEM and PFX, in its own folder under `dir`. OpenSSL 3.0's `req -x509` and
+ * `x509` take only a number of days from now; `openssl ca -selfsign` takes both dates.
+ */
+function makeDatedCertificate(dir: string, name: string, notBefore: string, notAfter: string): { cert: string; key: string; pfx: string } {
+  const own = path.join(dir, name);
+  fs.mkdirSync(own);
+  const [cert, key, pfx, request, config] = ['cert.pem', 'key.pem', 'cert.pfx', 'cert.csr', 'ca.cnf'].map((f) => path.join(own, f));
+  fs.writeFileSync(path.join(own, 'index.txt'), '');
+  fs.writeFileSync(path.join(own, 'serial'), '01\n');
+  fs.writeFileSync(config, [
+    '[ca]', 'default_ca = dated', '[dated]', `dir = ${own}`, 'database = $dir/index.txt', 'new_certs_dir = $dir',
+    'serial = $dir/serial', 'default_md = sha256', 'policy = any', 'copy_extensions = copy', 'unique_subject = no',
+    '[any]', 'commonName = supplied', '',
+  ].join('\n'));
+  openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', request,
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);
+  openssl(['ca', '-batch', '-config', config, '-selfsign', '-keyfile', key, '-in', request, '-startdate', notBefore, '-enddate', notAfter, '-notext', '-out', cert]);
+  openssl(['pkcs12', '-export', '-in', cert, '-inkey', key, '-out', pfx, '-passout', `pass:${PFX_PASSWORD}`]);
+  return { cert, key, pfx };
+}
+
 /**
  * Blob/Queue pipeline options that make the client trust `ca`. `tlsOptions` is not declared in
  * StoragePipelineOptions but reaches core-rest-pipeline's tlsPolicy (see the file comment);
@@ -335,6 +366,24 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     assert.deepEqual(await fixed.start('blob'), { ok: true });
   });
 
+  it('refuses to start with an expired certificate or a key of another type, which would load and then fail every handshake', async () => {
+    const expired = makeDatedCertificate(dir, 'expired-start', '20190101000000Z', '20200101000000Z');
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: expired.cert, key: expired.key }));
+    const outcome = await emulator.start('blob');
+    assert.equal(outcome.ok, false);
+    assert.equal((outcome as { reason: string }).reason, 'certificate');
+    assert.match((outcome as { message: string }).message, /^azurite\.cert \(".*expired-start.*cert\.pem"\) expired on 2020-01-01T00:00:00Z/);
+    assert.equal(emulator.status('blob').status, 'closed');
+    assert.equal(emulator.endpoint('blob'), undefined);
+
+    const rsa = makeRsaCertificate(dir, 'rsa-start');
+    const { emulator: mixed } = track(makeEmulator({ inMemoryPersistence: true, cert: rsa.cert, key: certs.key }));
+    const refused = await mixed.start('blob');
+    assert.equal(refused.ok, false);
+    assert.match((refused as { message: string }).message, /^azurite\.key \(".*localhost-key\.pem"\) is not the private key of azurite\.cert/);
+    assert.equal(mixed.endpoint('blob'), undefined);
+  });
+
   it('refuses to start on a missing certificate file, naming azurite.cert and the resolved path; clean still works', async () => {
     const workspace = tempDir('emu-ws-');
     const { emulator } = track(makeEmulator({ cert: 'certs/missing.pem', key: certs.key }, workspace));
@@ -371,6 +420,41 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
         await certificateProblem({ cert: certs.cert, key: other.key }),
         `azurite.key (${JSON.stringify(other.key)}) is not the private key of azurite.cert (${JSON.stringify(certs.cert)}); set azurite.key to the key the certificate was made with.`,
       );
+    });
+
+    it('names a key of another type than the certificate (an EC key with an RSA certificate), which loads without an error on OpenSSL', async () => {
+      const rsa = makeRsaCertificate(dir, 'rsa-with-ec');
+      assert.equal(
+        await certificateProblem({ cert: rsa.cert, key: certs.key }),
+        `azurite.key (${JSON.stringify(certs.key)}) is not the private key of azurite.cert (${JSON.stringify(rsa.cert)}); set azurite.key to the key the certificate was made with.`,
+      );
+    });
+
+    it('names an RSA key of another RSA certificate', async () => {
+      const rsa = makeRsaCertificate(dir, 'rsa-one');
+      const another = makeRsaCertificate(dir, 'rsa-two');
+      assert.equal(await certificateProblem({ cert: rsa.cert, key: rsa.key }), undefined);
+      assert.equal(
+        await certificateProblem({ cert: rsa.cert, key: another.key }),
+        `azurite.key (${JSON.stringify(another.key)}) is not the private key of azurite.cert (${JSON.stringify(rsa.cert)}); set azurite.key to the key the certificate was made with.`,
+      );
+    });
+
+    it('refuses an expired certificate, PEM or PFX, naming azurite.cert, the date it expired and how to make a new one', async () => {
+      const expired = makeDatedCertificate(dir, 'expired', '20190101000000Z', '20200101000000Z');
+      const pem = await certificateProblem({ cert: expired.cert, key: expired.key });
+      assert.equal(pem, `azurite.cert (${JSON.stringify(expired.cert)}) expired on 2020-01-01T00:00:00Z, so every client refuses it (CERT_HAS_EXPIRED), even one told to trust it. Make a new one, e.g. with \`mkcert 127.0.0.1 localhost\` or \`openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 365 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:localhost\`, and point azurite.cert and azurite.key at its files.`);
+      const pfx = await certificateProblem({ cert: expired.pfx, pwd: PFX_PASSWORD });
+      assert.match(pfx!, /^azurite\.cert \(".*cert\.pfx"\) expired on 2020-01-01T00:00:00Z, so every client refuses it \(CERT_HAS_EXPIRED\), even one told to trust it\. Make a new one, e.g\. with `mkcert -pkcs12 127\.0\.0\.1 localhost`/);
+    });
+
+    it('refuses a certificate that is not valid yet, naming the date and this computer\'s clock', async () => {
+      const future = makeDatedCertificate(dir, 'future', '20400101000000Z', '20410101000000Z');
+      assert.match(
+        (await certificateProblem({ cert: future.cert, key: future.key }))!,
+        /^azurite\.cert \(".*cert\.pem"\) is not valid until 2040-01-01T00:00:00Z, so every client refuses it until then \(CERT_NOT_YET_VALID\)\. Check this computer's clock \(it says \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\); if it is right, make a new one, e\.g\. with `mkcert 127\.0\.0\.1 localhost`/,
+      );
+      assert.match((await certificateProblem({ cert: future.pfx, pwd: PFX_PASSWORD }))!, /^azurite\.cert \(".*cert\.pfx"\) is not valid until 2040-01-01T00:00:00Z/);
     });
 
     it('names a key file that is not a key, and a certificate that is not PEM', async () => {
