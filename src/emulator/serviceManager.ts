@@ -147,7 +147,8 @@ export class ServiceManager {
       if (problem instanceof StepTimeout) {
         return this.fail(`${name} service could not start: reading the HTTPS certificate (azurite.cert is ${JSON.stringify(https.cert)}${https.key !== undefined ? `, azurite.key ${JSON.stringify(https.key)}` : ''}) did not finish within ${formatBound(problem.boundMs)}. Is it on a drive that does not answer? Put the files in a local folder and point azurite.cert${https.key !== undefined ? ' and azurite.key' : ''} at them.`, 'timeout', 'azurite.cert');
       }
-      if (problem !== undefined) return this.fail(problem, 'certificate', 'azurite.cert');
+      // The setting the message is about (a key that is not the certificate's names azurite.key): what Open Settings opens.
+      if (problem !== undefined) return this.fail(problem, 'certificate', /^azurite\.(key|pwd)\b/.exec(problem)?.[0] ?? 'azurite.cert');
     }
     if (!options.inMemory) {
       let problem: NodeJS.ErrnoException | undefined;

@@ -373,6 +373,7 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     assert.equal(outcome.ok, false);
     assert.equal((outcome as { reason: string }).reason, 'certificate');
     assert.match((outcome as { message: string }).message, /^azurite\.cert \(".*expired-start.*cert\.pem"\) expired on 2020-01-01T00:00:00Z/);
+    assert.equal((outcome as { setting?: string }).setting, 'azurite.cert');
     assert.equal(emulator.status('blob').status, 'closed');
     assert.equal(emulator.endpoint('blob'), undefined);
 
@@ -381,6 +382,7 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     const refused = await mixed.start('blob');
     assert.equal(refused.ok, false);
     assert.match((refused as { message: string }).message, /^azurite\.key \(".*localhost-key\.pem"\) is not the private key of azurite\.cert/);
+    assert.equal((refused as { setting?: string }).setting, 'azurite.key', 'Open Settings opens the setting at fault');
     assert.equal(mixed.endpoint('blob'), undefined);
   });
 
