@@ -8,6 +8,7 @@
  * No vscode, no azurite.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { serviceName, type ServiceKind } from '../core/services';
 
@@ -183,6 +184,8 @@ export interface LiveSaveWait {
   readonly onWait?: (save: UnfinishedSave) => void;
   /** Polled while waiting: true ends the wait at once (the window is closing). */
   readonly cancelled?: () => boolean;
+  /** When this machine booted, ms since the epoch (default {@link bootTimeMs}); tests set it. */
+  readonly bootedAtMs?: number;
 }
 
 /**
@@ -190,8 +193,8 @@ export interface LiveSaveWait {
  * engine that a reloaded or closed window left saving (its extension host went away first), or
  * another window's stop of a service on the same folder. Loading or deleting the folder meanwhile
  * would read the metadata from before that save, and the next save would then write over it. A
- * marker older than {@link LIVE_SAVE_MAX_AGE_MS}, marked ended ({@link abandonSave}), or (on Linux)
- * of a boot before this one or of an earlier process with the same id, is not waited for. Polls the marker every 50 ms; a new save that begins meanwhile is waited for too,
+ * marker older than {@link LIVE_SAVE_MAX_AGE_MS}, marked ended ({@link abandonSave}), begun before
+ * this machine booted, or (on Linux) of an earlier process with the same id, is not waited for. Polls the marker every 50 ms; a new save that begins meanwhile is waited for too,
  * within the same bound.
  * @returns undefined when no save was under way; else the save waited for and whether every save
  *   had ended (markers gone, or their processes ended) within the bound, or 'cancelled'. Never throws.
@@ -201,7 +204,7 @@ export async function waitForLiveSave(
   kind: ServiceKind,
   wait: LiveSaveWait,
 ): Promise<{ readonly save: UnfinishedSave; readonly ended: boolean | 'cancelled' } | undefined> {
-  const live = (): Promise<UnfinishedSave | undefined> => liveSave(location, kind, wait.ownPid);
+  const live = (): Promise<UnfinishedSave | undefined> => liveSave(location, kind, wait.ownPid, wait.bootedAtMs);
   let save = await live();
   if (save === undefined) return undefined;
   wait.onWait?.(save);
@@ -220,18 +223,35 @@ export async function waitForLiveSave(
  * The save of `kind` in `location` under way in another process that runs, if its marker says so
  * ({@link isLive}).
  */
-async function liveSave(location: string, kind: ServiceKind, ownPid: number | undefined): Promise<UnfinishedSave | undefined> {
+async function liveSave(location: string, kind: ServiceKind, ownPid: number | undefined, bootedAtMs?: number): Promise<UnfinishedSave | undefined> {
   const save = await peekSave(location, kind);
-  return save !== undefined && isLive(save, ownPid) ? { kind: save.kind, location: save.location, startedAtMs: save.startedAtMs, pid: save.pid } : undefined;
+  return save !== undefined && isLive(save, ownPid, bootedAtMs) ? { kind: save.kind, location: save.location, startedAtMs: save.startedAtMs, pid: save.pid } : undefined;
 }
 
 /**
  * Whether a marker's save is under way in another process that runs: not ended, younger than
- * {@link LIVE_SAVE_MAX_AGE_MS}, not of `ownPid`, and of the process that runs under its id now.
+ * {@link LIVE_SAVE_MAX_AGE_MS}, begun since this machine booted, not of `ownPid`, and of the
+ * process that runs under its id now.
  */
-function isLive(marker: UnfinishedSave & ProcessIdentity & { ended?: boolean }, ownPid: number | undefined): boolean {
+function isLive(marker: UnfinishedSave & ProcessIdentity & { ended?: boolean }, ownPid: number | undefined, bootedAtMs = bootTimeMs()): boolean {
   if (marker.ended === true || marker.pid === ownPid || Date.now() - marker.startedAtMs >= LIVE_SAVE_MAX_AGE_MS) return false;
+  if (startedBeforeBoot(marker.startedAtMs, bootedAtMs)) return false;
   return processRuns(marker.pid) && sameProcess(marker);
+}
+
+/** When this machine booted, ms since the epoch (from `os.uptime()`, whole seconds on some systems). */
+export function bootTimeMs(): number {
+  return Date.now() - os.uptime() * 1000;
+}
+
+/**
+ * True when something that began at `startedAtMs` began before this machine booted: the process
+ * that did it has ended, whatever process has its id now. This is what tells a reused process id
+ * apart after a restart where /proc cannot (macOS, Windows). 2 s of slack for `os.uptime()`'s
+ * rounding and clock steps.
+ */
+export function startedBeforeBoot(startedAtMs: number, bootedAtMs = bootTimeMs()): boolean {
+  return startedAtMs < bootedAtMs - 2000;
 }
 
 /** The sentence the log and the notification show for an unfinished save. */

@@ -17,6 +17,7 @@ import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { serviceName, type ServiceKind } from '../core/services';
+import { bootTimeMs, startedBeforeBoot } from '../emulator/shutdownMarker';
 
 /** The folder, under a storage folder, that holds one folder per operation under way. */
 export const OPERATIONS_FOLDER = 'data-operations';
@@ -104,10 +105,12 @@ export interface InterruptedOperation {
  * than {@link INTERRUPTED_COPY_KEEP_MS}. Never throws: a journal that cannot be read is skipped.
  * @param isAlive whether a process runs (default: `process.kill(pid, 0)`)
  * @param now the time (ms since the epoch) that ages copies
+ * @param bootedAtMs when this machine booted (ms since the epoch): an operation begun before ran in a
+ *   process that has ended (src/emulator/shutdownMarker.ts startedBeforeBoot)
  * @returns the interrupted operations that may have left data half done, oldest first, and how
  *   many operations of running processes are under way (found again once those end)
  */
-export async function takeInterrupted(storage: string, isAlive: (pid: number) => boolean = processAlive, now = Date.now()): Promise<{ interrupted: InterruptedOperation[]; running: number }> {
+export async function takeInterrupted(storage: string, isAlive: (pid: number) => boolean = processAlive, now = Date.now(), bootedAtMs = bootTimeMs()): Promise<{ interrupted: InterruptedOperation[]; running: number }> {
   const root = path.join(storage, OPERATIONS_FOLDER);
   const names = await fsp.readdir(root).catch(() => [] as string[]);
   const interrupted: InterruptedOperation[] = [];
@@ -121,8 +124,9 @@ export async function takeInterrupted(storage: string, isAlive: (pid: number) =>
       if (stat?.isDirectory() && !fs.existsSync(file) && now - stat.mtimeMs > INTERRUPTED_COPY_KEEP_MS) await fsp.rm(dir, { recursive: true, force: true }).catch(() => undefined);
       continue;
     }
-    // Under way, in this window or another (a process id is not reused while its process runs).
-    if (isAlive(journal.pid)) {
+    // Under way, in this window or another (a process id is not reused while its process runs);
+    // one begun before this machine booted is not, whatever process has its id now.
+    if (!startedBeforeBoot(Date.parse(journal.startedAt), bootedAtMs) && isAlive(journal.pid)) {
       running++;
       continue;
     }

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { beginSave, markerFileName, takeUnfinishedSave, waitForLiveSave } from '../../../src/emulator/shutdownMarker';
+import { beginSave, markerFileName, startedBeforeBoot, takeUnfinishedSave, waitForLiveSave } from '../../../src/emulator/shutdownMarker';
 import { tempDir } from '../helpers/emulatorFixture';
 
 /** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
@@ -71,6 +71,16 @@ describe('save marker: whose save is still under way', function () {
     await new Promise((resolve) => child.once('exit', resolve));
     assert.equal((await takeUnfinishedSave(location, 'blob'))?.pid, child.pid, 'a save whose process ended is reported');
     assert.ok(!fs.existsSync(file), 'once');
+  });
+
+  it('without /proc\'s fields (macOS, Windows), does not wait for a save begun before this machine booted, whatever runs under its id now', async () => {
+    // A marker as macOS and Windows write it (no bootId, no startTicks), of a process that runs.
+    mark({ startedAtMs: Date.now() - 60_000 });
+    assert.equal((await waitForLiveSave(location, 'blob', { boundMs: 200 }))?.ended, false, 'begun after the boot: waited for');
+    // The machine booted 30 s ago (after a power loss, say), and the id went to another process.
+    assert.equal(await waitForLiveSave(location, 'blob', { boundMs: 200, bootedAtMs: Date.now() - 30_000 }), undefined);
+    assert.equal(startedBeforeBoot(Date.now() - 60_000, Date.now() - 30_000), true);
+    assert.equal(startedBeforeBoot(Date.now() - 1000, Date.now() - 2000), false, 'within the slack of os.uptime()');
   });
 
   it('does not wait for a process that only has the id now: another start time, or a boot before this one', async () => {

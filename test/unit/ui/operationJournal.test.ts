@@ -90,6 +90,14 @@ describe('Data operation journal', () => {
     assert.match(byOperation['seed']!, /^Loading the seed in \/repo\/seed into Table, begun .+, did not finish: its window closed or reloaded\. Table holds part of it, and on disk a seed loads only into an empty service: Reset empties Table and loads the seed in full\.$/);
   });
 
+  it('an operation begun before this machine booted is interrupted, even when a process has its id now', async () => {
+    const storage = tempDir('journal-');
+    await beginOperation(storage, { operation: 'reset', folder: '', kinds: ['queue'], where: 'the running Queue', inMemory: false });
+    assert.deepEqual((await takeInterrupted(storage, alive, Date.now(), Date.now() - 3_600_000)).running, 1, 'begun since the boot: under way');
+    const { interrupted } = await takeInterrupted(storage, alive, Date.now(), Date.now() + 60_000);
+    assert.deepEqual(interrupted.map((i) => i.journal.operation), ['reset']);
+  });
+
   it('a journal that cannot be read is skipped, and a storage folder without data-operations/ finds nothing', async () => {
     const storage = tempDir('journal-');
     assert.deepEqual(await takeInterrupted(storage, dead), { interrupted: [], running: 0 });
