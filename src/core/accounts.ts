@@ -62,13 +62,16 @@ export const ACCOUNTS_VARIABLE = 'AZURITE_ACCOUNTS';
 /**
  * Reads an `AZURITE_ACCOUNTS` value the user set in VS Code's environment, in Azurite's format
  * (`name:key1[:key2];name2:key1;…`, common/AccountDataStore.js `parserAccountsEnvironmentString`).
- * `devstoreaccount1` is left out: ours is always there with its well-known key. An account's second
- * key is kept: the engine accepts requests signed with either, as Azurite does.
- * @returns the extra accounts, or the error to show (as Azurite, which then serves
+ * `devstoreaccount1` is left out: ours is always there with its well-known key (Azurite would take
+ * the key given; `devKeyIgnored` then says so, for the log). An account's second key is kept: the
+ * engine accepts requests signed with either, as Azurite does.
+ * @returns the extra accounts, and `devKeyIgnored` when the value gives `devstoreaccount1` a key
+ *   other than the well-known one; or the error to show (as Azurite, which then serves
  *   `devstoreaccount1` alone); the error names a bad entry by its place, never by its text, which
  *   may hold a key
  */
-export function parseAccountsVariable(value: string): { accounts: StorageAccount[] } | { error: string } {
+export function parseAccountsVariable(value: string): { accounts: StorageAccount[]; devKeyIgnored?: true } | { error: string } {
+  let devKeyIgnored = false;
   const accounts: StorageAccount[] = [];
   const entries = value.trim().split(';');
   for (const [i, entry] of entries.entries()) {
@@ -79,12 +82,15 @@ export function parseAccountsVariable(value: string): { accounts: StorageAccount
     }
     // An empty second key (`name:key1:`) is none, as Azurite reads it.
     const [name, key, secondaryKey] = parts as [string, string, string | undefined];
-    if (name === DEV_ACCOUNT_NAME) continue;
+    if (name === DEV_ACCOUNT_NAME) {
+      if (key !== DEV_ACCOUNT.key) devKeyIgnored = true;
+      continue;
+    }
     // A name given twice takes its last keys, as Azurite's parser (an object keyed by name) does.
     const account = { name, key, ...(secondaryKey !== undefined && secondaryKey !== '' ? { secondaryKey } : {}) };
     const before = accounts.findIndex((a) => a.name === name);
     if (before >= 0) accounts[before] = account;
     else accounts.push(account);
   }
-  return { accounts };
+  return devKeyIgnored ? { accounts, devKeyIgnored } : { accounts };
 }

@@ -125,6 +125,9 @@ export class Accounts implements vscode.Disposable {
       this.log.error(`${parsed.error} Only devstoreaccount1 is served; ${ACCOUNTS_SETTING} is the way to add accounts here.`);
       return [];
     }
+    if (parsed.devKeyIgnored === true) {
+      this.log.error(`${ACCOUNTS_VARIABLE} gives devstoreaccount1 a key of its own, which is not used: this extension serves devstoreaccount1 with its well-known key (what UseDevelopmentStorage=true and the tools expect), so a request signed with that other key gets 403. Give the key to an account of another name, or leave devstoreaccount1 out of ${ACCOUNTS_VARIABLE}.`);
+    }
     return parsed.accounts;
   }
 

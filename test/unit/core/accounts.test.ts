@@ -29,7 +29,9 @@ describe('core/accounts', () => {
 
   it('reads an AZURITE_ACCOUNTS value in Azurite\'s format, leaving out devstoreaccount1', () => {
     assert.deepEqual(parseAccountsVariable('envone:a2V5MQ==;envtwo:a2V5Mg==:c2Vjb25k;'), { accounts: [{ name: 'envone', key: 'a2V5MQ==' }, { name: 'envtwo', key: 'a2V5Mg==', secondaryKey: 'c2Vjb25k' }] });
-    assert.deepEqual(parseAccountsVariable(' devstoreaccount1:b3RoZXI=;envone:a2V5MQ== '), { accounts: [{ name: 'envone', key: 'a2V5MQ==' }] });
+    // devstoreaccount1 keeps its well-known key; one given another is said (for the log).
+    assert.deepEqual(parseAccountsVariable(' devstoreaccount1:b3RoZXI=;envone:a2V5MQ== '), { accounts: [{ name: 'envone', key: 'a2V5MQ==' }], devKeyIgnored: true });
+    assert.deepEqual(parseAccountsVariable(`devstoreaccount1:${DEV_ACCOUNT_KEY};envone:a2V5MQ==`), { accounts: [{ name: 'envone', key: 'a2V5MQ==' }] });
     assert.deepEqual(parseAccountsVariable(''), { accounts: [] });
     // A name given twice: the last keys win, in the first one's place (Azurite keeps the last too).
     assert.deepEqual(parseAccountsVariable('acc:T0xE;other:a2V5;acc:TkVX:c2Vj'), { accounts: [{ name: 'acc', key: 'TkVX', secondaryKey: 'c2Vj' }, { name: 'other', key: 'a2V5' }] });
