@@ -16,15 +16,18 @@ import { DEV_ACCOUNT_KEY } from '../../src/core/connectionString';
 import { PROGRESS_DELAY_MS } from '../../src/ui/progress';
 import { api, configure, manyBlobsSnapshot, reset, runTask, waitFor } from './helpers';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+/**
+ * `count` ports free now on 127.0.0.1, all different: each listener stays open until all are read
+ * (ports read one after another from listeners already closed can repeat).
+ */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => net.createServer());
+  try {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve, reject) => { s.once('error', reject); s.listen(0, '127.0.0.1', () => resolve()); })));
+    return servers.map((s) => (s.address() as net.AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => (s.listening ? s.close(() => resolve()) : resolve()))));
+  }
 }
 
 function answers(port: number): Promise<boolean> {
@@ -43,7 +46,7 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
 
   before(async () => {
     await reset();
-    const ports = [await freePort(), await freePort(), await freePort()];
+    const ports = await freePorts(3);
     blobPort = ports[0]!;
     const cli = path.resolve(__dirname, '..', '..', '..', 'node_modules', 'azurite', 'dist', 'src', 'azurite.js');
     other = childProcess.spawn(process.execPath, [cli, '--silent', '--inMemoryPersistence', '--skipApiVersionCheck', '--disableTelemetry',
