@@ -83,6 +83,8 @@ export interface TestingApi extends ExtensionApi {
   memoryPanelOpen(): boolean;
   /** The memory usage view's page as last rendered (undefined while it is closed). */
   memoryPanelHtml(): string | undefined;
+  /** Whether the memory usage view shows, whether a render of it is under way, and how many renders have set its page. */
+  memoryPanelRenders(): { readonly visible: boolean; readonly rendering: boolean; readonly count: number };
   /** The variables integrated terminals get now. */
   terminalVariables(): Record<string, string | undefined>;
   /** What the terminals' environment description says now (what was injected and why). */
@@ -298,6 +300,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     progressShown: () => recordedProgress(),
     memoryPanelOpen: () => memoryPanel.isOpen,
     memoryPanelHtml: () => memoryPanel.html,
+    memoryPanelRenders: () => memoryPanel.renderState,
     dataFolder,
     chooseDataFolder: (folder) => context.workspaceState.update(DATA_FOLDER_KEY, folder),
     dataFolderQuestions: dataFolderQuestionState,

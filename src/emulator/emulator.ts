@@ -783,6 +783,14 @@ export class Emulator {
     return this.host.collectGarbageForTest();
   }
 
+  /**
+   * Resolves once every change of a request answered before this call has fired onDidChangeData:
+   * none is left in the engine's throttle (tests that count those events).
+   */
+  changesSentForTest(): Promise<void> {
+    return this.host.changesSentForTest();
+  }
+
   /** True while the engine's process runs. */
   get engineRunning(): boolean {
     return this.host.isRunning;

@@ -288,6 +288,14 @@ export class EngineHost {
   }
 
   /**
+   * Resolves once the engine has sent every `changed` event it owes (its throttle holds none back),
+   * so that each change of a request answered before this call has fired onDidChangeData (tests).
+   */
+  async changesSentForTest(): Promise<void> {
+    if (this.child !== undefined) await this.request('changesSentForTest', {});
+  }
+
+  /**
    * Ends the engine's process (after every service was stopped) and resolves when it has exited.
    * Fires no onDidExit, unless `lostBecause` is given: the end of a process that must not go on (its
    * load ran past its bound), reported as a loss with that reason. A process that does not end

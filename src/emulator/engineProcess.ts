@@ -168,6 +168,8 @@ function scheduleMemory(): void {
  */
 const CHANGE_EVENT_INTERVAL_MS = 250;
 const changeTimers = new Map<ServiceKind, { last: number; scheduled: boolean }>();
+/** What `changesSentForTest` requests wait for: no `changed` event scheduled any more. */
+const changesSentWaiters: (() => void)[] = [];
 function scheduleChanged(kind: ServiceKind): void {
   let t = changeTimers.get(kind);
   if (t === undefined) changeTimers.set(kind, (t = { last: -Infinity, scheduled: false }));
@@ -178,6 +180,7 @@ function scheduleChanged(kind: ServiceKind): void {
     timer.scheduled = false;
     timer.last = performance.now();
     post({ event: 'changed', kind });
+    if (changesSentWaiters.length > 0 && ![...changeTimers.values()].some((t) => t.scheduled)) for (const resolve of changesSentWaiters.splice(0)) resolve();
   };
   const wait = timer.last + CHANGE_EVENT_INTERVAL_MS - performance.now();
   if (wait <= 0) setImmediate(send);
@@ -356,6 +359,11 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
   collectGarbageForTest: () => {
     v8.setFlagsFromString('--expose-gc');
     (vm.runInNewContext('gc') as () => void)();
+    return null;
+  },
+  changesSentForTest: async () => {
+    // Answered after the last `changed` event it waits for: the host receives that event first.
+    if ([...changeTimers.values()].some((t) => t.scheduled)) await new Promise<void>((resolve) => changesSentWaiters.push(resolve));
     return null;
   },
   crashForTest: () => {

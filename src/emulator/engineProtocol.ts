@@ -141,6 +141,8 @@ export interface EngineStats {
  * - `crashForTest`: throw an uncaught exception in the engine (tests of crash handling only).
  * - `exhaustHeapForTest`: fill the engine's heap until it runs out (tests of the heap limit only).
  * - `collectGarbageForTest`: a full garbage collection in the engine (tests that measure leaks only).
+ * - `changesSentForTest`: answered once no `changed` event is scheduled, after the last one sent: every
+ *   change of a request answered before this one has then reached the host (tests of those events only).
  */
 export interface EngineOps {
   load: { request: Record<never, never>; value: LoadResult };
@@ -159,6 +161,7 @@ export interface EngineOps {
   crashForTest: { request: Record<never, never>; value: null };
   exhaustHeapForTest: { request: Record<never, never>; value: null };
   collectGarbageForTest: { request: Record<never, never>; value: null };
+  changesSentForTest: { request: Record<never, never>; value: null };
 }
 
 /** An operation name. */

@@ -30,6 +30,8 @@ export class MemoryPanel implements vscode.Disposable {
   private nonce = '';
   /** The page as last rendered (what it shows after the posted update). */
   private lastHtml: string | undefined;
+  /** How many renders have set {@link lastHtml} (for tests). */
+  private renders = 0;
   private readonly subscriptions: { dispose(): void }[];
 
   /** @param warningThreshold percent (`azurite.memory.warningThreshold`), read at each render */
@@ -82,6 +84,15 @@ export class MemoryPanel implements vscode.Disposable {
     return this.panel === undefined ? undefined : this.lastHtml;
   }
 
+  /**
+   * For tests: whether the panel shows (what a render checks first), whether a render is under way
+   * (one that began while it showed sets the page even if its tab was hidden since), and how many
+   * renders have set the page.
+   */
+  get renderState(): { readonly visible: boolean; readonly rendering: boolean; readonly count: number } {
+    return { visible: this.panel?.visible === true, rendering: this.rendering, count: this.renders };
+  }
+
   private sample(): void {
     const r = this.emulator.memoryReport();
     this.history.add({ t: Date.now(), usedBytes: r.usedBytes, limitBytes: r.limitBytes });
@@ -122,6 +133,7 @@ export class MemoryPanel implements vscode.Disposable {
       cspSource: this.panel.webview.cspSource,
     };
     this.lastHtml = memoryPageHtml(input, this.nonce);
+    this.renders++;
     if (this.loaded) {
       void this.panel.webview.postMessage({ type: 'update', body: memoryPageBody(input) });
       return;

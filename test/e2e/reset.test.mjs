@@ -31,7 +31,10 @@ describe('Reset cancelled while the seed loads (code-server + Chromium)', { time
   const connection = () => `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};BlobEndpoint=http://127.0.0.1:${blobPort}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${queuePort}/devstoreaccount1;`;
 
   before(async () => {
-    [blobPort, queuePort] = [await freePort(), await freePort()];
+    // Two different ports: two read one after the other from closed listeners can repeat.
+    const ports = new Set();
+    while (ports.size < 2) ports.add(await freePort());
+    [blobPort, queuePort] = [...ports];
     // Empty at the start (nothing to load then); filled before the Reset.
     seed = makeTempDir('storage-emulators-e2e-seed-');
     ({ page } = await session.open({

@@ -12,6 +12,10 @@
 // (e.g. azurite.tablePort) to that port, as if another Azurite served it; --multi-root opens a
 // .code-workspace of two folders (first, second) instead of one folder.
 //
+// --timeout MS (10 min by default) ends a run that has gone silent: no line of the workbench log (which
+// carries mocha's output) for that long. Each line starts the wait again, so a run that goes on
+// reporting may take as long as it needs (a slow machine's), while a hung one still ends.
+//
 // Exit code: the one VS Code reports for the test run (0 = all passed), 1 on any harness failure.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -65,12 +69,17 @@ async function main() {
   let holder;
   let timer;
   try {
-    const timedOut = new Promise((_, reject) => {
+    let silent;
+    const timedOut = new Promise((_, reject) => (silent = reject));
+    // Started now (code-server and the workbench must come up too), and again at each line of output.
+    const heard = () => {
+      clearTimeout(timer);
       timer = setTimeout(
-        () => reject(new Error(`Timed out after ${timeoutMs} ms waiting for the integration tests to report an exit code (codeAutomationExit)`)),
+        () => silent(new Error(`Timed out: no line of output for ${timeoutMs} ms while waiting for the integration tests to report an exit code (codeAutomationExit)`)),
         timeoutMs,
       );
-    });
+    };
+    heard();
     let opened = workspace;
     if (opts['multi-root']) {
       for (const name of ['first', 'second']) fs.mkdirSync(path.join(workspace, name));
@@ -103,7 +112,10 @@ async function main() {
       const exitCode = new Promise((resolve) => (reportExit = resolve));
       await page.exposeFunction('codeAutomationExit', (code) => reportExit(Number.isInteger(code) ? code : 1));
       // The workbench's log, including the extension host's console output (so mocha's reporter).
-      await page.exposeFunction('codeAutomationLog', (_level, message) => process.stdout.write(`${message}\n`));
+      await page.exposeFunction('codeAutomationLog', (_level, message) => {
+        heard();
+        process.stdout.write(`${message}\n`);
+      });
       if (opts.verbose) page.on('console', (m) => process.stderr.write(`[browser ${m.type()}] ${m.text()}\n`));
       const pageFailed = new Promise((_, reject) => {
         page.on('crash', () => reject(new Error('The workbench page crashed')));

@@ -76,7 +76,10 @@ describe('Exposure, bounded starts and the certificate password', function () {
     assert.equal(exposureNotices.length, 2, 'the restart on 127.0.0.1 adds no notice');
   });
 
-  it('Bind to 127.0.0.1 of a Blob on disk restarts it once an import under way is done, and the import completes', async () => {
+  it('Bind to 127.0.0.1 of a Blob on disk restarts it once an import under way is done, and the import completes', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    // A backstop only: about 16 s here (the 1500-blob import on disk), 60 s would be close on a 3x slower machine.
+    this.timeout(180_000);
     const a = await api();
     const location = fs.mkdtempSync(path.join(os.tmpdir(), 'bind-import-'));
     const snapshot = manyBlobsSnapshot(1500);
@@ -91,20 +94,30 @@ describe('Exposure, bounded starts and the certificate password', function () {
         .finally(() => { doneAt = performance.now(); });
       await waitFor('the import to be loading blobs', async () => (await blobs.getContainerClient('many').exists()) || undefined, 30_000);
       assert.equal(doneAt, undefined, 'the import is still loading blobs (else the test proves nothing: make it larger)');
-      // What the notification's "Bind to 127.0.0.1" runs, while the import loads blobs.
+      // What the notification's "Bind to 127.0.0.1" runs, while the import loads blobs. The engine
+      // is held off the CPU (SIGSTOP) until the wait's progress shows: the import then surely runs
+      // on for longer than the progress delay, however the machine schedules it.
       const progressBefore = a.progressShown().length;
+      const restartWait = 'Azurite: Blob restart for the settings change once the Reset, Import or Export under way is done';
+      const pid = a.emulator.enginePid!;
       const boundAt = performance.now();
-      const [imported, bound] = await Promise.all([importing, a.bindToLoopback('blob')]);
+      let binding: Promise<Outcome>;
+      process.kill(pid, 'SIGSTOP');
+      try {
+        binding = a.bindToLoopback('blob');
+        const shownAt = await waitFor('the wait\'s progress', () => (a.progressShown().slice(progressBefore).includes(restartWait) ? performance.now() : undefined), 30_000);
+        assert.ok(shownAt - boundAt >= PROGRESS_DELAY_MS, `no progress before the delay: it showed ${Math.round(shownAt - boundAt)} ms after Bind`);
+        assert.equal(doneAt, undefined, 'the import still runs');
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+      const [imported, bound] = await Promise.all([importing, binding]);
       assert.deepEqual(imported, { ok: true });
       assert.deepEqual(bound, { ok: true });
-      // A wait of over a second says what it waits for, once: the setting Bind writes queues the
-      // settings watcher's restart, whose wait shows it; Bind's own wait shares that restart. Bind
-      // writes the setting before it waits, so the import must have run on for clearly more than
-      // the progress delay for this to be certain.
-      const waited = doneAt! - boundAt;
+      // The wait said what it waits for, once: the setting Bind writes queues the settings watcher's
+      // restart, whose wait shows it; Bind's own wait shares that restart.
       const waits = a.progressShown().slice(progressBefore).filter((t) => t.endsWith('once the Reset, Import or Export under way is done'));
-      if (waited > PROGRESS_DELAY_MS + 1000) assert.deepEqual(waits, ['Azurite: Blob restart for the settings change once the Reset, Import or Export under way is done'], `the import ran ${Math.round(waited)} ms after Bind`);
-      assert.ok(waited >= PROGRESS_DELAY_MS || waits.length === 0, 'no progress for a wait shorter than the delay');
+      assert.deepEqual(waits, [restartWait]);
       assert.equal(a.emulator.endpoint('blob')?.host, '127.0.0.1');
       let count = 0;
       for await (const page of BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('many').listBlobsFlat().byPage()) count += page.segment.blobItems.length;

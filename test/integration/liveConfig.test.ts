@@ -127,19 +127,32 @@ describe('Live settings, port conflicts and terminals', () => {
     }
   });
 
-  it('restarts a service once, after its start, when a setting changed while its seed loaded (disk mode)', async () => {
+  it('restarts a service once, after its start, when a setting changed while its seed loaded (disk mode)', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    // A backstop only: about 3 s here; each wait below has its own bound.
+    this.timeout(180_000);
     const a = await api();
-    // A seed of messages sent one by one keeps the start under way long enough to change a setting.
+    // The start ends once its seed has loaded. The engine is held off the CPU (SIGSTOP) from the
+    // moment the service listens, before the seed loads, so the setting surely changes during the start.
     const seed = fs.mkdtempSync(path.join(os.tmpdir(), 'stale-start-seed-'));
     fs.mkdirSync(path.join(seed, 'queue'));
-    fs.writeFileSync(path.join(seed, 'queue', 'slow.jsonl'), Array.from({ length: 3000 }, (_, i) => `{"text":"m${i}"}\n`).join(''));
+    fs.writeFileSync(path.join(seed, 'queue', 'slow.jsonl'), Array.from({ length: 20 }, (_, i) => `{"text":"m${i}"}\n`).join(''));
     const workspaceConfig = () => vscode.workspace.getConfiguration('azurite');
     await configure({ inMemoryPersistence: false });
     // On disk the seed loads only into an empty service.
     await vscode.commands.executeCommand('azurite.clean_queue', { skipConfirmation: true });
     await workspaceConfig().update('seed', seed, vscode.ConfigurationTarget.Workspace);
     const states: string[] = [];
-    const sub = a.emulator.onDidChangeState(({ kind, state }) => { if (kind === 'queue') states.push(state.status); });
+    let held: number | undefined;
+    const sub = a.emulator.onDidChangeState(({ kind, state }) => {
+      if (kind !== 'queue') return;
+      states.push(state.status);
+      // Where the start reports it listening: the seed loads after this, through the engine.
+      if (state.status === 'running' && held === undefined) {
+        held = a.emulator.enginePid!;
+        process.kill(held, 'SIGSTOP');
+      }
+    });
     try {
       let started = false;
       const start = Promise.resolve(vscode.commands.executeCommand('azurite.start_queue')).then(() => { started = true; });
@@ -147,12 +160,14 @@ describe('Live settings, port conflicts and terminals', () => {
       await workspaceConfig().update('loose', true, vscode.ConfigurationTarget.Workspace);
       await waitFor('the emulator to read azurite.loose', () => a.emulator.options.loose);
       assert.equal(started, false, 'the setting changed while the start (loading the seed) was under way');
+      process.kill(held!, 'SIGCONT');
       await start;
       await waitFor('the queue service to restart once started', () => states.join(',') === 'starting,running,closing,closed,starting,running', 30_000);
       await a.settled();
       assert.equal(states.join(','), 'starting,running,closing,closed,starting,running', 'one restart, not one per way the change was seen');
       assert.deepEqual(a.emulator.servicesNeedingRestart(), []);
     } finally {
+      if (held !== undefined) process.kill(held, 'SIGCONT');
       sub.dispose();
       await workspaceConfig().update('seed', undefined, vscode.ConfigurationTarget.Workspace);
       await vscode.commands.executeCommand('azurite.clean_queue', { skipConfirmation: true });

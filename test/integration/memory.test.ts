@@ -132,13 +132,18 @@ describe('Memory meter in depth', () => {
     // Hidden behind an editor: no render (each asks the engine to serialize its documents), whatever happens.
     const doc = await vscode.workspace.openTextDocument({ content: 'over the view' });
     await vscode.window.showTextDocument(doc, vscode.ViewColumn.Active);
+    // A render that began while the view showed sets the page when it ends, which may be after the
+    // tab is hidden: first the extension sees the view hidden, and no render is under way.
+    await waitFor('the view hidden, with no render under way', () => { const r = a.memoryPanelRenders(); return !r.visible && !r.rendering; });
     const hidden = a.memoryPanelHtml();
+    const rendersBefore = a.memoryPanelRenders().count;
     const queue = QueueServiceClient.fromConnectionString(a.emulator.connectionString()).getQueueClient('hidden');
     await queue.create();
     await queue.sendMessage('x'.repeat(10 * KiB));
     // An absence cannot be polled for: this waits out two of the view's refresh ticks.
     await new Promise((resolve) => setTimeout(resolve, 2.5 * PANEL_TICK_MS));
     assert.equal(a.memoryPanelHtml(), hidden, 'rendered while hidden');
+    assert.equal(a.memoryPanelRenders().count, rendersBefore, 'rendered while hidden');
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     await waitFor('a render once shown again', () => a.memoryPanelHtml() !== hidden);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');

@@ -16,13 +16,19 @@ import type { Emulator } from '../../../src/emulator/emulator';
 import { isPortFree } from '../../../src/emulator/ports';
 import { makeEmulator, tempDir } from '../helpers/emulatorFixture';
 
-/** A port free now on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', () => resolve()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
+/**
+ * Three ports free now on 127.0.0.1, all different: each listener stays open until all three are
+ * read (ports read one after another from listeners already closed can repeat).
+ */
+async function freePorts(): Promise<Ports> {
+  const servers = SERVICE_KINDS.map(() => net.createServer());
+  try {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve, reject) => { s.once('error', reject); s.listen(0, '127.0.0.1', () => resolve()); })));
+    const [blob, queue, table] = servers.map((s) => (s.address() as net.AddressInfo).port) as [number, number, number];
+    return { blob, queue, table };
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => (s.listening ? s.close(() => resolve()) : resolve()))));
+  }
 }
 
 type Ports = Record<ServiceKind, number>;
@@ -146,7 +152,7 @@ describe('Emulator: bad setting values name their setting, and nothing starts ha
 
   for (const c of CASES) {
     it(`${c.name}: refuses ${c.refused.join(', ')}, naming ${c.names.join(' and ')}`, async () => {
-      const ports: Ports = { blob: await freePort(), queue: await freePort(), table: await freePort() };
+      const ports = await freePorts();
       const raw = { inMemoryPersistence: true, blobPort: ports.blob, queuePort: ports.queue, tablePort: ports.table, ...c.raw(ports, dir) };
       await emulator.updateSettings(parseSettings(raw, { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: path.join(dir, 'global'), rootHasAzuriteData: false }));
       const outcomes = await Promise.all(ALL.map((k) => emulator.start(k)));

@@ -30,9 +30,12 @@ function record(emulator: Emulator): { events: { kind: ServiceKind; at: number }
   };
 }
 
-/** Resolves once the engine has answered a request sent now: every event it sent before is delivered. */
-async function drained(emulator: Emulator): Promise<void> {
-  await emulator.contentBytes('blob');
+/**
+ * Resolves once every change of the requests answered so far has been reported: the engine's
+ * throttle holds no event back (a trailing one is sent first), whatever the scheduling delays.
+ */
+function allReported(emulator: Emulator): Promise<void> {
+  return emulator.changesSentForTest();
 }
 
 describe('Engine data changes and content bytes (real engine, real SDKs)', function () {
@@ -76,18 +79,16 @@ describe('Engine data changes and content bytes (real engine, real SDKs)', funct
     await table.createTable();
     await next;
 
-    // Reads and a peek: no event. Wait out the throttle window first so a late trailing event of the
-    // writes above cannot be mistaken for one; then a write afterwards proves events still flow.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    await drained(emulator);
+    // Reads and a peek: no event. Every event of the writes above first (a trailing one of the
+    // throttle must not be mistaken for one); then a write afterwards proves events still flow.
+    await allReported(emulator);
     const before = seen.events.length;
     await container.getBlobClient('a.txt').downloadToBuffer();
     await container.listBlobsFlat().byPage().next();
     await queue.peekMessages();
     await queue.getProperties();
     await table.listEntities().byPage().next();
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    await drained(emulator);
+    await allReported(emulator);
     assert.equal(seen.events.length, before, `reads gave events: ${JSON.stringify(seen.events.slice(before))}`);
 
     next = seen.next('queue');
@@ -95,12 +96,10 @@ describe('Engine data changes and content bytes (real engine, real SDKs)', funct
     await next;
     // A consumer polling a queue with nothing visible (a Functions queue trigger): its Get Messages
     // return no message and change nothing, so they give no event.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    await drained(emulator);
+    await allReported(emulator);
     const beforePolls = seen.events.length;
     for (let i = 0; i < 5; i++) assert.equal((await queue.receiveMessages({ numberOfMessages: 32 })).receivedMessageItems.length, 0);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    await drained(emulator);
+    await allReported(emulator);
     assert.equal(seen.events.length, beforePolls, `polls of an empty queue gave events: ${JSON.stringify(seen.events.slice(beforePolls))}`);
     next = seen.next('blob');
     await container.getBlobClient('a.txt').delete();
@@ -116,9 +115,8 @@ describe('Engine data changes and content bytes (real engine, real SDKs)', funct
     const began = performance.now();
     await inParallel(200, 8, (i) => container.getBlockBlobClient(`b${i}`).uploadData(Buffer.from(String(i))));
     const lastWrite = performance.now();
-    // The trailing event comes at most 250 ms after the last write's event was due.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    await drained(emulator);
+    // The trailing event, which the throttle holds back up to 250 ms, has come once this resolves.
+    await allReported(emulator);
     const blobEvents = seen.events.filter((e) => e.kind === 'blob');
     assert.ok(blobEvents.length >= 1, 'at least one event');
     assert.ok(blobEvents.at(-1)!.at >= lastWrite - 1, 'an event after the last write');
