@@ -210,16 +210,17 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
 
 /**
  * What a copied connection string or URL list names (Emulator.addressedKinds): "Blob runs; Queue,
- * Table at their configured ports (not running).", and for a stopped service at port 0 that its
- * port is chosen at its start.
+ * Table at their configured ports (not running).", and why a service is left out (port 0).
  */
 function addressedNote(emulator: Emulator): string {
   const kinds = emulator.addressedKinds();
   const running = kinds.filter((k) => emulator.endpoint(k) !== undefined);
   const waiting = kinds.filter((k) => emulator.endpoint(k) === undefined);
+  const left = SERVICE_KINDS.filter((k) => !kinds.includes(k));
   const parts = [
     ...(running.length > 0 ? [`${running.map(serviceName).join(', ')} ${running.length === 1 ? 'runs' : 'run'}`] : []),
-    ...(waiting.length > 0 ? [`${waiting.map(serviceName).join(', ')} at ${waiting.length === 1 ? 'its' : 'their'} configured port${waiting.length === 1 ? '' : 's'} (not running${waiting.some((k) => emulator.clientAddress(k).port === 0) ? '; port 0 is chosen at the start: start it first, and copy again' : ''})`] : []),
+    ...(waiting.length > 0 ? [`${waiting.map(serviceName).join(', ')} at ${waiting.length === 1 ? 'its' : 'their'} configured port${waiting.length === 1 ? '' : 's'} (not running${waiting.some((k) => emulator.clientAddress(k).port === 0) ? '; port 0 is chosen at the start: start it first' : ''})`] : []),
+    ...(left.length > 0 ? [`${left.map(serviceName).join(', ')} left out until ${left.length === 1 ? 'it runs' : 'they run'} (port 0: any free port)`] : []),
   ];
   return `${parts.join('; ')}.`;
 }

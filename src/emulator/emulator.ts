@@ -617,13 +617,13 @@ export class Emulator {
   }
 
   /**
-   * The services a connection string names ({@link connectionString}): all three, always. A stopped
-   * service whose port is 0 (chosen only at its start) is named at port 0, where a client is refused
-   * at once: left out, the .NET and Python SDKs would build its endpoint from the account name and
-   * `core.windows.net`, and send that account's requests to a cloud address someone else may own.
+   * The services a connection string names ({@link connectionString}): every running one, and the
+   * others that have a port to name (not 0, which is chosen only at the start). All three when that
+   * leaves none (every port 0, nothing running: their URLs then say port 0).
    */
   addressedKinds(): ServiceKind[] {
-    return [...SERVICE_KINDS];
+    const kinds = SERVICE_KINDS.filter((k) => this.endpoint(k) !== undefined || this.settings.options.services[k].port !== 0);
+    return kinds.length > 0 ? kinds : [...SERVICE_KINDS];
   }
 
   /**
