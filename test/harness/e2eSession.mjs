@@ -79,7 +79,11 @@ const CENTER_ITEM = '.notifications-center .notification-list-item';
 export async function runCommand(page, title) {
   await page.keyboard.press('F1');
   await page.keyboard.type(title);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
+  // Enter runs the focused row, not the one that matches: wait until the focused one is the command
+  // (the list filters as the title is typed, and a row of a shorter filter may still have the focus).
+  const focused = page.locator('.quick-input-list .monaco-list-row.focused');
+  await waitFor(`"${title}" focused in the command palette`, async () => (await focused.count()) > 0 && (await focused.first().innerText()).includes(title),
+    { timeoutMs: 10_000, intervalMs: 50 });
   await page.keyboard.press('Enter');
 }
 
