@@ -205,7 +205,7 @@ export class SnapshotCommands {
         this.deps.log.info(`${serviceName(kind)}: seed not loaded, the service holds data (on disk, a seed is loaded only into an empty service).`);
         return { ok: true };
       }
-      const snapshot = await data.readSnapshot(folder, [kind]);
+      const snapshot = await withDelayedProgress('Reading the seed', false, () => data.readSnapshot(folder, [kind]));
       // The service was empty (a fresh in-memory one, or checked above); a client may have made
       // something since its port opened, which stays. A seed that stops half-way is deleted again.
       const counts = await this.journaled({ operation: 'seed', folder, kinds: [kind], where: this.where([kind]), inMemory },
@@ -262,9 +262,14 @@ export class SnapshotCommands {
     if (kinds.length === 0) return this.nothingRuns('import');
     try {
       const data = this.data();
-      const snapshot = await data.readSnapshot(folder, kinds);
       const clients = this.targetClients(kinds);
-      const conflicts = await data.importConflicts(clients, snapshot);
+      // Reading a large snapshot and listing what it would replace can take seconds: shown, and a
+      // Cancel takes effect once the folder is read.
+      const { snapshot, conflicts } = await withDelayedProgress('Reading the snapshot', true, async (options) => {
+        const read = await data.readSnapshot(folder, kinds);
+        options.signal?.throwIfAborted();
+        return { snapshot: read, conflicts: await data.importConflicts(clients, read, options.signal) };
+      });
       const names = [...conflicts.containers.map((n) => `container ${n}`), ...conflicts.queues.map((n) => `queue ${n}`), ...conflicts.tables.map((n) => `table ${n}`)];
       if (names.length > 0 && args.skipConfirmation !== true) {
         const shown = names.length > 12 ? [...names.slice(0, 12), `… and ${names.length - 12} more`] : names;
@@ -321,7 +326,7 @@ export class SnapshotCommands {
     const left: string[] = [];
     try {
       const data = this.data();
-      const seed = folder !== undefined ? await data.readSnapshot(folder, running) : undefined;
+      const seed = folder !== undefined ? await withDelayedProgress('Reading the seed', false, () => data.readSnapshot(folder, running)) : undefined;
       // Every account of the engine is emptied; the seed goes into the development account.
       const others = this.deps.emulator.accounts().slice(1);
       // Only loading the seed can be cancelled (the data layer then deletes it again); emptying cannot.

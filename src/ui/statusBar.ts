@@ -84,7 +84,7 @@ export class StatusBar implements vscode.Disposable {
         this.reveal('state');
         this.renderService(kind);
         this.renderMemory();
-        this.measureDisk();
+        this.measureDisk(true);
       }),
       emulator.onDidChangeMemory(() => this.renderMemory()),
     );
@@ -174,20 +174,30 @@ export class StatusBar implements vscode.Disposable {
    */
   /** The services whose data folder is being measured now. */
   private readonly measuring = new Set<ServiceKind>();
+  /** The services whose state changed while a measurement ran: measured again once it ends. */
+  private readonly remeasure = new Set<ServiceKind>();
 
-  private measureDisk(): void {
+  /** @param stateChanged a service started, stopped or was cleaned: a measurement begun before may be of data gone since */
+  private measureDisk(stateChanged = false): void {
     const kinds = this.emulator.runningKinds().filter((k) => !this.emulator.isRunningInMemory(k));
     for (const kind of kinds) {
       // One measurement at a time per service (a large folder takes a while), and one of a folder the
-      // service no longer uses (a restart to a new azurite.location meanwhile) is dropped.
-      if (this.measuring.has(kind)) continue;
+      // service no longer uses (a restart to a new azurite.location meanwhile) is dropped. One that
+      // a Clean overtook is shown, then followed at once by a new one (not only at the next tick).
+      if (this.measuring.has(kind)) {
+        if (stateChanged) this.remeasure.add(kind);
+        continue;
+      }
       this.measuring.add(kind);
       const location = this.emulator.dataLocation(kind);
       void this.emulator.diskUsageBytes(kind).then((bytes) => {
         if (this.emulator.dataLocation(kind) !== location || this.diskBytes[kind] === bytes) return;
         this.diskBytes[kind] = bytes;
         this.renderService(kind);
-      }).finally(() => this.measuring.delete(kind));
+      }).finally(() => {
+        this.measuring.delete(kind);
+        if (this.remeasure.delete(kind)) this.measureDisk();
+      });
     }
     if (kinds.length > 0 && this.diskTimer === undefined) this.diskTimer = setInterval(() => this.measureDisk(), DISK_REFRESH_MS);
     if (kinds.length === 0 && this.diskTimer !== undefined) {

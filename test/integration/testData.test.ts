@@ -207,6 +207,31 @@ describe('Test data: seed, reset, export and import', () => {
     }
   });
 
+  it('an Import shows progress while it reads the snapshot and lists what it would replace, before it asks', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    this.timeout(120_000);
+    const a = await api();
+    const snapshot = manyBlobsSnapshot(5);
+    try {
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const pid = a.emulator.enginePid!;
+      const shown = progressCount(a, 'Reading the snapshot');
+      // The engine held off the CPU: listing what the import would replace takes as long as the test needs.
+      process.kill(pid, 'SIGSTOP');
+      try {
+        const imported = vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true });
+        await waitFor('"Reading the snapshot"', () => progressCount(a, 'Reading the snapshot') > shown || undefined, 30_000);
+        process.kill(pid, 'SIGCONT');
+        assert.deepEqual(await imported, { ok: true });
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(snapshot, { recursive: true, force: true });
+    }
+  });
+
   it('an azurite reset task ended while it waits for an Import does not reset once the Import has ended', async function () {
     if (process.platform === 'win32') this.skip(); // SIGSTOP
     const a = await api();
