@@ -277,7 +277,10 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   // An Import, Reset or seed that this workspace's last window did not finish (it closed or reloaded under it).
   const stopLooking = new AbortController();
   context.subscriptions.push({ dispose: () => stopLooking.abort() });
-  const interruptedAtActivation = snapshots.reportInterrupted(undefined, stopLooking.signal);
+  const interruptedAtActivation = snapshots.reportInterrupted(undefined, stopLooking.signal).catch((err: unknown) => {
+    log.error(`Looking for data operations a closed window did not finish failed: ${(err as Error).message}`);
+    return [];
+  });
   // The extension's code cache holds what activation compiled: written once the warm-up has settled
   // (the extension host is idle then; the engine loads in its own process), or at once without it.
   void (warmedUp ?? Promise.resolve()).then(() => codeCache?.save());

@@ -4,9 +4,9 @@
  * and hands them to `https.createServer` (blob/BlobServer.js, queue/QueueServer.js,
  * table/TableServer.js), which throws OpenSSL's bare message ("mac verify failure", "no start
  * line"). Here the same files go through the same `tls.createSecureContext`, and a failure becomes
- * a message naming the setting, the path and the fix; so do a key that is not the certificate's and
- * a certificate out of its dates, which may load but which every client refuses (docs/ENGINE.md,
- * "Constructing servers"). Also reads the certificate a started service serves, for the
+ * a message naming the setting, the path and the fix; so does a key that is not the certificate's,
+ * which may load but which every client refuses (docs/ENGINE.md, "Constructing servers"). A
+ * certificate out of its dates is said, not refused. Also reads the certificate a started service serves, for the
  * extension's own clients to trust when it is self-signed. No azurite import: plain Node.
  */
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
@@ -37,7 +37,7 @@ function isoTime(date: Date): string {
 /**
  * Why clients refuse `leaf` at `now` for its dates, as Node's certificate check does (CERT_HAS_EXPIRED,
  * CERT_NOT_YET_VALID) even for a certificate a client trusts through `ca`; undefined while it is valid,
- * or when its dates cannot be read (then nothing is refused on a guess).
+ * or when its dates cannot be read (then nothing is said on a guess).
  * @param remake what to do, e.g. "Make a new one (…) and point azurite.cert at it."
  */
 function datesProblem(leaf: X509Certificate, file: string, remake: string, now = Date.now()): string | undefined {
@@ -46,10 +46,10 @@ function datesProblem(leaf: X509Certificate, file: string, remake: string, now =
   const to = new Date(leaf.validTo);
   if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) return undefined;
   if (now > to.getTime()) {
-    return `azurite.cert (${JSON.stringify(file)}) expired on ${isoTime(to)}, so every client refuses it (CERT_HAS_EXPIRED), even one told to trust it. ${remake}`;
+    return `azurite.cert (${JSON.stringify(file)}) expired on ${isoTime(to)}, so clients that check certificates refuse it (CERT_HAS_EXPIRED), even with it trusted. ${remake}`;
   }
   if (now < from.getTime()) {
-    return `azurite.cert (${JSON.stringify(file)}) is not valid until ${isoTime(from)}, so every client refuses it until then (CERT_NOT_YET_VALID). Check this computer's clock (it says ${isoTime(new Date(now))}); if it is right, ${remake.charAt(0).toLowerCase()}${remake.slice(1)}`;
+    return `azurite.cert (${JSON.stringify(file)}) is not valid until ${isoTime(from)}, so clients that check certificates refuse it until then (CERT_NOT_YET_VALID). Check this computer's clock (it says ${isoTime(new Date(now))}); if it is right, ${remake.charAt(0).toLowerCase()}${remake.slice(1)}`;
   }
   return undefined;
 }
@@ -80,16 +80,37 @@ function contextCertificate(context: SecureContext): X509Certificate | undefined
  * Loads `https` as azurite will (PEM when `key` is set, else PFX with `pwd`), and checks what
  * loading does not but every client would refuse: a PEM key that is not the certificate's (on
  * OpenSSL a key of another type, say EC with an RSA certificate, loads without an error and every
- * handshake fails), and a certificate that has expired or is not valid yet.
- * @returns undefined when the certificate loads and clients can accept it, else a message for the
- *   user naming the setting, the file and the fix, e.g.
+ * handshake fails). A certificate out of its dates is not refused (Azurite serves it, and clients
+ * that skip the check still work): {@link certificateDatesWarning} says it.
+ * @returns undefined when the certificate loads, else a message for the user naming the setting,
+ *   the file and the fix, e.g.
  *   `azurite.cert is "/w/cert.pfx", which cannot be read (ENOENT: …). Set azurite.cert to …`,
- *   `azurite.pwd does not open azurite.cert ("/w/cert.pfx": mac verify failure); check the password, …`,
- *   `azurite.key ("/w/k.pem") is not the private key of azurite.cert ("/w/c.pem"); set azurite.key to …` or
- *   `azurite.cert ("/w/c.pem") expired on 2020-01-01T00:00:00Z, so every client refuses it (CERT_HAS_EXPIRED), … Make a new one, …`.
+ *   `azurite.pwd does not open azurite.cert ("/w/cert.pfx": mac verify failure); check the password, …` or
+ *   `azurite.key ("/w/k.pem") is not the private key of azurite.cert ("/w/c.pem"); set azurite.key to …`.
  *   Never rejects.
  */
-export async function certificateProblem(https: HttpsOptions): Promise<string | undefined> {
+export function certificateProblem(https: HttpsOptions): Promise<string | undefined> {
+  return inspect(https, () => undefined);
+}
+
+/**
+ * Why clients that check certificates refuse `https`'s certificate for its dates (expired, or not
+ * valid yet), with how to make a new one, e.g. `azurite.cert ("/w/c.pem") expired on
+ * 2020-01-01T00:00:00Z, so clients that check certificates refuse it (CERT_HAS_EXPIRED), … Make a
+ * new one, …`; undefined while it is valid, or when it does not load ({@link certificateProblem}
+ * says that). Logged at a start: the service starts all the same, as Azurite's does. Never rejects.
+ */
+export async function certificateDatesWarning(https: HttpsOptions): Promise<string | undefined> {
+  let warning: string | undefined;
+  const problem = await inspect(https, (leaf, remake) => {
+    warning = datesProblem(leaf, https.cert, remake);
+    return undefined;
+  });
+  return problem === undefined ? warning : undefined;
+}
+
+/** {@link certificateProblem}'s checks; `onLeaf` gets the certificate served once the files load. */
+async function inspect(https: HttpsOptions, onLeaf: (leaf: X509Certificate, remake: string) => string | undefined): Promise<string | undefined> {
   const cert = await read('cert', https.cert, https.key === undefined ? 'an existing PFX file' : 'an existing PEM certificate file');
   if (typeof cert === 'string') return cert;
 
@@ -103,7 +124,7 @@ export async function certificateProblem(https: HttpsOptions): Promise<string | 
       return `${password} does not open azurite.cert (${JSON.stringify(https.cert)}: ${reason(err)}); ${fix}, and that azurite.cert is a PFX (PKCS #12) file — for a PEM certificate set azurite.key instead.`;
     }
     const leaf = contextCertificate(context);
-    return leaf === undefined ? undefined : datesProblem(leaf, https.cert, REMAKE_PFX);
+    return leaf === undefined ? undefined : onLeaf(leaf, REMAKE_PFX);
   }
 
   const key = await read('key', https.key, 'an existing PEM private key file');
@@ -133,7 +154,7 @@ export async function certificateProblem(https: HttpsOptions): Promise<string | 
   } catch (err) {
     return `azurite.cert (${JSON.stringify(https.cert)}) and azurite.key (${JSON.stringify(https.key)}) do not load together (${reason(err)}); use a PEM certificate and the unencrypted PEM key it was made with.`;
   }
-  return datesProblem(leaf, https.cert, REMAKE_PEM);
+  return onLeaf(leaf, REMAKE_PEM);
 }
 
 /** What {@link servedCertificate} read from a started service. */

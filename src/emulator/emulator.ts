@@ -28,7 +28,7 @@ import { ownPortConflict, portsOfOthers, type ListenAddress } from '../core/ownP
 import { servedElsewhere } from './ports';
 import { LifecycleQueue } from './lifecycleQueue';
 import { ServiceManager, type Blocker, type Outcome } from './serviceManager';
-import { servedCertificate } from './certificates';
+import { certificateDatesWarning, servedCertificate } from './certificates';
 import { takeUnfinishedSave, unfinishedSaveMessage, type UnfinishedSave } from './shutdownMarker';
 
 /** The memory limit's setting key. */
@@ -500,6 +500,9 @@ export class Emulator {
         this.log.error(`${serviceName(kind)}: the certificate of azurite.cert is not for ${host}, the host its connection string names (${served.hostMismatch}), so clients refuse it. Make one that names ${host}, or set azurite.${kind}Host to a name the certificate has.`);
       }
       if (served?.selfSigned !== undefined) this.trustEmitter.fire(kind);
+      // Served all the same, as Azurite does: clients that skip the check still work with it.
+      const dates = await certificateDatesWarning(options.https);
+      if (dates !== undefined) this.log.error(`${serviceName(kind)}: ${dates}`);
     }
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
     // Checked once the service runs, before the seed: a change from now on finds it running (the

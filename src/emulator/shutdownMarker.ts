@@ -96,13 +96,13 @@ export async function takeUnfinishedSave(location: string, kind: ServiceKind, ow
  * (`/proc/sys/kernel/random/boot_id`) and when the process started, in clock ticks since boot
  * (`/proc/<pid>/stat`, field 22; proc(5)).
  */
-interface ProcessIdentity {
+export interface ProcessIdentity {
   readonly bootId?: string;
   readonly startTicks?: string;
 }
 
 /** This process's {@link ProcessIdentity}, or of process `pid`; fields that cannot be read are left out. */
-function processIdentity(pid: number | 'self' = 'self'): ProcessIdentity {
+export function processIdentity(pid: number | 'self' = 'self'): ProcessIdentity {
   const read = (file: string): string | undefined => {
     try {
       return fs.readFileSync(file, 'utf8');
@@ -115,17 +115,6 @@ function processIdentity(pid: number | 'self' = 'self'): ProcessIdentity {
   // The command name (field 2) is in parentheses and may hold spaces: count fields after its ')'.
   const startTicks = stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
   return { ...(bootId !== undefined && bootId !== '' ? { bootId } : {}), ...(startTicks !== undefined && /^\d+$/.test(startTicks) ? { startTicks } : {}) };
-}
-
-/**
- * True when the marker's process is the one running under its id now: false when the machine has
- * booted since, or the process under that id started at another time (the id was reused). True
- * when that cannot be told (no /proc: macOS, Windows; a marker without the fields).
- */
-function sameProcess(marker: ProcessIdentity & { pid: number }): boolean {
-  const now = processIdentity(marker.pid);
-  if (marker.bootId !== undefined && now.bootId !== undefined && marker.bootId !== now.bootId) return false;
-  return marker.startTicks === undefined || now.startTicks === undefined || marker.startTicks === now.startTicks;
 }
 
 /** True when a process with this id runs (EPERM: it runs as another user). */
@@ -235,8 +224,28 @@ async function liveSave(location: string, kind: ServiceKind, ownPid: number | un
  */
 function isLive(marker: UnfinishedSave & ProcessIdentity & { ended?: boolean }, ownPid: number | undefined, bootedAtMs = bootTimeMs()): boolean {
   if (marker.ended === true || marker.pid === ownPid || Date.now() - marker.startedAtMs >= LIVE_SAVE_MAX_AGE_MS) return false;
-  if (startedBeforeBoot(marker.startedAtMs, bootedAtMs)) return false;
-  return processRuns(marker.pid) && sameProcess(marker);
+  return processStillRuns(marker, bootedAtMs);
+}
+
+/**
+ * Whether the process that wrote a record (a save marker, an operation journal) at `startedAtMs`
+ * still runs: a process runs under its id, and it is the same one. On Linux the record's boot id
+ * and start time decide that (/proc); where they cannot be read (macOS, Windows), a record written
+ * before this machine booted ({@link startedBeforeBoot}) is of an ended process, and so is one of
+ * this very process's id written before it started (a container restarted gives the same ids).
+ * The uptime is not used where /proc answers: a clock stepped forward (WSL after the host slept)
+ * would make a live record look older than the boot.
+ * @param bootedAtMs when this machine booted (ms since the epoch; default {@link bootTimeMs}); tests set it
+ */
+export function processStillRuns(record: ProcessIdentity & { readonly pid: number; readonly startedAtMs: number }, bootedAtMs = bootTimeMs()): boolean {
+  if (!processRuns(record.pid)) return false;
+  const now = processIdentity(record.pid);
+  const sameBoot = record.bootId !== undefined && now.bootId !== undefined ? record.bootId === now.bootId : undefined;
+  if (sameBoot === false) return false;
+  if (record.startTicks !== undefined && now.startTicks !== undefined) return record.startTicks === now.startTicks;
+  if (sameBoot === true) return true;
+  if (startedBeforeBoot(record.startedAtMs, bootedAtMs)) return false;
+  return record.pid !== process.pid || record.startedAtMs >= Date.now() - process.uptime() * 1000 - 2000;
 }
 
 /** When this machine booted, ms since the epoch (from `os.uptime()`, whole seconds on some systems). */

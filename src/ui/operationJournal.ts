@@ -16,8 +16,8 @@
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { serviceName, type ServiceKind } from '../core/services';
-import { bootTimeMs, startedBeforeBoot } from '../emulator/shutdownMarker';
+import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
+import { bootTimeMs, processIdentity, processStillRuns } from '../emulator/shutdownMarker';
 
 /** The folder, under a storage folder, that holds one folder per operation under way. */
 export const OPERATIONS_FOLDER = 'data-operations';
@@ -39,8 +39,10 @@ export interface OperationJournal {
   readonly inMemory: boolean;
   /** When it began (ISO 8601). */
   readonly startedAt: string;
-  /** The process (extension host) that runs it. */
+  /** The process (extension host) that runs it, and on Linux what tells it from a later process with its id. */
   readonly pid: number;
+  readonly bootId?: string;
+  readonly startTicks?: string;
   /**
    * `copying` while an Import makes the copy of what it replaces (nothing changed yet); `changing`
    * from the first change on (a Reset and a seed begin there).
@@ -74,7 +76,7 @@ export async function beginOperation(storage: string, start: OperationStart): Pr
   await fsp.mkdir(root, { recursive: true });
   const scratch = await fsp.mkdtemp(path.join(root, `${start.operation}-`));
   const file = path.join(scratch, JOURNAL);
-  let written: OperationJournal = { version: 1, ...start, startedAt: new Date().toISOString(), pid: process.pid, phase: start.operation === 'import' ? 'copying' : 'changing' };
+  let written: OperationJournal = { version: 1, ...start, startedAt: new Date().toISOString(), pid: process.pid, ...processIdentity(), phase: start.operation === 'import' ? 'copying' : 'changing' };
   await writeAtomic(file, written);
   return {
     scratch,
@@ -103,14 +105,13 @@ export interface InterruptedOperation {
  * services kept in memory (their data went with their window), are removed whole. Folders without
  * a journal (copies kept after a failed rollback or an interrupted Import) are removed once older
  * than {@link INTERRUPTED_COPY_KEEP_MS}. Never throws: a journal that cannot be read is skipped.
- * @param isAlive whether a process runs (default: `process.kill(pid, 0)`)
+ * @param isAlive whether the process that wrote a journal still runs (default: src/emulator/shutdownMarker.ts processStillRuns)
  * @param now the time (ms since the epoch) that ages copies
- * @param bootedAtMs when this machine booted (ms since the epoch): an operation begun before ran in a
- *   process that has ended (src/emulator/shutdownMarker.ts startedBeforeBoot)
+ * @param bootedAtMs when this machine booted (ms since the epoch), for the default `isAlive`
  * @returns the interrupted operations that may have left data half done, oldest first, and how
  *   many operations of running processes are under way (found again once those end)
  */
-export async function takeInterrupted(storage: string, isAlive: (pid: number) => boolean = processAlive, now = Date.now(), bootedAtMs = bootTimeMs()): Promise<{ interrupted: InterruptedOperation[]; running: number }> {
+export async function takeInterrupted(storage: string, isAlive?: (journal: OperationJournal) => boolean, now = Date.now(), bootedAtMs = bootTimeMs()): Promise<{ interrupted: InterruptedOperation[]; running: number }> {
   const root = path.join(storage, OPERATIONS_FOLDER);
   const names = await fsp.readdir(root).catch(() => [] as string[]);
   const interrupted: InterruptedOperation[] = [];
@@ -124,16 +125,23 @@ export async function takeInterrupted(storage: string, isAlive: (pid: number) =>
       if (stat?.isDirectory() && !fs.existsSync(file) && now - stat.mtimeMs > INTERRUPTED_COPY_KEEP_MS) await fsp.rm(dir, { recursive: true, force: true }).catch(() => undefined);
       continue;
     }
-    // Under way, in this window or another (a process id is not reused while its process runs);
-    // one begun before this machine booted is not, whatever process has its id now.
-    if (!startedBeforeBoot(Date.parse(journal.startedAt), bootedAtMs) && isAlive(journal.pid)) {
+    // Under way, in this window or another: its process still runs (not merely a process with its id).
+    const runs = isAlive ?? ((j: OperationJournal) => processStillRuns({ pid: j.pid, startedAtMs: Date.parse(j.startedAt), ...(j.bootId !== undefined ? { bootId: j.bootId } : {}), ...(j.startTicks !== undefined ? { startTicks: j.startTicks } : {}) }, bootedAtMs));
+    if (runs(journal)) {
       running++;
       continue;
     }
-    const copy = journal.backup !== undefined && path.dirname(journal.backup) === dir && hasContent(journal.backup) ? journal.backup : undefined;
+    // Taken by renaming it: of two windows that look at once (empty windows share the global
+    // storage folder), one reports it; and one that ended since it was read is not reported.
+    const taken = path.join(dir, `${JOURNAL}.taken-${process.pid}`);
+    if (!(await fsp.rename(file, taken).then(() => true, () => false))) continue;
+    // Found by its name in the operation's folder: the storage folder's path may read otherwise now
+    // (a moved or linked user data folder) than when the journal was written.
+    const backup = journal.backup === undefined ? undefined : path.join(dir, path.basename(journal.backup));
+    const copy = backup !== undefined && hasContent(backup) ? backup : undefined;
     if (journal.phase === 'copying' || journal.inMemory || copy === undefined) await fsp.rm(dir, { recursive: true, force: true }).catch(() => undefined);
     else {
-      await fsp.rm(file, { force: true }).catch(() => undefined);
+      await fsp.rm(taken, { force: true }).catch(() => undefined);
       // Its 30 days count from now.
       await fsp.utimes(dir, new Date(now), new Date(now)).catch(() => undefined);
     }
@@ -148,7 +156,9 @@ async function readJournal(file: string): Promise<OperationJournal | undefined> 
     const value = JSON.parse(await fsp.readFile(file, 'utf8')) as Partial<OperationJournal>;
     const known = value.version === 1 && typeof value.folder === 'string' && typeof value.where === 'string' && typeof value.pid === 'number'
       && (value.phase === 'copying' || value.phase === 'changing') && (value.operation === 'import' || value.operation === 'reset' || value.operation === 'seed')
-      && Array.isArray(value.kinds);
+      && Array.isArray(value.kinds) && value.kinds.every((k) => (SERVICE_KINDS as readonly string[]).includes(k))
+      && typeof value.startedAt === 'string' && !Number.isNaN(Date.parse(value.startedAt))
+      && (value.backup === undefined || typeof value.backup === 'string');
     return known ? value as OperationJournal : undefined;
   } catch {
     return undefined;
@@ -192,15 +202,5 @@ export function interruptedMessage(journal: OperationJournal, copy: string | und
       return `The Reset of ${names}, begun ${when}, ${closed} ${journal.kinds.length === 1 ? 'It' : 'They'} may hold part of what was there${journal.folder !== '' ? ` and part of the seed in ${journal.folder}` : ''}: reset again to finish it.`;
     case 'seed':
       return `Loading the seed in ${journal.folder} into ${names}, begun ${when}, ${closed} ${names} holds part of it, and on disk a seed loads only into an empty service: Reset empties ${names} and loads the seed in full.`;
-  }
-}
-
-/** Whether a process runs: signal 0 tests for it (EPERM: it runs, as another user). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -154,8 +154,9 @@ export class SnapshotCommands {
    * one closes or reloads before it ends. The journal is removed when the work ends, unless it
    * failed while the extension shuts down: the services stopping under it (a window that closes
    * stops them) make it fail, and it could not undo what it did either. A journal that cannot be
-   * written or removed (a full disk, a virus scanner holding it) is logged and does not fail the
-   * work: `work` then gets no run.
+   * begun or removed (a full disk, a virus scanner holding it) is logged and does not fail the
+   * work (`work` then gets no run); one that an Import cannot update before its first change
+   * stops that Import before it changes anything (its copy would be unknown to the next window).
    */
   private async journaled<T>(start: OperationStart, work: (run: OperationRun | undefined) => Promise<T>): Promise<T> {
     const run = await beginOperation(this.deps.storagePath, start).catch((err: unknown) => {
@@ -280,7 +281,9 @@ export class SnapshotCommands {
       // What the user was asked about is all it may replace (a client may make more meanwhile).
       const confirmed = args.skipConfirmation !== true ? { confirmed: conflicts } : {};
       const counts = await this.journaled({ operation: 'import', folder, kinds, where: this.where(kinds), inMemory: this.inMemory(kinds) }, (run) =>
-        withDelayedProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, run?.scratch ?? os.tmpdir(), { ...options, ...confirmed, reclaim: this.reclaim(), ...(run ? { changing: run.changing } : {}) })));
+        withDelayedProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, run?.scratch ?? os.tmpdir(), { ...options, ...confirmed, reclaim: this.reclaim(), ...(run ? { changing: (backup: string) => run.changing(backup).catch((err: unknown) => {
+          throw new Error(`the journal in ${run.scratch} that lets the next window tell an Import cut short could not be written (${(err as Error).message}); nothing was changed`);
+        }) } : {}) })));
       // Parts of the snapshot for services that do not run were not read: say so, not nothing.
       const skipped = SERVICE_KINDS.filter((k) => !kinds.includes(k) && hasEntries(path.join(folder, k)));
       const why = this.deps.target.attached() !== undefined ? 'azurite.attach gives no endpoint for it' : 'the service is not running';
@@ -386,14 +389,18 @@ export class SnapshotCommands {
   private async showInterrupted({ journal, copy }: InterruptedOperation): Promise<void> {
     const message = interruptedMessage(journal, copy);
     this.deps.log.info(message);
-    if (journal.operation === 'import') {
-      const choice = await notify('warning', message, IMPORT_AGAIN, ...(copy !== undefined ? [RESTORE_REPLACED] : []));
-      if (choice === IMPORT_AGAIN) await this.importSnapshot({ folder: journal.folder });
-      else if (choice === RESTORE_REPLACED && copy !== undefined) await this.importSnapshot({ folder: copy });
+    const actions = journal.operation === 'import' ? [IMPORT_AGAIN, ...(copy !== undefined ? [RESTORE_REPLACED] : [])] : [journal.operation === 'reset' ? RESET_AGAIN : RESET];
+    const choice = await notify('warning', message, ...actions);
+    if (choice === undefined) return;
+    // What it worked on: another target since (azurite.attach set or cleared) would get data that is not its own.
+    const now = this.where(journal.kinds);
+    if (now !== journal.where) {
+      void notify('error', `Azurite: ${choice} did nothing: that ${journal.operation === 'seed' ? 'seed' : journal.operation === 'import' ? 'Import' : 'Reset'} worked on ${journal.where}, and this window works on ${now} now (azurite.attach). Set azurite.attach back to work on it.`);
       return;
     }
-    const action = journal.operation === 'reset' ? RESET_AGAIN : RESET;
-    if ((await notify('warning', message, action)) === action) await this.reset({}, journal.kinds);
+    if (choice === IMPORT_AGAIN) await this.importSnapshot({ folder: journal.folder });
+    else if (choice === RESTORE_REPLACED && copy !== undefined) await this.importSnapshot({ folder: copy });
+    else await this.reset({}, journal.kinds);
   }
 
   /**

@@ -21,7 +21,8 @@ import { BlobServiceClient, RestError } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
 import { endpointUrl } from '../../../src/core/connectionString';
-import { certificateProblem } from '../../../src/emulator/certificates';
+import { certificateDatesWarning, certificateProblem } from '../../../src/emulator/certificates';
+import { request as httpsRequest } from 'node:https';
 import { isAzuriteService, probePortHolder } from '../../../src/emulator/ports';
 import type { Emulator } from '../../../src/emulator/emulator';
 import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
@@ -366,16 +367,18 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     assert.deepEqual(await fixed.start('blob'), { ok: true });
   });
 
-  it('refuses to start with an expired certificate or a key of another type, which would load and then fail every handshake', async () => {
+  it('starts with an expired certificate, as Azurite does, and says in the log what clients that check it will do; refuses a key of another type, which would fail every handshake', async () => {
     const expired = makeDatedCertificate(dir, 'expired-start', '20190101000000Z', '20200101000000Z');
-    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: expired.cert, key: expired.key }));
-    const outcome = await emulator.start('blob');
-    assert.equal(outcome.ok, false);
-    assert.equal((outcome as { reason: string }).reason, 'certificate');
-    assert.match((outcome as { message: string }).message, /^azurite\.cert \(".*expired-start.*cert\.pem"\) expired on 2020-01-01T00:00:00Z/);
-    assert.equal((outcome as { setting?: string }).setting, 'azurite.cert');
-    assert.equal(emulator.status('blob').status, 'closed');
-    assert.equal(emulator.endpoint('blob'), undefined);
+    const { emulator, log } = track(makeEmulator({ inMemoryPersistence: true, cert: expired.cert, key: expired.key }));
+    assert.deepEqual(await emulator.start('blob'), { ok: true });
+    assert.ok(log.of('error').some((l) => /^Blob: azurite\.cert \(".*expired-start.*cert\.pem"\) expired on 2020-01-01T00:00:00Z, so clients that check certificates refuse it \(CERT_HAS_EXPIRED\)/.test(l)), log.of('error').join('\n'));
+    // A client that skips the check (curl -k, rejectUnauthorized: false) is served.
+    const status = await new Promise<number | undefined>((resolve) => {
+      const req = httpsRequest(`${emulator.endpoint('blob')!.url}/devstoreaccount1?comp=list`, { rejectUnauthorized: false }, (res) => { res.resume(); resolve(res.statusCode); });
+      req.on('error', () => resolve(undefined));
+      req.end();
+    });
+    assert.equal(typeof status, 'number', 'served');
 
     const rsa = makeRsaCertificate(dir, 'rsa-start');
     const { emulator: mixed } = track(makeEmulator({ inMemoryPersistence: true, cert: rsa.cert, key: certs.key }));
@@ -442,21 +445,24 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
       );
     });
 
-    it('refuses an expired certificate, PEM or PFX, naming azurite.cert, the date it expired and how to make a new one', async () => {
+    it('accepts an expired certificate, PEM or PFX; its warning names azurite.cert, the date it expired and how to make a new one', async () => {
       const expired = makeDatedCertificate(dir, 'expired', '20190101000000Z', '20200101000000Z');
-      const pem = await certificateProblem({ cert: expired.cert, key: expired.key });
-      assert.equal(pem, `azurite.cert (${JSON.stringify(expired.cert)}) expired on 2020-01-01T00:00:00Z, so every client refuses it (CERT_HAS_EXPIRED), even one told to trust it. Make a new one, e.g. with \`mkcert 127.0.0.1 localhost\` or \`openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 365 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:localhost\`, and point azurite.cert and azurite.key at its files.`);
-      const pfx = await certificateProblem({ cert: expired.pfx, pwd: PFX_PASSWORD });
-      assert.match(pfx!, /^azurite\.cert \(".*cert\.pfx"\) expired on 2020-01-01T00:00:00Z, so every client refuses it \(CERT_HAS_EXPIRED\), even one told to trust it\. Make a new one, e.g\. with `mkcert -pkcs12 127\.0\.0\.1 localhost`/);
+      assert.equal(await certificateProblem({ cert: expired.cert, key: expired.key }), undefined);
+      assert.equal(await certificateProblem({ cert: expired.pfx, pwd: PFX_PASSWORD }), undefined);
+      const pem = await certificateDatesWarning({ cert: expired.cert, key: expired.key });
+      assert.equal(pem, `azurite.cert (${JSON.stringify(expired.cert)}) expired on 2020-01-01T00:00:00Z, so clients that check certificates refuse it (CERT_HAS_EXPIRED), even with it trusted. Make a new one, e.g. with \`mkcert 127.0.0.1 localhost\` or \`openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 365 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:localhost\`, and point azurite.cert and azurite.key at its files.`);
+      const pfx = await certificateDatesWarning({ cert: expired.pfx, pwd: PFX_PASSWORD });
+      assert.match(pfx!, /^azurite\.cert \(".*cert\.pfx"\) expired on 2020-01-01T00:00:00Z, so clients that check certificates refuse it \(CERT_HAS_EXPIRED\), even with it trusted\. Make a new one, e\.g\. with `mkcert -pkcs12 127\.0\.0\.1 localhost`/);
+      assert.equal(await certificateDatesWarning({ cert: certs.cert, key: certs.key }), undefined, 'nothing for a valid one');
     });
 
-    it('refuses a certificate that is not valid yet, naming the date and this computer\'s clock', async () => {
+    it('warns of a certificate that is not valid yet, naming the date and this computer\'s clock', async () => {
       const future = makeDatedCertificate(dir, 'future', '20400101000000Z', '20410101000000Z');
       assert.match(
-        (await certificateProblem({ cert: future.cert, key: future.key }))!,
-        /^azurite\.cert \(".*cert\.pem"\) is not valid until 2040-01-01T00:00:00Z, so every client refuses it until then \(CERT_NOT_YET_VALID\)\. Check this computer's clock \(it says \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\); if it is right, make a new one, e\.g\. with `mkcert 127\.0\.0\.1 localhost`/,
+        (await certificateDatesWarning({ cert: future.cert, key: future.key }))!,
+        /^azurite\.cert \(".*cert\.pem"\) is not valid until 2040-01-01T00:00:00Z, so clients that check certificates refuse it until then \(CERT_NOT_YET_VALID\)\. Check this computer's clock \(it says \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\); if it is right, make a new one, e\.g\. with `mkcert 127\.0\.0\.1 localhost`/,
       );
-      assert.match((await certificateProblem({ cert: future.pfx, pwd: PFX_PASSWORD }))!, /^azurite\.cert \(".*cert\.pfx"\) is not valid until 2040-01-01T00:00:00Z/);
+      assert.match((await certificateDatesWarning({ cert: future.pfx, pwd: PFX_PASSWORD }))!, /^azurite\.cert \(".*cert\.pfx"\) is not valid until 2040-01-01T00:00:00Z/);
     });
 
     it('names a key file that is not a key, and a certificate that is not PEM', async () => {

@@ -4,10 +4,10 @@
  * test/integration/testData.test.ts and test/e2e/reload.test.mjs.
  */
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { beginOperation, interruptedMessage, INTERRUPTED_COPY_KEEP_MS, OPERATIONS_FOLDER, processAlive, takeInterrupted, type OperationStart } from '../../../src/ui/operationJournal';
+import { beginOperation, interruptedMessage, INTERRUPTED_COPY_KEEP_MS, OPERATIONS_FOLDER, takeInterrupted, type OperationStart } from '../../../src/ui/operationJournal';
 import { tempDir } from '../helpers/emulatorFixture';
 
 const dead = (): boolean => false;
@@ -90,12 +90,44 @@ describe('Data operation journal', () => {
     assert.match(byOperation['seed']!, /^Loading the seed in \/repo\/seed into Table, begun .+, did not finish: its window closed or reloaded\. Table holds part of it, and on disk a seed loads only into an empty service: Reset empties Table and loads the seed in full\.$/);
   });
 
-  it('an operation begun before this machine booted is interrupted, even when a process has its id now', async () => {
+  it('by default, an operation is under way while the very process that wrote it runs: not a later one with its id, nor one from before the boot', async () => {
     const storage = tempDir('journal-');
-    await beginOperation(storage, { operation: 'reset', folder: '', kinds: ['queue'], where: 'the running Queue', inMemory: false });
-    assert.deepEqual((await takeInterrupted(storage, alive, Date.now(), Date.now() - 3_600_000)).running, 1, 'begun since the boot: under way');
-    const { interrupted } = await takeInterrupted(storage, alive, Date.now(), Date.now() + 60_000);
-    assert.deepEqual(interrupted.map((i) => i.journal.operation), ['reset']);
+    const run = await beginOperation(storage, { operation: 'reset', folder: '', kinds: ['queue'], where: 'the running Queue', inMemory: false });
+    assert.deepEqual(await takeInterrupted(storage), { interrupted: [], running: 1 }, 'this process wrote it and runs');
+    const journal = JSON.parse(fs.readFileSync(path.join(run.scratch, 'journal.json'), 'utf8')) as Record<string, unknown>;
+    const write = (fields: Record<string, unknown>): void => fs.writeFileSync(path.join(run.scratch, 'journal.json'), JSON.stringify({ ...journal, ...fields }));
+    if (typeof journal['bootId'] === 'string') {
+      // Linux: this process's id, but another start time (a restarted container gives the same ids).
+      write({ startTicks: '1' });
+      assert.deepEqual((await takeInterrupted(storage)).interrupted.map((i) => i.journal.operation), ['reset']);
+    }
+    // Without /proc (macOS, Windows): written before this machine booted, whatever runs under its id now.
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => child.once('spawn', resolve));
+      const scratch = (await beginOperation(storage, { operation: 'seed', folder: '/s', kinds: ['blob'], where: 'the running Blob', inMemory: false })).scratch;
+      const bare = JSON.parse(fs.readFileSync(path.join(scratch, 'journal.json'), 'utf8')) as Record<string, unknown>;
+      delete bare['bootId'];
+      delete bare['startTicks'];
+      fs.writeFileSync(path.join(scratch, 'journal.json'), JSON.stringify({ ...bare, pid: child.pid, startedAt: new Date(Date.now() - 60_000).toISOString() }));
+      assert.deepEqual(await takeInterrupted(storage, undefined, Date.now(), Date.now() - 3_600_000), { interrupted: [], running: 1 }, 'begun since the boot: under way');
+      assert.deepEqual((await takeInterrupted(storage, undefined, Date.now(), Date.now() - 30_000)).interrupted.map((i) => i.journal.operation), ['seed']);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('two windows that look at once report an interrupted operation once; its copy is found by name in its folder', async () => {
+    const storage = tempDir('journal-');
+    const run = await beginOperation(storage, importOf('/s', 'the running Blob', false));
+    const backup = makeCopy(run.scratch);
+    // Written when the storage folder's path read otherwise (a linked or moved user data folder).
+    await run.changing(path.join('/elsewhere', path.basename(backup)));
+    const [a, b] = await Promise.all([takeInterrupted(storage, dead), takeInterrupted(storage, dead)]);
+    const found = [...a.interrupted, ...b.interrupted];
+    assert.equal(found.length, 1);
+    assert.equal(found[0]!.copy, backup, 'the copy, where it is');
+    assert.ok(fs.existsSync(path.join(backup, 'blob', 'orders', 'a.json')), 'kept');
   });
 
   it('a journal that cannot be read is skipped, and a storage folder without data-operations/ finds nothing', async () => {
@@ -104,12 +136,5 @@ describe('Data operation journal', () => {
     fs.mkdirSync(path.join(storage, OPERATIONS_FOLDER, 'import-x'), { recursive: true });
     fs.writeFileSync(path.join(storage, OPERATIONS_FOLDER, 'import-x', 'journal.json'), '{"version":1,');
     assert.deepEqual(await takeInterrupted(storage, dead), { interrupted: [], running: 0 });
-  });
-
-  it('processAlive: true for this process, false for one that has exited', () => {
-    assert.equal(processAlive(process.pid), true);
-    const exited = spawnSync(process.execPath, ['-e', '0']);
-    assert.equal(exited.status, 0);
-    assert.equal(processAlive(exited.pid!), false);
   });
 });
