@@ -98,7 +98,8 @@ export class SnapshotCommands {
       if (this.deps.target.isLocal()) {
         await withDelayedProgress('Waiting for the services to finish starting or stopping', false, () => untilAborted(this.deps.emulator.lifecycleSettled(SERVICE_KINDS)));
       }
-      if (isAborted()) return CANCELLED;
+      // Nor once the window closes: the services stop under it, and what it did could not be undone.
+      if (isAborted() || this.deps.emulator.shuttingDown) return CANCELLED;
       return operation();
     })();
     this.busy.add(run);

@@ -39,5 +39,8 @@ describe('deactivate()', () => {
     const db = fs.readFileSync(path.join(workspace, '.azurite', '__azurite_db_blob__.json'), 'utf8');
     assert.ok(db.includes('saved-on-deactivate'), 'the container was saved to disk');
     assert.throws(() => process.kill(enginePid, 0), /ESRCH/, 'the engine\'s process has exited: nothing is left running');
+    // A data operation asked for now (a task's reset as the window closes) does not begin: the
+    // services are gone, and it could neither finish nor undo what it did.
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.reset', { skipConfirmation: true }), { ok: false, reason: 'cancelled', message: 'Cancelled.' });
   });
 });
