@@ -231,9 +231,9 @@ function isLive(marker: UnfinishedSave & ProcessIdentity & { ended?: boolean }, 
  * Whether the process that wrote a record (a save marker, an operation journal) at `startedAtMs`
  * still runs: a process runs under its id, and it is the same one. On Linux the record's boot id
  * and start time decide that (/proc); where they cannot be read (macOS, Windows), a record written
- * before this machine booted ({@link startedBeforeBoot}) is of an ended process, and so is one of
- * this very process's id written before it started (a container restarted gives the same ids).
- * The uptime is not used where /proc answers: a clock stepped forward (WSL after the host slept)
+ * before this machine booted ({@link startedBeforeBoot}) is of an ended process. (A container
+ * restarted gives the same ids: that is Linux, where the start time tells.) The uptime is not used
+ * where /proc answers: a clock stepped forward (WSL after the host slept)
  * would make a live record look older than the boot.
  * @param bootedAtMs when this machine booted (ms since the epoch; default {@link bootTimeMs}); tests set it
  */
@@ -244,8 +244,7 @@ export function processStillRuns(record: ProcessIdentity & { readonly pid: numbe
   if (sameBoot === false) return false;
   if (record.startTicks !== undefined && now.startTicks !== undefined) return record.startTicks === now.startTicks;
   if (sameBoot === true) return true;
-  if (startedBeforeBoot(record.startedAtMs, bootedAtMs)) return false;
-  return record.pid !== process.pid || record.startedAtMs >= Date.now() - process.uptime() * 1000 - 2000;
+  return !startedBeforeBoot(record.startedAtMs, bootedAtMs);
 }
 
 /** When this machine booted, ms since the epoch (from `os.uptime()`, whole seconds on some systems). */

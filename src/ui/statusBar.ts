@@ -196,7 +196,7 @@ export class StatusBar implements vscode.Disposable {
         this.renderService(kind);
       }).finally(() => {
         this.measuring.delete(kind);
-        if (this.remeasure.delete(kind)) this.measureDisk();
+        if (this.remeasure.delete(kind) && !this.disposed) this.measureDisk();
       });
     }
     if (kinds.length > 0 && this.diskTimer === undefined) this.diskTimer = setInterval(() => this.measureDisk(), DISK_REFRESH_MS);

@@ -81,8 +81,9 @@ export async function runCommand(page, title) {
   await page.keyboard.type(title);
   // Enter runs the focused row, not the one that matches: wait until the focused one is the command
   // (the list filters as the title is typed, and a row of a shorter filter may still have the focus).
-  const focused = page.locator('.quick-input-list .monaco-list-row.focused');
-  await waitFor(`"${title}" focused in the command palette`, async () => (await focused.count()) > 0 && (await focused.first().innerText()).includes(title),
+  // The label alone, compared whole: "Azurite: Start Blob Service" must not pass for "Azurite: Start".
+  const focused = page.locator('.quick-input-list .monaco-list-row.focused .label-name');
+  await waitFor(`"${title}" focused in the command palette`, async () => (await focused.count()) > 0 && (await focused.first().innerText()).trim() === title,
     { timeoutMs: 10_000, intervalMs: 50 });
   await page.keyboard.press('Enter');
 }

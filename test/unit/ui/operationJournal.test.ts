@@ -101,6 +101,7 @@ describe('Data operation journal', () => {
       write({ startTicks: '1' });
       assert.deepEqual((await takeInterrupted(storage)).interrupted.map((i) => i.journal.operation), ['reset']);
     }
+    await run.end();
     // Without /proc (macOS, Windows): written before this machine booted, whatever runs under its id now.
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     try {
