@@ -116,6 +116,8 @@ export async function takeInterrupted(storage: string, isAlive?: (journal: Opera
   const names = await fsp.readdir(root).catch(() => [] as string[]);
   const interrupted: InterruptedOperation[] = [];
   let running = 0;
+  // Under way, in this window or another: its process still runs (not merely a process with its id).
+  const runs = isAlive ?? ((j: OperationJournal) => processStillRuns({ pid: j.pid, startedAtMs: Date.parse(j.startedAt), ...(j.bootId !== undefined ? { bootId: j.bootId } : {}), ...(j.startTicks !== undefined ? { startTicks: j.startTicks } : {}) }, bootedAtMs));
   for (const name of names) {
     const dir = path.join(root, name);
     const file = path.join(dir, JOURNAL);
@@ -125,8 +127,6 @@ export async function takeInterrupted(storage: string, isAlive?: (journal: Opera
       if (stat?.isDirectory() && !fs.existsSync(file) && now - stat.mtimeMs > INTERRUPTED_COPY_KEEP_MS) await fsp.rm(dir, { recursive: true, force: true }).catch(() => undefined);
       continue;
     }
-    // Under way, in this window or another: its process still runs (not merely a process with its id).
-    const runs = isAlive ?? ((j: OperationJournal) => processStillRuns({ pid: j.pid, startedAtMs: Date.parse(j.startedAt), ...(j.bootId !== undefined ? { bootId: j.bootId } : {}), ...(j.startTicks !== undefined ? { startTicks: j.startTicks } : {}) }, bootedAtMs));
     if (runs(journal)) {
       running++;
       continue;

@@ -86,6 +86,21 @@ export async function runTask(task: vscode.Task): Promise<number | undefined> {
 }
 
 /**
+ * Runs `run` with the engine's process `pid` held off the CPU (SIGSTOP; POSIX only), so that what
+ * reaches the engine meanwhile cannot end. `run` gets `resume` (SIGCONT) to let it go on at the
+ * moment it chooses; the engine is resumed in any case when `run` settles.
+ */
+export async function withEngineHeld<T>(pid: number, run: (resume: () => void) => Promise<T>): Promise<T> {
+  const resume = (): void => { process.kill(pid, 'SIGCONT'); };
+  process.kill(pid, 'SIGSTOP');
+  try {
+    return await run(resume);
+  } finally {
+    resume();
+  }
+}
+
+/**
  * Writes a snapshot folder (docs/SNAPSHOT.md) of one container `many` holding `count` small text
  * blobs, enough that importing it takes a while: what tests that act during an import load.
  * @returns the folder, in the system's temporary folder (the caller removes it)

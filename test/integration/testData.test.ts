@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
-import { api, configure, manyBlobsSnapshot, reset, waitFor, runTask } from './helpers';
+import { api, configure, manyBlobsSnapshot, reset, waitFor, runTask, withEngineHeld } from './helpers';
 import { PROGRESS_DELAY_MS } from '../../src/ui/progress';
 import { OPERATIONS_FOLDER } from '../../src/ui/operationJournal';
 
@@ -168,17 +168,14 @@ describe('Test data: seed, reset, export and import', () => {
       const beside = async (other: () => Thenable<unknown>, waiting: string): Promise<[unknown, unknown]> => {
         const waits = progressOf(waiting);
         const resets = progressOf('Resetting');
-        process.kill(pid, 'SIGSTOP');
-        try {
+        return withEngineHeld(pid, async (resume) => {
           const imported = vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true });
           const done = other();
           await waitFor(`"${waiting}"`, () => progressOf(waiting) > waits || undefined, 30_000);
           assert.equal(progressOf('Resetting'), resets, 'nothing began beside the Import');
-          process.kill(pid, 'SIGCONT');
+          resume();
           return [await imported, await done];
-        } finally {
-          process.kill(pid, 'SIGCONT');
-        }
+        });
       };
       const many = (): Promise<boolean> => BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('many').exists();
       // A Reset (as a task's reset before a test run) during an Import.
@@ -189,18 +186,15 @@ describe('Test data: seed, reset, export and import', () => {
       assert.equal(await many(), false, 'the Clean ran once the Import had ended');
       // Closing a stopped service during an Import has nothing to wait for: it resolves at once, with no progress.
       const stopWaits = progressOf('Queue stop once the Reset, Import or Export under way is done');
-      process.kill(pid, 'SIGSTOP');
-      try {
+      await withEngineHeld(pid, async (resume) => {
         const imported = vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true });
         const closed = vscode.commands.executeCommand('azurite.close_queue');
         const held = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 10_000));
         assert.deepEqual(await Promise.race([closed, held]), [{ ok: true }]);
         assert.equal(progressOf('Queue stop once the Reset, Import or Export under way is done'), stopWaits);
-        process.kill(pid, 'SIGCONT');
+        resume();
         assert.deepEqual(await imported, { ok: true });
-      } finally {
-        process.kill(pid, 'SIGCONT');
-      }
+      });
     } finally {
       await vscode.commands.executeCommand('azurite.close');
       fs.rmSync(snapshot, { recursive: true, force: true });
@@ -217,15 +211,12 @@ describe('Test data: seed, reset, export and import', () => {
       const pid = a.emulator.enginePid!;
       const shown = progressCount(a, 'Reading the snapshot');
       // The engine held off the CPU: listing what the import would replace takes as long as the test needs.
-      process.kill(pid, 'SIGSTOP');
-      try {
+      await withEngineHeld(pid, async (resume) => {
         const imported = vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true });
         await waitFor('"Reading the snapshot"', () => progressCount(a, 'Reading the snapshot') > shown || undefined, 30_000);
-        process.kill(pid, 'SIGCONT');
+        resume();
         assert.deepEqual(await imported, { ok: true });
-      } finally {
-        process.kill(pid, 'SIGCONT');
-      }
+      });
     } finally {
       await vscode.commands.executeCommand('azurite.close');
       fs.rmSync(snapshot, { recursive: true, force: true });
