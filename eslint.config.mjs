@@ -3,7 +3,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const noVscode = { name: 'vscode', message: 'src/core and src/emulator never import vscode (see DESIGN.md).' };
+const noVscode = { name: 'vscode', message: 'src/core and src/emulator never import vscode (docs/ARCHITECTURE.md, "Invariants").' };
 const noAzurite = {
   regex: '^azurite(/|$)',
   message: 'Only src/emulator/azurite.ts imports azurite: go through the adapter.',

@@ -6,13 +6,13 @@
 //         extension drives it, azurite.silent on (as the CLI's --silent)
 //   stock the same build without the engine seam's speed patches (out/stock-bundle.js: esbuild.mjs
 //         --skip-patch=crc64,uriTemplates,lokiBatches), in this process, in memory, access log on
-//         (azurite's default; the lines are dropped): azurite as it comes, to check the issue's baseline
+//         (azurite's default; the lines are dropped): azurite as it comes, to check the target's baseline
 //   cli   the azurite CLI as a child process (--silent --disableTelemetry)
 //   floor a no-work HTTP server (./floor.mjs) in a child process of its own; floor-here: the same
 //         server in this process
 // ours and cli in memory and on disk.
 //
-// Which floor the target ratio uses: the issue's baseline (in-process azurite 1,749 µs vs floor
+// Which floor the target ratio uses: the target's baseline (in-process azurite 1,749 µs vs floor
 // 507 µs = 3.45× for a 1 KiB upload, docs/ENGINE.md "Speed") is what stock azurite
 // measures against the floor in its own process (about 3.1–3.5× here); against the floor in this
 // process it measures about 6–7×. The ratio is only comparable with its baseline when measured the
@@ -141,7 +141,7 @@ async function drain(stream) {
 }
 
 /**
- * The ops of the issue's list. `run(cell)` does one op; `per` = samples per batch; `warm` = ops run
+ * The ops of the targets' list. `run(cell)` does one op; `per` = samples per batch; `warm` = ops run
  * on a new cell before any is timed (enough for V8 to have optimized the request path).
  */
 const OPS = [
@@ -435,12 +435,12 @@ async function main() {
   console.log(table(['op', ...cellNames, 'ours/cli (memory)', 'ours/floor (memory)', 'ours/floor-here (memory)'], opRows));
   const baselineRows = Object.entries(NOTES_BASELINE).map(([id, notes]) => [OPS.find((o) => o.id === id).label, fmt(notes, '×'),
     fmt(ratio(id, 'stock-memory', 'floor'), '×'), fmt(ratio(id, 'stock-memory', 'floor-here'), '×')]);
-  console.log('\nBaseline check: stock azurite in this process, in memory, ÷ each floor, beside the issue\'s baselines\n');
-  console.log(table(['op', 'issue baseline (notes)', 'stock/floor (own process)', 'stock/floor-here (this process)'], baselineRows));
+  console.log('\nBaseline check: stock azurite in this process, in memory, ÷ each floor, beside the targets\' baselines (docs/ENGINE.md, "Speed")\n');
+  console.log(table(['op', 'baseline (docs/ENGINE.md)', 'stock/floor (own process)', 'stock/floor-here (this process)'], baselineRows));
   result.baselineCheck = Object.fromEntries(Object.entries(NOTES_BASELINE).map(([id, notes]) => [id,
     { notes, stockVsFloor: ratio(id, 'stock-memory', 'floor'), stockVsFloorHere: ratio(id, 'stock-memory', 'floor-here') }]));
 
-  // The issue's targets
+  // The targets
   const up = medians.upload1k;
   const meterRatio = median(meter.on) / median(meter.off);
   // Engine host (the engine in a process of its own) vs the engine on the hosting thread, both in a host process of
@@ -503,7 +503,7 @@ async function main() {
     },
     {
       metric: 'in-memory 1 KiB upload vs the no-work HTTP floor (in its own process, as the baseline)', value: up['ours-memory'] / up.floor, unit: '×', target: '≤ 2.5×', pass: (v) => v <= 2.5,
-      note: `${fmt(up['ours-memory'], 'µs')} vs ${fmt(up.floor, 'µs')}; stock azurite ${fmt(up['stock-memory'] / up.floor, '×')} (issue's baseline 3.45×). ` +
+      note: `${fmt(up['ours-memory'], 'µs')} vs ${fmt(up.floor, 'µs')}; stock azurite ${fmt(up['stock-memory'] / up.floor, '×')} (baseline 3.45×). ` +
         `Floor in this process (${fmt(up['floor-here'], 'µs')}): ours ${fmt(up['ours-memory'] / up['floor-here'], '×')}, stock ${fmt(up['stock-memory'] / up['floor-here'], '×')}`,
     },
     {

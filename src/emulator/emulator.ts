@@ -103,7 +103,7 @@ const OK: Outcome = { ok: true };
  */
 export class ReclaimBusyError extends Error {
   constructor(readonly kinds: readonly ServiceKind[], readonly freedBytes: number) {
-    super(`Nothing was reclaimed from ${kinds.map(serviceName).join(' and ')}: a request was in flight all the time Azurite waited for a pause (a client holds one open, or its requests never pause). Reclaim again once they are done; Azurite's own GC frees deleted data within 10 minutes anyway.`);
+    super(`Nothing was reclaimed from ${kinds.map(serviceName).join(' and ')}: a request was in flight all the time Azurite waited for a pause (a client holds one open, or its requests never pause). Reclaim again once they are done; Azurite's own GC frees deleted data within about 20 minutes anyway.`);
   }
 }
 
@@ -662,7 +662,7 @@ export class Emulator {
 
   /**
    * Frees in-memory extents that no blob or message refers to any more (deleted data that azurite's
-   * timed GC would free within 1–10 minutes), in each service at a moment with no request in flight.
+   * timed GC would free within about 20 minutes: blob every 10 minutes, sparing what was written in the last 10), in each service at a moment with no request in flight.
    * @returns bytes freed (the drop in use; concurrent writes can make it smaller)
    * @throws ReclaimBusyError when a service had a request in flight throughout its wait
    *   (LifecycleBounds.reclaimIdleMs); the other service is reclaimed all the same
