@@ -273,6 +273,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     emulator.onDidFindUnfinishedSave((u) => void notify('warning', unfinishedSaveMessage(u))),
     emulator.onDidLoseEngine((loss) => void notify('error', loss.message)),
   );
+  context.subscriptions.push(warnWhenAzuriteArrives(channel));
   const autoStarted = autoStart(emulator, deps, (line) => log.info(line));
   // An Import, Reset or seed that this workspace's last window did not finish (it closed or reloaded under it).
   const stopLooking = new AbortController();
@@ -341,6 +342,26 @@ function warmUpAfterActivation(emulator: Emulator, context: vscode.ExtensionCont
         .finally(resolve);
     }, WARM_UP_DELAY_MS);
     context.subscriptions.push({ dispose: () => { clearTimeout(warm); resolve(); } });
+  });
+}
+
+/**
+ * Says, once per window, what happens when the Azurite extension is installed or enabled while this
+ * extension runs (`vscode.extensions.onDidChange`): it cannot register the command ids this
+ * extension holds, the services here keep running, and after a reload this extension stays passive
+ * ({@link stayPassive}). Offers **Reload Window** and **Show Azurite Extension**.
+ */
+function warnWhenAzuriteArrives(channel: vscode.LogOutputChannel): vscode.Disposable {
+  let warned = false;
+  return vscode.extensions.onDidChange(() => {
+    if (warned || vscode.extensions.getExtension(AZURITE_EXTENSION_ID) === undefined) return;
+    warned = true;
+    const message = 'The Azurite extension was just installed or enabled. It registers the same commands (azurite.start …) and uses the same ports as Storage Emulators, so it cannot run beside it in this window: Storage Emulators keeps running here. After a reload, Storage Emulators stays inactive and the Azurite extension runs. Disable the one you do not want.';
+    channel.warn(message);
+    void notify('warning', message, 'Reload Window', 'Show Azurite Extension').then((choice) => {
+      if (choice === 'Reload Window') void vscode.commands.executeCommand('workbench.action.reloadWindow');
+      else if (choice) void vscode.commands.executeCommand('workbench.extensions.search', `@id:${AZURITE_EXTENSION_ID}`);
+    });
   });
 }
 
