@@ -32,7 +32,9 @@ import { SERVICE_KINDS, serviceName } from '../core/services';
 import type { Emulator, EmulatorLog } from '../emulator/emulator';
 import { CANCELLED, type Outcome } from '../core/outcome';
 import type { ConnectionEnvironment } from './connectionEnvironment';
-import { showOutcome, type NotifyDeps } from './notify';
+import { notify, showOutcome, type NotifyDeps } from './notify';
+import { servesDevelopmentStorage, type AttachTarget } from '../core/attach';
+import { COMMANDS } from '../core/commandIds';
 
 /** Debug types the Azure Functions extension registers its pre-debug check for (vscode-azurefunctions src/extension.ts), plus coreclr and go. */
 export const FUNCTIONS_DEBUG_TYPES = ['node', 'python', 'debugpy', 'java', 'ballerina', 'PowerShell', 'coreclr', 'go'] as const;
@@ -58,7 +60,7 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     private readonly deps: NotifyDeps,
     private readonly log: EmulatorLog,
     /** The Azurite this window is attached to (`azurite.attach`), if any: then nothing local starts. */
-    private readonly attached: () => { readonly label: string } | undefined,
+    private readonly attached: () => AttachTarget | undefined,
   ) {}
 
   /** Registers the debug providers and the task listener; one disposable for all. */
@@ -147,7 +149,8 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
   /**
    * Starts Blob, Queue and Table when a local.settings.json (in `folder`, or anywhere when none)
    * points AzureWebJobsStorage at the development storage, unless the window is attached to an
-   * Azurite elsewhere (that one serves it; the local emulator would refuse). Resolves when they
+   * Azurite elsewhere (that one serves it; the local emulator would refuse; when that Azurite is not
+   * where `UseDevelopmentStorage=true` points, a warning says so once per attach value). Resolves when they
    * run or failed (failures are shown and logged); never rejects.
    * @returns the outcomes, [CANCELLED] when the question a start asks first was dismissed, or []
    *   when nothing needed starting
@@ -162,6 +165,19 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     }
   }
 
+  /** The attached Azurite (its label) already warned about in this window: said once per attach value. */
+  private warnedAttached: string | undefined;
+
+  private warnDevelopmentStorageMissesAttached(attached: AttachTarget): void {
+    if (this.warnedAttached === attached.label) return;
+    this.warnedAttached = attached.label;
+    const message = developmentStorageMissesAttachedMessage(attached.label);
+    this.log.error(message);
+    void notify('warning', message, 'Copy Connection String').then((choice) => {
+      if (choice) void vscode.commands.executeCommand(COMMANDS.copyConnectionString);
+    });
+  }
+
   private async ensureOrThrow(folder: vscode.WorkspaceFolder | undefined, why: string): Promise<Outcome[]> {
     if (!this.enabled()) return [];
     await this.environment.ready();
@@ -169,6 +185,7 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     const attached = this.attached();
     if (attached !== undefined) {
       this.log.info(`Not starting the local emulator for ${why}: this window is attached to the Azurite at ${attached.label} (azurite.attach).`);
+      if (!servesDevelopmentStorage(attached)) this.warnDevelopmentStorageMissesAttached(attached);
       return [];
     }
     // Another Azurite serving a service on its port (another window's, the CLI, a container) serves
@@ -190,6 +207,14 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     outcomes.forEach((o) => showOutcome(o, this.deps));
     return outcomes;
   }
+}
+
+/**
+ * Text of the warning that a local.settings.json's `UseDevelopmentStorage=true` does not reach the
+ * Azurite this window is attached to (at `label`).
+ */
+export function developmentStorageMissesAttachedMessage(label: string): string {
+  return `A local.settings.json sets AzureWebJobsStorage to UseDevelopmentStorage=true, which means the development account on 127.0.0.1:10000–10002, but this window is attached to the Azurite at ${label} (azurite.attach), which that value does not reach. Set AzureWebJobsStorage to the attached Azurite's connection string: Copy Connection String gives it.`;
 }
 
 function folderOf(task: vscode.Task): vscode.WorkspaceFolder | undefined {

@@ -329,4 +329,38 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
       await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
+
+  it('a debug session of a project whose local.settings.json uses UseDevelopmentStorage=true, while attached elsewhere, is warned once that the value does not reach the attached Azurite', async () => {
+    const a = await api();
+    const folder = vscode.workspace.workspaceFolders![0]!;
+    const dir = fs.mkdtempSync(path.join(folder.uri.fsPath, '.functions-attached-'));
+    const program = path.join(dir, 'exit.js');
+    fs.writeFileSync(program, 'process.exit(0);\n');
+    fs.writeFileSync(path.join(dir, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { FUNCTIONS_WORKER_RUNTIME: 'node', AzureWebJobsStorage: 'UseDevelopmentStorage=true' } }));
+    const shown = a.notifications().length;
+    const debugOnce = async (name: string) => {
+      const ended = new Promise<void>((resolve) => {
+        const sub = vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) { sub.dispose(); resolve(); } });
+      });
+      assert.equal(await vscode.debug.startDebugging(folder, { type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole' }), true);
+      await ended;
+    };
+    try {
+      await a.rescanLocalSettings();
+      await configure({ attach: connectionString });
+      await waitFor('the attached item', () => a.statusItems().attach.visible);
+      await debugOnce('functions attached 1');
+      const warning = await waitFor('the warning', () => a.notifications().slice(shown).find((n) => n.startsWith('A local.settings.json sets AzureWebJobsStorage to UseDevelopmentStorage=true')));
+      assert.match(warning, new RegExp(`attached to the Azurite at 127\\.0\\.0\\.1:${blobPort}, `));
+      assert.deepEqual(a.notificationActions(warning), ['Copy Connection String']);
+      assert.equal(a.emulator.status('blob').status, 'closed', 'nothing local started');
+      await debugOnce('functions attached 2');
+      await a.settled();
+      assert.equal(a.notifications().slice(shown).filter((n) => n === warning).length, 1, 'said once per attach value');
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      fs.rmSync(dir, { recursive: true, force: true });
+      await a.rescanLocalSettings();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { attachConnectionString, parseAttach, type AttachTarget } from '../../../src/core/attach';
+import { attachConnectionString, parseAttach, servesDevelopmentStorage, type AttachTarget } from '../../../src/core/attach';
 import { DEV_ACCOUNT_KEY } from '../../../src/core/connectionString';
 
 describe('azurite.attach (parsing)', () => {
@@ -48,5 +48,21 @@ describe('azurite.attach (parsing)', () => {
     assert.match(error({}), /give at least one of "blob", "queue", "table"/);
     assert.match(error(42), /must be a connection string or an object/);
     assert.match(error('nonsense'), /"nonsense" is not a key=value pair/);
+  });
+});
+
+describe('azurite.attach: does UseDevelopmentStorage=true reach it?', () => {
+  const dev = (value: unknown) => servesDevelopmentStorage(parseAttach(value) as AttachTarget);
+  it('yes: the development account on 127.0.0.1 or localhost at ports 10000–10002, over HTTP', () => {
+    assert.equal(dev('UseDevelopmentStorage=true'), true);
+    assert.equal(dev({ blob: 'http://localhost:10000', queue: 'http://127.0.0.1:10001/devstoreaccount1/' }), true, 'a service left out says nothing against it');
+  });
+  it('no: another host, port, protocol or account', () => {
+    assert.equal(dev('UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://docker.local'), false);
+    assert.equal(dev({ blob: 'http://127.0.0.1:11000' }), false);
+    assert.equal(dev({ blob: 'http://127.0.0.1:10001' }), false, "the queue's port for Blob");
+    assert.equal(dev({ table: 'https://127.0.0.1:10002' }), false);
+    assert.equal(dev({ blob: 'http://127.0.0.1:10000', accountName: 'tenant1', accountKey: 'a2V5' }), false);
+    assert.equal(dev(`DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=a2V5;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;`), false, 'another key');
   });
 });
