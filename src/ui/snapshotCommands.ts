@@ -259,6 +259,10 @@ export class SnapshotCommands {
     if (asked.length === 0) return this.nothingRuns('import');
     const folder = args.folder ?? (await this.pickFolder('Import', 'Choose a snapshot folder (with blob/, queue/, table/)'));
     if (folder === undefined) return CANCELLED;
+    // A folder one level off (its blob/ chosen), moved or mistyped would import nothing and say
+    // "imported": refused, naming what a snapshot folder holds.
+    const notSnapshot = notASnapshotFolder(folder);
+    if (notSnapshot !== undefined) return this.show(failure('data', `Import failed: ${notSnapshot}`));
     // A service may have stopped while the dialog was open.
     const kinds = this.deps.target.kinds().filter((k) => asked.includes(k));
     if (kinds.length === 0) return this.nothingRuns('import');
@@ -460,6 +464,25 @@ function hasEntries(dir: string): boolean {
 }
 
 /** The failure of a seed folder that does not exist. */
+/**
+ * Why `folder` cannot be imported as a snapshot: it does not exist, is not a folder, or holds none
+ * of `blob/`, `queue/` and `table/` (docs/SNAPSHOT.md; Export writes each service's folder, even
+ * empty). Undefined when it holds at least one of them.
+ */
+export function notASnapshotFolder(folder: string): string | undefined {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(folder);
+  } catch {
+    return `${folder} does not exist.`;
+  }
+  if (!stat.isDirectory()) return `${folder} is not a folder.`;
+  const holds = SERVICE_KINDS.filter((k) => fs.statSync(path.join(folder, k), { throwIfNoEntry: false })?.isDirectory() === true);
+  if (holds.length > 0) return undefined;
+  const inside = SERVICE_KINDS.includes(path.basename(folder) as ServiceKind) ? ` It is a snapshot's ${path.basename(folder)}/ folder: choose ${path.dirname(folder)}.` : '';
+  return `${folder} is not a snapshot folder: it holds none of blob/, queue/ and table/ (docs: Seed folders and snapshots).${inside}`;
+}
+
 function missingSeed(folder: string): Failure {
   return failure('setting', `azurite.seed is ${folder}, which does not exist: create it (docs: Seed folders and snapshots) or clear the setting.`, { setting: 'azurite.seed' });
 }

@@ -342,6 +342,28 @@ describe('Test data: seed, reset, export and import', () => {
     }
   });
 
+  it('refuses to import a folder that is not a snapshot (missing, or a snapshot\'s blob/ chosen), instead of importing nothing and saying it did', async () => {
+    const a = await api();
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'not-a-snapshot-'));
+    try {
+      fs.mkdirSync(path.join(out, 'blob', 'docs'), { recursive: true });
+      fs.writeFileSync(path.join(out, 'blob', 'docs', 'a.txt'), 'a');
+      const missing = path.join(out, 'moved-away');
+      const gone = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('azurite.importSnapshot', { folder: missing, skipConfirmation: true });
+      assert.deepEqual(gone, { ok: false, reason: 'data', message: `Import failed: ${missing} does not exist.` });
+      const level = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('azurite.importSnapshot', { folder: path.join(out, 'blob'), skipConfirmation: true });
+      assert.equal(level.ok, false);
+      assert.equal(level.message, `Import failed: ${path.join(out, 'blob')} is not a snapshot folder: it holds none of blob/, queue/ and table/ (docs: Seed folders and snapshots). It is a snapshot's blob/ folder: choose ${out}.`);
+      assert.ok(a.notifications().includes(level.message!), 'shown, not only returned');
+      assert.ok(!a.notifications().some((n) => n.startsWith(`Snapshot imported from ${out}`)), 'nothing said to be imported');
+      // The folder that holds blob/ imports.
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.importSnapshot', { folder: out, skipConfirmation: true }), { ok: true });
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  });
+
   it('an Import whose window closed under it is reported once, with the copy of what it replaced (src/ui/operationJournal.ts)', async () => {
     const a = await api();
     // What a window that closed half-way through an Import leaves: its journal, its process gone.
