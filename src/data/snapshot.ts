@@ -363,7 +363,7 @@ export async function isServiceEmpty(clients: StorageClients, kind: ServiceKind)
  * then replaces the old one, so a failed or cancelled export leaves the folder as it was; other
  * files in `folder` are never touched.
  * Queue messages are read by receiving them (the REST API peeks at most 32) and made visible again
- * at once, their content untouched (no new extent): each exported message's dequeue count rises by
+ * once the whole queue has been read, their content untouched (no new extent): each exported message's dequeue count rises by
  * one, and messages a consumer holds invisible at that moment are not exported.
  * @returns the counts written
  * @throws RestError from the SDKs; AbortError when `options.signal` aborts
@@ -549,7 +549,10 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
     }
     throw err;
   } finally {
-    if (!kept) await fsp.rm(staging, { recursive: true, force: true });
+    // A staging folder that cannot be removed (a file held open by a virus scan or an indexer) must
+    // not turn a finished Export into a failed one; an Export after this process has ended removes it
+    // as abandoned (removeAbandonedStaging).
+    if (!kept) await fsp.rm(staging, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
 }
 
@@ -808,7 +811,9 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
       throw new Error(`Import stopped: ${messageOf(err)}; ${undone}.`, { cause: err });
     }
   } finally {
-    if (fs.existsSync(backupDir) && !(await isKept(backupDir))) await fsp.rm(backupDir, { recursive: true, force: true });
+    // Nor a copy that cannot be removed a finished (or failed) Import into another outcome: it is in the
+    // Import's scratch folder, which is removed with the operation or later.
+    if (fs.existsSync(backupDir) && !(await isKept(backupDir))) await fsp.rm(backupDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
 }
 
