@@ -216,18 +216,28 @@ export interface ConnectionVariables {
   readonly description: string;
 }
 
+/** The services a connection string serves, by human name (`'Blob'`), in order. */
+export interface ServedServices {
+  /** Those that run in this window. */
+  readonly running: readonly string[];
+  /** Those another Azurite was found serving on their configured port (none when absent). */
+  readonly elsewhere?: readonly string[];
+}
+
 /**
  * Decides which variables to set for the running services. A variable that the environment VS Code
  * was started with (which terminals and debugged programs inherit) sets to a value of the user's
  * own ({@link isReplaceableInherited} false: a cloud account exported in the shell) is not set.
- * @param connectionString the running services' connection string
- * @param running human names of the running services, in order (`['Blob', 'Queue']`); at least one
+ * @param connectionString the connection string of the services in `services`
+ * @param services human names of the services it serves: `{ running: ['Blob', 'Queue'] }`, and
+ *   `elsewhere: ['Table']` for those another Azurite serves; at least one in all. The description
+ *   names both ("… for the running Azurite Blob, Queue and Table served by another Azurite").
  * @param files every local.settings.json found (empty when none)
  * @param inherited the extension host's environment (`process.env`); none by default
  * @param own our services' endpoints, for telling the user's values from ours in `inherited`
  */
 export function decideVariables(
-  connectionString: string, running: readonly string[], files: readonly LocalSettingsFile[],
+  connectionString: string, services: ServedServices, files: readonly LocalSettingsFile[],
   inherited: Readonly<Record<string, string | undefined>> = {}, own: readonly OwnEndpoint[] = [],
 ): ConnectionVariables {
   const fromEnvironment = (name: ConnectionVariable): boolean => {
@@ -254,10 +264,14 @@ export function decideVariables(
     else variables[name] = connectionString;
   }
   const set = CONNECTION_VARIABLES.filter((name) => variables[name] !== undefined);
-  const services = `the running Azurite ${running.join(', ')}`;
+  const elsewhere = services.elsewhere ?? [];
+  const served = [
+    ...(services.running.length > 0 ? [`the running Azurite ${services.running.join(', ')}`] : []),
+    ...(elsewhere.length > 0 ? [`${elsewhere.join(', ')} served by another Azurite`] : []),
+  ].join(' and ');
   return {
     variables,
-    description: [set.length > 0 ? `${set.join(' and ')} for ${services}` : `nothing set for ${services}`, ...notSet].join('; '),
+    description: [set.length > 0 ? `${set.join(' and ')} for ${served}` : `nothing set for ${served}`, ...notSet].join('; '),
   };
 }
 

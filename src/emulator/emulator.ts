@@ -176,6 +176,18 @@ export class Emulator {
    * applied to a running service is the settings watcher's; this one reaches no running service.)
    */
   readonly onDidStartWithStaleSettings: Event<ServiceKind> = this.staleStartEmitter.event;
+  /**
+   * The services another Azurite was last found serving ({@link servedElsewhere}): the configured
+   * host and port it was found on, and the protocol it answered with. See {@link servedElsewhereKinds}
+   * for when an entry is forgotten.
+   */
+  private readonly elsewhere: Partial<Record<ServiceKind, { readonly host: string; readonly port: number; readonly https: boolean }>> = {};
+  private readonly elsewhereEmitter = new Emitter<ServiceKind>();
+  /**
+   * Fires with a service when {@link servedElsewhereKinds} changes for it: another Azurite was found
+   * serving it, or that finding was forgotten. Terminals refresh their variables on it.
+   */
+  readonly onDidChangeServedElsewhere: Event<ServiceKind> = this.elsewhereEmitter.event;
 
   /**
    * @param engine where the engine process's entry and the engine module are; nothing is loaded or
@@ -222,7 +234,11 @@ export class Emulator {
         onWaitForSave: (save) => this.log.info(`${serviceName(kind)}: waiting for the save of its data in ${save.location} that process ${save.pid} began at ${new Date(save.startedAtMs).toLocaleTimeString()} to finish (a window that reloaded or closed leaves its engine saving), so that it is not read before it is whole.`),
         bounds,
       });
-      manager.onDidChangeState((state) => this.stateEmitter.fire({ kind, state }));
+      manager.onDidChangeState((state) => {
+        // Ours serves it now, where the other Azurite was found (it has gone, or the port would have been taken).
+        if (state.status === 'running') this.forgetServedElsewhere(kind);
+        this.stateEmitter.fire({ kind, state });
+      });
       services[kind] = manager;
     }
     this.services = services;
@@ -252,6 +268,10 @@ export class Emulator {
     const apiVersionCheckBefore = this.settings.options.apiVersionCheck;
     this.settings = settings;
     for (const kind of SERVICE_KINDS) {
+      // Another Azurite found on the old host or port says nothing about the new one.
+      const found = this.elsewhere[kind];
+      const now = settings.options.services[kind];
+      if (found !== undefined && (found.host !== now.host || found.port !== now.port)) this.forgetServedElsewhere(kind);
       const failed = this.failedStart[kind];
       const staleError = failed !== undefined && needsRestart(kind, failed.options, settings.options) ? failed.message : undefined;
       this.services[kind].settingsChanged(staleError);
@@ -340,11 +360,55 @@ export class Emulator {
    * would only fail on the taken port. Only a closed service of ours that holds no port is probed:
    * one starting may answer there itself (a start shares the one under way), and one whose start or
    * stop ran past its bound may too (a start waits for it).
+   *
+   * What a probe finds is remembered ({@link servedElsewhereKinds}): connection strings name that
+   * service at the address probed, with the protocol it answered with, so that terminals and debug
+   * sessions reach it. A probe that finds nothing there forgets it. Nothing is remembered while a
+   * start is refused ({@link setStartBlocker}: the window is attached to an Azurite elsewhere), or
+   * when the settings changed the host or port, or ours began running, while the probe ran.
    * @returns what answers there ("127.0.0.1:10000 already answers as Azurite-Blob/3.35.0"), or undefined
    */
   async servedElsewhere(kind: ServiceKind): Promise<string | undefined> {
     if (this.status(kind).status !== 'closed' || this.mayHoldPort(kind)) return undefined;
-    return servedElsewhere(this.settings.options.services[kind], kind);
+    const { host, port } = this.settings.options.services[kind];
+    const found = await servedElsewhere({ host, port }, kind);
+    const now = this.settings.options.services[kind];
+    const stillApplies = now.host === host && now.port === port && !this.isRunning(kind);
+    if (found === undefined || this.startBlocker?.(kind) !== undefined) {
+      if (stillApplies) this.forgetServedElsewhere(kind);
+    } else if (stillApplies) {
+      const was = this.elsewhere[kind];
+      this.elsewhere[kind] = { host, port, https: found.https };
+      if (was?.host !== host || was.port !== port || was.https !== found.https) this.elsewhereEmitter.fire(kind);
+    }
+    return found?.description;
+  }
+
+  /**
+   * The services, in SERVICE_KINDS order, that the last {@link servedElsewhere} probe found another
+   * Azurite serving and that do not run here: {@link connectionString} names each at its configured
+   * host and port, with the protocol it answered with. One is forgotten (and
+   * {@link onDidChangeServedElsewhere} fires) when a service of ours starts running in its place,
+   * when a later probe finds nothing there, when the settings change its host or port, and by
+   * {@link forgetServedElsewhere}. Nothing watches the other Azurite meanwhile: if it stops, its
+   * entry stays until one of those, and clients are refused at that address on this machine.
+   */
+  servedElsewhereKinds(): ServiceKind[] {
+    return SERVICE_KINDS.filter((k) => this.elsewhere[k] !== undefined && !this.isRunning(k));
+  }
+
+  /**
+   * Forgets what {@link servedElsewhere} found for `kind` (every service when left out), firing
+   * {@link onDidChangeServedElsewhere} for each one that was remembered: the VS Code layer calls it
+   * when the window attaches to an Azurite elsewhere (`azurite.attach`), whose connection string
+   * is not this one's.
+   */
+  forgetServedElsewhere(kind?: ServiceKind): void {
+    for (const k of kind === undefined ? SERVICE_KINDS : [kind]) {
+      if (this.elsewhere[k] === undefined) continue;
+      this.elsewhere[k] = undefined;
+      this.elsewhereEmitter.fire(k);
+    }
   }
 
   /** True when `kind` runs in memory mode: a restart would drop its data. */
@@ -610,12 +674,13 @@ export class Emulator {
 
   /**
    * Where clients connect to `kind`: the running endpoint (https as it was started), else the
-   * configured host, port and protocol (https when `azurite.cert` is set).
+   * configured host and port, with the protocol another Azurite found there answered with
+   * ({@link servedElsewhereKinds}), or else the configured one (https when `azurite.cert` is set).
    */
   clientAddress(kind: ServiceKind): ClientAddress {
     const running = this.endpoint(kind);
     const configured = this.settings.options.services[kind];
-    const https = running !== undefined ? running.url.startsWith('https:') : this.settings.options.https !== undefined;
+    const https = running !== undefined ? running.url.startsWith('https:') : this.elsewhere[kind]?.https ?? (this.settings.options.https !== undefined);
     return { host: running?.host ?? configured.host, port: running?.port ?? configured.port, https };
   }
 
@@ -631,7 +696,8 @@ export class Emulator {
 
   /**
    * A connection string naming {@link addressedKinds}: the running services where they listen, the
-   * others at their configured address ({@link clientAddress}). Every endpoint is named, because
+   * others at their configured address ({@link clientAddress}: where another Azurite was found
+   * serving one, with the protocol it answered with). Every endpoint is named, because
    * the .NET and Python SDKs (and so the Functions host) build a missing one from the account name
    * and `core.windows.net`: a client of a stopped service is then refused at its local port instead
    * of going to a cloud address with the development key.
@@ -846,6 +912,7 @@ export class Emulator {
       this.unfinishedSaveEmitter.dispose();
       this.staleStartEmitter.dispose();
       this.trustEmitter.dispose();
+      this.elsewhereEmitter.dispose();
     }
   }
 

@@ -11,10 +11,14 @@ import * as net from 'node:net';
 import { connectableHost } from '../core/connectionString';
 import { isWildcardHost } from '../core/hosts';
 
-/** Who answers on a port. `server` is the Server header, when there was an HTTP answer. */
+/**
+ * Who answers on a port. `server` is the Server header, when there was an HTTP answer; `protocol`
+ * is how that answer came (`https` when only a TLS connection was answered), absent without one.
+ */
 export interface PortHolder {
   readonly kind: 'azurite' | 'other' | 'none';
   readonly server?: string;
+  readonly protocol?: 'http' | 'https';
 }
 
 /**
@@ -40,10 +44,18 @@ export async function probePortHolder(host: string, port: number, timeoutMs = 10
 }
 
 async function probeTarget(target: string, port: number, timeoutMs: number): Promise<PortHolder> {
-  const plain = await probeOnce(http, { host: target, port, path: '/', timeout: timeoutMs, agent: false });
+  const plain = await probeOnce('http', { host: target, port, path: '/', timeout: timeoutMs, agent: false });
   if (plain !== 'dropped') return plain;
-  const tls = await probeOnce(https, { host: target, port, path: '/', timeout: timeoutMs, agent: false, rejectUnauthorized: false });
+  const tls = await probeOnce('https', { host: target, port, path: '/', timeout: timeoutMs, agent: false, rejectUnauthorized: false });
   return tls === 'dropped' ? { kind: 'other' } : tls;
+}
+
+/** What {@link servedElsewhere} found on a port. */
+export interface ServedElsewhere {
+  /** For a person: "127.0.0.1:10000 already answers as Azurite-Blob/3.35.0". */
+  readonly description: string;
+  /** True when it answered over HTTPS (an Azurite started with a certificate), false over HTTP. */
+  readonly https: boolean;
 }
 
 /** True when `holder` is an Azurite's `kind` service (its Server header: `Azurite-Blob/3.37.0` …). */
@@ -56,18 +68,20 @@ export function isAzuriteService(holder: PortHolder, kind: 'blob' | 'queue' | 't
  * `address`, the host and port `kind` is configured for, over HTTP or HTTPS: it serves the
  * workspace already, and a start here would only fail on the taken port. Any other holder (another
  * service of an Azurite, another program) is left to the start, which says why it cannot listen.
- * @returns what answers ("127.0.0.1:10000 already answers as Azurite-Blob/3.35.0"), or undefined
- *   when nothing does, something else does, or the port is 0 (a free one is picked)
+ * @returns what answers and over which protocol, or undefined when nothing does, something else
+ *   does, or the port is 0 (a free one is picked)
  */
-export async function servedElsewhere(address: { readonly host: string; readonly port: number }, kind: 'blob' | 'queue' | 'table'): Promise<string | undefined> {
+export async function servedElsewhere(address: { readonly host: string; readonly port: number }, kind: 'blob' | 'queue' | 'table'): Promise<ServedElsewhere | undefined> {
   const { host, port } = address;
   if (port === 0) return undefined;
   const holder = await probePortHolder(host, port);
-  return isAzuriteService(holder, kind) ? `${host}:${port} already answers as ${holder.server ?? 'Azurite'}` : undefined;
+  return isAzuriteService(holder, kind)
+    ? { description: `${host}:${port} already answers as ${holder.server ?? 'Azurite'}`, https: holder.protocol === 'https' }
+    : undefined;
 }
 
 /** One GET; 'dropped' when the connection was accepted and then closed or reset without an answer. */
-function probeOnce(client: typeof http | typeof https, options: https.RequestOptions): Promise<PortHolder | 'dropped'> {
+function probeOnce(protocol: 'http' | 'https', options: https.RequestOptions): Promise<PortHolder | 'dropped'> {
   return new Promise((resolve) => {
     let settled = false;
     const done = (holder: PortHolder | 'dropped'): void => {
@@ -75,11 +89,11 @@ function probeOnce(client: typeof http | typeof https, options: https.RequestOpt
       settled = true;
       resolve(holder);
     };
-    const req = client.get(options, (res) => {
+    const req = (protocol === 'https' ? https : http).get(options, (res) => {
       const server = res.headers.server;
       res.resume();
-      if (typeof server !== 'string') done({ kind: 'other' });
-      else done(/^Azurite/i.test(server) ? { kind: 'azurite', server } : { kind: 'other', server });
+      if (typeof server !== 'string') done({ kind: 'other', protocol });
+      else done(/^Azurite/i.test(server) ? { kind: 'azurite', server, protocol } : { kind: 'other', server, protocol });
     });
     req.on('timeout', () => {
       req.destroy();

@@ -173,7 +173,9 @@ class StartTerminal implements vscode.Pseudoterminal {
     }
     // As autostart and the Functions pre-start: a start task gives way to the same service of another
     // Azurite already answering on its port (another window's, the CLI, a container), which serves
-    // the workspace; starting ours would only fail on the taken port. A reset does not: it is ours.
+    // the workspace; starting ours would only fail on the taken port. The Emulator remembers it, so
+    // the debug session after this preLaunchTask, and terminals, get its address
+    // (Emulator.servedElsewhereKinds). A reset does not: it is ours.
     let toStart = parsed.kinds;
     if (parsed.action === 'start') {
       const elsewhere = await Promise.all(parsed.kinds.map((k) => this.emulator.servedElsewhere(k)));

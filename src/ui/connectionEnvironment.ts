@@ -158,7 +158,9 @@ export class ConnectionEnvironment implements vscode.Disposable {
   }
 
   /**
-   * The variables to set now and why; undefined while no service runs. A variable the extension
+   * The variables to set now and why; undefined while no service runs here and none is known to be
+   * served by another Azurite on its configured port (Emulator.servedElsewhereKinds: found by the
+   * `azurite` task, autostart or the Functions pre-start, which leave it to that Azurite). A variable the extension
    * host's own environment sets to a value of the user's (a cloud account exported in the shell
    * that started VS Code) is left out, since terminals and debugged programs inherit it.
    * @param folder only the local.settings.json files of this workspace folder count (a debug
@@ -166,8 +168,10 @@ export class ConnectionEnvironment implements vscode.Disposable {
    */
   current(folder?: vscode.WorkspaceFolder): ConnectionVariables | undefined {
     const running = SERVICE_KINDS.filter((k) => this.emulator.endpoint(k) !== undefined);
-    if (running.length === 0) return undefined;
-    return decideVariables(this.emulator.connectionString(), running.map(serviceName), this.classified(folder), process.env, this.ownEndpoints());
+    const elsewhere = this.emulator.servedElsewhereKinds();
+    if (running.length === 0 && elsewhere.length === 0) return undefined;
+    const services = { running: running.map(serviceName), elsewhere: elsewhere.map(serviceName) };
+    return decideVariables(this.emulator.connectionString(), services, this.classified(folder), process.env, this.ownEndpoints());
   }
 
   dispose(): void {

@@ -107,6 +107,9 @@ export class DataTarget implements vscode.Disposable {
     this.parsed = this.refuseOwn(parseAttach(vscode.workspace.getConfiguration().get(ATTACH_SETTING)));
     this.report();
     const now = this.attached();
+    // Terminals and debug sessions get nothing while attached (as with the local services stopped):
+    // not the address of another Azurite a start here once gave way to.
+    if (now !== undefined) this.emulator.forgetServedElsewhere();
     // Starting ones too: stopAll() waits for their start, which the start blocker no longer stops.
     if (now !== undefined && was === undefined && SERVICE_KINDS.some((k) => this.emulator.status(k).status !== 'closed')) {
       // The Storage view and the commands work on the attached Azurite from now on; a Reset, Import

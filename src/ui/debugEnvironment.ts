@@ -1,8 +1,9 @@
 /**
  * Debug sessions of any debugger (node, python/debugpy, coreclr, java, go …) get the same
- * connection variables as terminals (see connectionEnvironment.ts) while a service runs — unless
- * the launch configuration sets the variable itself, in its `env` object or in the file named by
- * its `envFile`: theirs is kept. Off with `azurite.debugEnvironment: false`.
+ * connection variables as terminals (see connectionEnvironment.ts) while a service runs, or another
+ * Azurite was found serving it on its configured port (an `azurite` preLaunchTask that gave way to
+ * it) — unless the launch configuration sets the variable itself, in its `env` object or in the
+ * file named by its `envFile`: theirs is kept. Off with `azurite.debugEnvironment: false`.
  *
  * Registered for every debug type (`'*'`) through `resolveDebugConfigurationWithSubstitutedVariables`,
  * which VS Code calls after the `preLaunchTask` has run (VS Code 1.139 debugService: resolve →

@@ -5,7 +5,8 @@
  * the values, and VS Code offers to relaunch open ones when they change. `AzureWebJobsStorage` is
  * left out while a local.settings.json in the workspace sets its own (see connectionEnvironment.ts);
  * the collection's description says what was set and why. Off with
- * `azurite.terminalEnvironment: false`; cleared while no service runs. A variable the user sets in
+ * `azurite.terminalEnvironment: false`; cleared while no service runs, here or in another Azurite
+ * found serving it on its configured port (Emulator.servedElsewhereKinds). A variable the user sets in
  * `terminal.integrated.env.<platform>` is left to that value: VS Code applies an extension's
  * collection after that setting, so setting it here would override the user's. Not persistent: VS Code would
  * otherwise restore the values in the next window, before anything runs there (terminals restored
@@ -41,6 +42,8 @@ export class TerminalEnvironment implements vscode.Disposable {
     collection.persistent = false;
     this.subscriptions = [
       emulator.onDidChangeState(() => this.refresh()),
+      // Another Azurite found serving a service, or that finding forgotten.
+      emulator.onDidChangeServedElsewhere(() => this.refresh()),
       environment.onDidChange(() => this.refresh()),
       vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration(TERMINAL_ENV_SECTION)) this.refresh(); }),
     ];

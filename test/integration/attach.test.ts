@@ -14,29 +14,7 @@ import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { DEV_ACCOUNT_KEY } from '../../src/core/connectionString';
 import { PROGRESS_DELAY_MS } from '../../src/ui/progress';
-import { api, configure, manyBlobsSnapshot, reset, runTask, waitFor } from './helpers';
-
-/**
- * `count` ports free now on 127.0.0.1, all different: each listener stays open until all are read
- * (ports read one after another from listeners already closed can repeat).
- */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = Array.from({ length: count }, () => net.createServer());
-  try {
-    await Promise.all(servers.map((s) => new Promise<void>((resolve, reject) => { s.once('error', reject); s.listen(0, '127.0.0.1', () => resolve()); })));
-    return servers.map((s) => (s.address() as net.AddressInfo).port);
-  } finally {
-    await Promise.all(servers.map((s) => new Promise<void>((resolve) => (s.listening ? s.close(() => resolve()) : resolve()))));
-  }
-}
-
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ host: '127.0.0.1', port });
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
-  });
-}
+import { api, configure, freePorts, manyBlobsSnapshot, reset, runTask, startOtherAzurite, waitFor } from './helpers';
 
 describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function () {
   this.timeout(120_000);
@@ -48,10 +26,7 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     await reset();
     const ports = await freePorts(3);
     blobPort = ports[0]!;
-    const cli = path.resolve(__dirname, '..', '..', '..', 'node_modules', 'azurite', 'dist', 'src', 'azurite.js');
-    other = childProcess.spawn(process.execPath, [cli, '--silent', '--inMemoryPersistence', '--skipApiVersionCheck', '--disableTelemetry',
-      '--blobPort', String(ports[0]), '--queuePort', String(ports[1]), '--tablePort', String(ports[2])], { stdio: 'ignore', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
-    await waitFor('the other Azurite to listen', async () => (await Promise.all(ports.map(answers))).every(Boolean), 60_000);
+    other = await startOtherAzurite([ports[0]!, ports[1]!, ports[2]!]);
     connectionString = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${DEV_ACCOUNT_KEY};` +
       `BlobEndpoint=http://127.0.0.1:${ports[0]}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${ports[1]}/devstoreaccount1;TableEndpoint=http://127.0.0.1:${ports[2]}/devstoreaccount1;`;
   });

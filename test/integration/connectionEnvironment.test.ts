@@ -9,8 +9,10 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, configure, reset, waitFor, runTask } from './helpers';
+import { BlobServiceClient } from '@azure/storage-blob';
+import { api, configure, freePorts, reset, startOtherAzurite, waitFor, runTask } from './helpers';
 import { DEV_ACCOUNT } from '../../src/core/connectionString';
+import { SERVICE_KINDS } from '../../src/core/services';
 
 const workspace = (): string => {
   const ws = process.env.TEST_WORKSPACE ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
@@ -258,6 +260,47 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
       assert.equal(a.emulator.endpoint('table'), undefined, 'table is the other Azurite\'s');
     } finally {
       await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
+  it('gives a debug session and terminals the connection string of another Azurite that serves every service its azurite preLaunchTask asks for', async function () {
+    this.timeout(120_000);
+    const a = await api();
+    // Another window's (or the CLI's) Azurite, on the ports this window is set to.
+    const ports = await freePorts(3);
+    const other = await startOtherAzurite([ports[0]!, ports[1]!, ports[2]!]);
+    try {
+      await configure({ blobPort: ports[0], queuePort: ports[1], tablePort: ports[2] });
+      const expected = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${DEV_ACCOUNT.key};` +
+        `BlobEndpoint=http://127.0.0.1:${ports[0]}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${ports[1]}/devstoreaccount1;TableEndpoint=http://127.0.0.1:${ports[2]}/devstoreaccount1;`;
+
+      // F5 with "preLaunchTask": "azurite: start": the task gives way to it, and the program gets its address.
+      const env = await debugAndReadEnv('azurite served elsewhere probe', { preLaunchTask: 'azurite: start' });
+      assert.deepEqual(SERVICE_KINDS.map((k) => a.emulator.status(k).status), ['closed', 'closed', 'closed'], 'nothing of this window started');
+      assert.equal(env.AZURE_STORAGE_CONNECTION_STRING, expected);
+      assert.equal(env.AzureWebJobsStorage, expected);
+      await BlobServiceClient.fromConnectionString(env.AZURE_STORAGE_CONNECTION_STRING!).getContainerClient('from-window-b').create();
+      assert.equal(await BlobServiceClient.fromConnectionString(expected).getContainerClient('from-window-b').exists(), true);
+
+      // Terminals get it too, and their environment information says who serves it.
+      await waitFor('the variables in terminals', () => a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === expected || undefined);
+      assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: expected, AzureWebJobsStorage: expected });
+      assert.equal(a.terminalDescription(), 'AZURE_STORAGE_CONNECTION_STRING and AzureWebJobsStorage for Blob, Queue, Table served by another Azurite (Storage Emulators)');
+
+      // Table set to another port: what was found on the old one no longer counts (it is named at
+      // the new port, as a service not running is).
+      const [tablePort] = await freePorts(1);
+      await configure({ tablePort });
+      await waitFor('Table to leave the description', () => a.terminalDescription() === 'AZURE_STORAGE_CONNECTION_STRING and AzureWebJobsStorage for Blob, Queue served by another Azurite (Storage Emulators)' || undefined);
+      assert.match(a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING ?? '', new RegExp(`;TableEndpoint=http://127\\.0\\.0\\.1:${tablePort}/devstoreaccount1;$`));
+
+      // Attached to an Azurite elsewhere (this one): nothing in terminals, as while nothing runs here.
+      await vscode.workspace.getConfiguration('azurite').update('attach', expected, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the variables to leave terminals while attached', () => a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === undefined || undefined);
+      assert.equal(a.terminalVariables().AzureWebJobsStorage, undefined);
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      other.kill();
     }
   });
 

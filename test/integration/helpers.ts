@@ -1,5 +1,7 @@
 /** Shared helpers for tests that run inside the VS Code extension host. */
+import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -110,4 +112,46 @@ export function manyBlobsSnapshot(count = 1500): string {
   fs.mkdirSync(path.join(folder, 'blob', 'many'), { recursive: true });
   for (let i = 0; i < count; i++) fs.writeFileSync(path.join(folder, 'blob', 'many', `b${i}.txt`), `blob ${i}`);
   return folder;
+}
+
+/**
+ * `count` ports free now on 127.0.0.1, all different: each listener stays open until all are read
+ * (ports read one after another from listeners already closed can repeat).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => net.createServer());
+  try {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve, reject) => { s.once('error', reject); s.listen(0, '127.0.0.1', () => resolve()); })));
+    return servers.map((s) => (s.address() as net.AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => (s.listening ? s.close(() => resolve()) : resolve()))));
+  }
+}
+
+/** True when 127.0.0.1:`port` accepts a TCP connection. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Starts another Azurite (the azurite CLI from node_modules, in memory, without the API-version
+ * check the newest SDKs would fail) on 127.0.0.1 with Blob, Queue and Table on `ports`, as another
+ * window, the CLI or a container would run it; resolves once each port accepts a connection (60 s
+ * at most). The caller ends it (`kill()`).
+ */
+export async function startOtherAzurite(ports: readonly [number, number, number]): Promise<childProcess.ChildProcess> {
+  const cli = path.resolve(__dirname, '..', '..', '..', 'node_modules', 'azurite', 'dist', 'src', 'azurite.js');
+  const other = childProcess.spawn(process.execPath, [cli, '--silent', '--inMemoryPersistence', '--skipApiVersionCheck', '--disableTelemetry',
+    '--blobPort', String(ports[0]), '--queuePort', String(ports[1]), '--tablePort', String(ports[2])], { stdio: 'ignore', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+  try {
+    await waitFor('the other Azurite to listen', async () => (await Promise.all(ports.map(accepts))).every(Boolean), 60_000);
+  } catch (err) {
+    other.kill();
+    throw err;
+  }
+  return other;
 }

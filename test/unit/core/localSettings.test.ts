@@ -76,28 +76,37 @@ describe('core/localSettings', () => {
     assert.deepEqual(classifyLocalSettings(settings('BlobEndpoint=http://127.0.0.1:10000/%zz;SharedAccessSignature=sv=1'), own), { kind: 'emulatorAccount', account: '%zz' });
     const files: LocalSettingsFile[] = [{ label: 'api/local.settings.json', use: { kind: 'emulatorAccount', account: 'myapp' } }];
     assert.equal(needsDevelopmentStorage(files), true, 'the services are still ours to start');
-    const decided = decideVariables('cs', ['Blob'], files);
+    const decided = decideVariables('cs', { running: ['Blob'] }, files);
     assert.deepEqual(decided.variables, { AZURE_STORAGE_CONNECTION_STRING: 'cs' }, 'ours names devstoreaccount1: not over the file\'s account');
     assert.match(decided.description, /AzureWebJobsStorage not set: api\/local\.settings\.json sets its own \(account myapp of this emulator\)$/);
   });
 
   it('injects AzureWebJobsStorage only when no file sets its own, and says why not', () => {
     const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;';
-    const none = decideVariables(cs, ['Blob', 'Queue'], []);
+    const none = decideVariables(cs, { running: ['Blob', 'Queue'] }, []);
     assert.deepEqual(none.variables, { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs });
     assert.equal(none.description, 'AZURE_STORAGE_CONNECTION_STRING and AzureWebJobsStorage for the running Azurite Blob, Queue');
 
     const dev: LocalSettingsFile[] = [{ label: 'local.settings.json', use: { kind: 'development' } }, { label: 'b/local.settings.json', use: { kind: 'absent' } }];
-    assert.deepEqual(decideVariables(cs, ['Blob'], dev).variables, { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs });
+    assert.deepEqual(decideVariables(cs, { running: ['Blob'] }, dev).variables, { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs });
 
     const mixed: LocalSettingsFile[] = [...dev, { label: 'functions/local.settings.json', use: { kind: 'own' } }];
-    const decided = decideVariables(cs, ['Blob', 'Queue'], mixed);
+    const decided = decideVariables(cs, { running: ['Blob', 'Queue'] }, mixed);
     assert.deepEqual(decided.variables, { AZURE_STORAGE_CONNECTION_STRING: cs });
     assert.equal(decided.description, 'AZURE_STORAGE_CONNECTION_STRING for the running Azurite Blob, Queue; AzureWebJobsStorage not set: functions/local.settings.json sets its own');
 
-    const unreadable = decideVariables(cs, ['Table'], [{ label: 'local.settings.json', use: { kind: 'unknown', reason: 'Unexpected token' } }]);
+    const unreadable = decideVariables(cs, { running: ['Table'] }, [{ label: 'local.settings.json', use: { kind: 'unknown', reason: 'Unexpected token' } }]);
     assert.deepEqual(unreadable.variables, { AZURE_STORAGE_CONNECTION_STRING: cs });
     assert.match(unreadable.description, /AzureWebJobsStorage not set: local\.settings\.json could not be read \(Unexpected token\)$/);
+  });
+
+  it('names the services another Azurite serves apart from the running ones', () => {
+    const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;';
+    const all = decideVariables(cs, { running: [], elsewhere: ['Blob', 'Queue', 'Table'] }, []);
+    assert.deepEqual(all.variables, { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs });
+    assert.equal(all.description, 'AZURE_STORAGE_CONNECTION_STRING and AzureWebJobsStorage for Blob, Queue, Table served by another Azurite');
+    const some = decideVariables(cs, { running: ['Blob', 'Queue'], elsewhere: ['Table'] }, [{ label: 'fn/local.settings.json', use: { kind: 'own' } }]);
+    assert.equal(some.description, 'AZURE_STORAGE_CONNECTION_STRING for the running Azurite Blob, Queue and Table served by another Azurite; AzureWebJobsStorage not set: fn/local.settings.json sets its own');
   });
 
   it('reads keys in any case, and AZURE_STORAGE_CONNECTION_STRING as AzureWebJobsStorage: a file that sets its own blocks ours', () => {
@@ -109,10 +118,10 @@ describe('core/localSettings', () => {
     assert.deepEqual(classifyLocalSettings(settings('UseDevelopmentStorage=true'), own, 'AZURE_STORAGE_CONNECTION_STRING'), { kind: 'absent' });
     const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;';
     // Core Tools skip a value the environment already has: ours in a terminal would replace the file's.
-    const decided = decideVariables(cs, ['Blob'], [{ label: 'api/local.settings.json', use: { kind: 'development' }, storageUse: { kind: 'own' } }]);
+    const decided = decideVariables(cs, { running: ['Blob'] }, [{ label: 'api/local.settings.json', use: { kind: 'development' }, storageUse: { kind: 'own' } }]);
     assert.deepEqual(decided.variables, { AzureWebJobsStorage: cs });
     assert.equal(decided.description, 'AzureWebJobsStorage for the running Azurite Blob; AZURE_STORAGE_CONNECTION_STRING not set: api/local.settings.json sets its own');
-    assert.deepEqual(decideVariables(cs, ['Blob'], [{ label: 'local.settings.json', use: { kind: 'absent' }, storageUse: { kind: 'development' } }]).variables,
+    assert.deepEqual(decideVariables(cs, { running: ['Blob'] }, [{ label: 'local.settings.json', use: { kind: 'absent' }, storageUse: { kind: 'development' } }]).variables,
       { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs });
   });
 
@@ -120,19 +129,19 @@ describe('core/localSettings', () => {
     const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;BlobEndpoint=http://127.0.0.1:40001/devstoreaccount1;';
     const own = [{ host: '127.0.0.1', port: 40001 }];
     const cloud = 'DefaultEndpointsProtocol=https;AccountName=prodaccount;AccountKey=a2V5;EndpointSuffix=core.windows.net';
-    const both = decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: cloud, AzureWebJobsStorage: cloud }, own);
+    const both = decideVariables(cs, { running: ['Blob'] }, [], { AZURE_STORAGE_CONNECTION_STRING: cloud, AzureWebJobsStorage: cloud }, own);
     assert.deepEqual(both.variables, {});
     assert.equal(both.description, 'nothing set for the running Azurite Blob; AZURE_STORAGE_CONNECTION_STRING not set: the environment VS Code was started with sets its own; AzureWebJobsStorage not set: the environment VS Code was started with sets its own');
-    const one = decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: cloud, AzureWebJobsStorage: '' }, own);
+    const one = decideVariables(cs, { running: ['Blob'] }, [], { AZURE_STORAGE_CONNECTION_STRING: cloud, AzureWebJobsStorage: '' }, own);
     assert.deepEqual(one.variables, { AzureWebJobsStorage: cs });
     assert.equal(one.description, 'AzureWebJobsStorage for the running Azurite Blob; AZURE_STORAGE_CONNECTION_STRING not set: the environment VS Code was started with sets its own');
     // Ours, or the development storage, or devstoreaccount1 on this machine at ports of an earlier run (a terminal of ours that opened this window): replaced.
     for (const inherited of [cs, 'UseDevelopmentStorage=true', cs.replace('40001', '51234'), 'AccountName=devstoreaccount1;QueueEndpoint=http://localhost:10001/devstoreaccount1']) {
-      assert.deepEqual(decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: inherited, AzureWebJobsStorage: inherited }, own).variables,
+      assert.deepEqual(decideVariables(cs, { running: ['Blob'] }, [], { AZURE_STORAGE_CONNECTION_STRING: inherited, AzureWebJobsStorage: inherited }, own).variables,
         { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs }, inherited);
     }
     // devstoreaccount1 on another machine (a shared Azurite) is the user's.
-    assert.deepEqual(decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: 'AccountName=devstoreaccount1;BlobEndpoint=http://10.0.0.5:10000/devstoreaccount1' }, own).variables,
+    assert.deepEqual(decideVariables(cs, { running: ['Blob'] }, [], { AZURE_STORAGE_CONNECTION_STRING: 'AccountName=devstoreaccount1;BlobEndpoint=http://10.0.0.5:10000/devstoreaccount1' }, own).variables,
       { AzureWebJobsStorage: cs });
   });
 

@@ -7,13 +7,14 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { RestError } from '@azure/storage-blob';
+import { BlobServiceClient, RestError } from '@azure/storage-blob';
 import { TableServiceClient } from '@azure/data-tables';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { isPortFree } from '../../../src/emulator/ports';
 import type { Emulator } from '../../../src/emulator/emulator';
 import { parseSettings } from '../../../src/core/settings';
+import { failure } from '../../../src/core/outcome';
 
 /** Resolves when something can listen on host:port again (the port is free), rejects if not. */
 function canListen(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -241,6 +242,45 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.match(failed.conflict?.server ?? '', /^Azurite-Queue\/3\./);
     assert.match(failed.message, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use by another Azurite \\(Azurite-Queue/`));
     assert.ok(await isPortFree('127.0.0.1', failed.conflict!.freePort!));
+  });
+
+  it('remembers another Azurite found serving a service on its port for the connection string, and forgets it when a probe finds nothing, the port changes, or its own service runs there', async () => {
+    const first = track(makeEmulator({ inMemoryPersistence: true })).emulator;
+    await startAll(first);
+    const [blobPort, queuePort, tablePort] = (['blob', 'queue', 'table'] as const).map((k) => first.endpoint(k)!.port);
+    const second = track(makeEmulator({ inMemoryPersistence: true, blobPort, queuePort, tablePort })).emulator;
+    const changes: string[] = [];
+    second.onDidChangeServedElsewhere((k) => changes.push(k));
+
+    // Not while a start is refused (attached to an Azurite elsewhere).
+    second.setStartBlocker(() => failure('state', 'attached'));
+    assert.match(await second.servedElsewhere('blob') ?? '', new RegExp(`^127\\.0\\.0\\.1:${blobPort} already answers as Azurite-Blob/`));
+    assert.deepEqual(second.servedElsewhereKinds(), []);
+    second.setStartBlocker(undefined);
+
+    for (const kind of ['blob', 'queue', 'table'] as const) assert.notEqual(await second.servedElsewhere(kind), undefined, kind);
+    assert.deepEqual(second.servedElsewhereKinds(), ['blob', 'queue', 'table']);
+    assert.deepEqual(changes, ['blob', 'queue', 'table']);
+    const cs = second.connectionString();
+    assert.equal(cs, first.connectionString(), 'the other Azurite\'s endpoints, with the development account');
+    await BlobServiceClient.fromConnectionString(cs).getContainerClient('from-second').create();
+    assert.equal(await BlobServiceClient.fromConnectionString(first.connectionString()).getContainerClient('from-second').exists(), true);
+    await second.servedElsewhere('blob');
+    assert.deepEqual(changes, ['blob', 'queue', 'table'], 'found again: no change');
+
+    assert.deepEqual(await first.stop('queue'), { ok: true });
+    assert.equal(await second.servedElsewhere('queue'), undefined);
+    assert.deepEqual(second.servedElsewhereKinds(), ['blob', 'table'], 'a probe that finds nothing forgets it');
+
+    await second.updateSettings(parseSettings({ inMemoryPersistence: true, blobPort, queuePort, tablePort: 0 }, LOCATION));
+    assert.deepEqual(second.servedElsewhereKinds(), ['blob'], 'another port: what was found on the old one is forgotten');
+
+    assert.deepEqual(await first.stop('blob'), { ok: true });
+    assert.deepEqual(second.servedElsewhereKinds(), ['blob'], 'nothing watches the other Azurite: kept until a probe or a start');
+    assert.deepEqual(await second.start('blob'), { ok: true });
+    assert.equal(second.endpoint('blob')?.port, blobPort);
+    assert.deepEqual(second.servedElsewhereKinds(), [], 'its own Blob runs there now');
+    assert.deepEqual(changes, ['blob', 'queue', 'table', 'queue', 'table', 'blob']);
   });
 
   it('refuses to start on invalid settings or an unwritable location, without starting half-way', async () => {

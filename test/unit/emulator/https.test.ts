@@ -292,13 +292,20 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     }
   });
 
-  it('is told from other programs on its port over HTTPS too, by service (a second window\'s autostart skips it)', async () => {
+  it('is told from other programs on its port over HTTPS too, by service (a second window\'s autostart skips it, and its connection string names it over HTTPS)', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.cert, key: certs.key }));
     await startAll(emulator, ['blob']);
-    const holder = await probePortHolder('127.0.0.1', emulator.endpoint('blob')!.port);
+    const port = emulator.endpoint('blob')!.port;
+    const holder = await probePortHolder('127.0.0.1', port);
     assert.equal(holder.kind, 'azurite');
     assert.match(holder.server ?? '', /^Azurite-Blob\//);
+    assert.equal(holder.protocol, 'https');
     assert.deepEqual([isAzuriteService(holder, 'blob'), isAzuriteService(holder, 'queue')], [true, false]);
+
+    // A second window set to that port, with no certificate of its own, names it over HTTPS.
+    const { emulator: second } = track(makeEmulator({ inMemoryPersistence: true, blobPort: port }));
+    assert.match(await second.servedElsewhere('blob') ?? '', /already answers as Azurite-Blob\//);
+    assert.match(second.connectionString(), new RegExp(`^DefaultEndpointsProtocol=https;.*BlobEndpoint=https://127\\.0\\.0\\.1:${port}/devstoreaccount1;`));
   });
 
   it('serves blob over HTTPS with a PFX certificate and its password', async () => {

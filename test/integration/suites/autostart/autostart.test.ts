@@ -23,6 +23,6 @@ describe('azurite.autoStart "all"', () => {
     // Terminals get nothing until the first search for local.settings.json files has ended.
     await waitFor('the variables in terminals', () => a.terminalVariables().AzureWebJobsStorage);
     assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: a.emulator.connectionString() });
-    assert.equal(a.terminalDescription(), 'AzureWebJobsStorage for the running Azurite Blob, Queue; AZURE_STORAGE_CONNECTION_STRING not set: the environment VS Code was started with sets its own (Storage Emulators)');
+    assert.equal(a.terminalDescription(), 'AzureWebJobsStorage for the running Azurite Blob, Queue and Table served by another Azurite; AZURE_STORAGE_CONNECTION_STRING not set: the environment VS Code was started with sets its own (Storage Emulators)');
   });
 });
