@@ -112,6 +112,12 @@ export interface ExportOptions extends DataOptions {
 
 /** Files a snapshot reader skips anywhere: what Finder and Explorer leave behind. */
 const IGNORED_FILES = new Set(['.DS_Store', 'Thumbs.db', 'desktop.ini']);
+/**
+ * Git's files, ignored where no data can be (directly in `blob/`, `queue/` and `table/`): a
+ * `.gitkeep` that keeps an empty service folder in a repository, a `.gitattributes` or `.gitignore`.
+ * Inside a container folder a file of that name is a blob like any other.
+ */
+const GIT_FILES = new Set(['.gitkeep', '.gitignore', '.gitattributes']);
 /** Blob content moves in pieces of this many bytes for append and page blobs (the REST limit for a block is 4 MiB per append). */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 /** Entities per table transaction (the Table service's limit). */
@@ -169,9 +175,9 @@ export function describeCounts(c: DataCounts, kinds: readonly ServiceKind[] = ['
  */
 export async function readSnapshot(folder: string, kinds: readonly ServiceKind[] = ['blob', 'queue', 'table']): Promise<Snapshot> {
   const rel = (p: string): string => path.relative(folder, p).split(path.sep).join('/');
-  const list = async (dir: string): Promise<fs.Dirent[]> => {
+  const list = async (dir: string, serviceFolder = false): Promise<fs.Dirent[]> => {
     try {
-      return (await fsp.readdir(dir, { withFileTypes: true })).filter((d) => !IGNORED_FILES.has(d.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return (await fsp.readdir(dir, { withFileTypes: true })).filter((d) => !IGNORED_FILES.has(d.name) && !(serviceFolder && GIT_FILES.has(d.name))).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
@@ -189,7 +195,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
   const containers: Snapshot['containers'][number][] = [];
   if (kinds.includes('blob')) {
     const dir = path.join(folder, 'blob');
-    const entries = await list(dir);
+    const entries = await list(dir, true);
     const names = new Set<string>();
     let realDir: string | undefined; // blob/ with symbolic links resolved, once needed
     for (const d of entries) {
@@ -255,7 +261,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
   if (kinds.includes('queue')) {
     const dir = path.join(folder, 'queue');
     const names = new Set<string>();
-    for (const d of await list(dir)) {
+    for (const d of await list(dir, true)) {
       const m = /^(.*?)(\.jsonl|\.queue\.json)$/.exec(d.name);
       if (m === null || !d.isFile()) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'queue/ holds only <queue>.jsonl and <queue>.queue.json files (docs/SNAPSHOT.md)');
       if (!isContainerOrQueueName(m[1]!)) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, `"${m[1]}" is not a queue name: 3–63 lower-case letters, digits and single hyphens`);
@@ -274,7 +280,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
   if (kinds.includes('table')) {
     const dir = path.join(folder, 'table');
     const byKey = new Map<string, string>(); // a table name in lower case → its file
-    for (const d of await list(dir)) {
+    for (const d of await list(dir, true)) {
       const m = /^(.*)\.jsonl$/.exec(d.name);
       if (m === null || !d.isFile()) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'table/ holds only <table>.jsonl files (docs/SNAPSHOT.md)');
       if (!isTableName(m[1]!)) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, `"${m[1]}" is not a table name: 3–63 letters and digits, starting with a letter`);
@@ -539,6 +545,10 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
     // A cancel during the last steps (writing the files, making messages visible again) is seen
     // here: the folder stays as it was.
     options.signal?.throwIfAborted();
+    // Git's files in the service folders being replaced (a .gitkeep) stay, as other files in `folder` do.
+    for (const k of kinds) {
+      for (const name of GIT_FILES) await fsp.copyFile(path.join(folder, k, name), path.join(staging, k, name)).catch(() => undefined);
+    }
     await swapIn(folder, staging, kinds);
     return counts;
   } catch (err) {

@@ -222,6 +222,26 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     await assert.rejects(readSnapshot(seed), /blob\/Bad_Name: "Bad_Name" is not a container name/);
   });
 
+  it('a snapshot kept in git: .gitkeep, .gitignore and .gitattributes in blob/, queue/ and table/ are ignored and kept by an export; inside a container they are blobs', async () => {
+    const emulator = await running();
+    const folder = tempDir('git-snap-');
+    for (const [k, name] of [['blob', '.gitkeep'], ['queue', '.gitignore'], ['table', '.gitattributes']] as const) {
+      fs.mkdirSync(path.join(folder, k), { recursive: true });
+      fs.writeFileSync(path.join(folder, k, name), `${k}\n`);
+    }
+    fs.mkdirSync(path.join(folder, 'blob', 'docs'));
+    fs.writeFileSync(path.join(folder, 'blob', 'docs', '.gitkeep'), '');
+    const snapshot = await readSnapshot(folder);
+    assert.deepEqual(snapshotCounts(snapshot), { containers: 1, blobs: 1, bytes: 0, queues: 0, messages: 0, tables: 0, entities: 0 });
+    const data = dataClients(emulator);
+    await importSnapshot(data, snapshot, tempDir('scratch-'));
+    assert.deepEqual(await blobNamesOf(emulator, 'docs'), ['.gitkeep'], 'a blob like any other in a container');
+    await exportSnapshot(data, folder);
+    for (const [k, name] of [['blob', '.gitkeep'], ['queue', '.gitignore'], ['table', '.gitattributes']] as const) {
+      assert.equal(fs.readFileSync(path.join(folder, k, name), 'utf8'), `${k}\n`, `${k}/${name} kept by the export`);
+    }
+  });
+
   it('refuses two table files whose names differ only in case, naming both: the service\'s table names ignore case', async () => {
     const seed = tempDir('seed-case-');
     fs.mkdirSync(path.join(seed, 'table'));
@@ -907,6 +927,13 @@ async function listNames(emulator: Emulator): Promise<{ containers: string[]; qu
   const tables: string[] = [];
   for await (const x of TableServiceClient.fromConnectionString(c.connectionString, { allowInsecureConnection: true }).listTables()) tables.push(x.name!);
   return { containers, queues, tables };
+}
+
+/** The names of the blobs in `container`, in listing order. */
+async function blobNamesOf(emulator: Emulator, container: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const b of sdkClients(emulator).blob().getContainerClient(container).listBlobsFlat()) names.push(b.name);
+  return names;
 }
 
 describe('swapIn: an export replaces the services\' folders all or nothing', () => {
