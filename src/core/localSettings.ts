@@ -164,6 +164,16 @@ export function classifyLocalSettings(text: string, own: readonly OwnEndpoint[],
   }
   if (root.IsEncrypted === true) return { kind: 'unknown', reason: 'its values are encrypted (IsEncrypted: true)' };
   if (typeof value !== 'string') return { kind: 'unknown', reason: `${variable} is not a string` };
+  return classifyConnectionString(value, own);
+}
+
+/**
+ * What a connection string names: `development` (the development storage: {@link isDevelopmentStorage},
+ * with no account named or the development account, devstoreaccount1), `emulatorAccount` (our
+ * endpoints with another account, named by `AccountName` or else by an endpoint: see
+ * {@link endpointAccount}), or `own` (anything else). Never throws.
+ */
+function classifyConnectionString(value: string, own: readonly OwnEndpoint[]): Exclude<WebJobsStorageUse, { kind: 'absent' | 'unknown' }> {
   if (!isDevelopmentStorage(value, own)) return { kind: 'own' };
   const pairs = connectionStringPairs(value);
   const account = pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true' ? undefined : pairs.get('accountname') ?? endpointAccount(pairs);
@@ -263,12 +273,14 @@ export function decideVariables(
 
 /**
  * True when a connection string the user's environment holds is one we may replace: it points at
- * the development storage ({@link isDevelopmentStorage}), or names the development account
- * (`devstoreaccount1`, whose key is public) at a loopback host — such as one this extension
- * injected into the terminal a window was opened from, with the ports of that time.
+ * the development storage with no account named or the development account (`development` as
+ * {@link classifyLocalSettings} tells it; another account of this emulator, `emulatorAccount`, is
+ * the user's, as in a local.settings.json), or names the development account (`devstoreaccount1`,
+ * whose key is public) at a host of this machine on any port — such as one this extension injected
+ * into the terminal a window was opened from, with the ports of that time.
  */
 export function isReplaceableInherited(value: string, own: readonly OwnEndpoint[]): boolean {
-  if (isDevelopmentStorage(value, own)) return true;
+  if (classifyConnectionString(value, own).kind === 'development') return true;
   const pairs = connectionStringPairs(value);
   if (pairs.get('accountname') !== DEVELOPMENT_ACCOUNT) return false;
   const endpoints = ['blobendpoint', 'queueendpoint', 'tableendpoint'].map((k) => pairs.get(k)).filter((e): e is string => e !== undefined);

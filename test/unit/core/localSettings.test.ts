@@ -136,6 +136,27 @@ describe('core/localSettings', () => {
       { AzureWebJobsStorage: cs });
   });
 
+  it('keeps an inherited connection string that names another account at our endpoints, as it keeps one in local.settings.json', () => {
+    const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;';
+    const own = [{ host: '127.0.0.1', port: 10000 }];
+    const theirs = [
+      'DefaultEndpointsProtocol=http;AccountName=myacct;AccountKey=bXlrZXk=;BlobEndpoint=http://127.0.0.1:10000/myacct',
+      'BlobEndpoint=http://127.0.0.1:10000/myacct;SharedAccessSignature=sv=1', // no AccountName: the path names it
+      'BlobEndpoint=http://myacct.blob.localhost:10000;SharedAccessSignature=sv=1', // or the host
+    ];
+    for (const inherited of theirs) {
+      assert.equal(classifyLocalSettings(settings(inherited), own).kind, 'emulatorAccount', inherited);
+      const decided = decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: inherited, AzureWebJobsStorage: inherited }, own);
+      assert.deepEqual(decided.variables, {}, inherited);
+      assert.equal(decided.description, 'nothing set for the running Azurite Blob; AZURE_STORAGE_CONNECTION_STRING not set: the environment VS Code was started with sets its own; AzureWebJobsStorage not set: the environment VS Code was started with sets its own');
+    }
+    // The development account at the same endpoints, named or not, is still ours to replace.
+    for (const inherited of ['BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;SharedAccessSignature=sv=1', 'BlobEndpoint=http://devstoreaccount1.blob.localhost:10000;SharedAccessSignature=sv=1', 'BlobEndpoint=http://127.0.0.1:10000']) {
+      assert.deepEqual(decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: inherited }, own).variables,
+        { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs }, inherited);
+    }
+  });
+
   it('needs the development storage when any file points at it', () => {
     assert.equal(needsDevelopmentStorage([]), false);
     assert.equal(needsDevelopmentStorage([{ label: 'a', use: { kind: 'own' } }, { label: 'b', use: { kind: 'absent' } }]), false);
