@@ -199,6 +199,9 @@ describe('multi-root workspace', () => {
       await again;
       assert.equal(a.dataFolderQuestions().shown - asked, 2, 'asked again for the next launch');
       assert.equal(a.emulator.status('blob').status, 'running', 'the answer started the services');
+      // A child session still running would be the next test's: its end, during that test's launch,
+      // would end that launch's dismissal.
+      await waitFor('every debug session to end', () => live.size === 0 || undefined, 20_000);
     } finally {
       subs.forEach((d) => d.dispose());
       await vscode.commands.executeCommand('azurite.close');
