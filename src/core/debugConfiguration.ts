@@ -14,6 +14,30 @@ export function isEmptyDebugConfiguration(config: Readonly<Record<string, unknow
   return Object.keys(config).every((k) => k === 'noDebug' || config[k] === undefined);
 }
 
+/** The Azure Functions extension's command variable that starts the `func: host start` task itself, then picks its process (its .NET launch template's `processId`). */
+export const PICK_FUNC_PROCESS = '${command:azureFunctions.pickProcess}';
+
+/**
+ * True when a launch starts a task before its debug session exists: it names a `preLaunchTask`, or
+ * a string anywhere in it (at any depth: `processId`, `args`, `env` …) holds {@link PICK_FUNC_PROCESS},
+ * which VS Code runs while it substitutes the variables, after `resolveDebugConfiguration` and
+ * before any session. The Azure Functions extension's .NET template
+ * (`{ "type": "coreclr", "request": "attach", "processId": "${command:azureFunctions.pickProcess}" }`)
+ * names no preLaunchTask, but its `func: host start` starts all the same.
+ * @param config the configuration as `resolveDebugConfiguration` receives it (variables not substituted yet)
+ */
+export function startsTaskBeforeSession(config: Readonly<Record<string, unknown>>): boolean {
+  if (typeof config.preLaunchTask === 'string' && config.preLaunchTask !== '') return true;
+  const seen = new Set<object>();
+  const holds = (value: unknown): boolean => {
+    if (typeof value === 'string') return value.includes(PICK_FUNC_PROCESS);
+    if (typeof value !== 'object' || value === null || seen.has(value)) return false;
+    seen.add(value);
+    return Object.values(value).some(holds);
+  };
+  return holds(config);
+}
+
 /**
  * True when `names` has `name` as the platform compares variable names: on Windows without regard
  * to case (its environment has one `Path`, whatever the case written), elsewhere exactly.

@@ -127,6 +127,30 @@ export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[])
 }
 
 /**
+ * A local.settings.json's bytes as text, told by its byte order mark as Core Tools (.NET) read it:
+ * FF FE is UTF-16 LE (Windows PowerShell 5.1's `>` and `Out-File` write it), FE FF UTF-16 BE, and
+ * anything else UTF-8 (an EF BB BF mark is dropped). The mark is never part of the text. Never
+ * throws: bytes that are not valid in the encoding become U+FFFD (an odd last byte of UTF-16 too),
+ * which then fails to parse as JSON where it matters.
+ * @param bytes the file's content as read
+ */
+export function decodeLocalSettings(bytes: Uint8Array): string {
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
+    // Swapped into little-endian order: every Node has a utf-16le decoder, not every one a utf-16be
+    // one (a build without full ICU).
+    const swapped = new Uint8Array(bytes.length);
+    for (let i = 0; i + 1 < bytes.length; i += 2) {
+      swapped[i] = bytes[i + 1]!;
+      swapped[i + 1] = bytes[i]!;
+    }
+    if (bytes.length % 2 === 1) swapped[bytes.length - 1] = bytes[bytes.length - 1]!;
+    return new TextDecoder('utf-16le').decode(swapped);
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/**
  * Reads one local.settings.json's `Values.AzureWebJobsStorage` (or its identity-based form,
  * `Values.AzureWebJobsStorage__<setting>`: the file's own), or another variable's value.
  * JSON with comments and trailing commas, as Core Tools (Json.NET) and the Azure Functions
@@ -164,6 +188,16 @@ export function classifyLocalSettings(text: string, own: readonly OwnEndpoint[],
   }
   if (root.IsEncrypted === true) return { kind: 'unknown', reason: 'its values are encrypted (IsEncrypted: true)' };
   if (typeof value !== 'string') return { kind: 'unknown', reason: `${variable} is not a string` };
+  return classifyConnectionString(value, own);
+}
+
+/**
+ * What a connection string names: `development` (the development storage: {@link isDevelopmentStorage},
+ * with no account named or the development account, devstoreaccount1), `emulatorAccount` (our
+ * endpoints with another account, named by `AccountName` or else by an endpoint: see
+ * {@link endpointAccount}), or `own` (anything else). Never throws.
+ */
+function classifyConnectionString(value: string, own: readonly OwnEndpoint[]): Exclude<WebJobsStorageUse, { kind: 'absent' | 'unknown' }> {
   if (!isDevelopmentStorage(value, own)) return { kind: 'own' };
   const pairs = connectionStringPairs(value);
   const account = pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true' ? undefined : pairs.get('accountname') ?? endpointAccount(pairs);
@@ -277,12 +311,14 @@ export function decideVariables(
 
 /**
  * True when a connection string the user's environment holds is one we may replace: it points at
- * the development storage ({@link isDevelopmentStorage}), or names the development account
- * (`devstoreaccount1`, whose key is public) at a loopback host — such as one this extension
- * injected into the terminal a window was opened from, with the ports of that time.
+ * the development storage with no account named or the development account (`development` as
+ * {@link classifyLocalSettings} tells it; another account of this emulator, `emulatorAccount`, is
+ * the user's, as in a local.settings.json), or names the development account (`devstoreaccount1`,
+ * whose key is public) at a host of this machine on any port — such as one this extension injected
+ * into the terminal a window was opened from, with the ports of that time.
  */
 export function isReplaceableInherited(value: string, own: readonly OwnEndpoint[]): boolean {
-  if (isDevelopmentStorage(value, own)) return true;
+  if (classifyConnectionString(value, own).kind === 'development') return true;
   const pairs = connectionStringPairs(value);
   if (pairs.get('accountname') !== DEVELOPMENT_ACCOUNT) return false;
   const endpoints = ['blobendpoint', 'queueendpoint', 'tableendpoint'].map((k) => pairs.get(k)).filter((e): e is string => e !== undefined);

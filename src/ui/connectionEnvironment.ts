@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 import { connectableHost } from '../core/connectionString';
 import {
-  classifyLocalSettings, decideVariables, needsDevelopmentStorage, STORAGE_VARIABLE,
+  classifyLocalSettings, decideVariables, decodeLocalSettings, needsDevelopmentStorage, STORAGE_VARIABLE,
   type ConnectionVariables, type LocalSettingsFile, type OwnEndpoint,
 } from '../core/localSettings';
 import { DEFAULT_PORTS, SERVICE_KINDS, serviceName } from '../core/services';
@@ -91,7 +91,7 @@ export class ConnectionEnvironment implements vscode.Disposable {
         found = await Promise.all(uris.map(async (uri): Promise<FoundFile> => {
           const label = vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
           try {
-            return { uri, label, text: new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)) };
+            return { uri, label, text: decodeLocalSettings(await vscode.workspace.fs.readFile(uri)) };
           } catch (err) {
             return { uri, label, text: { error: (err as Error).message } };
           }

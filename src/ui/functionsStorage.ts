@@ -20,14 +20,16 @@
  * A question a launch raised and the user dismissed (the multi-root data folder) is not asked again
  * by these hooks until the last debug session has ended: not by the second debug hook (the first
  * marks the configuration, as VS Code hands each provider's result to the next; the mark is taken
- * off before the launch), nor by the `func: host start` preLaunchTask, nor by the sessions a
- * debugger starts itself (js-debug's child session for the launched process, which waits for its
- * configuration to resolve), nor by a restart or another launch meanwhile. A `func: host start`
- * run on its own after such a launch (its preLaunchTask failed, say, so no session came of it) asks.
+ * off before the launch), nor by the `func: host start` the launch starts before its session (its
+ * preLaunchTask, or the one `${command:azureFunctions.pickProcess}` starts while VS Code substitutes
+ * the variables: the .NET template names no preLaunchTask), nor by the sessions a debugger starts
+ * itself (js-debug's child session for the launched process, which waits for its configuration to
+ * resolve), nor by a restart or another launch meanwhile. A `func: host start` run on its own after
+ * such a launch (its preLaunchTask failed, say, so no session came of it) asks.
  * Off with `azurite.debugEnvironment: false`.
  */
 import * as vscode from 'vscode';
-import { isEmptyDebugConfiguration } from '../core/debugConfiguration';
+import { isEmptyDebugConfiguration, startsTaskBeforeSession } from '../core/debugConfiguration';
 import { SERVICE_KINDS, serviceName } from '../core/services';
 import type { Emulator, EmulatorLog } from '../emulator/emulator';
 import { CANCELLED, type Outcome } from '../core/outcome';
@@ -86,8 +88,9 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
 
   /**
    * True when a `func: host start` task that starts now belongs to a launch whose question was
-   * dismissed: while its debug sessions run, or as the first such task after it when it names a
-   * preLaunchTask (that task, or one it depends on) and no task has failed since. Any other start
+   * dismissed: while its debug sessions run, or as the first such task after it when it starts one
+   * before its session (a preLaunchTask, that task or one it depends on, or the one
+   * `${command:azureFunctions.pickProcess}` starts) and no task has failed since. Any other start
    * is a run of its own, which ends the dismissal and asks.
    */
   private coversTask(): boolean {
@@ -123,15 +126,16 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     if (this.dismissal !== undefined) return seen;
     const outcomes = await this.ensure(folder, `debug session "${String(config.name)}"`);
     if (outcomes.some((o) => !o.ok && o.reason === 'cancelled')) {
-      this.dismissal = { preLaunchTask: typeof config.preLaunchTask === 'string' && config.preLaunchTask !== '' };
+      this.dismissal = { preLaunchTask: startsTaskBeforeSession(config) };
     }
     return seen; // never blocks debugging
   }
 
   /**
-   * Set when the question a debug launch raised was dismissed (`preLaunchTask`: the launch names
-   * one whose `func: host start` has not started yet); cleared when the last debug session ends,
-   * by the next launch while none runs, and by a `func: host start` run of its own.
+   * Set when the question a debug launch raised was dismissed (`preLaunchTask`: the launch starts a
+   * task before its session, a preLaunchTask or the one `${command:azureFunctions.pickProcess}`
+   * starts, and its `func: host start` has not started yet); cleared when the last debug session
+   * ends, by the next launch while none runs, and by a `func: host start` run of its own.
    */
   private dismissal: { preLaunchTask: boolean } | undefined;
 

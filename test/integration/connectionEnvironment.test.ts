@@ -175,6 +175,25 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     assert.match(a.terminalDescription() ?? '', /^AZURE_STORAGE_CONNECTION_STRING and AzureWebJobsStorage for the running Azurite Blob/);
   });
 
+  it('reads a local.settings.json saved as UTF-16 with a byte order mark (Windows PowerShell 5.1\'s `>`), little- or big-endian', async () => {
+    const a = await api();
+    fixtures.push(path.join(workspace(), 'utf16'));
+    const le = writeLocalSettings('utf16/le', 'UseDevelopmentStorage=true');
+    fs.writeFileSync(le, Buffer.from(`\uFEFF${fs.readFileSync(le, 'utf8')}`, 'utf16le'));
+    const be = writeLocalSettings('utf16/be', CLOUD);
+    fs.writeFileSync(be, Buffer.from(`\uFEFF${fs.readFileSync(be, 'utf8')}`, 'utf16le').swap16());
+    await a.rescanLocalSettings();
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    const cs = a.emulator.connectionString();
+    // Neither file counts as unreadable (which would keep both variables out): the big-endian one
+    // sets its own AzureWebJobsStorage, the little-endian one uses ours.
+    await waitFor('the terminal variables', () => {
+      const v = a.terminalVariables();
+      return (v.AZURE_STORAGE_CONNECTION_STRING === cs && v.AzureWebJobsStorage === undefined) || undefined;
+    });
+    assert.match(a.terminalDescription() ?? '', /^AZURE_STORAGE_CONNECTION_STRING for the running Azurite Blob; AzureWebJobsStorage not set: utf16\/be\/local\.settings\.json sets its own \(/);
+  });
+
   it('a local.settings.json whose folder is deleted (rm -rf, not the file itself) stops counting', async () => {
     const a = await api();
     const folder = path.join(workspace(), 'gone-functions');

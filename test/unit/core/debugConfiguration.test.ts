@@ -1,14 +1,29 @@
 /**
- * core/debugConfiguration.ts: telling F5 without a launch.json from a configuration, and adding the
- * connection variables to one without overriding the user's.
+ * core/debugConfiguration.ts: telling F5 without a launch.json from a configuration, a launch that
+ * starts a task before its session, and adding the connection variables to one without overriding
+ * the user's.
  */
 import * as assert from 'node:assert/strict';
-import { addEnvironment, hasVariableName, isEmptyDebugConfiguration } from '../../../src/core/debugConfiguration';
+import { addEnvironment, hasVariableName, isEmptyDebugConfiguration, startsTaskBeforeSession } from '../../../src/core/debugConfiguration';
 
 describe('core/debugConfiguration', () => {
   it('takes {} and { noDebug } (F5 / Ctrl+F5 with no launch.json) as empty, and anything with a key as a configuration', () => {
     assert.deepEqual([{}, { noDebug: true }, { type: undefined }].map(isEmptyDebugConfiguration), [true, true, true]);
     assert.deepEqual([{ type: 'java' }, { name: 'Launch' }, { request: 'launch' }, { __azuriteStorageSeen: true }].map(isEmptyDebugConfiguration), [false, false, false, false]);
+  });
+
+  it('tells a launch that starts a task before its session: a preLaunchTask, or the Azure Functions pickProcess variable anywhere in it', () => {
+    // The Azure Functions extension's .NET template: no preLaunchTask, its task started by the variable.
+    assert.equal(startsTaskBeforeSession({ type: 'coreclr', request: 'attach', name: 'Attach to .NET Functions', processId: '${command:azureFunctions.pickProcess}' }), true);
+    assert.equal(startsTaskBeforeSession({ type: 'node', request: 'launch', preLaunchTask: 'func: host start' }), true);
+    assert.equal(startsTaskBeforeSession({ type: 'node', request: 'launch', args: ['--pid', 'pid=${command:azureFunctions.pickProcess}'] }), true);
+    assert.equal(startsTaskBeforeSession({ type: 'node', request: 'launch', env: { PID: '${command:azureFunctions.pickProcess}' } }), true);
+    assert.equal(startsTaskBeforeSession({ type: 'coreclr', request: 'attach', processId: '${command:pickProcess}' }), false, 'the C# extension\'s own picker starts no task');
+    assert.equal(startsTaskBeforeSession({ type: 'node', request: 'launch', preLaunchTask: '' }), false);
+    assert.equal(startsTaskBeforeSession({ type: 'node', request: 'launch', program: 'app.js', port: 9229, sourceMaps: true, outFiles: null }), false);
+    const cyclic: Record<string, unknown> = { type: 'node', request: 'launch' };
+    cyclic.self = cyclic;
+    assert.equal(startsTaskBeforeSession(cyclic), false, 'a configuration made in code that holds itself ends the look');
   });
 
   it('adds the variables a configuration does not set, in env or in its envFile, and keeps its own', () => {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import {
-  classifyLocalSettings, connectionStringPairs, decideVariables, dotenvKeys, envFilePaths, isDevelopmentStorage, needsDevelopmentStorage,
+  classifyLocalSettings, connectionStringPairs, decideVariables, decodeLocalSettings, dotenvKeys, envFilePaths, isDevelopmentStorage, needsDevelopmentStorage,
   type LocalSettingsFile,
 } from '../../../src/core/localSettings';
 
@@ -61,6 +61,25 @@ describe('core/localSettings', () => {
     assert.equal(classifyLocalSettings('[]', own).kind, 'unknown');
     assert.equal(classifyLocalSettings(JSON.stringify({ Values: 'x' }), own).kind, 'unknown');
     assert.equal(classifyLocalSettings(settings(42), own).kind, 'unknown');
+  });
+
+  it('reads a local.settings.json saved as UTF-16 (LE or BE, told by its byte order mark) or UTF-8, with the mark dropped', () => {
+    const json = settings('UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://127.0.0.1') + '\r\n// é ✓ 𝄞\r\n';
+    const le = Buffer.from(`\uFEFF${json}`, 'utf16le'); // Windows PowerShell 5.1: `>`, Out-File
+    assert.deepEqual([...le.subarray(0, 2)], [0xff, 0xfe]);
+    const be = Buffer.from(le).swap16();
+    assert.deepEqual([...be.subarray(0, 2)], [0xfe, 0xff]);
+    for (const [name, bytes] of [['UTF-16 LE', le], ['UTF-16 BE', be], ['UTF-8 with a mark', Buffer.from(`\uFEFF${json}`)], ['UTF-8', Buffer.from(json)]] as const) {
+      const text = decodeLocalSettings(new Uint8Array(bytes));
+      assert.equal(text, json, name);
+      assert.deepEqual(classifyLocalSettings(text, own), { kind: 'development' }, name);
+    }
+    // A mark and nothing else, or an odd last byte: text all the same (never a throw).
+    assert.equal(decodeLocalSettings(new Uint8Array([0xff, 0xfe])), '');
+    assert.equal(decodeLocalSettings(new Uint8Array([0xfe, 0xff, 0x00, 0x7b, 0x00])), '{\uFFFD');
+    assert.equal(decodeLocalSettings(new Uint8Array([])), '');
+    // Without a mark UTF-16 is not guessed at, as Core Tools do not: unreadable, so nothing is injected over it.
+    assert.equal(classifyLocalSettings(decodeLocalSettings(new Uint8Array(Buffer.from(json, 'utf16le'))), own).kind, 'unknown');
   });
 
   it('tells our endpoints with the development account from our endpoints with another account (azurite.accounts)', () => {
@@ -143,6 +162,27 @@ describe('core/localSettings', () => {
     // devstoreaccount1 on another machine (a shared Azurite) is the user's.
     assert.deepEqual(decideVariables(cs, { running: ['Blob'] }, [], { AZURE_STORAGE_CONNECTION_STRING: 'AccountName=devstoreaccount1;BlobEndpoint=http://10.0.0.5:10000/devstoreaccount1' }, own).variables,
       { AzureWebJobsStorage: cs });
+  });
+
+  it('keeps an inherited connection string that names another account at our endpoints, as it keeps one in local.settings.json', () => {
+    const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;';
+    const own = [{ host: '127.0.0.1', port: 10000 }];
+    const theirs = [
+      'DefaultEndpointsProtocol=http;AccountName=myacct;AccountKey=bXlrZXk=;BlobEndpoint=http://127.0.0.1:10000/myacct',
+      'BlobEndpoint=http://127.0.0.1:10000/myacct;SharedAccessSignature=sv=1', // no AccountName: the path names it
+      'BlobEndpoint=http://myacct.blob.localhost:10000;SharedAccessSignature=sv=1', // or the host
+    ];
+    for (const inherited of theirs) {
+      assert.equal(classifyLocalSettings(settings(inherited), own).kind, 'emulatorAccount', inherited);
+      const decided = decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: inherited, AzureWebJobsStorage: inherited }, own);
+      assert.deepEqual(decided.variables, {}, inherited);
+      assert.equal(decided.description, 'nothing set for the running Azurite Blob; AZURE_STORAGE_CONNECTION_STRING not set: the environment VS Code was started with sets its own; AzureWebJobsStorage not set: the environment VS Code was started with sets its own');
+    }
+    // The development account at the same endpoints, named or not, is still ours to replace.
+    for (const inherited of ['BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;SharedAccessSignature=sv=1', 'BlobEndpoint=http://devstoreaccount1.blob.localhost:10000;SharedAccessSignature=sv=1', 'BlobEndpoint=http://127.0.0.1:10000']) {
+      assert.deepEqual(decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: inherited }, own).variables,
+        { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs }, inherited);
+    }
   });
 
   it('needs the development storage when any file points at it', () => {

@@ -199,6 +199,81 @@ describe('multi-root workspace', () => {
       await again;
       assert.equal(a.dataFolderQuestions().shown - asked, 2, 'asked again for the next launch');
       assert.equal(a.emulator.status('blob').status, 'running', 'the answer started the services');
+      // A child session still running would be the next test's: its end, during that test's launch,
+      // would end that launch's dismissal.
+      await waitFor('every debug session to end', () => live.size === 0 || undefined, 20_000);
+    } finally {
+      subs.forEach((d) => d.dispose());
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(app, { recursive: true, force: true });
+      fs.rmSync(tasksFile, { force: true });
+      await a.rescanLocalSettings();
+    }
+  });
+
+  it('asks the folder question once for a .NET Functions launch, whose func: host start ${command:azureFunctions.pickProcess} starts before any session', async () => {
+    const a = await api();
+    const folder = vscode.workspace.workspaceFolders![0]!;
+    await vscode.commands.executeCommand('azurite.close');
+    await a.chooseDataFolder(undefined);
+    const app = functionsApp(folder, 'fnapp-dotnet');
+    const program = path.join(app, 'done.js');
+    const out = path.join(app, 'done.txt');
+    fs.writeFileSync(program, `require('fs').writeFileSync(${JSON.stringify(out)}, 'ran');\n`);
+    const name = 'azurite multi-root pickProcess probe';
+    const tasksFile = path.join(folder.uri.fsPath, '.vscode', 'tasks.json');
+    fs.mkdirSync(path.dirname(tasksFile), { recursive: true });
+    fs.writeFileSync(tasksFile, JSON.stringify({ version: '2.0.0', tasks: [{ label: 'func: host start', type: 'shell', command: 'echo', args: ['host started'] }] }));
+    const live = new Set<string>();
+    const subs: vscode.Disposable[] = [
+      vscode.debug.onDidStartDebugSession((s) => live.add(s.id)),
+      vscode.debug.onDidTerminateDebugSession((s) => live.delete(s.id)),
+    ];
+    try {
+      const host = await waitFor('VS Code to read the task', async () => (await vscode.tasks.fetchTasks()).find((t) => t.name === 'func: host start'), 20_000);
+      // A stand-in for the Azure Functions extension's command, which is not installed here: as the
+      // real one does, it runs `func: host start` (no preLaunchTask names it) and answers once the
+      // host runs, here once the task has ended.
+      let picks = 0;
+      let sessionsAtPick: number | undefined;
+      subs.push(vscode.commands.registerCommand('azureFunctions.pickProcess', async () => {
+        picks++;
+        sessionsAtPick = live.size;
+        const ended = new Promise<void>((resolve) => subs.push(vscode.tasks.onDidEndTaskProcess((e) => { if (e.execution.task.name === host.name) resolve(); })));
+        await vscode.tasks.executeTask(host);
+        await ended;
+        return String(process.pid);
+      }));
+      await a.rescanLocalSettings();
+      const asked = a.dataFolderQuestions().shown;
+      const terminated = new Promise<void>((resolve) => subs.push(vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) resolve(); })));
+      let started: boolean | undefined;
+      // The .NET template's shape: the variable in processId, no preLaunchTask (a node launch stands
+      // in for coreclr, which is not installed here; both get the same hooks).
+      void Promise.resolve(vscode.debug.startDebugging(folder, {
+        type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole', processId: '${command:azureFunctions.pickProcess}',
+      })).then((ok) => { started = ok; });
+      await waitFor('the launched program to run, each question dismissed', async () => {
+        if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+        return fs.existsSync(out) || undefined;
+      }, 30_000);
+      await terminated;
+      assert.equal(started, true, 'a dismissed question never blocks debugging');
+      assert.equal(picks, 1, 'the variable ran the task');
+      assert.equal(sessionsAtPick, 0, 'VS Code substitutes the variable before any session');
+      assert.equal(a.dataFolderQuestions().shown - asked, 1, 'one question for the launch, none for the task its variable started');
+      assert.equal(a.emulator.status('blob').status, 'closed', 'nothing started without a data folder');
+
+      // Once debugging has ended, `func: host start` run on its own asks: the launch's task was the
+      // one its dismissal covered.
+      await waitFor('every debug session to end', () => live.size === 0 || undefined, 20_000);
+      await vscode.tasks.executeTask(host);
+      await waitFor('the folder question for the task run on its own', () => a.dataFolderQuestions().shown - asked >= 2 || undefined, 20_000);
+      await waitFor('that question dismissed', async () => {
+        if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+        return !a.dataFolderQuestions().open || undefined;
+      }, 20_000);
+      assert.equal(a.dataFolderQuestions().shown - asked, 2, 'the launch\'s and the lone task\'s');
     } finally {
       subs.forEach((d) => d.dispose());
       await vscode.commands.executeCommand('azurite.close');
