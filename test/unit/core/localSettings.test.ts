@@ -174,13 +174,13 @@ describe('core/localSettings', () => {
     ];
     for (const inherited of theirs) {
       assert.equal(classifyLocalSettings(settings(inherited), own).kind, 'emulatorAccount', inherited);
-      const decided = decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: inherited, AzureWebJobsStorage: inherited }, own);
+      const decided = decideVariables(cs, { running: ['Blob'] }, [], { AZURE_STORAGE_CONNECTION_STRING: inherited, AzureWebJobsStorage: inherited }, own);
       assert.deepEqual(decided.variables, {}, inherited);
       assert.equal(decided.description, 'nothing set for the running Azurite Blob; AZURE_STORAGE_CONNECTION_STRING not set: the environment VS Code was started with sets its own; AzureWebJobsStorage not set: the environment VS Code was started with sets its own');
     }
     // The development account at the same endpoints, named or not, is still ours to replace.
     for (const inherited of ['BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;SharedAccessSignature=sv=1', 'BlobEndpoint=http://devstoreaccount1.blob.localhost:10000;SharedAccessSignature=sv=1', 'BlobEndpoint=http://127.0.0.1:10000']) {
-      assert.deepEqual(decideVariables(cs, ['Blob'], [], { AZURE_STORAGE_CONNECTION_STRING: inherited }, own).variables,
+      assert.deepEqual(decideVariables(cs, { running: ['Blob'] }, [], { AZURE_STORAGE_CONNECTION_STRING: inherited }, own).variables,
         { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs }, inherited);
     }
   });
