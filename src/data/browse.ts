@@ -12,6 +12,7 @@ import type { BlobClient } from '@azure/storage-blob';
 import { decodedBase64Text } from '../core/messageText';
 import { unreachableBlobName } from '../core/snapshotFormat';
 import type { StorageClients } from './clients';
+import { messageTextOf } from './queueText';
 import type { DataOptions } from './snapshot';
 import { downloadToFile, messageOf, pool, tracker } from './work';
 
@@ -163,8 +164,9 @@ export async function peekMessages(clients: StorageClients, queue: string): Prom
   return {
     approximateCount: properties.approximateMessagesCount ?? peeked.peekedMessageItems.length,
     messages: peeked.peekedMessageItems.map((m) => {
-      const decodedText = decodedBase64Text(m.messageText);
-      return { messageId: m.messageId, text: m.messageText, ...(decodedText !== undefined ? { decodedText } : {}), insertedOn: m.insertedOn, expiresOn: m.expiresOn, dequeueCount: m.dequeueCount };
+      const text = messageTextOf(m.messageText);
+      const decodedText = decodedBase64Text(text);
+      return { messageId: m.messageId, text, ...(decodedText !== undefined ? { decodedText } : {}), insertedOn: m.insertedOn, expiresOn: m.expiresOn, dequeueCount: m.dequeueCount };
     }),
   };
 }

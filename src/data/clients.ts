@@ -5,11 +5,12 @@
  * No vscode here; this module and its SDKs are bundled into dist/data.js, loaded on first use.
  */
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
-import { QueueServiceClient, StorageSharedKeyCredential as QueueSharedKeyCredential } from '@azure/storage-queue';
+import { newPipeline as newQueuePipeline, QueueServiceClient, StorageSharedKeyCredential as QueueSharedKeyCredential } from '@azure/storage-queue';
 import { AzureNamedKeyCredential, TableClient, TableServiceClient } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
 import { DEV_ACCOUNT, endpointUrl, type ClientAddress, type StorageAccount } from '../core/connectionString';
 import { wholeDoublePolicy } from './tableDoubles';
+import { characterReferencePolicy } from './queueText';
 
 /**
  * Where an account's services are: path-style endpoint URLs that include the account
@@ -56,8 +57,9 @@ export const RETRY_MAX_DELAY_MS = 2000;
 /**
  * Makes the clients. The table clients allow http (`allowInsecureConnection`), as an emulator on
  * loopback is; the blob and queue SDKs allow it by default. A table client keeps a whole-number
- * Edm.Double a Double when it reads entities (./tableDoubles.ts). Every client tries a request
- * {@link REQUEST_TRIES} times.
+ * Edm.Double a Double when it reads entities (./tableDoubles.ts). The queue client keeps the
+ * characters that the service writes as numeric character references in a message's text, to be
+ * read with `messageTextOf` (./queueText.ts). Every client tries a request {@link REQUEST_TRIES} times.
  * @param endpoints the account's endpoints and key
  */
 export function storageClients(endpoints: StorageEndpoints): StorageClients {
@@ -74,10 +76,17 @@ export function storageClients(endpoints: StorageEndpoints): StorageClients {
   const tableOptions = { allowInsecureConnection: true, retryOptions: { maxRetries: REQUEST_TRIES - 1, retryDelayInMs: RETRY_DELAY_MS, maxRetryDelayInMs: RETRY_MAX_DELAY_MS }, ...tls('table') };
   const entityOptions = { ...tableOptions, additionalPolicies: [{ policy: wholeDoublePolicy(), position: 'perRetry' as const }] };
   const table = endpoints.table;
+  let queue: QueueServiceClient | undefined;
+  if (endpoints.queue !== undefined) {
+    // What `new QueueServiceClient(url, credential, options)` makes, with one more policy.
+    const pipeline = newQueuePipeline(queueCredential, { ...storageOptions, ...tls('queue') });
+    pipeline.factories.push(characterReferencePolicy());
+    queue = new QueueServiceClient(endpoints.queue, pipeline);
+  }
   return {
     endpoints,
     blob: endpoints.blob !== undefined ? new BlobServiceClient(endpoints.blob, blobCredential, { ...storageOptions, ...tls('blob') }) : undefined,
-    queue: endpoints.queue !== undefined ? new QueueServiceClient(endpoints.queue, queueCredential, { ...storageOptions, ...tls('queue') }) : undefined,
+    queue,
     table: table !== undefined ? new TableServiceClient(table, tableCredential, tableOptions) : undefined,
     tableClient: (name) => (table !== undefined ? new TableClient(table, name, tableCredential, entityOptions) : undefined),
   };

@@ -20,6 +20,7 @@ import {
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
 import { downloadToFile, isNotFound, messageOf, pool, readLines, tracker, writeLines } from './work';
+import { messageTextOf } from './queueText';
 
 /** A blob of a snapshot: its description and where its content is (an absolute path). */
 export interface SnapshotBlob {
@@ -486,7 +487,7 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
               // consumer that received it meanwhile let it go): not a new message.
               if (!seen.has(m.messageId)) {
                 seen.add(m.messageId);
-                read.push({ id: m.messageId, text: m.messageText });
+                read.push({ id: m.messageId, text: messageTextOf(m.messageText) });
                 fresh++;
               }
               // There after all (a service that answers a pop receipt gone stale with 404).

@@ -185,6 +185,15 @@ describe('Storage view data (real engine, real SDKs)', function () {
     assert.equal('decodedText' in plain!, false);
   });
 
+  it('peeks a message with carriage returns, a tab and literal character references as it was sent', async () => {
+    const emulator = await running();
+    const queue = sdkClients(emulator).queue().getQueueClient('chars');
+    await queue.create();
+    const texts = ['a\r\nb', 'tab\there', '&#xD;', '&amp;', '&#13;\r'];
+    for (const text of texts) await queue.sendMessage(text);
+    assert.deepEqual((await peekMessages(dataClients(emulator), 'chars')).messages.map((m) => m.text), texts);
+  });
+
   it('peeks messages without dequeuing, and deletes one message receiving only the ones ahead of it, which are visible again at once', async () => {
     const emulator = await running();
     const queue = sdkClients(emulator).queue().getQueueClient('jobs');
