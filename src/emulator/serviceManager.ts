@@ -53,7 +53,10 @@ export interface ManagerContext {
    * `LiveSaveWait.ownPid`): its own stops are waited for by the manager (a stop past its bound too).
    */
   readonly enginePid?: () => number | undefined;
-  /** True once the emulator is shutting down: a wait for another process's save ends then. */
+  /**
+   * True once the emulator is shutting down: a wait for another process's save ends then, and a
+   * start whose checks are done does not listen (it fails as reason `state`).
+   */
   readonly shuttingDown?: () => boolean;
 }
 
@@ -108,7 +111,8 @@ export class ServiceManager {
    * Starts the service with `options`. Refuses (state stays closed, error kept) when `blockers`
    * has setting errors, when the data folder cannot be written, when the HTTPS certificate does not
    * load (./certificates.ts: missing file, wrong PFX password, key not matching), or when `check`
-   * says no. A refused service never listened and holds no store.
+   * says no, or when the emulator began shutting down before it listens (reason `state`). A
+   * refused service never listened and holds no store.
    *
    * Every step is bounded (../core/bounds.ts): past its bound the start fails as reason `timeout`,
    * naming what hung and the setting, and the service is closed again. A server that listens after
@@ -162,6 +166,9 @@ export class ServiceManager {
       const stillSaving = await this.earlierSaveStillRunning(options.location);
       if (stillSaving !== undefined) return this.fail(`${name} service could not start: ${stillSaving.message}`, stillSaving.reason, stillSaving.reason === 'timeout' ? 'azurite.location' : undefined);
     }
+    // The emulator began shutting down during the checks: its stop waits behind this start, and a
+    // listen (in disk mode, a load of the data) would only hold the close up.
+    if (this.context.shuttingDown?.() === true) return this.fail(`${name} was not started: the emulator is shutting down (the window is closing or reloading).`, 'state');
     const service = this.createService(options);
     const listenBound = options.inMemory ? b.listenMs : b.listenWithDataMs;
     const starting = service.start();

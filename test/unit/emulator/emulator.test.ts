@@ -143,6 +143,83 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal(await clients(next).blob().getContainerClient('kept').exists(), true);
   });
 
+  it('a start waiting for the engine\'s load when dispose() begins goes no further: nothing listens, no data file is made, no seed runs', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const dir = tempDir();
+    const { emulator } = track(makeEmulator({ location: dir }));
+    const states: string[] = [];
+    emulator.onDidChangeState(({ kind, state }) => states.push(`${kind} ${state.status}`));
+    let seeded = false;
+    emulator.setAfterStart(async () => { seeded = true; return { ok: true }; });
+    let settled = false;
+    const starting = emulator.start('blob').finally(() => { settled = true; });
+    const { disposing, stillWaiting } = await disposeWhileLoading(emulator, () => settled);
+    assert.equal(stillWaiting, true, 'the start was waiting for the load when dispose() began');
+    const outcome = await starting;
+    await disposing;
+    assert.ok(!outcome.ok && outcome.reason === 'state', JSON.stringify(outcome));
+    assert.match(outcome.message, /^Blob was not started: the emulator is shutting down/);
+    assert.deepEqual(states, [], 'the service never began its start');
+    assert.equal(seeded, false);
+    assert.deepEqual(fs.readdirSync(dir), [], 'no database was loaded or saved');
+  });
+
+  it('a clean waiting for the engine\'s load when dispose() begins deletes nothing', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const dir = tempDir();
+    const first = track(makeEmulator({ location: dir }));
+    await startAll(first.emulator, ['blob']);
+    await clients(first.emulator).blob().getContainerClient('kept').create();
+    await first.emulator.dispose();
+
+    const { emulator } = track(makeEmulator({ location: dir }));
+    let settled = false;
+    const cleaning = emulator.clean('blob').finally(() => { settled = true; });
+    const { disposing, stillWaiting } = await disposeWhileLoading(emulator, () => settled);
+    assert.equal(stillWaiting, true, 'the clean was waiting for the load when dispose() began');
+    const outcome = await cleaning;
+    await disposing;
+    assert.ok(!outcome.ok && outcome.reason === 'state', JSON.stringify(outcome));
+    assert.match(outcome.message, /^Blob was not cleaned: the emulator is shutting down/);
+
+    const { emulator: next } = track(makeEmulator({ location: dir }));
+    await startAll(next, ['blob']);
+    assert.equal(await clients(next).blob().getContainerClient('kept').exists(), true);
+  });
+
+  it('a start whose checks are under way when dispose() begins does not listen', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await emulator.warmUp();
+    const states: string[] = [];
+    let disposing: Promise<void> | undefined;
+    emulator.onDidChangeState(({ kind, state }) => {
+      states.push(`${kind} ${state.status}`);
+      // Sent as the service shows starting: before its checks and its listen.
+      if (kind === 'blob' && state.status === 'starting') disposing ??= emulator.dispose();
+    });
+    const outcome = await emulator.start('blob');
+    await disposing;
+    assert.ok(!outcome.ok && outcome.reason === 'state', JSON.stringify(outcome));
+    assert.match(outcome.message, /^Blob was not started: the emulator is shutting down/);
+    assert.deepEqual(states, ['blob starting', 'blob closed']);
+  });
+
+  it('a start whose service listens after dispose() began runs no seed, and answers that it was cut short', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    let seeded = false;
+    emulator.setAfterStart(async () => { seeded = true; return { ok: true }; });
+    let disposing: Promise<void> | undefined;
+    emulator.onDidChangeState(({ kind, state }) => {
+      if (kind === 'blob' && state.status === 'running') disposing ??= emulator.dispose();
+    });
+    const outcome = await emulator.start('blob');
+    await disposing;
+    assert.ok(!outcome.ok && outcome.reason === 'state', JSON.stringify(outcome));
+    assert.match(outcome.message, /^Blob's start was cut short: the emulator is shutting down/);
+    assert.equal(seeded, false);
+    assert.equal(emulator.status('blob').status, 'closed');
+  });
+
   it('a setting error leaves the running service as it is (a restart would only stop it), says so, and a fix to the value it runs with needs no restart', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
     await startAll(emulator, ['blob', 'queue']);
@@ -553,6 +630,30 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.ok(quiet.log.of('access').length > 0);
   });
 });
+
+/**
+ * For a start or clean just asked of `emulator`, whose engine has not loaded: finds its engine
+ * process as the operation forks it (in the same turn of the event loop, so its load cannot have
+ * been answered yet), holds it off the CPU (SIGSTOP), begins dispose(), lets a turn of the event
+ * loop pass, and lets the engine go on (SIGCONT).
+ * @param settled whether the operation has resolved
+ * @returns the dispose under way, and whether the operation was still unresolved after that turn
+ *   (waiting for the load: the engine could not answer it)
+ * @throws Error when no engine process is forked within the microtasks that follow the call
+ */
+async function disposeWhileLoading(emulator: Emulator, settled: () => boolean): Promise<{ disposing: Promise<void>; stillWaiting: boolean }> {
+  for (let i = 0; i < 100 && emulator.enginePid === undefined; i++) await Promise.resolve();
+  const pid = emulator.enginePid;
+  if (pid === undefined) throw new Error('no engine process was forked');
+  process.kill(pid, 'SIGSTOP');
+  try {
+    const disposing = emulator.dispose();
+    await new Promise((resolve) => setImmediate(resolve));
+    return { disposing, stillWaiting: !settled() };
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+}
 
 /** Polls `check` every 10 ms until it holds; fails after 10 s with `what`. */
 async function pollUntil(what: string, check: () => boolean): Promise<void> {
