@@ -438,7 +438,8 @@ export class Emulator {
    * clean or restart under way it waits for that, then starts. Once {@link dispose} has begun it
    * resolves to a `state` failure: at once, or at the start's next step when it was under way (it
    * does not listen if it had not yet; a service already listening gets no seed and is stopped by
-   * the dispose). Never rejects.
+   * the dispose). A start whose engine ends before it has finished (after the listen too) resolves
+   * to an `engine` failure with the loss's message ({@link onDidLoseEngine}). Never rejects.
    */
   start(kind: ServiceKind): Promise<Outcome> {
     if (this.disposed) return Promise.resolve(this.shutDownFailure(kind, 'started'));
@@ -510,6 +511,13 @@ export class Emulator {
       // Served all the same, as Azurite does: clients that skip the check still work with it.
       const dates = await certificateDatesWarning(options.https);
       if (dates !== undefined) this.log.error(`${serviceName(kind)}: ${dates}`);
+    }
+    // The engine ended during the start's last steps (the unfinished-save report, the certificate's
+    // read-back): engineLost closed the service and logged why. The start failed, as one whose
+    // engine ended before it listened; no seed is loaded into a service that is gone.
+    const now = this.services[kind].state;
+    if (outcome.ok && now.status !== 'running') {
+      return failure('engine', now.status === 'closed' && now.error !== undefined ? now.error : `${serviceName(kind)} service stopped as it started.`);
     }
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
     // dispose() began during the start: the stop it queued comes next, and the seed would only hold

@@ -13,6 +13,7 @@ import { QueueServiceClient } from '@azure/storage-queue';
 import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { isPortFree } from '../../../src/emulator/ports';
 import type { Emulator } from '../../../src/emulator/emulator';
+import type { EngineHost } from '../../../src/emulator/engineHost';
 import { parseSettings } from '../../../src/core/settings';
 
 /** Resolves when something can listen on host:port again (the port is free), rejects if not. */
@@ -569,6 +570,31 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     } finally {
       sub.dispose();
     }
+  });
+
+  it('a start whose engine is lost once the service listens, before the start has ended, fails with the loss (no success with an empty address, no seed)', async () => {
+    const { emulator, log } = track(makeEmulator({ inMemoryPersistence: true }));
+    let seeded = false;
+    emulator.setAfterStart(async () => { seeded = true; return { ok: true }; });
+    // The host's own report of a lost engine (as when a load runs past its bound: the process is
+    // ended, and what ran in it is reported gone), made as the service shows running, so that it
+    // surely comes before the start's last steps.
+    const host = (emulator as unknown as { host: EngineHost }).host;
+    let ending: Promise<void> | undefined;
+    const sub = emulator.onDidChangeState(({ kind, state }) => {
+      if (kind === 'blob' && state.status === 'running') ending ??= host.terminate('it was ended for this test');
+    });
+    try {
+      const started = await emulator.start('blob');
+      assert.ok(!started.ok && started.reason === 'engine', JSON.stringify(started));
+      assert.equal(started.message, 'The emulator engine stopped: it was ended for this test. Blob is stopped. In-memory data of Blob is gone. Start a service to bring a new engine up.');
+    } finally {
+      sub.dispose();
+      await ending;
+    }
+    assert.equal(seeded, false);
+    assert.equal(emulator.status('blob').status, 'closed');
+    assert.deepEqual(log.of('info').filter((l) => l.startsWith('Blob: listening')), []);
   });
 
   it('Emulator takes the engine load bound from its bounds: a load past it fails the start as an engine failure', async () => {
