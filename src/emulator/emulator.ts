@@ -59,6 +59,8 @@ export interface EngineFiles {
 /** The engine ended under the services: why, and what was lost, for a person to read. */
 export interface EngineLoss {
   readonly reason: string;
+  /** The setting the reason names as what to change (see EngineExit.setting), if any. */
+  readonly setting?: string;
   /** The whole message: what happened, which services stopped, what data is gone. */
   readonly message: string;
   readonly stopped: readonly ServiceKind[];
@@ -517,7 +519,7 @@ export class Emulator {
     // engine ended before it listened; no seed is loaded into a service that is gone.
     const now = this.services[kind].state;
     if (outcome.ok && now.status !== 'running') {
-      return failure('engine', now.status === 'closed' && now.error !== undefined ? now.error : `${serviceName(kind)} service stopped as it started.`);
+      return failure('engine', now.status === 'closed' && now.error !== undefined ? now.error : `${serviceName(kind)} service stopped as it started.`, { setting: this.lastLoss?.setting });
     }
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
     // dispose() began during the start: the stop it queued comes next, and the seed would only hold
@@ -959,6 +961,7 @@ export class Emulator {
 
   /** The engine's process ended without being asked to: close what it ran, say why and what is lost. */
   private engineLost(exit: EngineExit): void {
+    this.lastLoss = exit;
     this.loader.forget();
     const stopped = this.runningKinds();
     const message = describeEngineLoss(exit.reason, stopped, (k) => this.lastStartInMemory[k]);
@@ -969,8 +972,11 @@ export class Emulator {
     void this.followLimitSetting();
     // With no service running in it (an idle engine, one that ended during the warm-up, or during a
     // start whose own failure says so) the log line is all: nothing was lost, nothing is shown.
-    if (stopped.length > 0) this.lossEmitter.fire({ reason: exit.reason, message, stopped });
+    if (stopped.length > 0) this.lossEmitter.fire({ reason: exit.reason, message, stopped, ...(exit.setting !== undefined ? { setting: exit.setting } : {}) });
   }
+
+  /** The last end of the engine's process that was not asked for (its reason and setting). */
+  private lastLoss: EngineExit | undefined;
 
   /**
    * How long a setting the engine applies live may take to be answered, ms: a request's bound

@@ -131,7 +131,7 @@ export class ServiceManager {
     // A check that throws (the engine ended while it asked it) refuses the start: start() never rejects.
     const refusal = blockers.length > 0
       ? failure('setting', blockers.map((b) => b.message).join(' '), { setting: blockers[0]!.key })
-      : await Promise.resolve(check?.(options)).catch((err: unknown) => failure('engine', `${serviceName(this.kind)} service could not start: ${(err as Error).message}`));
+      : await Promise.resolve(check?.(options)).catch((err: unknown) => failure('engine', `${serviceName(this.kind)} service could not start: ${(err as Error).message}`, { setting: lossSetting(err) }));
     if (this.current.status !== 'closed') return this.illegal('start');
     if (refusal !== undefined) {
       this.set({ status: 'closed', error: refusal.message });
@@ -188,7 +188,7 @@ export class ServiceManager {
         return this.fail(describePortConflict(conflict), 'port', `azurite.${this.kind}Port`, conflict);
       }
       const setting = startErrorSetting(this.kind, err as Error);
-      return this.fail(describeStartError(options, err as Error), setting !== undefined ? 'setting' : reasonOf(err), setting);
+      return this.fail(describeStartError(options, err as Error), setting !== undefined ? 'setting' : reasonOf(err), setting ?? lossSetting(err));
     }
   }
 
@@ -219,7 +219,7 @@ export class ServiceManager {
           this.lateStopIsClean = false;
           return this.fail(`${serviceName(this.kind)} service did not stop within ${formatBound(err.boundMs)} (closing its port and saving its data); it may hold its port until the window reloads.`, 'timeout');
         }
-        return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`, reasonOf(err));
+        return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`, reasonOf(err), lossSetting(err));
       } finally {
         this.stopping = undefined;
       }
@@ -259,7 +259,7 @@ export class ServiceManager {
         this.lateStopIsClean = true;
         return this.fail(`${serviceName(this.kind)} data could not be cleaned: deleting it${options.inMemory ? '' : ` in ${JSON.stringify(options.location)} (azurite.location)`} did not finish within ${formatBound(err.boundMs)}.`, 'timeout', options.inMemory ? undefined : 'azurite.location');
       }
-      return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`, reasonOf(err));
+      return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`, reasonOf(err), lossSetting(err));
     }
   }
 
@@ -400,6 +400,15 @@ export class ServiceManager {
 /** `engine` for an error of a request the engine's process could not answer (it ended, or was ending), else `other`. */
 function reasonOf(err: unknown): FailureReason {
   return (err as { code?: unknown } | undefined)?.code === ENGINE_GONE ? 'engine' : 'other';
+}
+
+/**
+ * For an error of a request the engine's process could not answer because it ended: the setting
+ * its reason names (EngineExit.setting: the heap limit after an out-of-memory), else undefined.
+ */
+export function lossSetting(err: unknown): string | undefined {
+  const e = err as { code?: unknown; setting?: unknown } | undefined;
+  return e?.code === ENGINE_GONE && typeof e.setting === 'string' ? e.setting : undefined;
 }
 
 /** How long the search for a free port after a conflict may take, ms. */

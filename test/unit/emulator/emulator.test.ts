@@ -12,7 +12,7 @@ import { TableServiceClient } from '@azure/data-tables';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { isPortFree } from '../../../src/emulator/ports';
-import type { Emulator } from '../../../src/emulator/emulator';
+import type { Emulator, EngineLoss } from '../../../src/emulator/emulator';
 import type { EngineHost } from '../../../src/emulator/engineHost';
 import { parseSettings } from '../../../src/core/settings';
 
@@ -595,6 +595,22 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal(seeded, false);
     assert.equal(emulator.status('blob').status, 'closed');
     assert.deepEqual(log.of('info').filter((l) => l.startsWith('Blob: listening')), []);
+  });
+
+  it('an engine out of memory past azurite.engine.heapLimit: the loss and a start it left unanswered name the setting, for Open Settings', async () => {
+    // A listen bound no out-of-memory can outlast: the start must fail on the engine's end.
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, 'engine.heapLimit': 128 }, undefined, { listenMs: 120_000 }));
+    await startAll(emulator, ['blob']);
+    const lost = new Promise<EngineLoss>((resolve) => emulator.onDidLoseEngine(resolve));
+    // The engine answers, then fills its heap without a pause: the start sent after is never answered.
+    await (emulator as unknown as { host: EngineHost }).host.exhaustHeapForTest();
+    const started = await emulator.start('table');
+    assert.ok(!started.ok, JSON.stringify(started));
+    assert.deepEqual([started.reason, started.setting], ['engine', 'azurite.engine.heapLimit']);
+    assert.equal(started.message, 'Table service could not start: the emulator engine stopped: it ran out of memory (azurite.engine.heapLimit is 128 MB)');
+    const loss = await lost;
+    assert.deepEqual([loss.stopped, loss.setting], [['blob'], 'azurite.engine.heapLimit']);
+    assert.match(loss.message, /^The emulator engine stopped: it ran out of memory \(azurite\.engine\.heapLimit is 128 MB\)\. Blob is stopped\./);
   });
 
   it('Emulator takes the engine load bound from its bounds: a load past it fails the start as an engine failure', async () => {
