@@ -271,7 +271,8 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   stopOnDeactivate = () => emulator.dispose();
   context.subscriptions.push(
     emulator.onDidFindUnfinishedSave((u) => void notify('warning', unfinishedSaveMessage(u))),
-    emulator.onDidLoseEngine((loss) => void notify('error', loss.message)),
+    // As a failure: Open Settings when the reason names a setting (the heap limit after an out-of-memory).
+    emulator.onDidLoseEngine((loss) => showOutcome(failure('engine', loss.message, { setting: loss.setting }), deps)),
   );
   context.subscriptions.push(warnWhenAzuriteArrives(channel));
   const autoStarted = autoStart(emulator, deps, (line) => log.info(line));

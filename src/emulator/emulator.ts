@@ -59,6 +59,8 @@ export interface EngineFiles {
 /** The engine ended under the services: why, and what was lost, for a person to read. */
 export interface EngineLoss {
   readonly reason: string;
+  /** The setting the reason names as what to change (see EngineExit.setting), if any. */
+  readonly setting?: string;
   /** The whole message: what happened, which services stopped, what data is gone. */
   readonly message: string;
   readonly stopped: readonly ServiceKind[];
@@ -499,7 +501,11 @@ export class Emulator {
   /**
    * Starts one service. Idempotent: on a running service it resolves `{ ok: true }` and does
    * nothing; while a start of it is under way it resolves with that start's outcome; after a stop,
-   * clean or restart under way it waits for that, then starts. Never rejects.
+   * clean or restart under way it waits for that, then starts. Once {@link dispose} has begun it
+   * resolves to a `state` failure: at once, or at the start's next step when it was under way (it
+   * does not listen if it had not yet; a service already listening gets no seed and is stopped by
+   * the dispose). A start whose engine ends before it has finished (after the listen too) resolves
+   * to an `engine` failure with the loss's message ({@link onDidLoseEngine}). Never rejects.
    */
   start(kind: ServiceKind): Promise<Outcome> {
     if (this.disposed) return Promise.resolve(this.shutDownFailure(kind, 'started'));
@@ -538,6 +544,9 @@ export class Emulator {
       this.log.error(message);
       return failure('engine', message);
     }
+    // dispose() began while the engine loaded: its stop waits behind this start, which goes no
+    // further (no folder check, no listen, no database loaded only to be saved again).
+    if (this.disposed) return this.shutDownFailure(kind, 'started');
     const options = this.serviceOptions(kind);
     // The last start's certificate is not this one's (azurite.cert may have changed): read again once it listens.
     this.servedCertificates[kind] = undefined;
@@ -554,7 +563,8 @@ export class Emulator {
     if (outcome.ok && !options.inMemory) await this.reportUnfinishedSave(kind, options.location).catch(() => undefined);
     // Before the seed, whose clients trust it; the Storage view, which may have asked since the
     // service showed running, asks again on the event.
-    if (outcome.ok && options.https !== undefined) {
+    // Not once dispose() began: reading the certificate back may take 2 s, for clients that will not come.
+    if (outcome.ok && options.https !== undefined && !this.disposed) {
       const address = this.clientAddress(kind);
       const host = connectableHost(address.host).replace(/^\[(.*)\]$/, '$1');
       const served = await servedCertificate(host, address.port);
@@ -568,7 +578,17 @@ export class Emulator {
       const dates = await certificateDatesWarning(options.https);
       if (dates !== undefined) this.log.error(`${serviceName(kind)}: ${dates}`);
     }
+    // The engine ended during the start's last steps (the unfinished-save report, the certificate's
+    // read-back): engineLost closed the service and logged why. The start failed, as one whose
+    // engine ended before it listened; no seed is loaded into a service that is gone.
+    const now = this.services[kind].state;
+    if (outcome.ok && now.status !== 'running') {
+      return failure('engine', now.status === 'closed' && now.error !== undefined ? now.error : `${serviceName(kind)} service stopped as it started.`, { setting: this.lastLoss?.setting });
+    }
     this.report(kind, outcome, `listening on ${this.endpoint(kind)?.url ?? ''}${options.inMemory ? ' (in memory)' : ` (data in ${options.location})`}, started in ${Math.round(performance.now() - began)} ms`);
+    // dispose() began during the start: the stop it queued comes next, and the seed would only hold
+    // the window's close up (and write data that stop must then save).
+    if (outcome.ok && this.disposed) return failure('state', `${serviceName(kind)}'s start was cut short: the emulator is shutting down (the window is closing or reloading).`);
     // Checked once the service runs, before the seed: a change from now on finds it running (the
     // settings watcher restarts it then), one before is this event's. A restart asked for now
     // runs after this start, seed included.
@@ -622,6 +642,8 @@ export class Emulator {
       } catch (err) {
         return failure('engine', `${serviceName(kind)} data could not be cleaned: the emulator engine did not load (${(err as Error).message}).`);
       }
+      // Nor one during whose load dispose() began: nothing is deleted while the window closes.
+      if (this.disposed) return this.shutDownFailure(kind, 'cleaned');
       const outcome = await this.services[kind].clean(this.serviceOptions(kind));
       this.report(kind, outcome, 'data cleaned');
       if (outcome.ok && wasRunning) return this.startNow(kind);
@@ -1006,6 +1028,7 @@ export class Emulator {
 
   /** The engine's process ended without being asked to: close what it ran, say why and what is lost. */
   private engineLost(exit: EngineExit): void {
+    this.lastLoss = exit;
     this.loader.forget();
     const stopped = this.runningKinds();
     const message = describeEngineLoss(exit.reason, stopped, (k) => this.lastStartInMemory[k]);
@@ -1016,8 +1039,11 @@ export class Emulator {
     void this.followLimitSetting();
     // With no service running in it (an idle engine, one that ended during the warm-up, or during a
     // start whose own failure says so) the log line is all: nothing was lost, nothing is shown.
-    if (stopped.length > 0) this.lossEmitter.fire({ reason: exit.reason, message, stopped });
+    if (stopped.length > 0) this.lossEmitter.fire({ reason: exit.reason, message, stopped, ...(exit.setting !== undefined ? { setting: exit.setting } : {}) });
   }
+
+  /** The last end of the engine's process that was not asked for (its reason and setting). */
+  private lastLoss: EngineExit | undefined;
 
   /**
    * How long a setting the engine applies live may take to be answered, ms: a request's bound

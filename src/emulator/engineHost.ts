@@ -10,8 +10,10 @@
  * Why a child process, not a worker thread: bench/README.md ("Engine host").
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import * as os from 'node:os';
 import type { ApiVersionCheck } from '../core/apiVersions';
 import { Emitter, type Event } from '../core/events';
+import { formatBytes } from '../core/memory';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
 import type { ContentBytes } from './azurite';
@@ -40,9 +42,15 @@ export interface EngineHostOptions {
   readonly log: { info(line: string): void; error(line: string): void };
 }
 
-/** Why the engine's process ended (`reason` is for people: "it ran out of memory (…)", "an uncaught error in the engine: …"). */
+/** Why the engine's process ended. */
 export interface EngineExit {
+  /** For people, as a clause: "it ran out of memory (…)", "an uncaught error in the engine: …". */
   readonly reason: string;
+  /**
+   * The setting that `reason` names as what to change (`azurite.engine.heapLimit` for an out-of-memory
+   * past it), if any: the UI offers Open Settings for it.
+   */
+  readonly setting?: string;
 }
 
 /** The memory figures the engine last sent (bytes). */
@@ -429,14 +437,18 @@ export class EngineHost {
     });
     // 'error': the process could not be started, or a signal could not be sent; 'exit' follows when it ran.
     child.on('error', (err) => {
-      if (child.pid === undefined) this.onProcessEnded(child, `it could not be started: ${err.message}`);
+      if (child.pid === undefined) this.onProcessEnded(child, { reason: `it could not be started: ${err.message}` });
     });
     // The reason is read once 'close' comes: 'exit' can come before the last of the IPC channel and
     // stderr is read, which hold what says why (the `fatal` message, V8's out-of-memory line).
     // 'close' waits for both to be read to the end; should it not come, a second after 'exit' will do.
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     const ended = (): void => {
-      if (exit !== undefined) this.onProcessEnded(child, describeExit({ fatal, stderrTail, outOfMemory, ...exit }, heapLimitMb, this.heapCapMb));
+      if (exit === undefined || this.child !== child) return;
+      // What the store held as it ended (the engine's last figures: at most 100 ms old), against the
+      // memory this process may use: a SIGKILL then may be the system's out-of-memory killer.
+      const held = { storeBytes: this.memory.usedBytes, systemBytes: systemMemoryBytes() };
+      this.onProcessEnded(child, describeExit({ fatal, stderrTail, outOfMemory, ...exit }, heapLimitMb, this.heapCapMb, held));
     };
     child.on('exit', (code, signal) => {
       exit = { code, signal };
@@ -450,14 +462,14 @@ export class EngineHost {
     return child;
   }
 
-  private onProcessEnded(child: ChildProcess, reason: string): void {
+  private onProcessEnded(child: ChildProcess, exit: EngineExit): void {
     if (this.child !== child) return; // terminated on purpose, or already reported
     this.child = undefined;
     this.loaded = undefined;
     this.accessSinks.clear();
     this.memory = { blobBytes: 0, queueBytes: 0, usedBytes: 0, limitBytes: this.memory.limitBytes };
-    this.failPending(`the emulator engine stopped: ${reason}`);
-    this.exitEmitter.fire({ reason });
+    this.failPending(`the emulator engine stopped: ${exit.reason}`, exit.setting);
+    this.exitEmitter.fire(exit);
     this.memoryEmitter.fire(this.memory);
   }
 
@@ -466,10 +478,14 @@ export class EngineHost {
     else this.options.log.info(line);
   }
 
-  private failPending(message: string): void {
+  /**
+   * Rejects every request waiting for an answer with `message`, code ENGINE_GONE, and `setting`
+   * (the setting the reason names, see EngineExit.setting) when given.
+   */
+  private failPending(message: string, setting?: string): void {
     const pending = [...this.pending.values()];
     this.pending.clear();
-    for (const p of pending) p.reject(Object.assign(new Error(message), { code: ENGINE_GONE }));
+    for (const p of pending) p.reject(Object.assign(new Error(message), { code: ENGINE_GONE }, setting !== undefined ? { setting } : {}));
   }
 
   private receive(message: EngineMessage): void {
@@ -566,23 +582,58 @@ export function heapCapMb(requestedMb: number | undefined, heapSizeLimitBytes: n
 /** V8's line on stderr when `--max-old-space-size` is reached ("FATAL ERROR: Reached heap limit … JavaScript heap out of memory"). */
 const OUT_OF_MEMORY = /heap out of memory|Reached heap limit/i;
 
+/** The setting of the engine process's heap limit, named by an out-of-memory end. */
+export const HEAP_LIMIT_SETTING = 'azurite.engine.heapLimit';
+/** The setting that caps the blob and queue content held in memory. */
+export const EXTENT_LIMIT_SETTING = 'azurite.extentMemoryLimit';
+
 /**
- * A reason a person can read for an engine process that ended unasked. Out of memory is recognised
- * by V8's own message on stderr (Node prints "FATAL ERROR: … JavaScript heap out of memory" and
- * aborts when `--max-old-space-size` is reached). A process that exited with a code before it
- * could report anything (its entry file missing, a V8 flag refused) gets the line of its stderr
- * that says why ({@link failureLine}).
+ * The share of the system's memory ({@link systemMemoryBytes}) from which the blob and queue
+ * content an engine held in memory is named as a possible cause of a SIGKILL (the system's
+ * out-of-memory killer): a quarter (Azurite's default limit lets that content reach half).
  */
-export function describeExit(end: EngineEnd, heapLimitMb: number, heapCapMb?: number): string {
+export const LARGE_STORE_SHARE = 0.25;
+
+/**
+ * The memory this process may use, in bytes: the machine's (`os.totalmem()`), or less where a
+ * control group caps it (a container, a dev container: `process.constrainedMemory()`). The engine's
+ * process, forked from this one, shares that cap.
+ */
+export function systemMemoryBytes(): number {
+  const constrained = (process as { constrainedMemory?: () => number | undefined }).constrainedMemory?.() ?? 0;
+  return constrained > 0 ? Math.min(os.totalmem(), constrained) : os.totalmem();
+}
+
+/**
+ * Why an engine process ended unasked, for a person to read, with the setting to change when the
+ * reason names one. Out of memory is recognised by V8's own message on stderr (Node prints "FATAL
+ * ERROR: … JavaScript heap out of memory" and aborts when `--max-old-space-size` is reached): its
+ * setting is `azurite.engine.heapLimit`. A SIGKILL (never sent by this extension to an engine it
+ * has not let go of) while the extent store held at least {@link LARGE_STORE_SHARE} of the
+ * system's memory says the system may have run out of memory, naming `azurite.extentMemoryLimit`.
+ * A process that exited with a code before it could report anything (its entry file missing, a V8
+ * flag refused) gets the line of its stderr that says why ({@link failureLine}).
+ * @param heapLimitMb the `--max-old-space-size` it ran with, MB
+ * @param heapCapMb the heap the runtime allowed it when below that, MB (see {@link heapCapMb})
+ * @param held what its extent store held as it ended and the system's memory, bytes (undefined: not known)
+ */
+export function describeExit(end: EngineEnd, heapLimitMb: number, heapCapMb?: number, held?: { readonly storeBytes: number; readonly systemBytes: number }): EngineExit {
   if (end.outOfMemory === true || OUT_OF_MEMORY.test(end.stderrTail)) {
-    return heapCapMb === undefined
-      ? `it ran out of memory (azurite.engine.heapLimit is ${heapLimitMb} MB)`
-      : `it ran out of memory (azurite.engine.heapLimit is ${heapLimitMb} MB, but VS Code's runtime lets the engine's heap grow to about ${heapCapMb} MB only)`;
+    const reason = heapCapMb === undefined
+      ? `it ran out of memory (${HEAP_LIMIT_SETTING} is ${heapLimitMb} MB)`
+      : `it ran out of memory (${HEAP_LIMIT_SETTING} is ${heapLimitMb} MB, but VS Code's runtime lets the engine's heap grow to about ${heapCapMb} MB only)`;
+    return { reason, setting: HEAP_LIMIT_SETTING };
   }
-  if (end.fatal !== undefined) return `an uncaught error in the engine: ${end.fatal}`;
-  if (end.signal !== null) return `it was ended by ${end.signal}`;
+  if (end.fatal !== undefined) return { reason: `an uncaught error in the engine: ${end.fatal}` };
+  if (end.signal === 'SIGKILL' && held !== undefined && held.systemBytes > 0 && held.storeBytes >= held.systemBytes * LARGE_STORE_SHARE) {
+    return {
+      reason: `it was ended by SIGKILL, which this extension did not send; it held ${formatBytes(held.storeBytes)} of blob and queue content in memory, of the ${formatBytes(held.systemBytes)} this system has, so the system may have run out of memory and ended it (${EXTENT_LIMIT_SETTING} caps that content)`,
+      setting: EXTENT_LIMIT_SETTING,
+    };
+  }
+  if (end.signal !== null) return { reason: `it was ended by ${end.signal}` };
   const why = end.code === 0 ? undefined : failureLine(end.stderrTail);
-  return `it exited with code ${end.code ?? 'unknown'}${why !== undefined ? `: ${why}` : ''}`;
+  return { reason: `it exited with code ${end.code ?? 'unknown'}${why !== undefined ? `: ${why}` : ''}` };
 }
 
 /**

@@ -289,6 +289,12 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
       } finally {
         parkedStops--;
       }
+      // The finish's stop of this service is this stop's: its failure (a save that threw) is
+      // answered, not success. One still under way (the finish overdue) is waited for, as long as
+      // the process still runs.
+      const own = finishStops.get(service);
+      finishStops.delete(service);
+      await own;
     }
     services.delete(service);
     serviceInfo.delete(service);
@@ -447,6 +453,11 @@ function idleOrOverdue(): Promise<void> {
 let finishing: Promise<void> | undefined;
 /** Stops in `lifecycleUnderWay` that wait for {@link finishing} (their service was already taken by it). */
 let parkedStops = 0;
+/**
+ * The stop {@link finishThen} ran of each service it took, by the service's number: a stop the host
+ * sends for it meanwhile answers with its outcome (rejected: the save failed).
+ */
+const finishStops = new Map<number, Promise<void>>();
 function finishThen(end: () => void): void {
   if (finishing !== undefined) return;
   const finish = async (): Promise<void> => {
@@ -456,7 +467,12 @@ function finishThen(end: () => void): void {
       // Until only the stops parked on this finish are left (each turn: until one of the others ends).
       while (lifecycleUnderWay.size > parkedStops) await Promise.race([...lifecycleUnderWay].map((p) => p.catch(() => undefined)));
       if (services.size === 0) return;
-      const stops = [...services.values()].map((s) => s.stop().catch(() => undefined));
+      const stops = [...services].map(([id, s]) => {
+        const stop = s.stop();
+        finishStops.set(id, stop);
+        // Every service is stopped, whatever another's stop does; a failure is the parked stop's to answer.
+        return stop.catch(() => undefined);
+      });
       services.clear();
       await Promise.all(stops);
     }

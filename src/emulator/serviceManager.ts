@@ -53,7 +53,10 @@ export interface ManagerContext {
    * `LiveSaveWait.ownPid`): its own stops are waited for by the manager (a stop past its bound too).
    */
   readonly enginePid?: () => number | undefined;
-  /** True once the emulator is shutting down: a wait for another process's save ends then. */
+  /**
+   * True once the emulator is shutting down: a wait for another process's save ends then, and a
+   * start whose checks are done does not listen (it fails as reason `state`).
+   */
   readonly shuttingDown?: () => boolean;
 }
 
@@ -108,7 +111,8 @@ export class ServiceManager {
    * Starts the service with `options`. Refuses (state stays closed, error kept) when `blockers`
    * has setting errors, when the data folder cannot be written, when the HTTPS certificate does not
    * load (./certificates.ts: missing file, wrong PFX password, key not matching), or when `check`
-   * says no. A refused service never listened and holds no store.
+   * says no, or when the emulator began shutting down before it listens (reason `state`). A
+   * refused service never listened and holds no store.
    *
    * Every step is bounded (../core/bounds.ts): past its bound the start fails as reason `timeout`,
    * naming what hung and the setting, and the service is closed again. A server that listens after
@@ -127,7 +131,7 @@ export class ServiceManager {
     // A check that throws (the engine ended while it asked it) refuses the start: start() never rejects.
     const refusal = blockers.length > 0
       ? failure('setting', blockers.map((b) => b.message).join(' '), { setting: blockers[0]!.key })
-      : await Promise.resolve(check?.(options)).catch((err: unknown) => failure('engine', `${serviceName(this.kind)} service could not start: ${(err as Error).message}`));
+      : await Promise.resolve(check?.(options)).catch((err: unknown) => failure('engine', `${serviceName(this.kind)} service could not start: ${(err as Error).message}`, { setting: lossSetting(err) }));
     if (this.current.status !== 'closed') return this.illegal('start');
     if (refusal !== undefined) {
       this.set({ status: 'closed', error: refusal.message });
@@ -162,6 +166,9 @@ export class ServiceManager {
       const stillSaving = await this.earlierSaveStillRunning(options.location);
       if (stillSaving !== undefined) return this.fail(`${name} service could not start: ${stillSaving.message}`, stillSaving.reason, stillSaving.reason === 'timeout' ? 'azurite.location' : undefined);
     }
+    // The emulator began shutting down during the checks: its stop waits behind this start, and a
+    // listen (in disk mode, a load of the data) would only hold the close up.
+    if (this.context.shuttingDown?.() === true) return this.fail(`${name} was not started: the emulator is shutting down (the window is closing or reloading).`, 'state');
     const service = this.createService(options);
     const listenBound = options.inMemory ? b.listenMs : b.listenWithDataMs;
     const starting = service.start();
@@ -181,7 +188,7 @@ export class ServiceManager {
         return this.fail(describePortConflict(conflict), 'port', `azurite.${this.kind}Port`, conflict);
       }
       const setting = startErrorSetting(this.kind, err as Error);
-      return this.fail(describeStartError(options, err as Error), setting !== undefined ? 'setting' : reasonOf(err), setting);
+      return this.fail(describeStartError(options, err as Error), setting !== undefined ? 'setting' : reasonOf(err), setting ?? lossSetting(err));
     }
   }
 
@@ -212,7 +219,7 @@ export class ServiceManager {
           this.lateStopIsClean = false;
           return this.fail(`${serviceName(this.kind)} service did not stop within ${formatBound(err.boundMs)} (closing its port and saving its data); it may hold its port until the window reloads.`, 'timeout');
         }
-        return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`, reasonOf(err));
+        return this.fail(`${serviceName(this.kind)} service did not stop cleanly: ${(err as Error).message}`, reasonOf(err), lossSetting(err));
       } finally {
         this.stopping = undefined;
       }
@@ -252,7 +259,7 @@ export class ServiceManager {
         this.lateStopIsClean = true;
         return this.fail(`${serviceName(this.kind)} data could not be cleaned: deleting it${options.inMemory ? '' : ` in ${JSON.stringify(options.location)} (azurite.location)`} did not finish within ${formatBound(err.boundMs)}.`, 'timeout', options.inMemory ? undefined : 'azurite.location');
       }
-      return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`, reasonOf(err));
+      return this.fail(`${serviceName(this.kind)} data could not be cleaned: ${(err as Error).message}`, reasonOf(err), lossSetting(err));
     }
   }
 
@@ -393,6 +400,15 @@ export class ServiceManager {
 /** `engine` for an error of a request the engine's process could not answer (it ended, or was ending), else `other`. */
 function reasonOf(err: unknown): FailureReason {
   return (err as { code?: unknown } | undefined)?.code === ENGINE_GONE ? 'engine' : 'other';
+}
+
+/**
+ * For an error of a request the engine's process could not answer because it ended: the setting
+ * its reason names (EngineExit.setting: the heap limit after an out-of-memory), else undefined.
+ */
+export function lossSetting(err: unknown): string | undefined {
+  const e = err as { code?: unknown; setting?: unknown } | undefined;
+  return e?.code === ENGINE_GONE && typeof e.setting === 'string' ? e.setting : undefined;
 }
 
 /** How long the search for a free port after a conflict may take, ms. */

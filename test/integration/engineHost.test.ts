@@ -44,4 +44,30 @@ describe('Engine host: a crash of the engine', function () {
     assert.ok(res.status === 403 || res.status === 200, `status ${res.status}`);
     assert.ok(oldPort > 0);
   });
+
+  it('an engine out of memory past azurite.engine.heapLimit: the notification offers Open Settings', async () => {
+    const a = await api();
+    const config = vscode.workspace.getConfiguration('azurite');
+    await config.update('engine.heapLimit', 128, vscode.ConfigurationTarget.Workspace);
+    try {
+      await waitFor('the emulator to read azurite.engine.heapLimit', () => a.emulator.options.engineHeapLimitMb === 128);
+      // The engine running (the warm-up's) keeps its limit: it is ended so that the start below brings up one with 128 MB.
+      if (a.emulator.engineRunning) {
+        await a.emulator.crashEngineForTest().catch(() => undefined);
+        await waitFor('the engine to end', () => !a.emulator.engineRunning);
+      }
+      assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+      const shown = a.notifications().length;
+      // The engine answers, then fills its heap until V8 ends it (the test-only request of the engine host).
+      await (a.emulator as unknown as { host: { exhaustHeapForTest(): Promise<void> } }).host.exhaustHeapForTest();
+      const notified = await waitFor('the notification', () => a.notifications().slice(shown).find((m) => m.startsWith('The emulator engine stopped')), 60_000);
+      assert.match(notified, /^The emulator engine stopped: it ran out of memory \(azurite\.engine\.heapLimit is 128 MB\)\. Blob is stopped\./);
+      assert.deepEqual(a.notificationActions(notified), ['Open Settings']);
+    } finally {
+      await config.update('engine.heapLimit', undefined, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the emulator to read azurite.engine.heapLimit', () => a.emulator.options.engineHeapLimitMb !== 128);
+    }
+    // Blob comes back on a new engine (which also clears its error for the tests after this one).
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+  });
 });

@@ -12,7 +12,8 @@ import { TableServiceClient } from '@azure/data-tables';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { isPortFree } from '../../../src/emulator/ports';
-import type { Emulator } from '../../../src/emulator/emulator';
+import type { Emulator, EngineLoss } from '../../../src/emulator/emulator';
+import type { EngineHost } from '../../../src/emulator/engineHost';
 import { parseSettings } from '../../../src/core/settings';
 import { failure } from '../../../src/core/outcome';
 
@@ -142,6 +143,83 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     const { emulator: next } = track(makeEmulator({ location: dir }));
     await startAll(next, ['blob']);
     assert.equal(await clients(next).blob().getContainerClient('kept').exists(), true);
+  });
+
+  it('a start waiting for the engine\'s load when dispose() begins goes no further: nothing listens, no data file is made, no seed runs', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const dir = tempDir();
+    const { emulator } = track(makeEmulator({ location: dir }));
+    const states: string[] = [];
+    emulator.onDidChangeState(({ kind, state }) => states.push(`${kind} ${state.status}`));
+    let seeded = false;
+    emulator.setAfterStart(async () => { seeded = true; return { ok: true }; });
+    let settled = false;
+    const starting = emulator.start('blob').finally(() => { settled = true; });
+    const { disposing, stillWaiting } = await disposeWhileLoading(emulator, () => settled);
+    assert.equal(stillWaiting, true, 'the start was waiting for the load when dispose() began');
+    const outcome = await starting;
+    await disposing;
+    assert.ok(!outcome.ok && outcome.reason === 'state', JSON.stringify(outcome));
+    assert.match(outcome.message, /^Blob was not started: the emulator is shutting down/);
+    assert.deepEqual(states, [], 'the service never began its start');
+    assert.equal(seeded, false);
+    assert.deepEqual(fs.readdirSync(dir), [], 'no database was loaded or saved');
+  });
+
+  it('a clean waiting for the engine\'s load when dispose() begins deletes nothing', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const dir = tempDir();
+    const first = track(makeEmulator({ location: dir }));
+    await startAll(first.emulator, ['blob']);
+    await clients(first.emulator).blob().getContainerClient('kept').create();
+    await first.emulator.dispose();
+
+    const { emulator } = track(makeEmulator({ location: dir }));
+    let settled = false;
+    const cleaning = emulator.clean('blob').finally(() => { settled = true; });
+    const { disposing, stillWaiting } = await disposeWhileLoading(emulator, () => settled);
+    assert.equal(stillWaiting, true, 'the clean was waiting for the load when dispose() began');
+    const outcome = await cleaning;
+    await disposing;
+    assert.ok(!outcome.ok && outcome.reason === 'state', JSON.stringify(outcome));
+    assert.match(outcome.message, /^Blob was not cleaned: the emulator is shutting down/);
+
+    const { emulator: next } = track(makeEmulator({ location: dir }));
+    await startAll(next, ['blob']);
+    assert.equal(await clients(next).blob().getContainerClient('kept').exists(), true);
+  });
+
+  it('a start whose checks are under way when dispose() begins does not listen', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await emulator.warmUp();
+    const states: string[] = [];
+    let disposing: Promise<void> | undefined;
+    emulator.onDidChangeState(({ kind, state }) => {
+      states.push(`${kind} ${state.status}`);
+      // Sent as the service shows starting: before its checks and its listen.
+      if (kind === 'blob' && state.status === 'starting') disposing ??= emulator.dispose();
+    });
+    const outcome = await emulator.start('blob');
+    await disposing;
+    assert.ok(!outcome.ok && outcome.reason === 'state', JSON.stringify(outcome));
+    assert.match(outcome.message, /^Blob was not started: the emulator is shutting down/);
+    assert.deepEqual(states, ['blob starting', 'blob closed']);
+  });
+
+  it('a start whose service listens after dispose() began runs no seed, and answers that it was cut short', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    let seeded = false;
+    emulator.setAfterStart(async () => { seeded = true; return { ok: true }; });
+    let disposing: Promise<void> | undefined;
+    emulator.onDidChangeState(({ kind, state }) => {
+      if (kind === 'blob' && state.status === 'running') disposing ??= emulator.dispose();
+    });
+    const outcome = await emulator.start('blob');
+    await disposing;
+    assert.ok(!outcome.ok && outcome.reason === 'state', JSON.stringify(outcome));
+    assert.match(outcome.message, /^Blob's start was cut short: the emulator is shutting down/);
+    assert.equal(seeded, false);
+    assert.equal(emulator.status('blob').status, 'closed');
   });
 
   it('a setting error leaves the running service as it is (a restart would only stop it), says so, and a fix to the value it runs with needs no restart', async () => {
@@ -534,6 +612,47 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     }
   });
 
+  it('a start whose engine is lost once the service listens, before the start has ended, fails with the loss (no success with an empty address, no seed)', async () => {
+    const { emulator, log } = track(makeEmulator({ inMemoryPersistence: true }));
+    let seeded = false;
+    emulator.setAfterStart(async () => { seeded = true; return { ok: true }; });
+    // The host's own report of a lost engine (as when a load runs past its bound: the process is
+    // ended, and what ran in it is reported gone), made as the service shows running, so that it
+    // surely comes before the start's last steps.
+    const host = (emulator as unknown as { host: EngineHost }).host;
+    let ending: Promise<void> | undefined;
+    const sub = emulator.onDidChangeState(({ kind, state }) => {
+      if (kind === 'blob' && state.status === 'running') ending ??= host.terminate('it was ended for this test');
+    });
+    try {
+      const started = await emulator.start('blob');
+      assert.ok(!started.ok && started.reason === 'engine', JSON.stringify(started));
+      assert.equal(started.message, 'The emulator engine stopped: it was ended for this test. Blob is stopped. In-memory data of Blob is gone. Start a service to bring a new engine up.');
+    } finally {
+      sub.dispose();
+      await ending;
+    }
+    assert.equal(seeded, false);
+    assert.equal(emulator.status('blob').status, 'closed');
+    assert.deepEqual(log.of('info').filter((l) => l.startsWith('Blob: listening')), []);
+  });
+
+  it('an engine out of memory past azurite.engine.heapLimit: the loss and a start it left unanswered name the setting, for Open Settings', async () => {
+    // A listen bound no out-of-memory can outlast: the start must fail on the engine's end.
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, 'engine.heapLimit': 128 }, undefined, { listenMs: 120_000 }));
+    await startAll(emulator, ['blob']);
+    const lost = new Promise<EngineLoss>((resolve) => emulator.onDidLoseEngine(resolve));
+    // The engine answers, then fills its heap without a pause: the start sent after is never answered.
+    await (emulator as unknown as { host: EngineHost }).host.exhaustHeapForTest();
+    const started = await emulator.start('table');
+    assert.ok(!started.ok, JSON.stringify(started));
+    assert.deepEqual([started.reason, started.setting], ['engine', 'azurite.engine.heapLimit']);
+    assert.equal(started.message, 'Table service could not start: the emulator engine stopped: it ran out of memory (azurite.engine.heapLimit is 128 MB)');
+    const loss = await lost;
+    assert.deepEqual([loss.stopped, loss.setting], [['blob'], 'azurite.engine.heapLimit']);
+    assert.match(loss.message, /^The emulator engine stopped: it ran out of memory \(azurite\.engine\.heapLimit is 128 MB\)\. Blob is stopped\./);
+  });
+
   it('Emulator takes the engine load bound from its bounds: a load past it fails the start as an engine failure', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }, undefined, { engineLoadMs: 1 }));
     const started = await emulator.start('table');
@@ -593,6 +712,30 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.ok(quiet.log.of('access').length > 0);
   });
 });
+
+/**
+ * For a start or clean just asked of `emulator`, whose engine has not loaded: finds its engine
+ * process as the operation forks it (in the same turn of the event loop, so its load cannot have
+ * been answered yet), holds it off the CPU (SIGSTOP), begins dispose(), lets a turn of the event
+ * loop pass, and lets the engine go on (SIGCONT).
+ * @param settled whether the operation has resolved
+ * @returns the dispose under way, and whether the operation was still unresolved after that turn
+ *   (waiting for the load: the engine could not answer it)
+ * @throws Error when no engine process is forked within the microtasks that follow the call
+ */
+async function disposeWhileLoading(emulator: Emulator, settled: () => boolean): Promise<{ disposing: Promise<void>; stillWaiting: boolean }> {
+  for (let i = 0; i < 100 && emulator.enginePid === undefined; i++) await Promise.resolve();
+  const pid = emulator.enginePid;
+  if (pid === undefined) throw new Error('no engine process was forked');
+  process.kill(pid, 'SIGSTOP');
+  try {
+    const disposing = emulator.dispose();
+    await new Promise((resolve) => setImmediate(resolve));
+    return { disposing, stillWaiting: !settled() };
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+}
 
 /** Polls `check` every 10 ms until it holds; fails after 10 s with `what`. */
 async function pollUntil(what: string, check: () => boolean): Promise<void> {

@@ -52,12 +52,19 @@ describe('EngineHost (the engine in its own process)', function () {
     assert.ok(h.pid !== undefined && h.pid !== first, 'a new process');
   });
 
-  it('past azurite.engine.heapLimit the process ends and the reason says it ran out of memory, naming the setting', async () => {
+  it('past azurite.engine.heapLimit the process ends and the reason says it ran out of memory, naming the setting; so do the requests it left unanswered', async () => {
     const h = makeHost(128);
     await h.load();
     const exit = nextExit(h);
     await h.exhaustHeapForTest();
-    assert.equal((await exit).reason, 'it ran out of memory (azurite.engine.heapLimit is 128 MB)');
+    // Sent while the engine fills its heap without a pause: never answered.
+    const unanswered = h.stats();
+    assert.deepEqual(await exit, { reason: 'it ran out of memory (azurite.engine.heapLimit is 128 MB)', setting: 'azurite.engine.heapLimit' });
+    await assert.rejects(unanswered, (err: Error & { code?: string; setting?: string }) => {
+      assert.equal(err.message, 'the emulator engine stopped: it ran out of memory (azurite.engine.heapLimit is 128 MB)');
+      assert.deepEqual([err.code, err.setting], ['ENGINE_GONE', 'azurite.engine.heapLimit']);
+      return true;
+    });
   });
 
   it('a process killed from outside is reported with its signal, and pending requests fail with the reason', async () => {
@@ -65,7 +72,7 @@ describe('EngineHost (the engine in its own process)', function () {
     await h.load();
     const exit = nextExit(h);
     process.kill(h.pid!, 'SIGKILL');
-    assert.equal((await exit).reason, 'it was ended by SIGKILL');
+    assert.deepEqual(await exit, { reason: 'it was ended by SIGKILL' }, 'nothing held in memory: no hint, no setting');
   });
 
   it('a service whose engine process ended stops, reclaims and reports at once, without starting a new process for it', async () => {
@@ -178,8 +185,20 @@ describe('EngineHost (the engine in its own process)', function () {
     assert.equal(failureLine('/usr/bin/node: bad option: --nope\n'), '/usr/bin/node: bad option: --nope');
     assert.equal(failureLine(''), undefined);
     assert.equal(failureLine('x'.repeat(400))?.length, 300);
-    assert.equal(describeExit({ fatal: undefined, stderrTail: notFound, code: 0, signal: null }, 512), 'it exited with code 0');
-    assert.equal(describeExit({ fatal: undefined, stderrTail: 'Error: late\n', code: null, signal: 'SIGSEGV' }, 512), 'it was ended by SIGSEGV');
+    assert.deepEqual(describeExit({ fatal: undefined, stderrTail: notFound, code: 0, signal: null }, 512), { reason: 'it exited with code 0' });
+    assert.deepEqual(describeExit({ fatal: undefined, stderrTail: 'Error: late\n', code: null, signal: 'SIGSEGV' }, 512), { reason: 'it was ended by SIGSEGV' });
+  });
+
+  it('a SIGKILL while the store held a quarter of the system\'s memory or more says the system may have run out of memory, naming azurite.extentMemoryLimit', () => {
+    const GiB = 1024 ** 3;
+    const killed = { fatal: undefined, stderrTail: '', code: null, signal: 'SIGKILL' as const };
+    assert.deepEqual(describeExit(killed, 2048, undefined, { storeBytes: 2 * GiB, systemBytes: 8 * GiB }), {
+      reason: 'it was ended by SIGKILL, which this extension did not send; it held 2 GB of blob and queue content in memory, of the 8 GB this system has, so the system may have run out of memory and ended it (azurite.extentMemoryLimit caps that content)',
+      setting: 'azurite.extentMemoryLimit',
+    });
+    assert.deepEqual(describeExit(killed, 2048, undefined, { storeBytes: 2 * GiB - 1, systemBytes: 8 * GiB }), { reason: 'it was ended by SIGKILL' }, 'under a quarter: nothing to say');
+    assert.deepEqual(describeExit(killed, 2048), { reason: 'it was ended by SIGKILL' }, 'nothing known of the store');
+    assert.deepEqual(describeExit({ ...killed, signal: 'SIGTERM' }, 2048, undefined, { storeBytes: 6 * GiB, systemBytes: 8 * GiB }), { reason: 'it was ended by SIGTERM' }, 'only SIGKILL is what the system\'s out-of-memory killer sends');
   });
 
   it('knows the heap the runtime allows the engine: the setting here (Node), a cap below it named in the out-of-memory reason', async () => {
@@ -191,8 +210,8 @@ describe('EngineHost (the engine in its own process)', function () {
     assert.equal(heapCapMb(8192, 4096 * 1024 * 1024 + 5), 4096);
     assert.equal(heapCapMb(undefined, 1), undefined);
     const oom = { fatal: undefined, stderrTail: 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n', code: null, signal: 'SIGABRT' as const };
-    assert.equal(describeExit(oom, 8192), 'it ran out of memory (azurite.engine.heapLimit is 8192 MB)');
-    assert.equal(describeExit(oom, 8192, 4096), 'it ran out of memory (azurite.engine.heapLimit is 8192 MB, but VS Code\'s runtime lets the engine\'s heap grow to about 4096 MB only)');
+    assert.deepEqual(describeExit(oom, 8192), { reason: 'it ran out of memory (azurite.engine.heapLimit is 8192 MB)', setting: 'azurite.engine.heapLimit' });
+    assert.deepEqual(describeExit(oom, 8192, 4096), { reason: 'it ran out of memory (azurite.engine.heapLimit is 8192 MB, but VS Code\'s runtime lets the engine\'s heap grow to about 4096 MB only)', setting: 'azurite.engine.heapLimit' });
   });
 
   it('shutDown() refuses requests at once, while it waits for the process to exit: none starts a new process', async () => {

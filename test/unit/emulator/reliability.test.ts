@@ -15,11 +15,12 @@ import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { createInterface } from 'node:readline';
-import { BlobServiceClient } from '@azure/storage-blob';
+import { BlobServiceClient, ContainerSASPermissions, type ContainerClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
 import { clients, disposeAfterEach, engineFiles, inParallel, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { markerFileName } from '../../../src/emulator/shutdownMarker';
+import { DATA_FILES } from '../../../src/core/dataFiles';
 import { isIdleTick } from '../../../src/emulator/engineProtocol';
 
 const N = 200;
@@ -43,6 +44,26 @@ async function hangingRequest(port: number): Promise<net.Socket> {
   s.on('error', () => undefined);
   await once(s, 'connect');
   s.write('PUT /devstoreaccount1/kept/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nabc');
+  return s;
+}
+
+/**
+ * Begins an upload to `container` (a block blob, `slow.bin`, over a SAS) whose body stops halfway,
+ * and resolves once azurite has taken the request (its "100 Continue"): from then on it is in flight
+ * and stays so, and a stop's close waits for it (up to 2 s) before its save. The caller destroys
+ * the socket.
+ */
+async function uploadInFlight(container: ContainerClient): Promise<net.Socket> {
+  const url = new URL(await container.generateSasUrl({ permissions: ContainerSASPermissions.parse('rcw'), expiresOn: new Date(Date.now() + 3_600_000) }));
+  url.pathname += '/slow.bin';
+  const s = net.connect(Number(url.port), url.hostname);
+  s.on('error', () => undefined);
+  await once(s, 'connect');
+  s.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nx-ms-blob-type: BlockBlob\r\nx-ms-version: 2021-12-02\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`);
+  const [answer] = await once(s, 'data') as [Buffer];
+  const line = answer.toString('latin1').split('\r\n')[0];
+  if (!line?.startsWith('HTTP/1.1 100 ')) throw new Error(`the upload was answered ${JSON.stringify(line)}, not 100 Continue`);
+  s.write('abc');
   return s;
 }
 
@@ -228,6 +249,34 @@ describe('Reliability (real engine in its own process, real SDK clients)', funct
     assert.equal(blobs, N);
     await again.dispose();
     fs.rmSync(location, { recursive: true, force: true });
+  });
+
+  it('a SIGTERM to the engine from outside, then a stop from its host, when the engine\'s own save of that service fails (a full disk): the stop answers that failure, not success', async function () {
+    if (process.platform === 'win32') this.skip(); // no signal a process can handle
+    const location = tempDir('emu-sigterm-then-failed-stop-');
+    const { emulator } = track(makeEmulator({ location }));
+    assert.equal((await emulator.start('blob')).ok, true);
+    const container = clients(emulator).blob().getContainerClient('kept');
+    await container.create();
+    // LokiJS writes `<db>~` and renames it over `<db>`: a folder in the way makes the save fail
+    // (EISDIR), as a full or read-only disk would.
+    const blocked = path.join(location, `${DATA_FILES.blob.db}~`);
+    fs.mkdirSync(blocked);
+    const port = emulator.endpoint('blob')!.port;
+    // The engine's own stop of Blob waits for this upload (up to 2 s) before it saves: the host's
+    // stop below reaches the engine while that stop is under way.
+    const socket = await uploadInFlight(container);
+    try {
+      process.kill(emulator.enginePid!, 'SIGTERM');
+      await waitRefused(port);
+      const stopped = await emulator.stop('blob');
+      assert.ok(!stopped.ok, JSON.stringify(stopped));
+      assert.match(stopped.message, /^Blob service did not stop cleanly: .*EISDIR/);
+      assert.ok(fs.existsSync(path.join(location, markerFileName('blob'))), 'the save did not finish: its marker stays');
+    } finally {
+      socket.destroy();
+      fs.rmdirSync(blocked);
+    }
   });
 
   it('a start sent while the engine finishes after a SIGTERM from outside is refused with a reason the user can act on, and the start after that brings a new engine up', async function () {
