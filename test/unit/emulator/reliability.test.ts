@@ -36,18 +36,6 @@ async function waitUntil(done: () => boolean, timeoutMs: number, what: string): 
 
 
 /**
- * Opens a connection to `port` (127.0.0.1) and sends a request whose body never arrives: a stop's
- * close waits for it (up to 2 s) before its save. The caller destroys the socket.
- */
-async function hangingRequest(port: number): Promise<net.Socket> {
-  const s = net.connect(port, '127.0.0.1');
-  s.on('error', () => undefined);
-  await once(s, 'connect');
-  s.write('PUT /devstoreaccount1/kept/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nabc');
-  return s;
-}
-
-/**
  * Begins an upload to `container` (a block blob, `slow.bin`, over a SAS) whose body stops halfway,
  * and resolves once azurite has taken the request (its "100 Continue"): from then on it is in flight
  * and stays so, and a stop's close waits for it (up to 2 s) before its save. The caller destroys
@@ -175,7 +163,7 @@ describe('Reliability (real engine in its own process, real SDK clients)', funct
       await container.create();
       await inParallel(N, 8, (i) => container.getBlockBlobClient(`b${i}`).upload(`blob ${i}`, `blob ${i}`.length));
       const port = Number(new URL(/BlobEndpoint=([^;]+)/.exec(started.connectionString)![1]!).port);
-      socket = await hangingRequest(port);
+      socket = await uploadInFlight(container);
       await goAway(child, pid, port);
       await waitUntil(() => !alive(pid), 30_000, 'the engine process to exit after its host went away');
       assert.deepEqual(fs.readdirSync(location).filter((f) => f === markerFileName('blob')), [], 'the blob save did not finish');
@@ -230,10 +218,10 @@ describe('Reliability (real engine in its own process, real SDK clients)', funct
     await container.create();
     await inParallel(N, 8, (i) => container.getBlockBlobClient(`b${i}`).upload(`blob ${i}`, `blob ${i}`.length));
     const port = emulator.endpoint('blob')!.port;
-    const socket = await hangingRequest(port);
+    const socket = await uploadInFlight(container);
     try {
       process.kill(emulator.enginePid!, 'SIGTERM');
-      // The engine's own stop of Blob is under way: its close waits for the hanging request, then it saves.
+      // The engine's own stop of Blob is under way: its close waits for the upload in flight, then it saves.
       await waitRefused(port);
       // Answered by the engine (the stop waits for the engine's own finish, which does not wait
       // for it), not inferred from its exit.
@@ -289,8 +277,10 @@ describe('Reliability (real engine in its own process, real SDK clients)', funct
     const lost = new Promise<void>((resolve) => {
       const sub = emulator.onDidLoseEngine(() => { sub.dispose(); resolve(); });
     });
-    // The finish's stop of Blob waits for this request (up to 2 s), so the start below arrives mid-finish.
-    const socket = await hangingRequest(port);
+    const container = clients(emulator).blob().getContainerClient('kept');
+    await container.create();
+    // The finish's stop of Blob waits for this upload (up to 2 s), so the start below arrives mid-finish.
+    const socket = await uploadInFlight(container);
     try {
       process.kill(firstPid, 'SIGTERM');
       await waitRefused(port);
