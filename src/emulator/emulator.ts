@@ -367,7 +367,7 @@ export class Emulator {
    * service at the address probed, with the protocol it answered with, so that terminals and debug
    * sessions reach it. A probe that finds nothing there forgets it. Nothing is remembered while a
    * start is refused ({@link setStartBlocker}: the window is attached to an Azurite elsewhere), or
-   * when the settings changed the host or port, or ours began running, while the probe ran.
+   * when the settings changed the host or port, or a start of ours began, while the probe ran.
    * @returns what answers there ("127.0.0.1:10000 already answers as Azurite-Blob/3.35.0"), or undefined
    */
   async servedElsewhere(kind: ServiceKind): Promise<string | undefined> {
@@ -375,7 +375,8 @@ export class Emulator {
     const { host, port } = this.settings.options.services[kind];
     const found = await servedElsewhere({ host, port }, kind);
     const now = this.settings.options.services[kind];
-    const stillApplies = now.host === host && now.port === port && !this.isRunning(kind);
+    // A start of ours begun meanwhile may be what answered: only a service still closed, holding no port, counts.
+    const stillApplies = now.host === host && now.port === port && this.status(kind).status === 'closed' && !this.mayHoldPort(kind);
     if (found === undefined || this.startBlocker?.(kind) !== undefined) {
       if (stillApplies) this.forgetServedElsewhere(kind);
     } else if (stillApplies) {
