@@ -382,6 +382,9 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
   await removeAbandonedStaging(folder);
   const staging = await fsp.mkdtemp(path.join(folder, STAGING_PREFIX));
   await fsp.writeFile(path.join(staging, STAGING_OWNER), JSON.stringify({ pid: process.pid, host: os.hostname() }));
+  // The folder is often in a repository: a staging folder left behind (its removal failed, or its
+  // window ended mid-export) is never committed.
+  await fsp.writeFile(path.join(staging, '.gitignore'), '*\n');
   const progress = tracker(options, 0, true);
   const only = options.only;
   let kept = false;

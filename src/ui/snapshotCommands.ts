@@ -463,7 +463,6 @@ function hasEntries(dir: string): boolean {
   }
 }
 
-/** The failure of a seed folder that does not exist. */
 /**
  * Why `folder` cannot be imported as a snapshot: it does not exist, is not a folder, or holds none
  * of `blob/`, `queue/` and `table/` (docs/SNAPSHOT.md; Export writes each service's folder, even
@@ -483,6 +482,7 @@ export function notASnapshotFolder(folder: string): string | undefined {
   return `${folder} is not a snapshot folder: it holds none of blob/, queue/ and table/ (docs: Seed folders and snapshots).${inside}`;
 }
 
+/** The failure of a seed folder that does not exist. */
 function missingSeed(folder: string): Failure {
   return failure('setting', `azurite.seed is ${folder}, which does not exist: create it (docs: Seed folders and snapshots) or clear the setting.`, { setting: 'azurite.seed' });
 }
