@@ -140,19 +140,21 @@ function withLabel(t: Omit<AttachTarget, 'label'>): AttachTarget {
 }
 
 /**
- * True when `UseDevelopmentStorage=true` reaches `t`: the development account with its well-known
- * key, and each endpoint `t` has at `http://127.0.0.1` or `http://localhost` on that service's
- * development port (10000, 10001, 10002), path-style with the account (a Docker container whose
- * ports are published as they are, say). False for another host, port, protocol or account.
+ * True when a value that points at the local emulator can reach `t`: the development account with
+ * its well-known key, and each endpoint `t` has at `http://127.0.0.1` or `http://localhost` on that
+ * service's development port (10000, 10001, 10002: what `UseDevelopmentStorage=true` means) or on
+ * the port in `ports` (the `azurite.*Port` settings, which a local.settings.json may name instead),
+ * path-style with the account (a Docker container whose ports are published as they are, say).
+ * False for another host, port, protocol or account.
  */
-export function servesDevelopmentStorage(t: AttachTarget): boolean {
+export function servesDevelopmentStorage(t: AttachTarget, ports: Partial<Record<ServiceKind, number>> = {}): boolean {
   if (t.accountName !== DEV_ACCOUNT_NAME || t.accountKey !== DEV_ACCOUNT_KEY) return false;
   return (['blob', 'queue', 'table'] as const).every((k) => {
     const raw = t[k];
     if (raw === undefined) return true;
     const url = parseUrl(raw);
     return url !== undefined && url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === 'localhost')
-      && endpointPort(url) === DEV_PORTS[k] && url.pathname.replace(/\/+$/, '') === `/${DEV_ACCOUNT_NAME}`;
+      && (endpointPort(url) === DEV_PORTS[k] || endpointPort(url) === ports[k]) && url.pathname.replace(/\/+$/, '') === `/${DEV_ACCOUNT_NAME}`;
   });
 }
 

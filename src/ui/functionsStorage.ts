@@ -189,7 +189,8 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     const attached = this.attached();
     if (attached !== undefined) {
       this.log.info(`Not starting the local emulator for ${why}: this window is attached to the Azurite at ${attached.label} (azurite.attach).`);
-      if (!servesDevelopmentStorage(attached)) this.warnDevelopmentStorageMissesAttached(attached);
+      const ports = Object.fromEntries(SERVICE_KINDS.map((k) => [k, this.emulator.clientAddress(k).port]));
+      if (!servesDevelopmentStorage(attached, ports)) this.warnDevelopmentStorageMissesAttached(attached);
       return [];
     }
     // Another Azurite serving a service on its port (another window's, the CLI, a container) serves
@@ -214,11 +215,12 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
 }
 
 /**
- * Text of the warning that a local.settings.json's `UseDevelopmentStorage=true` does not reach the
- * Azurite this window is attached to (at `label`).
+ * Text of the warning that a local.settings.json's value for the local emulator
+ * (`UseDevelopmentStorage=true`, or endpoints on the `azurite.*Port` ports) does not reach the Azurite
+ * this window is attached to (at `label`).
  */
 export function developmentStorageMissesAttachedMessage(label: string): string {
-  return `A local.settings.json sets AzureWebJobsStorage to UseDevelopmentStorage=true, which means the development account on 127.0.0.1:10000–10002, but this window is attached to the Azurite at ${label} (azurite.attach), which that value does not reach. Set AzureWebJobsStorage to the attached Azurite's connection string: Copy Connection String gives it.`;
+  return `A local.settings.json points AzureWebJobsStorage at the local emulator (UseDevelopmentStorage=true, which means 127.0.0.1:10000–10002, or this machine's azurite.*Port endpoints), but this window is attached to the Azurite at ${label} (azurite.attach), which that value does not reach. Set AzureWebJobsStorage to the attached Azurite's connection string: Copy Connection String gives it.`;
 }
 
 function folderOf(task: vscode.Task): vscode.WorkspaceFolder | undefined {

@@ -325,7 +325,7 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
       await configure({ attach: connectionString });
       await waitFor('the attached item', () => a.statusItems().attach.visible);
       await debugOnce('functions attached 1');
-      const warning = await waitFor('the warning', () => a.notifications().slice(shown).find((n) => n.startsWith('A local.settings.json sets AzureWebJobsStorage to UseDevelopmentStorage=true')));
+      const warning = await waitFor('the warning', () => a.notifications().slice(shown).find((n) => n.startsWith('A local.settings.json points AzureWebJobsStorage at the local emulator')));
       assert.match(warning, new RegExp(`attached to the Azurite at 127\\.0\\.0\\.1:${blobPort}, `));
       assert.deepEqual(a.notificationActions(warning), ['Copy Connection String']);
       assert.equal(a.emulator.status('blob').status, 'closed', 'nothing local started');

@@ -336,7 +336,7 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
       await debugAndReadEnv('azurite functions attached probe');
       assert.equal(a.emulator.endpoint('blob'), undefined, 'the local emulator did not start');
       // Only the warning that UseDevelopmentStorage=true does not reach an Azurite on port 1 (attach.test.ts).
-      const refusals = a.notifications().slice(before).filter((n) => /azurite\.attach/.test(n) && !n.startsWith('A local.settings.json sets AzureWebJobsStorage to UseDevelopmentStorage=true'));
+      const refusals = a.notifications().slice(before).filter((n) => /azurite\.attach/.test(n) && !n.startsWith('A local.settings.json points AzureWebJobsStorage at the local emulator'));
       assert.deepEqual(refusals, [], 'no refusal of a start the user did not ask for');
     } finally {
       await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);

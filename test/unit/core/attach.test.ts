@@ -65,4 +65,10 @@ describe('azurite.attach: does UseDevelopmentStorage=true reach it?', () => {
     assert.equal(dev({ blob: 'http://127.0.0.1:10000', accountName: 'tenant1', accountKey: 'a2V5' }), false);
     assert.equal(dev(`DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=a2V5;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;`), false, 'another key');
   });
+  it('yes too on the ports the settings give (a local.settings.json may name those endpoints instead)', () => {
+    const t = parseAttach({ blob: 'http://127.0.0.1:11000', queue: 'http://127.0.0.1:11001' }) as AttachTarget;
+    assert.equal(servesDevelopmentStorage(t), false);
+    assert.equal(servesDevelopmentStorage(t, { blob: 11000, queue: 11001, table: 11002 }), true);
+    assert.equal(servesDevelopmentStorage(t, { blob: 11000, queue: 12001 }), false, 'each service on its own port');
+  });
 });
