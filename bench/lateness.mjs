@@ -14,7 +14,8 @@
 // Alone: `node esbuild.mjs --engine-bundle && node bench/lateness.mjs [--rounds=3] [--seconds=4]
 // [--variants=host,inproc,child,floor]`: `child` runs the engine in a child process of the host at
 // normal priority (what the engine host's lowered priority buys), `floor` a no-work server instead
-// of any emulator (what the machine alone costs the timer). bench/run.mjs measures `host` and `inproc`.
+// of any emulator (what the machine alone costs the timer), `inproc-heap` the engine on the host's
+// thread after filling its heap to BENCH_HEAP_MB (default 45) of retained objects. bench/run.mjs measures `host` and `inproc`.
 // From bench/run.mjs: measureLateness({ rounds, seconds, log }).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -29,6 +30,15 @@ function quantile(values, p) {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+/** Small objects, retained, until this isolate's used heap reaches `mb` MiB; returns them. */
+function fillHeap(mb) {
+  const keep = [];
+  while (process.memoryUsage().heapUsed < mb * 1024 * 1024) {
+    for (let i = 0; i < 1000; i++) keep.push({ id: `k${keep.length}`, n: keep.length, tags: [String(i), 'x'], child: { a: i, b: `v${i}` } });
+  }
+  return keep;
 }
 
 /** The child: runs the emulator `variant`, ticks, and answers `phase NAME` / `report` lines on stdin. */
@@ -46,6 +56,9 @@ async function host(variant) {
     const { startFloorProcess } = await import('./floor.mjs');
     target = await startFloorProcess();
   } else {
+    // `inproc-heap`: the engine on a thread whose heap already holds what an idle extension host
+    // holds (BENCH_HEAP_MB of small retained objects, default 45): does sharing a heap slow it?
+    if (variant === 'inproc-heap') globalThis.retainedForBench = fillHeap(Number(process.env.BENCH_HEAP_MB ?? 45));
     target = variant === 'host' ? await startOurs({ inMemory: true }) : await startInProcess({ inMemory: true });
   }
   const samples = {};
