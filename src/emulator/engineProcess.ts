@@ -113,6 +113,14 @@ let store: MeteredChunkStore | undefined;
 // Keyed by this process's V8 flags too: its heap limit is a window's setting, and windows share the folder.
 const v8Flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ');
 const cache = data.codeCacheDir !== undefined ? new CodeCachedModule<Engine>(data.enginePath, data.codeCacheDir, log, undefined, v8Flags) : undefined;
+/**
+ * Writes the code cache (`CodeCachedModule.save`: once, and only when there was none or V8 refused
+ * it) after the answer under way is sent: V8 serializes the compiled code synchronously, which would
+ * otherwise delay that answer (a first click's start) by as long.
+ */
+function saveCodeCacheLater(): void {
+  if (cache !== undefined) setImmediate(() => void cache.save());
+}
 const services = new Map<number, EngineService>();
 /** Each running service's kind and mode (what `contentBytes` needs to pick the store's figure). */
 const serviceInfo = new Map<number, { readonly kind: ServiceKind; readonly inMemory: boolean }>();
@@ -253,11 +261,11 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     } finally {
       preloading = false;
     }
-    // Written once, when there was none or V8 refused it: the next window's engine skips compiling.
-    void cache?.save();
     // The load ran at normal priority, so that a click in a window that is still opening does not
     // wait behind the editor's own start; serving requests runs below it.
     lowerPriority();
+    // Written once, when there was none or V8 refused it: the next window's engine skips compiling.
+    saveCodeCacheLater();
     return Math.round(performance.now() - began);
   },
   start: async ({ service, options }) => {
@@ -269,9 +277,9 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     // azurite read AZURITE_ACCOUNTS as the start began; a setAccounts during the start (it only
     // refreshes running services) would otherwise wait for azurite's own reread, 60 s later.
     created.refreshAccounts();
-    // Without a warm-up, the cache is written after the first start (it then holds what a start compiles).
-    if (!preloading) void cache?.save();
     lowerPriority();
+    // Without a warm-up, the cache is written after the first start (it then holds what a start compiles).
+    if (!preloading) saveCodeCacheLater();
     services.set(service, created);
     serviceInfo.set(service, { kind: options.kind, inMemory: options.inMemory });
     return endpoint;
