@@ -19,6 +19,28 @@ function functionsApp(folder: vscode.WorkspaceFolder, name: string): string {
   return app;
 }
 
+/**
+ * A Functions launch's start: nothing running, no data folder chosen, a Functions app `name` in the
+ * first workspace folder (see {@link functionsApp}) and the path of that folder's .vscode/tasks.json
+ * (its folder made). `cleanUp` stops the services, removes the app and the tasks file, and rescans.
+ */
+async function functionsLaunchFixture(name: string): Promise<{ a: Awaited<ReturnType<typeof api>>; folder: vscode.WorkspaceFolder; app: string; tasksFile: string; cleanUp: () => Promise<void> }> {
+  const a = await api();
+  const folder = vscode.workspace.workspaceFolders![0]!;
+  await vscode.commands.executeCommand('azurite.close');
+  await a.chooseDataFolder(undefined);
+  const app = functionsApp(folder, name);
+  const tasksFile = path.join(folder.uri.fsPath, '.vscode', 'tasks.json');
+  fs.mkdirSync(path.dirname(tasksFile), { recursive: true });
+  const cleanUp = async (): Promise<void> => {
+    await vscode.commands.executeCommand('azurite.close');
+    fs.rmSync(app, { recursive: true, force: true });
+    fs.rmSync(tasksFile, { force: true });
+    await a.rescanLocalSettings();
+  };
+  return { a, folder, app, tasksFile, cleanUp };
+}
+
 /** Runs a small Node program under the debugger in `folder`; resolves to the environment it saw. */
 async function envIn(folder: vscode.WorkspaceFolder, name: string): Promise<Record<string, string>> {
   const dir = fs.mkdtempSync(path.join(folder.uri.fsPath, '.debug-'));
@@ -145,18 +167,12 @@ describe('multi-root workspace', () => {
   });
 
   it('asks the folder question once for a debug session of a Functions project, even when it is dismissed', async () => {
-    const a = await api();
-    const folder = vscode.workspace.workspaceFolders![0]!;
-    await vscode.commands.executeCommand('azurite.close');
-    await a.chooseDataFolder(undefined);
-    const app = functionsApp(folder, 'fnapp');
+    const { a, folder, app, tasksFile, cleanUp } = await functionsLaunchFixture('fnapp');
     const program = path.join(app, 'done.js');
     const out = path.join(app, 'done.txt');
     fs.writeFileSync(program, `require('fs').writeFileSync(${JSON.stringify(out)}, 'ran');\n`);
     const name = 'azurite multi-root functions probe';
     // The Functions launch's preLaunchTask (here a stand-in that only echoes) is a third hook.
-    const tasksFile = path.join(folder.uri.fsPath, '.vscode', 'tasks.json');
-    fs.mkdirSync(path.dirname(tasksFile), { recursive: true });
     fs.writeFileSync(tasksFile, JSON.stringify({ version: '2.0.0', tasks: [{ label: 'func: host start', type: 'shell', command: 'echo', args: ['host started'] }] }));
     const subs: vscode.Disposable[] = [];
     try {
@@ -204,25 +220,16 @@ describe('multi-root workspace', () => {
       await waitFor('every debug session to end', () => live.size === 0 || undefined, 20_000);
     } finally {
       subs.forEach((d) => d.dispose());
-      await vscode.commands.executeCommand('azurite.close');
-      fs.rmSync(app, { recursive: true, force: true });
-      fs.rmSync(tasksFile, { force: true });
-      await a.rescanLocalSettings();
+      await cleanUp();
     }
   });
 
   it('asks the folder question once for a .NET Functions launch, whose func: host start ${command:azureFunctions.pickProcess} starts before any session', async () => {
-    const a = await api();
-    const folder = vscode.workspace.workspaceFolders![0]!;
-    await vscode.commands.executeCommand('azurite.close');
-    await a.chooseDataFolder(undefined);
-    const app = functionsApp(folder, 'fnapp-dotnet');
+    const { a, folder, app, tasksFile, cleanUp } = await functionsLaunchFixture('fnapp-dotnet');
     const program = path.join(app, 'done.js');
     const out = path.join(app, 'done.txt');
     fs.writeFileSync(program, `require('fs').writeFileSync(${JSON.stringify(out)}, 'ran');\n`);
     const name = 'azurite multi-root pickProcess probe';
-    const tasksFile = path.join(folder.uri.fsPath, '.vscode', 'tasks.json');
-    fs.mkdirSync(path.dirname(tasksFile), { recursive: true });
     fs.writeFileSync(tasksFile, JSON.stringify({ version: '2.0.0', tasks: [{ label: 'func: host start', type: 'shell', command: 'echo', args: ['host started'] }] }));
     const live = new Set<string>();
     const subs: vscode.Disposable[] = [
@@ -276,26 +283,17 @@ describe('multi-root workspace', () => {
       assert.equal(a.dataFolderQuestions().shown - asked, 2, 'the launch\'s and the lone task\'s');
     } finally {
       subs.forEach((d) => d.dispose());
-      await vscode.commands.executeCommand('azurite.close');
-      fs.rmSync(app, { recursive: true, force: true });
-      fs.rmSync(tasksFile, { force: true });
-      await a.rescanLocalSettings();
+      await cleanUp();
     }
   });
 
   it('after a Functions launch whose question was dismissed and that failed before its session, func: host start on its own asks again', async () => {
-    const a = await api();
-    const folder = vscode.workspace.workspaceFolders![0]!;
-    await vscode.commands.executeCommand('azurite.close');
-    await a.chooseDataFolder(undefined);
-    const app = functionsApp(folder, 'fnapp-failing');
+    const { a, folder, app, tasksFile, cleanUp } = await functionsLaunchFixture('fnapp-failing');
     const program = path.join(app, 'never.js');
     fs.writeFileSync(program, '');
     const built = path.join(app, 'built');
     // A failing preLaunchTask aborts the launch without VS Code's modal question.
     await vscode.workspace.getConfiguration('debug').update('onTaskErrors', 'abort', vscode.ConfigurationTarget.Workspace);
-    const tasksFile = path.join(folder.uri.fsPath, '.vscode', 'tasks.json');
-    fs.mkdirSync(path.dirname(tasksFile), { recursive: true });
     const sessions: string[] = [];
     const subs: vscode.Disposable[] = [vscode.debug.onDidStartDebugSession((s) => sessions.push(s.name))];
     /** Writes tasks.json and waits for VS Code to read it: `func: host start` with the given shell command and dependencies. */
@@ -349,10 +347,7 @@ describe('multi-root workspace', () => {
     } finally {
       subs.forEach((d) => d.dispose());
       await vscode.workspace.getConfiguration('debug').update('onTaskErrors', undefined, vscode.ConfigurationTarget.Workspace);
-      await vscode.commands.executeCommand('azurite.close');
-      fs.rmSync(app, { recursive: true, force: true });
-      fs.rmSync(tasksFile, { force: true });
-      await a.rescanLocalSettings();
+      await cleanUp();
     }
   });
 
