@@ -41,6 +41,28 @@ async function functionsLaunchFixture(name: string): Promise<{ a: Awaited<Return
   return { a, folder, app, tasksFile, cleanUp };
 }
 
+/**
+ * Starts a node launch (`config` with its `name` and `program`) in `folder`, closing the data-folder
+ * question whenever it is open, until the program has written `out` and the session has ended.
+ * @returns what startDebugging answered (a dismissed question must never block debugging)
+ */
+async function launchDismissingQuestions(a: Awaited<ReturnType<typeof api>>, folder: vscode.WorkspaceFolder, config: vscode.DebugConfiguration, out: string): Promise<boolean | undefined> {
+  const terminated = new Promise<void>((resolve) => {
+    const sub = vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === config.name) { sub.dispose(); resolve(); } });
+  });
+  let started: boolean | undefined;
+  void Promise.resolve(vscode.debug.startDebugging(folder, { runtimeExecutable: process.execPath, console: 'internalConsole', ...config }))
+    .then((ok) => { started = ok; });
+  // js-debug's child session for the launched process resolves its configuration too: the program
+  // waits for it.
+  await waitFor('the launched program to run, each question dismissed', async () => {
+    if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    return fs.existsSync(out) || undefined;
+  }, 30_000);
+  await terminated;
+  return started;
+}
+
 /** Runs a small Node program under the debugger in `folder`; resolves to the environment it saw. */
 async function envIn(folder: vscode.WorkspaceFolder, name: string): Promise<Record<string, string>> {
   const dir = fs.mkdtempSync(path.join(folder.uri.fsPath, '.debug-'));
@@ -183,20 +205,9 @@ describe('multi-root workspace', () => {
       const live = new Set<string>();
       subs.push(vscode.debug.onDidStartDebugSession((s) => { live.add(s.id); if (s.name === name) launched = s.configuration; }));
       subs.push(vscode.debug.onDidTerminateDebugSession((s) => live.delete(s.id)));
-      const terminated = new Promise<void>((resolve) => subs.push(vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) resolve(); })));
-      let started: boolean | undefined;
       // The debug hooks (the node type's and '*') and the preLaunchTask's see the launch; each
       // question is dismissed while it is open.
-      void Promise.resolve(vscode.debug.startDebugging(folder, {
-        type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole', preLaunchTask: 'func: host start',
-      })).then((ok) => { started = ok; });
-      // js-debug's child session for the launched process resolves its configuration too: the
-      // program waits for it.
-      await waitFor('the launched program to run, each question dismissed', async () => {
-        if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-        return fs.existsSync(out) || undefined;
-      }, 30_000);
-      await terminated;
+      const started = await launchDismissingQuestions(a, folder, { type: 'node', request: 'launch', name, program, preLaunchTask: 'func: host start' }, out);
       assert.equal(started, true, 'a dismissed question never blocks debugging');
       assert.equal(a.dataFolderQuestions().shown - asked, 1, 'one question for one launch');
       assert.equal(a.emulator.status('blob').status, 'closed', 'nothing started without a data folder');
@@ -253,18 +264,9 @@ describe('multi-root workspace', () => {
       }));
       await a.rescanLocalSettings();
       const asked = a.dataFolderQuestions().shown;
-      const terminated = new Promise<void>((resolve) => subs.push(vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) resolve(); })));
-      let started: boolean | undefined;
       // The .NET template's shape: the variable in processId, no preLaunchTask (a node launch stands
       // in for coreclr, which is not installed here; both get the same hooks).
-      void Promise.resolve(vscode.debug.startDebugging(folder, {
-        type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole', processId: '${command:azureFunctions.pickProcess}',
-      })).then((ok) => { started = ok; });
-      await waitFor('the launched program to run, each question dismissed', async () => {
-        if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-        return fs.existsSync(out) || undefined;
-      }, 30_000);
-      await terminated;
+      const started = await launchDismissingQuestions(a, folder, { type: 'node', request: 'launch', name, program, processId: '${command:azureFunctions.pickProcess}' }, out);
       assert.equal(started, true, 'a dismissed question never blocks debugging');
       assert.equal(picks, 1, 'the variable ran the task');
       assert.equal(sessionsAtPick, 0, 'VS Code substitutes the variable before any session');
