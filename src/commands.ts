@@ -163,7 +163,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     }
     const value = emulator.connectionString(account);
     await vscode.env.clipboard.writeText(value);
-    void vscode.window.showInformationMessage(`Connection string${accounts.length > 1 ? ` of ${account.name}` : ''} copied to the clipboard. ${addressedNote(emulator)}`);
+    void notify('info', `Connection string${accounts.length > 1 ? ` of ${account.name}` : ''} copied to the clipboard. ${addressedNote(emulator)}`);
     return value;
   });
 
@@ -178,7 +178,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     }
     const value = emulator.addressedKinds().map((k) => endpointUrl(emulator.clientAddress(k))).join('\n');
     await vscode.env.clipboard.writeText(value);
-    void vscode.window.showInformationMessage(`Endpoint URLs copied to the clipboard. ${addressedNote(emulator)}`);
+    void notify('info', `Endpoint URLs copied to the clipboard. ${addressedNote(emulator)}`);
     return value;
   });
 
@@ -209,16 +209,20 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
 }
 
 /**
- * What a copied connection string or URL list names (Emulator.addressedKinds): "Blob runs; Queue,
- * Table at their configured ports (not running).", and why a service is left out (port 0).
+ * What a copied connection string or URL list names (Emulator.addressedKinds): "Blob runs; Queue
+ * served by another Azurite at its configured port; Table at its configured port (not running).",
+ * and why a service is left out (port 0).
  */
 function addressedNote(emulator: Emulator): string {
   const kinds = emulator.addressedKinds();
+  const elsewhere = new Set(emulator.servedElsewhereKinds());
   const running = kinds.filter((k) => emulator.endpoint(k) !== undefined);
-  const waiting = kinds.filter((k) => emulator.endpoint(k) === undefined);
+  const served = kinds.filter((k) => emulator.endpoint(k) === undefined && elsewhere.has(k));
+  const waiting = kinds.filter((k) => emulator.endpoint(k) === undefined && !elsewhere.has(k));
   const left = SERVICE_KINDS.filter((k) => !kinds.includes(k));
   const parts = [
     ...(running.length > 0 ? [`${running.map(serviceName).join(', ')} ${running.length === 1 ? 'runs' : 'run'}`] : []),
+    ...(served.length > 0 ? [`${served.map(serviceName).join(', ')} served by another Azurite at ${served.length === 1 ? 'its' : 'their'} configured port${served.length === 1 ? '' : 's'}`] : []),
     ...(waiting.length > 0 ? [`${waiting.map(serviceName).join(', ')} at ${waiting.length === 1 ? 'its' : 'their'} configured port${waiting.length === 1 ? '' : 's'} (not running${waiting.some((k) => emulator.clientAddress(k).port === 0) ? '; port 0 is chosen at the start: start it first' : ''})`] : []),
     ...(left.length > 0 ? [`${left.map(serviceName).join(', ')} left out until ${left.length === 1 ? 'it runs' : 'they run'} (port 0: any free port)`] : []),
   ];

@@ -45,6 +45,8 @@ export interface ServiceViewInput {
   readonly networkAddresses?: readonly string[];
   /** True when settings it reads at start changed since it started (Emulator.servicesNeedingRestart: a restart put off with Later). */
   readonly restartPending?: boolean;
+  /** True while stopped here when another Azurite was found serving it on its port (Emulator.servedElsewhereKinds). */
+  readonly servedElsewhere?: boolean;
 }
 
 /** The tooltip line on API versions: the newest the engine knows, and what happens to newer ones. */
@@ -125,8 +127,10 @@ export function serviceView(input: ServiceViewInput): StatusView {
       const problems = [...settingErrors, ...stateError];
       const failed = problems.length > 0;
       const port = input.configuredPort === undefined ? `azurite.${input.kind}Port is not valid` : `port ${input.configuredPort}`;
+      const elsewhere = input.servedElsewhere === true && !failed;
       const lines = [
-        `${heading} — ${failed ? 'not running' : 'stopped'} (${port})`,
+        `${heading} — ${failed ? 'not running' : elsewhere ? 'stopped here, served by another Azurite' : 'stopped'} (${port})`,
+        ...(elsewhere ? ['Another Azurite (another window\'s, the CLI, a container) answers on this port: terminals and debug sessions get its address. Starting it here needs another port.'] : []),
         ...problems.map((p) => `$(error) ${escapeMarkdown(p)}`),
         data,
         ...versions,

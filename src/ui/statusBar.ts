@@ -87,6 +87,7 @@ export class StatusBar implements vscode.Disposable {
         this.measureDisk(true);
       }),
       emulator.onDidChangeMemory(() => this.renderMemory()),
+      emulator.onDidChangeServedElsewhere((kind) => this.renderService(kind)),
     );
     this.refresh();
   }
@@ -161,6 +162,7 @@ export class StatusBar implements vscode.Disposable {
       ...(this.diskBytes[kind] !== undefined && !inMemory && state.status === 'running' ? { diskBytes: this.diskBytes[kind] } : {}),
       ...(newest !== undefined ? { apiVersion: { newest, check: options.apiVersionCheck } } : {}),
       ...(state.status === 'running' ? { networkAddresses: networkAddresses(), restartPending: this.emulator.servicesNeedingRestart().includes(kind) } : {}),
+      ...(state.status === 'closed' && this.emulator.servedElsewhereKinds().includes(kind) ? { servedElsewhere: true } : {}),
     }), this.revealedBy !== undefined && !this.isAttached());
   }
 

@@ -305,6 +305,11 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
       await waitFor('the variables in terminals', () => a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === expected || undefined);
       assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: expected, AzureWebJobsStorage: expected });
       assert.equal(a.terminalDescription(), 'AZURE_STORAGE_CONNECTION_STRING and AzureWebJobsStorage for Blob, Queue, Table served by another Azurite (Storage Emulators)');
+      // So do the status bar items.
+      await waitFor('the Blob item to say who serves it', () => a.statusItems().blob.tooltip.includes('stopped here, served by another Azurite') || undefined);
+      // Copy Connection String says who serves them, not "(not running)".
+      await vscode.commands.executeCommand('azurite.copyConnectionString', { account: 'devstoreaccount1' });
+      await waitFor('the copy\'s notification', () => a.notifications().find((n) => /^Connection string( of devstoreaccount1)? copied to the clipboard\. Blob, Queue, Table served by another Azurite at their configured ports\.$/.test(n)));
 
       // Table set to another port: what was found on the old one no longer counts (it is named at
       // the new port, as a service not running is).

@@ -48,6 +48,14 @@ describe('core/statusView', () => {
       );
     });
 
+    it('says when another Azurite serves it on its port (and not over a setting error)', () => {
+      const v = serviceView(input({ status: 'closed' }, { servedElsewhere: true }));
+      assert.equal(v.text, '$(debug-start) Blob');
+      assert.ok(v.tooltip.startsWith('**Azurite Blob service** — stopped here, served by another Azurite (port 10000)\n\nAnother Azurite (another window\'s, the CLI, a container) answers on this port: terminals and debug sessions get its address. Starting it here needs another port.\n\n'), v.tooltip);
+      const failed = serviceView(input({ status: 'closed' }, { servedElsewhere: true, settingErrors: ['azurite.blobPort must be a number'] }));
+      assert.ok(!failed.tooltip.includes('served by another Azurite'), failed.tooltip);
+    });
+
     it('uses the kind for name and commands (queue, table)', () => {
       const q = serviceView(input({ status: 'closed' }, { kind: 'queue', configuredPort: 10001 }));
       assert.equal(q.text, '$(debug-start) Queue');
