@@ -67,7 +67,8 @@ keep_failures() { # $1 = log file, $2 = tier
   local found
   found=$(
     { sed -n '/^ *[1-9][0-9]* failing/,$p' "$1" | grep -Ev '^ +at |^\[harness|^ *$' | head -40
-      grep -E '^ *not ok [0-9]+ - ' "$1" | head -20
+      # node --test's TAP: each failed test and the first line of its error.
+      grep -E -A12 '^ *not ok [0-9]+ - ' "$1" | grep -E -A1 '^ *not ok [0-9]+ - |^ +error: ' | grep -Ev '^--$|^ +---$|^ +code: ' | head -30
       grep -E '^(FAILED|ERROR) ' "$1" | head -20
     } || true)
   [ -z "$found" ] || failures+=("== $2" "$found")
