@@ -850,12 +850,18 @@ async function isKept(dir: string): Promise<boolean> {
  * cancel, a refused write) is deleted again, so the services are left empty. Containers that apps
  * hold leases on have their leases broken (see deleteNames).
  * @returns the counts of the seed loaded (zeros without a seed)
- * @throws Error "could not delete container a (…), …" when emptying left items (the others are
- *   deleted); RestError from listing; AbortError on a cancel (the services are then empty);
+ * @throws Error "could not delete container a (…), …; everything else was deleted[, and the seed
+ *   was not loaded]" when emptying left items; RestError from listing; AbortError on a cancel (the services are then empty);
  *   Error "Loading the seed stopped: …; the services were left empty." when the seed failed
  */
 export async function resetAccount(clients: StorageClients, seed: Snapshot | undefined, options: DataOptions = {}): Promise<DataCounts> {
-  await emptyAccount(clients, options);
+  try {
+    await emptyAccount(clients, options);
+  } catch (err) {
+    if (!(err instanceof DeleteError)) throw err;
+    // Say what the failure left as it is: everything else is gone, and the seed did not go in.
+    throw new Error(`${err.message}; everything else was deleted${seed !== undefined ? ', and the seed was not loaded' : ''}`, { cause: err });
+  }
   if (seed === undefined) return { containers: 0, blobs: 0, bytes: 0, queues: 0, messages: 0, tables: 0, entities: 0 };
   try {
     return await loadSnapshot(clients, seed, options);

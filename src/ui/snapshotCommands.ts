@@ -16,9 +16,10 @@ import { azuriteConfig, namedWorkspaceFolders, workspaceFolderPath } from '../co
 import { CANCELLED, failure, type Failure, type Outcome } from '../core/outcome';
 import { resolveLocation } from '../core/settings';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
-import type { ClientAddress, StorageAccount } from '../core/connectionString';
+import { DEV_ACCOUNT_NAME, type ClientAddress, type StorageAccount } from '../core/connectionString';
+import { resetFailureText, type AccountFailure } from '../core/resetMessage';
 import type { Emulator } from '../emulator/emulator';
-import type { StorageClients } from '../data/index';
+import type { DataCounts, StorageClients } from '../data/index';
 import { dataLayer, type DataLayer } from './dataLayer';
 import { notify, showOutcome } from './notify';
 import { withDelayedProgress } from './progress';
@@ -331,28 +332,37 @@ export class SnapshotCommands {
       if (choice !== 'Reset') return CANCELLED;
     }
     // Accounts whose emptying left an item (named whether the Reset then fails or is cancelled).
-    const left: string[] = [];
+    const left: AccountFailure[] = [];
+    const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
     try {
       const data = this.data();
       const seed = folder !== undefined ? await withDelayedProgress('Reading the seed', false, () => data.readSnapshot(folder, running)) : undefined;
       // Every account of the engine is emptied; the seed goes into the development account.
-      const others = this.deps.emulator.accounts().slice(1);
+      const [development, ...others] = this.deps.emulator.accounts();
+      const developmentName = development?.name ?? DEV_ACCOUNT_NAME;
       // Only loading the seed can be cancelled (the data layer then deletes it again); emptying cannot.
       const counts = await this.journaled({ operation: 'reset', folder: folder ?? '', kinds: running, where: this.where(running), inMemory: this.inMemory(running) }, () => withDelayedProgress('Resetting', seed !== undefined, async (options) => {
         // An account whose emptying leaves an item does not stop the others; each is named after.
         for (const account of others) {
           await data.resetAccount(this.clients(running, account), undefined, { ...options, reclaim: this.reclaim() })
-            .catch((err: unknown) => { left.push(`account ${account.name}: ${err instanceof Error ? err.message : String(err)}`); });
+            .catch((err: unknown) => { left.push({ account: account.name, message: messageOf(err) }); });
         }
-        const loaded = await data.resetAccount(this.clients(running), seed, { ...options, reclaim: this.reclaim() });
-        if (left.length > 0) throw new Error(`${left.join('; ')}${seed !== undefined ? ' (the seed was loaded into devstoreaccount1)' : ''}`);
+        let loaded: DataCounts;
+        try {
+          loaded = await data.resetAccount(this.clients(running), seed, { ...options, reclaim: this.reclaim() });
+        } catch (err) {
+          // The other accounts' failures are named too, not dropped for the development account's.
+          if (left.length === 0 || (err instanceof Error && err.name === 'AbortError')) throw err;
+          throw new Error(resetFailureText([...left, { account: developmentName, message: messageOf(err) }]), { cause: err });
+        }
+        if (left.length > 0) throw new Error(resetFailureText(left, seed !== undefined ? developmentName : undefined));
         return loaded;
       }, signal));
       this.deps.log.info(`Reset ${running.map(serviceName).join(', ')}${seed !== undefined ? `; seed loaded: ${data.describeCounts(counts, running)}` : ''}.`);
       return { ok: true };
     } catch (err) {
       if (err instanceof Error && err.name === 'AbortError') {
-        const notEmptied = left.length > 0 ? ` Not emptied: ${left.join('; ')}.` : '';
+        const notEmptied = left.length > 0 ? ` Not emptied: ${resetFailureText(left)}` : '';
         const message = `Reset cancelled while loading the seed: ${running.map(serviceName).join(', ')} ${running.length === 1 ? 'is' : 'are'} empty; the seed in ${folder ?? ''} was not loaded.${notEmptied}`;
         this.deps.log.info(message);
         void notify('info', message);

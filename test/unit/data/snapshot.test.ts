@@ -530,6 +530,29 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual(await listNames(emulator), { containers: [], queues: [], tables: [] });
   });
 
+  it('a reset that cannot delete an item names it, deletes everything else, and says the seed was not loaded', async () => {
+    const emulator = await running();
+    await writeVariedData(emulator);
+    const data = dataClients(emulator);
+    const blob = data.blob!;
+    await blob.getContainerClient('stuck').create();
+    // The engine refuses this one container's delete for real: its client signs with a wrong key (403).
+    const wrongKey = new BlobSharedKeyCredential(DEV_ACCOUNT_NAME, Buffer.from('not the account key').toString('base64'));
+    const refusing = new Proxy(blob, {
+      get: (target, key, receiver) => key === 'getContainerClient'
+        ? (name: string) => (name === 'stuck' ? new BlobServiceClient(blob.url, newBlobPipeline(wrongKey, { retryOptions: { maxTries: 1 } })).getContainerClient(name) : target.getContainerClient(name))
+        : Reflect.get(target, key, receiver) as unknown,
+    });
+    const seed = tempDir('seed-stuck-');
+    fs.mkdirSync(path.join(seed, 'queue'));
+    fs.writeFileSync(path.join(seed, 'queue', 'seeded.jsonl'), '{"text":"from the seed"}\n');
+    await assert.rejects(resetAccount({ ...data, blob: refusing }, await readSnapshot(seed)), (err: Error) => {
+      assert.match(err.message, /^could not delete container stuck \(.*\); everything else was deleted, and the seed was not loaded$/s);
+      return true;
+    });
+    assert.deepEqual(await listNames(emulator), { containers: ['stuck'], queues: [], tables: [] }, 'all but the refused container is gone, and no seed');
+  });
+
   it('a reset cancelled while the seed loads leaves every service empty, not the old data or half the seed', async () => {
     const emulator = await running();
     await writeVariedData(emulator);
