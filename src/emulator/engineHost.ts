@@ -414,7 +414,7 @@ export class EngineHost {
       execArgv: [`--max-old-space-size=${heapLimitMb}`, ...ENGINE_V8_FLAGS],
       // VS Code's extension host runs on Electron: this makes its binary run as plain Node.
       // The start-up data holds account keys: in the environment (readable by this user only), not in argv.
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', [ENGINE_DATA_VARIABLE]: JSON.stringify(data) },
+      env: { ...engineEnvironment(process.env), ELECTRON_RUN_AS_NODE: '1', [ENGINE_DATA_VARIABLE]: JSON.stringify(data) },
       // V8's structured clone, as between threads: undefined, Maps and typed arrays cross as they are.
       serialization: 'advanced',
       // stdout: the extension host's; stderr: kept (its tail says why the process ended) and passed on.
@@ -533,6 +533,26 @@ export class EngineHost {
         return; // taken in ensureProcess: the exit that follows reports it
     }
   }
+}
+
+/**
+ * Variables of the extension host's environment that the engine's process does not get, because Node
+ * acts on them as on flags, and the engine's flags are its execArgv alone: `NODE_OPTIONS` (a VS Code
+ * started from a JavaScript Debug Terminal carries js-debug's `--require` bootloader there, which
+ * would attach the debugger to the engine; an `--inspect` would take a port), and
+ * `VSCODE_INSPECTOR_OPTIONS` (that bootloader's settings).
+ */
+export const ENGINE_UNINHERITED_VARIABLES: readonly string[] = ['NODE_OPTIONS', 'VSCODE_INSPECTOR_OPTIONS'];
+
+/**
+ * The environment the engine's process inherits: `env` without {@link ENGINE_UNINHERITED_VARIABLES},
+ * matched in any case (Windows' variable names ignore case).
+ * @param env the extension host's environment
+ * @returns a new object; `env` is not changed
+ */
+export function engineEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const dropped = new Set(ENGINE_UNINHERITED_VARIABLES.map((n) => n.toUpperCase()));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !dropped.has(name.toUpperCase())));
 }
 
 /**

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { describeExit, ENGINE_V8_FLAGS, EngineHost, failureLine, heapCapMb, type EngineExit } from '../../../src/emulator/engineHost';
+import { describeExit, ENGINE_V8_FLAGS, EngineHost, engineEnvironment, failureLine, heapCapMb, type EngineExit } from '../../../src/emulator/engineHost';
 import { engineFiles } from '../helpers/emulatorFixture';
 
 /** Polls every 20 ms until `file` exists. @throws after 30 s */
@@ -38,6 +38,26 @@ describe('EngineHost (the engine in its own process)', function () {
     const args = fs.readFileSync(`/proc/${h.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     assert.deepEqual(args.slice(1, 2 + ENGINE_V8_FLAGS.length), ['--max-old-space-size=640', ...ENGINE_V8_FLAGS]);
     for (const flag of process.execArgv) assert.ok(!args.includes(flag) || ENGINE_V8_FLAGS.includes(flag), `the host's ${flag} is not passed on`);
+  });
+
+  it('the engine\'s process does not get the extension host\'s NODE_OPTIONS (a debugger\'s --require bootloader), in any case of the name', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-env-'));
+    const marker = path.join(dir, 'loaded');
+    const preload = path.join(dir, 'preload.js');
+    fs.writeFileSync(preload, `require('fs').writeFileSync(${JSON.stringify(marker)}, String(process.pid));\n`);
+    // Made first: the fixture's engine build runs node itself, which the variable would reach.
+    const h = makeHost();
+    const saved = { NODE_OPTIONS: process.env.NODE_OPTIONS, VSCODE_INSPECTOR_OPTIONS: process.env.VSCODE_INSPECTOR_OPTIONS };
+    process.env.NODE_OPTIONS = `--require ${JSON.stringify(preload)}`;
+    process.env.VSCODE_INSPECTOR_OPTIONS = '{}';
+    try {
+      await h.load();
+      assert.equal(fs.existsSync(marker), false, 'NODE_OPTIONS\' --require did not run in the engine\'s process');
+    } finally {
+      for (const [name, value] of Object.entries(saved)) { if (value === undefined) delete process.env[name]; else process.env[name] = value; }
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    assert.deepEqual(engineEnvironment({ node_options: '--inspect', Vscode_Inspector_Options: '{}', PATH: '/bin' }), { PATH: '/bin' });
   });
 
   it('an uncaught exception ends the engine\'s process with its message as the reason; the next request starts a new process', async () => {
