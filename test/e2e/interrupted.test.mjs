@@ -10,11 +10,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { QueueServiceClient } from '@azure/storage-queue';
-import { freePort, httpStatus, makeTempDir, waitFor } from '../harness/codeServer.mjs';
+import { freePort, makeTempDir, waitFor } from '../harness/codeServer.mjs';
 import { e2eSession, notification, runCommand } from '../harness/e2eSession.mjs';
+import { devConnectionString, serviceAnswering, statusItem } from '../harness/devStorage.mjs';
 
-const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
-const QUEUE_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.queue"]';
 /** Messages in the seed's queue: sent one by one, far more than load before the reload. */
 const SEED_MESSAGES = 200_000;
 
@@ -39,8 +38,8 @@ describe('A Reset that its window reloads under (code-server + Chromium, disk mo
   let seed;
   let queuePort;
 
-  const queues = () => QueueServiceClient.fromConnectionString(`DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};QueueEndpoint=http://127.0.0.1:${queuePort}/devstoreaccount1;`);
-  const queueServing = (what) => waitFor(`${what}: the queue service on port ${queuePort}`, () => httpStatus(`http://127.0.0.1:${queuePort}/devstoreaccount1?comp=list`), { timeoutMs: 60_000, intervalMs: 100 });
+  const queues = () => QueueServiceClient.fromConnectionString(devConnectionString({ queue: queuePort }));
+  const queueServing = (what) => serviceAnswering('queue', queuePort, { what, intervalMs: 100 });
 
   before(async () => {
     queuePort = await freePort();
@@ -57,7 +56,7 @@ describe('A Reset that its window reloads under (code-server + Chromium, disk mo
   });
 
   step('a Reset confirmed from the palette is loading its seed when the window reloads', async () => {
-    await page.locator(QUEUE_ITEM).waitFor({ timeout: 60_000 });
+    await page.locator(statusItem('queue')).waitFor({ timeout: 60_000 });
     await queueServing('first window');
     await queues().getQueueClient('old-jobs').create();
     fs.mkdirSync(path.join(seed.dir, 'queue'));

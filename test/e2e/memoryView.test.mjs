@@ -7,9 +7,8 @@ import path from 'node:path';
 import os from 'node:os';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
+import { devConnectionString, statusItem } from '../harness/devStorage.mjs';
 
-const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
-const BLOB_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]';
 const KiB = 1024;
 
 /** The frame of the webview whose document has the chart (webviews are nested iframes). */
@@ -41,12 +40,12 @@ describe('memory usage view (code-server + Chromium)', { timeout: 240_000 }, () 
   });
 
   it('opens from the palette, shows use against the limit, and refreshes live', async () => {
-    const item = page.locator(BLOB_ITEM);
+    const item = page.locator(statusItem('blob'));
     await item.waitFor({ timeout: 60_000 });
     await item.locator('a.statusbar-item-label').click();
     const text = await waitFor('the blob item to show its port', async () => /^Blob :(\d+)$/.exec((await item.innerText()).trim()), { timeoutMs: 30_000 });
     const port = Number(text[1]);
-    const cs = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};BlobEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`;
+    const cs = devConnectionString({ blob: port });
     const container = BlobServiceClient.fromConnectionString(cs).getContainerClient('view');
     await container.create();
     for (let i = 0; i < 3; i++) await container.getBlockBlobClient(`b${i}`).uploadData(Buffer.alloc(200 * KiB, i));

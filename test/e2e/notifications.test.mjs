@@ -8,9 +8,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { freePort, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
 import { notification } from '../harness/e2eSession.mjs';
+import { statusItem } from '../harness/devStorage.mjs';
 
-const BLOB_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]';
-const TABLE_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.table"]';
 
 /** The HTTP status of GET url on a fresh connection, or 'refused'. */
 function probe(url) {
@@ -59,7 +58,7 @@ describe('notification actions (code-server + Chromium)', { timeout: 240_000 }, 
   });
 
   it('"Use Port N" writes azurite.blobPort to the workspace settings and starts the service there', async () => {
-    const item = page.locator(BLOB_ITEM);
+    const item = page.locator(statusItem('blob'));
     await item.waitFor({ timeout: 60_000 });
     await item.locator('a.statusbar-item-label').click();
     const message = `port ${heldPort} on 127.0.0.1 is already in use by another program`;
@@ -75,7 +74,7 @@ describe('notification actions (code-server + Chromium)', { timeout: 240_000 }, 
   });
 
   it('"Restart Now" restarts an in-memory service after a settings change, and only then', async () => {
-    const item = page.locator(BLOB_ITEM);
+    const item = page.locator(statusItem('blob'));
     const before = Number(/:(\d+)$/.exec((await item.innerText()).trim())[1]);
     const next = await freePort();
     // A change the way a person makes it: the workspace settings file.
@@ -89,7 +88,7 @@ describe('notification actions (code-server + Chromium)', { timeout: 240_000 }, 
   });
 
   it('"Open File" on a start whose seed file is malformed opens the file at the line', async () => {
-    const item = page.locator(TABLE_ITEM);
+    const item = page.locator(statusItem('table'));
     await item.waitFor({ timeout: 60_000 });
     await item.locator('a.statusbar-item-label').click();
     const message = 'Users.jsonl:2: an entity needs string';

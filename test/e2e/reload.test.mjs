@@ -14,10 +14,8 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { TableClient } from '@azure/data-tables';
 import { freePort, httpStatus, launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
+import { devConnectionString, statusItem } from '../harness/devStorage.mjs';
 
-const STATUSBAR = '#workbench\\.parts\\.statusbar';
-const itemOf = (kind) => `${STATUSBAR} .statusbar-item[id="storage-emulators.storage-emulators.azurite.${kind}"]`;
-const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 const BLOBS = 300;
 const MESSAGES = 100;
 const ENTITIES = 300;
@@ -37,12 +35,6 @@ async function threePorts() {
 async function inParallel(n, width, fn) {
   let next = 0;
   await Promise.all(Array.from({ length: width }, async () => { while (next < n) await fn(next++); }));
-}
-
-function connectionString(ports) {
-  const at = (p) => `http://127.0.0.1:${p}/devstoreaccount1`;
-  return `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};` +
-    `BlobEndpoint=${at(ports.blob)};QueueEndpoint=${at(ports.queue)};TableEndpoint=${at(ports.table)};`;
 }
 
 /** What the services hold now; a missing container, queue or table counts 0. */
@@ -66,7 +58,7 @@ async function countAll(cs) {
 /** Waits until every status bar item shows its service running on its port (`Blob :10000`). */
 async function waitForRunning(page, ports, what) {
   for (const kind of KINDS) {
-    const item = page.locator(itemOf(kind));
+    const item = page.locator(statusItem(kind));
     const want = `${LABEL[kind]} :${ports[kind]}`;
     let last;
     await waitFor(`${what}: the ${LABEL[kind]} item to show "${want}"`, async () => {
@@ -102,7 +94,7 @@ describe('Reload Window right after writing (code-server + Chromium, disk mode)'
   before(async () => {
     const [blob, queue, table] = await threePorts();
     ports = { blob, queue, table };
-    cs = connectionString(ports);
+    cs = devConnectionString(ports);
     workspace = makeTempDir('storage-emulators-e2e-reload-');
     server = await startCodeServer({
       workspaceFolder: workspace.dir,

@@ -9,11 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
-import { freePort, httpStatus, makeTempDir, waitFor } from '../harness/codeServer.mjs';
+import { freePort, makeTempDir, waitFor } from '../harness/codeServer.mjs';
 import { e2eSession, notification, runCommand } from '../harness/e2eSession.mjs';
+import { devConnectionString, serviceAnswering, statusItem } from '../harness/devStorage.mjs';
 
-const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
-const BLOB_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]';
 /**
  * Messages in the seed's queue. The seed sends them one by one in file order, so loading them takes
  * far longer than the progress notification's delay (1 s) plus the clicks, on any machine here.
@@ -28,7 +27,7 @@ describe('Reset cancelled while the seed loads (code-server + Chromium)', { time
   let blobPort;
   let queuePort;
 
-  const connection = () => `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};BlobEndpoint=http://127.0.0.1:${blobPort}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${queuePort}/devstoreaccount1;`;
+  const connection = () => devConnectionString({ blob: blobPort, queue: queuePort });
 
   before(async () => {
     // Two different ports: two read one after the other from closed listeners can repeat.
@@ -49,10 +48,10 @@ describe('Reset cancelled while the seed loads (code-server + Chromium)', { time
 
   step('Azurite: Start runs the services; a client writes a container and a queue', async () => {
     // The palette lists the extension's commands once its contributions are in: its items show then.
-    await page.locator(BLOB_ITEM).waitFor({ timeout: 60_000 });
+    await page.locator(statusItem('blob')).waitFor({ timeout: 60_000 });
     await runCommand(page, 'Azurite: Start');
-    await waitFor(`the queue service on port ${queuePort}`, () => httpStatus(`http://127.0.0.1:${queuePort}/devstoreaccount1?comp=list`), { timeoutMs: 60_000, intervalMs: 50 });
-    await waitFor(`the blob service on port ${blobPort}`, () => httpStatus(`http://127.0.0.1:${blobPort}/devstoreaccount1?comp=list`), { timeoutMs: 30_000, intervalMs: 50 });
+    await serviceAnswering('queue', queuePort);
+    await serviceAnswering('blob', blobPort, { timeoutMs: 30_000 });
     await BlobServiceClient.fromConnectionString(connection()).getContainerClient('old-data').create();
     await QueueServiceClient.fromConnectionString(connection()).getQueueClient('old-queue').create();
   }, 120_000);

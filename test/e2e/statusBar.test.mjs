@@ -12,12 +12,9 @@ import path from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { freePort, httpStatus, makeTempDir, repoRoot, waitFor } from '../harness/codeServer.mjs';
 import { e2eSession } from '../harness/e2eSession.mjs';
+import { DEV_ACCOUNT_KEY, statusItem } from '../harness/devStorage.mjs';
 
-const STATUSBAR = '#workbench\\.parts\\.statusbar';
-const BLOB_ITEM = `${STATUSBAR} .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]`;
-const MEMORY_ITEM = `${STATUSBAR} .statusbar-item[id="storage-emulators.storage-emulators.azurite.memory"]`;
 const HOVER = '.workbench-hover, .monaco-hover';
-const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 const BLOB_BYTES = 300 * 1024; // 307,200 bytes of a 1 MB (1,048,576-byte) limit
 const EXPECTED_MEMORY_TEXT = '0.3 MB / 1 MB'; // src/core/memory.ts formatUsage: the use in the limit's unit when >= 0.1 of it
 
@@ -75,7 +72,7 @@ describe('Blob status bar item (code-server + Chromium)', { timeout: 240_000 }, 
   after(() => session.close());
 
   step('shows the Blob item stopped, and the port is not served', async () => {
-    const item = page.locator(BLOB_ITEM);
+    const item = page.locator(statusItem('blob'));
     await waitFor('the Blob status bar item to appear', () => item.isVisible(), { timeoutMs: 60_000, intervalMs: 100 });
     await waitForItemText(item, 'the Blob item in its closed state', 'Blob');
     assert.equal(await tcpProbe(port), 'refused', `port ${port} should refuse connections before the click`);
@@ -84,7 +81,7 @@ describe('Blob status bar item (code-server + Chromium)', { timeout: 240_000 }, 
   });
 
   step('click starts the blob service on the configured port', async () => {
-    const item = page.locator(BLOB_ITEM);
+    const item = page.locator(statusItem('blob'));
     const clicked = performance.now();
     await item.locator('a.statusbar-item-label').click();
     const status = await waitFor(`HTTP answer from ${accountUrl}?comp=list after the click`,
@@ -97,7 +94,7 @@ describe('Blob status bar item (code-server + Chromium)', { timeout: 240_000 }, 
 
   step('the Azure SDK round-trips a 300 KiB blob', async () => {
     const client = BlobServiceClient.fromConnectionString(
-      `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};BlobEndpoint=${accountUrl};`);
+      `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${DEV_ACCOUNT_KEY};BlobEndpoint=${accountUrl};`);
     const container = client.getContainerClient(`e2e-${Date.now()}`);
     await container.create();
     const data = crypto.randomBytes(BLOB_BYTES);
@@ -109,7 +106,7 @@ describe('Blob status bar item (code-server + Chromium)', { timeout: 240_000 }, 
   });
 
   step(`the memory meter shows ${EXPECTED_MEMORY_TEXT}`, async () => {
-    const meter = page.locator(MEMORY_ITEM);
+    const meter = page.locator(statusItem('memory'));
     let last;
     await waitFor(`the memory item to show "${EXPECTED_MEMORY_TEXT}"`, async () => {
       last = (await meter.innerText()).trim();
@@ -120,7 +117,7 @@ describe('Blob status bar item (code-server + Chromium)', { timeout: 240_000 }, 
   });
 
   step('hovering the Blob item shows the endpoint', async () => {
-    const label = page.locator(BLOB_ITEM).locator('a.statusbar-item-label');
+    const label = page.locator(statusItem('blob')).locator('a.statusbar-item-label');
     const hover = page.locator(HOVER).filter({ hasText: accountUrl });
     let attempts = 0;
     let lastHover = '';
@@ -151,7 +148,7 @@ describe('Blob status bar item (code-server + Chromium)', { timeout: 240_000 }, 
 
   step('a second click stops it and frees the port', async () => {
     await page.mouse.move(700, 300); // off the item: let the hover close
-    const item = page.locator(BLOB_ITEM);
+    const item = page.locator(statusItem('blob'));
     await item.locator('a.statusbar-item-label').click();
     await waitForItemText(item, 'the Blob item to return to its closed state', 'Blob');
     await waitFor(`port ${port} to refuse connections after the stop`,

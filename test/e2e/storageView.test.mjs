@@ -6,10 +6,10 @@
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { BlobServiceClient } from '@azure/storage-blob';
-import { freePort, httpStatus, waitFor } from '../harness/codeServer.mjs';
+import { freePort, waitFor } from '../harness/codeServer.mjs';
 import { chooseFromContextMenu, e2eSession } from '../harness/e2eSession.mjs';
+import { devConnectionString, serviceAnswering } from '../harness/devStorage.mjs';
 
-const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 /** The view container's activity bar entry (package.json `viewsContainers.activitybar`, title "Azurite"). */
 const ACTIVITY = '.part.activitybar .action-item a.action-label[aria-label^="Azurite"], .part.activitybar .action-item[aria-label^="Azurite"]';
 const VIEW = '[id="workbench.view.extension.azurite"]';
@@ -58,12 +58,12 @@ describe('Storage view (code-server + Chromium)', { timeout: 240_000 }, () => {
     const start = page.locator(`${VIEW} .welcome-view-content a.monaco-button`, { hasText: 'Start Azurite' });
     await waitFor('the welcome view\'s Start Azurite button', () => start.isVisible(), { timeoutMs: 30_000, intervalMs: 100 });
     await start.click();
-    await waitFor(`the blob service on port ${port}`, () => httpStatus(`http://127.0.0.1:${port}/devstoreaccount1?comp=list`), { timeoutMs: 30_000, intervalMs: 50 });
+    await serviceAnswering('blob', port, { timeoutMs: 30_000 });
     await waitFor('the Blob Containers item', () => row('Blob Containers').isVisible(), { timeoutMs: 15_000, intervalMs: 50 });
   });
 
   step('a blob an SDK client uploads appears in the expanded container without a Refresh, and opens', async () => {
-    const account = BlobServiceClient.fromConnectionString(`DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};BlobEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`);
+    const account = BlobServiceClient.fromConnectionString(devConnectionString({ blob: port }));
     const container = account.getContainerClient('e2e-view');
     await expand('Blob Containers');
     await container.create();
@@ -89,7 +89,7 @@ describe('Storage view (code-server + Chromium)', { timeout: 240_000 }, () => {
     await chooseFromContextMenu(page, row('hello.txt'), 'Delete…', async () => (await dialog.isVisible()) && (await dialog.innerText()).includes('Delete blob "hello.txt"?'));
     await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
     await waitFor('hello.txt gone from the tree', async () => !(await row('hello.txt').isVisible()), { timeoutMs: 10_000, intervalMs: 50 });
-    const account = BlobServiceClient.fromConnectionString(`DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};BlobEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`);
+    const account = BlobServiceClient.fromConnectionString(devConnectionString({ blob: port }));
     assert.equal(await account.getContainerClient('e2e-view').getBlobClient('hello.txt').exists(), false);
   });
 });

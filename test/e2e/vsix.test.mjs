@@ -8,9 +8,9 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { freePort, httpStatus, launchBrowser, locateTools, makeTempDir, repoRoot, startCodeServer, waitFor } from '../harness/codeServer.mjs';
+import { statusItem } from '../harness/devStorage.mjs';
 
 const vsix = path.join(repoRoot, 'dist', 'storage-emulators.vsix');
-const BLOB_ITEM = '#workbench\\.parts\\.statusbar .statusbar-item[id="storage-emulators.storage-emulators.azurite.blob"]';
 
 test('the .vsix installs with --install-extension, contains the bundle, not node_modules, and the installed copy serves blobs', { timeout: 240_000 }, async () => {
   assert.ok(fs.existsSync(vsix), `${vsix} is missing: run npm run package first`);
@@ -46,7 +46,7 @@ test('the .vsix installs with --install-extension, contains the bundle, not node
     browser = await launchBrowser({ origin: server.origin });
     const page = await browser.context.newPage();
     await page.goto(server.workbenchUrl());
-    const item = page.locator(BLOB_ITEM);
+    const item = page.locator(statusItem('blob'));
     await waitFor('the Blob status bar item of the installed extension', async () => (await item.isVisible()) && (await item.innerText()).trim() === 'Blob',
       { timeoutMs: 90_000, intervalMs: 100 });
     await item.locator('a.statusbar-item-label').click();
