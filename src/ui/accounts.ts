@@ -75,7 +75,11 @@ export class Accounts implements vscode.Disposable {
   }
 
   private async applyNow(known: () => void): Promise<void> {
-    const parsed = parseAccountNames(vscode.workspace.getConfiguration().get(ACCOUNTS_SETTING));
+    const configuration = vscode.workspace.getConfiguration();
+    const parsed = parseAccountNames(configuration.get(ACCOUNTS_SETTING));
+    // Set at all, even to [] (devstoreaccount1 alone): then an AZURITE_ACCOUNTS variable is not used.
+    const inspected = configuration.inspect(ACCOUNTS_SETTING);
+    const isSet = [inspected?.globalValue, inspected?.workspaceValue, inspected?.workspaceFolderValue].some((v) => v !== undefined);
     let extra: StorageAccount[] = [];
     let fromEnvironment = false;
     if ('error' in parsed) {
@@ -91,9 +95,11 @@ export class Accounts implements vscode.Disposable {
         this.log.error(message);
         void notify('error', `Azurite: ${message}`);
       }
-    } else {
+    } else if (!isSet) {
       extra = this.fromEnvironment();
       fromEnvironment = extra.length > 0;
+    } else if ((process.env[ACCOUNTS_VARIABLE] ?? '').trim() !== '' && this.extra.length > 0) {
+      this.log.info(`${ACCOUNTS_SETTING} is []: only devstoreaccount1 is served, not the accounts of the ${ACCOUNTS_VARIABLE} environment variable.`);
     }
     const before = JSON.stringify(this.extra);
     this.extra = extra;
@@ -107,14 +113,15 @@ export class Accounts implements vscode.Disposable {
     }
     if (JSON.stringify(extra) !== before) {
       const names = extra.map((a) => a.name).join(', ');
-      if (fromEnvironment) this.log.info(`Accounts: devstoreaccount1, ${names} (from the ${ACCOUNTS_VARIABLE} environment variable; ${ACCOUNTS_SETTING}, when set, replaces them).`);
+      if (fromEnvironment) this.log.info(`Accounts: devstoreaccount1, ${names} (from the ${ACCOUNTS_VARIABLE} environment variable; ${ACCOUNTS_SETTING}, when set, replaces them, and [] serves devstoreaccount1 alone).`);
       else if (extra.length > 0) this.log.info(`Accounts: devstoreaccount1, ${names} (keys in Secret Storage; Azurite: Copy Connection String gives each).`);
       this.changed.fire();
     }
   }
 
   /**
-   * Without `azurite.accounts`: the accounts of an `AZURITE_ACCOUNTS` variable in VS Code's own
+   * Without `azurite.accounts` (not set in any scope; `[]` set on purpose means devstoreaccount1
+   * alone): the accounts of an `AZURITE_ACCOUNTS` variable in VS Code's own
    * environment (set in the shell that started it), which Azurite and the Azurite extension read.
    */
   private fromEnvironment(): StorageAccount[] {

@@ -83,12 +83,19 @@ describe('Custom accounts', () => {
     assert.deepEqual(a.emulator.accounts().map((x) => x.name), ['devstoreaccount1']);
   });
 
-  it('without azurite.accounts, serves the accounts of an AZURITE_ACCOUNTS variable in VS Code\'s environment, as Azurite does', async () => {
+  it('without azurite.accounts, serves the accounts of an AZURITE_ACCOUNTS variable in VS Code\'s environment, as Azurite does; [] set on purpose serves devstoreaccount1 alone', async () => {
     const a = await api();
     const key = Buffer.alloc(64, 7).toString('base64');
     process.env['AZURITE_ACCOUNTS'] = `envaccount:${key}`;
+    const onlyDevelopment = () => (a.emulator.accounts().map((x) => x.name).join() === 'devstoreaccount1' ? true : undefined);
     try {
-      await setAccounts([]); // a change of the setting re-reads the accounts
+      await setAccounts(['tenant1']); // a change of the setting re-reads the accounts
+      await waitFor('the setting\'s account', () => (a.emulator.accounts().some((x) => x.name === 'tenant1') ? true : undefined));
+      await setAccounts([]);
+      await waitFor('devstoreaccount1 alone, the variable\'s accounts left out', onlyDevelopment);
+      await a.accountsReady();
+      assert.ok(onlyDevelopment(), 'still devstoreaccount1 alone once the accounts are read');
+      await setAccounts(undefined);
       await waitFor('the account from the environment', () => (a.emulator.accounts().some((x) => x.name === 'envaccount') ? true : undefined));
       await a.accountsReady();
       assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
