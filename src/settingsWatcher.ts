@@ -11,7 +11,7 @@
  */
 import * as vscode from 'vscode';
 import { affectsEmulator, readExtensionSettings } from './config';
-import { needsRestart } from './core/configChange';
+import { failureFixed, needsRestart } from './core/configChange';
 import type { EmulatorOptions } from './core/settings';
 import { serviceName, type ServiceKind } from './core/services';
 import type { Emulator } from './emulator/emulator';
@@ -207,20 +207,4 @@ export class SettingsWatcher implements vscode.Disposable {
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
   }
-}
-
-/**
- * True when what a failed start's setting is about has changed since the start: the service's host
- * and port for `azurite.<kind>Port` or `<kind>Host`; the data folder or the memory mode for
- * `azurite.location`; the certificate, key or password (Secret Storage included) for `azurite.cert`,
- * `key` and `pwd`; any option `kind` starts with for another setting.
- * @param startedWith the options the failed start used; @param now the options in force
- */
-function failureFixed(kind: ServiceKind, setting: string, startedWith: EmulatorOptions, now: EmulatorOptions): boolean {
-  const differs = (pick: (o: EmulatorOptions) => unknown): boolean => JSON.stringify(pick(startedWith)) !== JSON.stringify(pick(now));
-  const key = setting.replace(/^azurite\./, '');
-  if (key === `${kind}Port` || key === `${kind}Host`) return differs((o) => o.services[kind]);
-  if (key === 'location') return differs((o) => [o.location, o.inMemoryPersistence]);
-  if (key === 'cert' || key === 'key' || key === 'pwd') return differs((o) => o.https);
-  return needsRestart(kind, startedWith, now);
 }

@@ -43,3 +43,23 @@ export function needsRestart(kind: ServiceKind, started: EmulatorOptions, next: 
 function withoutSource(https: EmulatorOptions['https']): unknown {
   return https === undefined ? undefined : { ...https, pwdFromSecretStorage: undefined };
 }
+
+/**
+ * True when what a failed start's setting is about has changed since the start: the service's host
+ * and port for `azurite.<kind>Port` or `<kind>Host`; the data folder or the memory mode for
+ * `azurite.location`; the certificate, key or password (Secret Storage included) for `azurite.cert`,
+ * `key` and `pwd`; the limit for `azurite.extentMemoryLimit` and `azurite.engine.heapLimit`, which a
+ * running service takes live (so they never count as needing a restart); any option `kind` starts
+ * with for another setting.
+ * @param startedWith the options the failed start used; @param now the options in force
+ */
+export function failureFixed(kind: ServiceKind, setting: string, startedWith: EmulatorOptions, now: EmulatorOptions): boolean {
+  const differs = (pick: (o: EmulatorOptions) => unknown): boolean => JSON.stringify(pick(startedWith)) !== JSON.stringify(pick(now));
+  const key = setting.replace(/^azurite\./, '');
+  if (key === `${kind}Port` || key === `${kind}Host`) return differs((o) => o.services[kind]);
+  if (key === 'location') return differs((o) => [o.location, o.inMemoryPersistence]);
+  if (key === 'cert' || key === 'key' || key === 'pwd') return differs((o) => o.https);
+  if (key === 'extentMemoryLimit') return differs((o) => o.extentMemoryLimitBytes);
+  if (key === 'engine.heapLimit') return differs((o) => o.engineHeapLimitMb);
+  return needsRestart(kind, startedWith, now);
+}

@@ -1024,7 +1024,9 @@ export class Emulator {
       const what = starting ? `${serviceName(options.kind)} service could not start: the` : 'The';
       return failure('timeout', `${what} emulator engine did not answer within ${formatBound(err.boundMs)} when asked to apply ${LIMIT_SETTING} (it is stalled or starved of CPU). Try again; if it still does not answer, reload the window, which starts a new engine.`, { setting: LIMIT_SETTING });
     }
-    return refused === undefined ? undefined : failure('memoryLimit', refused, { setting: LIMIT_SETTING });
+    if (refused === undefined) return undefined;
+    // At a start, the service is left stopped: say so, not only that the limit stays.
+    return failure('memoryLimit', starting ? `${serviceName(options.kind)} service could not start: ${refused}` : refused, { setting: LIMIT_SETTING });
   }
 
   /** The engine's process ended without being asked to: close what it ran, say why and what is lost. */

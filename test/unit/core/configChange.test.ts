@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { needsRestart } from '../../../src/core/configChange';
+import { failureFixed, needsRestart } from '../../../src/core/configChange';
 import { parseSettings, type RawSettings } from '../../../src/core/settings';
 
 const ctx = { workspaceFolder: '/ws', homeDir: '/home/u', globalStoragePath: '/gs', rootHasAzuriteData: false };
@@ -45,5 +45,21 @@ describe('core/configChange needsRestart', () => {
       assert.equal(needsRestart(kind, opts({}), opts({ skipApiVersionCheck: true })), false);
       assert.equal(needsRestart(kind, opts({}), opts({ apiVersionCheck: 'strict' })), false);
     }
+  });
+});
+
+describe('core/configChange failureFixed (a restart its start\'s setting failed is tried again)', () => {
+  it('counts a change of the limit a start was refused for, which a running service takes live', () => {
+    const refused = opts({ inMemoryPersistence: true, extentMemoryLimit: 500 });
+    assert.equal(failureFixed('blob', 'azurite.extentMemoryLimit', refused, opts({ inMemoryPersistence: true, extentMemoryLimit: 700 })), true);
+    assert.equal(failureFixed('blob', 'azurite.extentMemoryLimit', refused, opts({ inMemoryPersistence: true })), true, 'unset: Azurite\'s default');
+    assert.equal(failureFixed('blob', 'azurite.extentMemoryLimit', refused, opts({ inMemoryPersistence: true, extentMemoryLimit: 500, debug: true })), false);
+    assert.equal(failureFixed('blob', 'azurite.engine.heapLimit', opts({ 'engine.heapLimit': 512 }), opts({ 'engine.heapLimit': 1024 })), true);
+    assert.equal(failureFixed('blob', 'azurite.engine.heapLimit', opts({ 'engine.heapLimit': 512 }), opts({ 'engine.heapLimit': 512, silent: true })), false);
+  });
+
+  it('counts the service\'s own port for a port failure, and only it', () => {
+    assert.equal(failureFixed('blob', 'azurite.blobPort', opts({ blobPort: 10000 }), opts({ blobPort: 10010 })), true);
+    assert.equal(failureFixed('blob', 'azurite.blobPort', opts({ blobPort: 10000 }), opts({ blobPort: 10000, queuePort: 10011 })), false);
   });
 });

@@ -229,6 +229,21 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     assert.equal(emulator.memoryReport().limitBytes, MiB / 4);
   });
 
+  it('a Blob start that a limit below what Queue holds refuses says the service could not start, naming the setting', async () => {
+    const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 64 });
+    await startAll(emulator, ['blob', 'queue']);
+    const queue = clients(emulator).queue().getQueueClient('held');
+    await queue.create();
+    for (let i = 0; i < 30; i++) await queue.sendMessage('x'.repeat(60_000));
+    assert.deepEqual(await emulator.stop('blob'), { ok: true });
+    const [refused] = await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 1 }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
+    assert.equal(refused?.reason, 'memoryLimit');
+    const started = await emulator.start('blob');
+    assert.ok(!started.ok && started.reason === 'memoryLimit' && started.setting === 'azurite.extentMemoryLimit', JSON.stringify(started));
+    assert.match(started.message, /^Blob service could not start: azurite\.extentMemoryLimit asks for 1 MB, but .* of blob and queue data is in memory, so the limit stays at 64 MB\./);
+    assert.equal(emulator.status('blob').status, 'closed');
+  });
+
   it('applies a limit changed while the engine loads (the warm-up after activation) to the engine\'s store', async () => {
     const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
     const warming = emulator.warmUp();
