@@ -119,11 +119,11 @@ export class SettingsWatcher implements vscode.Disposable {
       `Azurite settings changed for ${names(lossy)}. Restarting drops the in-memory data of ${names(lossy)}.`,
       'Restart Now', 'Later',
     ).then((choice) => {
-      // Settings may have changed again meanwhile: restart whatever still needs it.
-      if (choice === 'Restart Now') {
-        for (const k of lossy) this.asked.delete(k);
-        this.queueRestart(this.emulator.servicesNeedingRestart());
-      }
+      // The services this question named, with the settings in force when the restart runs. Not
+      // one named only by a newer question still open. They stay marked as asked until they run
+      // with the current settings: a change made while the restart waits (for an Import, say)
+      // does not ask about them again.
+      if (choice === 'Restart Now') this.queueRestart(lossy);
     });
   }
 

@@ -1,6 +1,7 @@
 // UI tier: the buttons of the extension's notifications, clicked in a real VS Code (code-server +
 // Chromium): "Use Port N" after a port conflict, "Restart Now" after a settings change that
-// would drop in-memory data, and "Open File" after a start whose seed file is malformed.
+// would drop in-memory data (only for the services its question named), and "Open File" after a
+// start whose seed file is malformed.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -85,6 +86,27 @@ describe('notification actions (code-server + Chromium)', { timeout: 240_000 }, 
     await clickNotificationButton(page, 'Restarting drops the in-memory data of Blob', 'Restart Now');
     await waitFor(`the blob item to show :${next}`, async () => (await item.innerText()).trim() === `Blob :${next}`, { timeoutMs: 30_000 });
     assert.equal(await probe(`http://127.0.0.1:${before}/`), 'refused');
+  });
+
+  it('"Restart Now" restarts the services its question named, not one that a newer question still asks about', async () => {
+    const blob = page.locator(statusItem('blob'));
+    const queue = page.locator(statusItem('queue'));
+    await queue.locator('a.statusbar-item-label').click();
+    await waitFor('the queue item to show its port', async () => /^Queue :\d+$/.test((await queue.innerText()).trim()), { timeoutMs: 30_000 });
+    const queueBefore = Number(/:(\d+)$/.exec((await queue.innerText()).trim())[1]);
+    const [blobNext, queueNext] = [await freePort(), await freePort()];
+    const file = path.join(workspace.dir, '.vscode', 'settings.json');
+    const write = (key, value) => fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), [key]: value }, null, 2));
+    write('azurite.blobPort', blobNext);
+    await notification(page, 'Azurite settings changed for Blob.');
+    write('azurite.queuePort', queueNext);
+    await notification(page, 'Azurite settings changed for Blob, Queue.');
+    await clickNotificationButton(page, 'Azurite settings changed for Blob.', 'Restart Now');
+    await waitFor(`the blob item to show :${blobNext}`, async () => (await blob.innerText()).trim() === `Blob :${blobNext}`, { timeoutMs: 30_000 });
+    assert.equal((await queue.innerText()).trim(), `Queue :${queueBefore}`, 'Queue waits for the answer to the question about it');
+    assert.equal(typeof (await probe(`http://127.0.0.1:${queueBefore}/devstoreaccount1?comp=list`)), 'number', 'Queue still serves its in-memory data');
+    await clickNotificationButton(page, 'Azurite settings changed for Blob, Queue.', 'Restart Now');
+    await waitFor(`the queue item to show :${queueNext}`, async () => (await queue.innerText()).trim() === `Queue :${queueNext}`, { timeoutMs: 30_000 });
   });
 
   it('"Open File" on a start whose seed file is malformed opens the file at the line', async () => {
