@@ -22,8 +22,28 @@ export interface MemoryReport {
   readonly usedBytes: number;
   /** The limit in force, in bytes. */
   readonly limitBytes: number;
-  /** True when `azurite.extentMemoryLimit` is unset and Azurite's default (50% of total memory) applies. */
+  /** True when Azurite's default (50% of total memory) is the limit in force: no setting has applied. */
   readonly isDefaultLimit: boolean;
+  /**
+   * Present while `azurite.extentMemoryLimit` asks for a limit that is not in force, because the
+   * engine refused it (more is in memory than it allows): `bytes` is what it asks for, undefined for
+   * unset (Azurite's default).
+   */
+  readonly refusedSetting?: { readonly bytes: number | undefined };
+}
+
+/**
+ * Where the limit in force comes from, for the memory view and the meter's tooltip: the setting,
+ * Azurite's default, and a setting asked for but refused.
+ * Example: "Azurite's default, 50% of total memory; azurite.extentMemoryLimit asks for 1 MB, not in
+ * force while more is in memory".
+ */
+export function describeLimitSource(report: MemoryReport): string {
+  const source = report.isDefaultLimit ? "Azurite's default, 50% of total memory" : 'from azurite.extentMemoryLimit';
+  const refused = report.refusedSetting;
+  if (refused === undefined) return report.isDefaultLimit ? `${source} (azurite.extentMemoryLimit is unset)` : source;
+  const asked = refused.bytes === undefined ? "is unset now (Azurite's default)" : `asks for ${formatBytes(refused.bytes)}`;
+  return `${report.isDefaultLimit ? source : 'from an earlier azurite.extentMemoryLimit'}; azurite.extentMemoryLimit ${asked}, not in force while more is in memory`;
 }
 
 /**
@@ -202,7 +222,7 @@ export function describeMemory(report: MemoryReport): string[] {
     `In-memory extents: ${formatUsage(report)} (${percentUsed(report)}%)`,
     `Blob content: ${formatBytes(report.blobBytes)} (${groupDigits(report.blobBytes)} bytes)`,
     `Queue messages: ${formatBytes(report.queueBytes)} (${groupDigits(report.queueBytes)} bytes)`,
-    `Limit: ${limit}${report.isDefaultLimit ? " — Azurite's default, 50% of total memory (set azurite.extentMemoryLimit to change it)" : ' — azurite.extentMemoryLimit'}`,
+    `Limit: ${limit} — ${describeLimitSource(report)}`,
     'Table entities and metadata are kept outside the extent store and are not counted against the limit.',
   ];
 }

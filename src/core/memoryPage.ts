@@ -4,7 +4,7 @@
  * (https://code.visualstudio.com/api/references/theme-color: --vscode-charts-*, --vscode-foreground …),
  * so the page follows the user's theme.
  */
-import { formatBytes, formatUsage, groupDigits, percentUsed, type MemoryReport } from './memory';
+import { describeLimitSource, formatBytes, formatUsage, groupDigits, percentUsed, type MemoryReport } from './memory';
 import { HISTORY_WINDOW_MS, type MemorySample } from './memoryHistory';
 import { memoryLevel } from './statusView';
 
@@ -128,7 +128,7 @@ export function memoryPageBody(input: MemoryPageInput): string {
   const level = memoryLevel(r, input.warningThreshold);
   const row = (k: string, v: string, id: string): string => `<tr><th>${esc(k)}</th><td id="${id}">${esc(v)}</td></tr>`;
   const bytes = (n: number): string => `${formatBytes(n)} (${groupDigits(n)} bytes)`;
-  const limitNote = r.isDefaultLimit ? "Azurite's default: 50% of total memory (azurite.extentMemoryLimit is unset)" : 'from azurite.extentMemoryLimit';
+  const limitNote = describeLimitSource(r);
   return `<h1 id="headline" class="level-${level}">In-memory extents: ${esc(formatUsage(r))} (${pct}%)</h1>
 ${input.inMemory ? '' : '<p class="note">Blob and Queue keep their data on disk (azurite.inMemoryPersistence off): the memory limit does not apply.</p>'}
 <table>

@@ -33,6 +33,8 @@ export class MemoryMeter implements Disposable {
   private readonly bursts: LimitBursts<ServiceKind>;
   /** The `extentMemoryLimitBytes` setting the store's limit came from (undefined = Azurite's default). */
   private appliedSetting: number | undefined;
+  /** The setting the engine refused last (what it asks for, undefined = unset), until one applies. */
+  private refused: { readonly bytes: number | undefined } | undefined;
 
   /**
    * Fires with a fresh report after in-memory content changes, at most once per
@@ -71,6 +73,7 @@ export class MemoryMeter implements Disposable {
       usedBytes: m.usedBytes,
       limitBytes: m.limitBytes ?? this.appliedSetting ?? defaultLimitBytes(os.totalmem()),
       isDefaultLimit: this.appliedSetting === undefined,
+      ...(this.refused !== undefined ? { refusedSetting: { bytes: this.refused.bytes } } : {}),
     };
   }
 
@@ -82,6 +85,10 @@ export class MemoryMeter implements Disposable {
    */
   async applyLimit(settingBytes: number | undefined): Promise<string | undefined> {
     const ok = await this.host.setLimit(settingBytes);
+    // A refusal stands until a setting is applied (this one later, another, or the same as in force).
+    const refusedBefore = this.refused;
+    this.refused = ok ? undefined : { bytes: settingBytes };
+    if (JSON.stringify(refusedBefore) !== JSON.stringify(this.refused)) this.schedule();
     if (!ok) {
       // The mirrored figures may trail the engine's by up to its event interval: ask for exact ones.
       await this.host.refreshMemory().catch(() => undefined);

@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import {
   BYTES_PER_MB,
   defaultLimitBytes,
+  describeLimitSource,
   describeMemory,
   formatBytes,
   formatUsage,
@@ -135,7 +136,7 @@ describe('core/memory', () => {
         'In-memory extents: 0.9 MB / 1 MB (91.6%)',
         'Blob content: 585.9 KB (600,000 bytes)',
         'Queue messages: 351.6 KB (360,000 bytes)',
-        'Limit: 1 MB (1,048,576 bytes) — azurite.extentMemoryLimit',
+        'Limit: 1 MB (1,048,576 bytes) — from azurite.extentMemoryLimit',
         'Table entities and metadata are kept outside the extent store and are not counted against the limit.',
       ]);
     });
@@ -144,10 +145,21 @@ describe('core/memory', () => {
       const lines = describeMemory({ blobBytes: 0, queueBytes: 0, usedBytes: 0, limitBytes: 8 * 1024 ** 3, isDefaultLimit: true });
       assert.equal(
         lines[3],
-        "Limit: 8 GB (8,589,934,592 bytes) — Azurite's default, 50% of total memory (set azurite.extentMemoryLimit to change it)",
+        "Limit: 8 GB (8,589,934,592 bytes) — Azurite's default, 50% of total memory (azurite.extentMemoryLimit is unset)",
       );
       assert.equal(lines[0], 'In-memory extents: 0 B / 8 GB (0%)');
       assert.ok(lines.some((l) => /table entities .* not counted/i.test(l)));
+    });
+  });
+
+  describe('describeLimitSource', () => {
+    it('says when the setting asks for a limit that is not in force, instead of calling it unset or in force', () => {
+      const base = { blobBytes: 0, queueBytes: 3 * 1024 ** 3, usedBytes: 3 * 1024 ** 3, limitBytes: 8 * 1024 ** 3 };
+      assert.equal(describeLimitSource({ ...base, isDefaultLimit: true, refusedSetting: { bytes: 1024 ** 3 } }),
+        "Azurite's default, 50% of total memory; azurite.extentMemoryLimit asks for 1 GB, not in force while more is in memory");
+      assert.equal(describeLimitSource({ ...base, isDefaultLimit: false, refusedSetting: { bytes: undefined } }),
+        "from an earlier azurite.extentMemoryLimit; azurite.extentMemoryLimit is unset now (Azurite's default), not in force while more is in memory");
+      assert.equal(describeLimitSource({ ...base, isDefaultLimit: false }), 'from azurite.extentMemoryLimit');
     });
   });
 

@@ -51,7 +51,7 @@ describe('core/memoryPage', () => {
       samples: [], now: 0, warningThreshold: 80, cspSource: 'vscode-resource:',
     });
     assert.match(html, /<h1 id="headline" class="level-warning">In-memory extents: 0\.9 MB \/ 1 MB \(90%\)<\/h1>/);
-    assert.match(html, /Azurite&#39;s default: 50% of total memory/);
+    assert.match(html, /Azurite&#39;s default, 50% of total memory \(azurite.extentMemoryLimit is unset\)/);
     assert.match(html, /id="metadata-bytes">2 KB \(2,048 bytes\)/);
     assert.match(html, /var\(--vscode-charts-blue\)/);
     assert.match(html, /Content-Security-Policy" content="default-src 'none'; style-src vscode-resource: 'unsafe-inline';"/);

@@ -210,10 +210,12 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     const [refused] = await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 1 }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
     assert.equal(refused?.reason, 'memoryLimit');
     assert.equal(emulator.memoryReport().limitBytes, 64 * MiB);
+    assert.deepEqual(emulator.memoryReport().refusedSetting, { bytes: 1 * MiB }, 'the report says what the setting asks for');
     assert.deepEqual(await emulator.stop('blob'), { ok: true });
     assert.equal(emulator.memoryReport().limitBytes, 64 * MiB, 'Queue still runs in memory: the store is not the stopped one\'s alone');
     assert.deepEqual(await emulator.stop('queue'), { ok: true });
     assert.equal(emulator.memoryReport().limitBytes, 1 * MiB, 'the store is empty: the setting applies');
+    assert.equal(emulator.memoryReport().refusedSetting, undefined);
     assert.equal((await emulator.memoryReportNow()).limitBytes, 1 * MiB, 'in the engine too');
 
     // The same after an engine crash (Table keeps the engine running until then).
