@@ -729,6 +729,30 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual(filesOf(second), filesOf(first));
   });
 
+  it('exports and imports blobs named with carriage returns under their true names, beside one literally named "&#xD;"', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const docs = sdkClients(emulator).blob().getContainerClient('docs');
+    await docs.create();
+    // The service lists a CR as `&#xD;` and a literal "&#xD;" as `&amp;#xD;`; the SDK decodes neither reference.
+    const contents: Record<string, string> = { 'x\ry': 'a carriage return', 'x&#xD;y': 'a literal reference', 'crlf\r\n.txt': 'CRLF', 'dir\r/inner.txt': 'in a folder named with a CR', '&#13;\r': 'both', 'tab\tand\nlf': 'tab and LF' };
+    for (const [name, text] of Object.entries(contents)) await docs.getBlockBlobClient(name).uploadData(Buffer.from(text));
+    const data = dataClients(emulator);
+    const blobsIn = async (folder: string): Promise<Record<string, string>> =>
+      Object.fromEntries((await readSnapshot(folder)).containers[0]!.blobs.map((b) => [b.entry.name, fs.readFileSync(b.file, 'utf8')]));
+    const first = tempDir('snap-cr-');
+    const counts = await exportSnapshot(data, first);
+    assert.equal(counts.blobs, 6);
+    assert.deepEqual(await blobsIn(first), contents);
+
+    await resetAccount(data, undefined);
+    await importSnapshot(data, await readSnapshot(first), tempDir('scratch-'));
+    for (const [name, text] of Object.entries(contents)) assert.equal((await docs.getBlobClient(name).downloadToBuffer()).toString(), text, JSON.stringify(name));
+    assert.equal((await blobNamesOf(emulator, 'docs')).length, 6);
+    const second = tempDir('snap-cr-');
+    await exportSnapshot(data, second);
+    assert.deepEqual(filesOf(second), filesOf(first));
+  });
+
   it('exports queue messages without copying their content, all visible again', async () => {
     const emulator = await running({ inMemoryPersistence: true });
     const queue = sdkClients(emulator).queue().getQueueClient('jobs');
