@@ -742,6 +742,7 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     const first = tempDir('snap-cr-');
     const counts = await exportSnapshot(data, first);
     assert.equal(counts.blobs, 6);
+    assert.equal(counts.unreadBlobs, undefined);
     assert.deepEqual(await blobsIn(first), contents);
 
     await resetAccount(data, undefined);
@@ -751,6 +752,23 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     const second = tempDir('snap-cr-');
     await exportSnapshot(data, second);
     assert.deepEqual(filesOf(second), filesOf(first));
+  });
+
+  it('an export names a blob it could not read under the name the listing gave, rather than counting it as deleted', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const docs = sdkClients(emulator).blob().getContainerClient('docs');
+    await docs.create();
+    await docs.getBlockBlobClient('x\ry').uploadData(Buffer.from('a carriage return'));
+    await docs.getBlockBlobClient('plain').uploadData(Buffer.from('plain'));
+    // A blob client without the data clients' listing policy reads "x\ry" as "x&#xD;y", a name no blob has.
+    const data = dataClients(emulator);
+    const plain = new BlobServiceClient(data.endpoints.blob!, new BlobSharedKeyCredential(data.endpoints.accountName, data.endpoints.accountKey));
+    const counts = await exportSnapshot({ ...data, blob: plain }, tempDir('export-'));
+    assert.equal(counts.blobs, 1);
+    assert.deepEqual(counts.unreadBlobs, ['docs/x&#xD;y']);
+    assert.equal(describeCounts(counts, ['blob']),
+      '1 container (1 blob, 0.0 KB); 1 blob left out: "docs/x&#xD;y" was listed, but no blob of that name was there when read (deleted meanwhile, or a name the listing could not carry)');
+    assert.equal(describeCounts(counts, ['queue']), '0 queues (0 messages)');
   });
 
   it('exports queue messages without copying their content, all visible again', async () => {
