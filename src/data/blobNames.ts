@@ -161,3 +161,19 @@ export function blobListingPolicy(): PipelinePolicy {
   };
 }
 
+/**
+ * The error to give for a List Blobs that failed, when Azurite's answer says it could not write the
+ * listing: HTTP 500. Azurite answers so (with an empty body) when a blob's name holds a character
+ * XML 1.0 cannot carry, which its XML writer refuses (xmlbuilder 11 `assertLegalChar`: a C0 control
+ * other than tab, LF and CR, U+FFFE, U+FFFF); no client can then list the container.
+ * @param container the container listed
+ * @param err what the SDK threw
+ * @returns an Error that names the container and that likely cause (the SDK's error as `cause`,
+ *   its `statusCode` kept), or undefined for any other failure
+ */
+export function unlistableContainerError(container: string, err: unknown): Error | undefined {
+  if ((err as { statusCode?: unknown } | undefined)?.statusCode !== 500) return undefined;
+  return Object.assign(new Error(`Azurite could not list the blobs of container ${container} (500 Internal Server Error). ` +
+    'It fails so when a blob\'s name holds a character XML cannot carry (a control character other than tab, line feed and carriage return, U+FFFE or U+FFFF): ' +
+    'delete that blob with a client that names it, then try again.', { cause: err }), { statusCode: 500 });
+}

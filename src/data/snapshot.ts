@@ -21,6 +21,7 @@ import {
 import { servicesOf, type StorageClients } from './clients';
 import { downloadToFile, isNotFound, messageOf, pool, readLines, tracker, writeLines } from './work';
 import { messageTextOf } from './queueText';
+import { unlistableContainerError } from './blobNames';
 
 /** A blob of a snapshot: its description and where its content is (an absolute path). */
 export interface SnapshotBlob {
@@ -398,7 +399,9 @@ export async function isServiceEmpty(clients: StorageClients, kind: ServiceKind)
  * ./blobNames.ts). A blob deleted after the listing is left out; one whose listed name holds a
  * character reference is also named in the result's `unreadBlobs`.
  * @returns the counts written
- * @throws RestError from the SDKs; AbortError when `options.signal` aborts
+ * @throws RestError from the SDKs; an Error naming the container and the likely cause when Azurite
+ *   cannot write a container's listing (a name with a character XML cannot carry:
+ *   `unlistableContainerError` of ./blobNames.ts); AbortError when `options.signal` aborts
  */
 export async function exportSnapshot(clients: StorageClients, folder: string, options: ExportOptions = {}): Promise<DataCounts> {
   const counts: DataCounts = { containers: 0, blobs: 0, bytes: 0, queues: 0, messages: 0, tables: 0, entities: 0 };
@@ -423,22 +426,27 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         const container = clients.blob.getContainerClient(c.name);
         const blobs: BlobEntry[] = [];
         const sizes: number[] = [];
-        for await (const b of container.listBlobsFlat({ includeMetadata: true, abortSignal: options.signal })) {
-          // Its download would fetch another blob's content under its name.
-          const unreachable = unreachableBlobName(b.name);
-          if (unreachable !== undefined) throw new Error(`in container ${c.name} the ${unreachable}. Delete it with a client that sends its path as it is (curl --path-as-is), then try again`);
-          const p = b.properties;
-          blobs.push(withoutUndefined({
-            name: b.name,
-            type: (p.blobType ?? 'BlockBlob') as BlobEntry['type'],
-            contentType: p.contentType,
-            contentEncoding: p.contentEncoding || undefined,
-            contentLanguage: p.contentLanguage || undefined,
-            contentDisposition: p.contentDisposition || undefined,
-            cacheControl: p.cacheControl || undefined,
-            metadata: b.metadata,
-          }));
-          sizes.push(p.contentLength ?? 0);
+        try {
+          for await (const b of container.listBlobsFlat({ includeMetadata: true, abortSignal: options.signal })) {
+            // Its download would fetch another blob's content under its name.
+            const unreachable = unreachableBlobName(b.name);
+            if (unreachable !== undefined) throw new Error(`in container ${c.name} the ${unreachable}. Delete it with a client that sends its path as it is (curl --path-as-is), then try again`);
+            const p = b.properties;
+            blobs.push(withoutUndefined({
+              name: b.name,
+              type: (p.blobType ?? 'BlockBlob') as BlobEntry['type'],
+              contentType: p.contentType,
+              contentEncoding: p.contentEncoding || undefined,
+              contentLanguage: p.contentLanguage || undefined,
+              contentDisposition: p.contentDisposition || undefined,
+              cacheControl: p.cacheControl || undefined,
+              metadata: b.metadata,
+            }));
+            sizes.push(p.contentLength ?? 0);
+          }
+        } catch (err) {
+          // A name Azurite cannot write into the listing fails it with a bare 500: say what that likely is.
+          throw unlistableContainerError(c.name, err) ?? err;
         }
         const files = blobFiles(c.name, blobs.map((b) => b.name));
         progress.addTotal(blobs.length);

@@ -125,6 +125,14 @@ describe('Storage view data (real engine, real SDKs)', function () {
     assert.equal((await readBlob(data, 'docs', 'x&#xD;y')).content.toString(), 'content of x&#xD;y');
   });
 
+  it('says why a container that holds a blob named with a control character cannot be listed', async () => {
+    const emulator = await running();
+    const ctl = sdkClients(emulator).blob().getContainerClient('ctl');
+    await ctl.create();
+    await ctl.getBlockBlobClient('a\x01b').uploadData(Buffer.from('x'));
+    await assert.rejects(listBlobs(dataClients(emulator), 'ctl', ''), /^Error: Azurite could not list the blobs of container ctl \(500 Internal Server Error\)\. It fails so when a blob's name holds a character XML cannot carry/);
+  });
+
   it('uploads files and bytes with a content type from the name, including an empty file', async () => {
     const emulator = await running();
     await sdkClients(emulator).blob().getContainerClient('uploads').create();

@@ -771,6 +771,19 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.equal(describeCounts(counts, ['queue']), '0 queues (0 messages)');
   });
 
+  it('an export of a container Azurite cannot list (a blob named with a control character) fails naming the container and why', async () => {
+    const emulator = await running({ inMemoryPersistence: true });
+    const ctl = sdkClients(emulator).blob().getContainerClient('ctl');
+    await ctl.create();
+    // Put Blob takes the name; Azurite's XML writer then refuses it in every listing (HTTP 500).
+    await ctl.getBlockBlobClient('a\x01b').uploadData(Buffer.from('x'));
+    await assert.rejects(exportSnapshot(dataClients(emulator), tempDir('export-')), (err: Error & { statusCode?: number }) => {
+      assert.match(err.message, /^Azurite could not list the blobs of container ctl \(500 Internal Server Error\)\. It fails so when a blob's name holds a character XML cannot carry/);
+      assert.equal(err.statusCode, 500);
+      return true;
+    });
+  });
+
   it('exports queue messages without copying their content, all visible again', async () => {
     const emulator = await running({ inMemoryPersistence: true });
     const queue = sdkClients(emulator).queue().getQueueClient('jobs');
