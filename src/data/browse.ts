@@ -12,6 +12,7 @@ import type { BlobClient } from '@azure/storage-blob';
 import { decodedBase64Text } from '../core/messageText';
 import { unreachableBlobName } from '../core/snapshotFormat';
 import type { StorageClients } from './clients';
+import { unlistableContainerError } from './blobNames';
 import { messageTextOf } from './queueText';
 import type { DataOptions } from './snapshot';
 import { downloadToFile, messageOf, pool, tracker } from './work';
@@ -129,13 +130,21 @@ export async function listContainers(clients: StorageClients, continuation?: str
 
 /**
  * One page of a container's blobs and virtual folders directly under `prefix` (folders by `/`, as
- * List Blobs with a delimiter gives them), folders first as the service returns them.
+ * List Blobs with a delimiter gives them), folders first as the service returns them. Names are
+ * true, a carriage return included (the blob client's listing policy, ./blobNames.ts).
  * @param prefix '' for the container's top, else a folder's name ending with `/`
+ * @throws the SDK's RestError on a failed request; an Error that names the likely cause when Azurite
+ *   could not write the listing (500: a name with a character XML cannot carry; `unlistableContainerError`)
  */
 export async function listBlobs(clients: StorageClients, container: string, prefix: string, continuation?: string, pageSize = PAGE_SIZE): Promise<Page<BlobInfo | FolderInfo>> {
   const client = service(clients.blob, 'Blob').getContainerClient(container);
   const pages = client.listBlobsByHierarchy('/', prefix !== '' ? { prefix } : {}).byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) });
-  const page = await pages.next();
+  let page: Awaited<ReturnType<typeof pages.next>>;
+  try {
+    page = await pages.next();
+  } catch (err) {
+    throw unlistableContainerError(container, err) ?? err;
+  }
   if (page.done === true) return { items: [] };
   const segment = page.value.segment;
   const folders: FolderInfo[] = (segment.blobPrefixes ?? []).map((p) => ({ kind: 'folder', name: p.name }));

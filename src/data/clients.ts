@@ -4,13 +4,14 @@
  * so the same code serves our engine and an Azurite that runs elsewhere.
  * No vscode here; this module and its SDKs are bundled into dist/data.js, loaded on first use.
  */
-import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
+import { BlobServiceClient, StorageSharedKeyCredential, type StoragePipelineOptions } from '@azure/storage-blob';
 import { newPipeline as newQueuePipeline, QueueServiceClient, StorageSharedKeyCredential as QueueSharedKeyCredential } from '@azure/storage-queue';
 import { AzureNamedKeyCredential, TableClient, TableServiceClient } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
 import { DEV_ACCOUNT, endpointUrl, type ClientAddress, type StorageAccount } from '../core/connectionString';
 import { wholeDoublePolicy } from './tableDoubles';
 import { characterReferencePolicy } from './queueText';
+import { blobListingPolicy } from './blobNames';
 
 /**
  * Where an account's services are: path-style endpoint URLs that include the account
@@ -55,11 +56,29 @@ export const RETRY_DELAY_MS = 200;
 export const RETRY_MAX_DELAY_MS = 2000;
 
 /**
+ * A BlobServiceClient whose listings give true blob names: its pipeline has
+ * {@link blobListingPolicy} (./blobNames.ts) after the Retry phase, where it sees each raw List Blobs
+ * answer before the SDK parses it. The pipeline is the client's own (`storageClientContext`, a
+ * core-client ServiceClient): the SDK keeps it on the storage Pipeline it was made from, and every
+ * container and blob client got from this one (`getContainerClient`, …) reuses it.
+ * (`additionalPolicies` cannot place it: the blob SDK hands them to core-client twice, once when it
+ * builds the pipeline and once more in the ServiceClient it makes from it, and the pipeline then
+ * refuses to run with a policy name twice.)
+ */
+class TrueNamesBlobServiceClient extends BlobServiceClient {
+  constructor(url: string, credential: StorageSharedKeyCredential, options: StoragePipelineOptions) {
+    super(url, credential, options);
+    this.storageClientContext.pipeline.addPolicy(blobListingPolicy(), { afterPhase: 'Retry' });
+  }
+}
+
+/**
  * Makes the clients. The table clients allow http (`allowInsecureConnection`), as an emulator on
  * loopback is; the blob and queue SDKs allow it by default. A table client keeps a whole-number
  * Edm.Double a Double when it reads entities (./tableDoubles.ts). The queue client keeps the
  * characters that the service writes as numeric character references in a message's text, to be
- * read with `messageTextOf` (./queueText.ts). Every client tries a request {@link REQUEST_TRIES} times.
+ * read with `messageTextOf` (./queueText.ts). The blob client lists blob names as they are, a
+ * carriage return included (./blobNames.ts). Every client tries a request {@link REQUEST_TRIES} times.
  * @param endpoints the account's endpoints and key
  */
 export function storageClients(endpoints: StorageEndpoints): StorageClients {
@@ -85,7 +104,7 @@ export function storageClients(endpoints: StorageEndpoints): StorageClients {
   }
   return {
     endpoints,
-    blob: endpoints.blob !== undefined ? new BlobServiceClient(endpoints.blob, blobCredential, { ...storageOptions, ...tls('blob') }) : undefined,
+    blob: endpoints.blob !== undefined ? new TrueNamesBlobServiceClient(endpoints.blob, blobCredential, { ...storageOptions, ...tls('blob') }) : undefined,
     queue,
     table: table !== undefined ? new TableServiceClient(table, tableCredential, tableOptions) : undefined,
     tableClient: (name) => (table !== undefined ? new TableClient(table, name, tableCredential, entityOptions) : undefined),

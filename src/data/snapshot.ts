@@ -21,6 +21,7 @@ import {
 import { servicesOf, type StorageClients } from './clients';
 import { downloadToFile, isNotFound, messageOf, pool, readLines, tracker, writeLines } from './work';
 import { messageTextOf } from './queueText';
+import { unlistableContainerError } from './blobNames';
 
 /** A blob of a snapshot: its description and where its content is (an absolute path). */
 export interface SnapshotBlob {
@@ -47,7 +48,21 @@ export interface DataCounts {
   messages: number;
   tables: number;
   entities: number;
+  /**
+   * Export only, and only when there are any: the blobs (`<container>/<name>`, sorted) that the
+   * listing named but that no blob of that name held when the export read them (404), where the
+   * listed name holds a numeric character reference (`&#xD;`, `&#13;`). Such a blob may have been
+   * deleted meanwhile, or its true name may be one the listing could not carry (./blobNames.ts
+   * reads every name Azurite writes; another server's might not): left out of the snapshot either
+   * way, and named by {@link describeCounts} rather than counted silently as deleted.
+   */
+  unreadBlobs?: string[];
 }
+
+/** A numeric character reference (`&#xD;`, `&#13;`) in a name as the SDK listed it. */
+const LISTED_REFERENCE = /&#(?:x[0-9A-Fa-f]+|[0-9]+);/;
+/** The most names of {@link DataCounts.unreadBlobs} a message lists. */
+const UNREAD_NAMES_SHOWN = 5;
 
 /** Progress of a long operation: `done` of `total` items (blobs, messages, entities), and what is being done. */
 export interface DataProgress {
@@ -150,6 +165,9 @@ export function snapshotCounts(s: Snapshot): DataCounts {
 /**
  * The counts of the services in `kinds` (default all three, in that order), for a notification or
  * a log line: "3 containers (1,000 blobs, 50.0 MB), 1 queue (20 messages), 2 tables (10,000 entities)".
+ * An export's {@link DataCounts.unreadBlobs} follow, named (the first five): "…; 1 blob left out:
+ * "docs/a&#xD;b" was listed, but no blob of that name was there when read (deleted meanwhile, or a
+ * name the listing could not carry)".
  */
 export function describeCounts(c: DataCounts, kinds: readonly ServiceKind[] = ['blob', 'queue', 'table']): string {
   const n = (k: number, one: string, many = `${one}s`): string => `${k.toLocaleString('en-US')} ${k === 1 ? one : many}`;
@@ -159,7 +177,12 @@ export function describeCounts(c: DataCounts, kinds: readonly ServiceKind[] = ['
     queue: `${n(c.queues, 'queue')} (${n(c.messages, 'message')})`,
     table: `${n(c.tables, 'table')} (${n(c.entities, 'entity', 'entities')})`,
   };
-  return (['blob', 'queue', 'table'] as const).filter((k) => kinds.includes(k)).map((k) => parts[k]).join(', ');
+  const counts = (['blob', 'queue', 'table'] as const).filter((k) => kinds.includes(k)).map((k) => parts[k]).join(', ');
+  const unread = kinds.includes('blob') ? c.unreadBlobs ?? [] : [];
+  if (unread.length === 0) return counts;
+  const shown = unread.slice(0, UNREAD_NAMES_SHOWN).map((name) => JSON.stringify(name)).join(', ');
+  const more = unread.length > UNREAD_NAMES_SHOWN ? ` and ${(unread.length - UNREAD_NAMES_SHOWN).toLocaleString('en-US')} more` : '';
+  return `${counts}; ${n(unread.length, 'blob')} left out: ${shown}${more} ${unread.length === 1 ? 'was' : 'were'} listed, but no blob of that name was there when read (deleted meanwhile, or a name the listing could not carry)`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -372,8 +395,13 @@ export async function isServiceEmpty(clients: StorageClients, kind: ServiceKind)
  * Queue messages are read by receiving them (the REST API peeks at most 32) and made visible again
  * once the whole queue has been read, their content untouched (no new extent): each exported message's dequeue count rises by
  * one, and messages a consumer holds invisible at that moment are not exported.
+ * Blob names are listed as they are, a carriage return included (the blob client's listing policy,
+ * ./blobNames.ts). A blob deleted after the listing is left out; one whose listed name holds a
+ * character reference is also named in the result's `unreadBlobs`.
  * @returns the counts written
- * @throws RestError from the SDKs; AbortError when `options.signal` aborts
+ * @throws RestError from the SDKs; an Error naming the container and the likely cause when Azurite
+ *   cannot write a container's listing (a name with a character XML cannot carry:
+ *   `unlistableContainerError` of ./blobNames.ts); AbortError when `options.signal` aborts
  */
 export async function exportSnapshot(clients: StorageClients, folder: string, options: ExportOptions = {}): Promise<DataCounts> {
   const counts: DataCounts = { containers: 0, blobs: 0, bytes: 0, queues: 0, messages: 0, tables: 0, entities: 0 };
@@ -398,22 +426,27 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         const container = clients.blob.getContainerClient(c.name);
         const blobs: BlobEntry[] = [];
         const sizes: number[] = [];
-        for await (const b of container.listBlobsFlat({ includeMetadata: true, abortSignal: options.signal })) {
-          // Its download would fetch another blob's content under its name.
-          const unreachable = unreachableBlobName(b.name);
-          if (unreachable !== undefined) throw new Error(`in container ${c.name} the ${unreachable}. Delete it with a client that sends its path as it is (curl --path-as-is), then try again`);
-          const p = b.properties;
-          blobs.push(withoutUndefined({
-            name: b.name,
-            type: (p.blobType ?? 'BlockBlob') as BlobEntry['type'],
-            contentType: p.contentType,
-            contentEncoding: p.contentEncoding || undefined,
-            contentLanguage: p.contentLanguage || undefined,
-            contentDisposition: p.contentDisposition || undefined,
-            cacheControl: p.cacheControl || undefined,
-            metadata: b.metadata,
-          }));
-          sizes.push(p.contentLength ?? 0);
+        try {
+          for await (const b of container.listBlobsFlat({ includeMetadata: true, abortSignal: options.signal })) {
+            // Its download would fetch another blob's content under its name.
+            const unreachable = unreachableBlobName(b.name);
+            if (unreachable !== undefined) throw new Error(`in container ${c.name} the ${unreachable}. Delete it with a client that sends its path as it is (curl --path-as-is), then try again`);
+            const p = b.properties;
+            blobs.push(withoutUndefined({
+              name: b.name,
+              type: (p.blobType ?? 'BlockBlob') as BlobEntry['type'],
+              contentType: p.contentType,
+              contentEncoding: p.contentEncoding || undefined,
+              contentLanguage: p.contentLanguage || undefined,
+              contentDisposition: p.contentDisposition || undefined,
+              cacheControl: p.cacheControl || undefined,
+              metadata: b.metadata,
+            }));
+            sizes.push(p.contentLength ?? 0);
+          }
+        } catch (err) {
+          // A name Azurite cannot write into the listing fails it with a bare 500: say what that likely is.
+          throw unlistableContainerError(c.name, err) ?? err;
         }
         const files = blobFiles(c.name, blobs.map((b) => b.name));
         progress.addTotal(blobs.length);
@@ -431,6 +464,10 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
           }
           progress.step(`Exporting blob ${c.name}/${b.name}`);
         });
+        // A listed name with a character reference may be one the listing could not carry, not a
+        // deleted blob: the result names it.
+        const unread = [...gone].filter((name) => LISTED_REFERENCE.test(name)).sort().map((name) => `${c.name}/${name}`);
+        if (unread.length > 0) (counts.unreadBlobs ??= []).push(...unread);
         const written = blobs.filter((b) => !gone.has(b.name));
         await writeLines(path.join(dir, `${c.name}.blobs.jsonl`), blobEntryLines(c.name, written.map((b) => ({ ...b, file: files.get(b.name)! }))));
         const containerJson = printContainerEntry(withoutUndefined({ metadata: c.metadata, publicAccess: c.properties.publicAccess }));

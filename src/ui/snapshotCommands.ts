@@ -243,7 +243,8 @@ export class SnapshotCommands {
       // Inside: dist/data.js missing or broken (a damaged install) is a failure to show, not a rejection.
       const data = this.data();
       const counts = await withDelayedProgress('Exporting a snapshot', true, (options) => data.exportSnapshot(this.targetClients(kinds), folder, options));
-      void notify('info', `Snapshot exported to ${folder}: ${data.describeCounts(counts, kinds)}.`);
+      // Blobs left out under a name no blob had (DataCounts.unreadBlobs) make it a warning.
+      void notify(counts.unreadBlobs !== undefined && counts.unreadBlobs.length > 0 ? 'warning' : 'info', `Snapshot exported to ${folder}: ${data.describeCounts(counts, kinds)}.`);
       return { ok: true };
     } catch (err) {
       return this.show(this.dataFailure('Export failed', folder, err));

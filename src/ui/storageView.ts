@@ -20,7 +20,7 @@ import { COMMANDS } from '../core/commandIds';
 import { formatBytes } from '../core/memory';
 import { describeRestError } from '../core/restErrors';
 import { blobMtime, editorFor } from '../core/blobEditor';
-import { blobTooltipMarkdown } from '../core/storageTooltip';
+import { blobTooltipMarkdown, visibleName } from '../core/storageTooltip';
 import { entityDocument } from '../core/snapshotFormat';
 import type { ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
@@ -739,13 +739,13 @@ function treeItem(node: StorageNode): vscode.TreeItem {
       item.tooltip = node.bytes !== undefined ? `Container ${node.name}: ${formatBytes(node.bytes)} of blob content held by the engine` : `Container ${node.name}`;
       break;
     case 'folder':
-      item = new vscode.TreeItem(node.prefix.slice(0, -1).split('/').pop() || '/', C.Collapsed);
+      item = new vscode.TreeItem(visibleName(node.prefix.slice(0, -1).split('/').pop() || '/'), C.Collapsed);
       item.iconPath = vscode.ThemeIcon.Folder;
-      item.tooltip = `Virtual folder ${node.prefix} (blob names that start with it)`;
+      item.tooltip = `Virtual folder ${visibleName(node.prefix)} (blob names that start with it)`;
       break;
     case 'blob': {
       const b = node.info;
-      item = new vscode.TreeItem(b.name.split('/').pop() || b.name, C.None);
+      item = new vscode.TreeItem(visibleName(b.name.split('/').pop() || b.name), C.None);
       item.resourceUri = blobUri(node.account, node.container, b.name);
       item.description = [formatBytes(b.size), b.contentType, b.lastModified?.toLocaleString()].filter((p) => p !== undefined && p !== '').join(' · ');
       item.tooltip = new vscode.MarkdownString(blobTooltipMarkdown(b));

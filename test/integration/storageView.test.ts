@@ -294,6 +294,37 @@ describe('Storage view', () => {
     assert.deepEqual(folder.children!.map((c) => c.label).sort(), ['logs/', 'today.txt']);
   });
 
+  it('shows, opens and deletes a blob named with a carriage return, beside one literally named "&#xD;"', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const cr = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('crnames');
+    await cr.create();
+    // The service lists a CR as `&#xD;` and a literal "&#xD;" as `&amp;#xD;`; the SDK decodes neither reference.
+    await cr.getBlockBlobClient('x\ry.txt').uploadData(Buffer.from('a carriage return'));
+    await cr.getBlockBlobClient('x&#xD;y.txt').uploadData(Buffer.from('a literal reference'));
+    const crId = `${ACCOUNT}/blob/crnames/x\ry.txt`;
+    const literalId = `${ACCOUNT}/blob/crnames/x&#xD;y.txt`;
+    const container = await waitFor('both blobs in the tree', async () => {
+      const c = find(await a.storageTree(), `${ACCOUNT}/blob/crnames`);
+      return c?.children?.length === 2 ? c : undefined;
+    });
+    assert.deepEqual(container.children!.map((c) => [c.id, c.label]), [[crId, 'x␍y.txt'], [literalId, 'x&#xD;y.txt']]);
+
+    await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(crId));
+    const editor = await waitFor('the blob editor', () => (vscode.window.activeTextEditor?.document.uri.scheme === 'azurite-blob' ? vscode.window.activeTextEditor : undefined));
+    assert.equal(editor.document.getText(), 'a carriage return');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+
+    assert.equal(await vscode.commands.executeCommand('azurite.storage.delete', a.storageNode(crId), undefined, { skipConfirmation: true }), 1);
+    assert.equal(await cr.getBlobClient('x\ry.txt').exists(), false);
+    assert.equal((await cr.getBlobClient('x&#xD;y.txt').downloadToBuffer()).toString(), 'a literal reference');
+    await waitFor('only the literal name left in the tree', async () => {
+      const c = find(await a.storageTree(), `${ACCOUNT}/blob/crnames`);
+      return c?.children?.length === 1 && c.children[0]!.id === literalId ? true : undefined;
+    });
+  });
+
   it('a delete or an Open whose service stopped after the item was shown says why in a notification, and the view reloads', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });

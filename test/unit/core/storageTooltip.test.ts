@@ -3,7 +3,7 @@
  * name or content type stays text in the Markdown, never emphasis, a link or an image.
  */
 import * as assert from 'node:assert/strict';
-import { blobTooltipMarkdown } from '../../../src/core/storageTooltip';
+import { blobTooltipMarkdown, visibleName } from '../../../src/core/storageTooltip';
 
 describe('core/storageTooltip', () => {
   it('escapes Markdown in the name and content type; the facts are one per line', () => {
@@ -29,5 +29,11 @@ describe('core/storageTooltip', () => {
     // No bare URL either (GFM autolinks one): its scheme's colon is escaped.
     assert.doesNotMatch(md, /(?<!\\):\/\//);
     assert.deepEqual(md.split('  \n').slice(1).map((l) => l.split(':')[0]), ['0 bytes · blob', 'Content-Type', 'Last modified']);
+  });
+
+  it('shows control characters of a name as their control pictures, and nothing else changed', () => {
+    assert.equal(visibleName('x\ry\r\nz\ttab\u0000\u001f\u007f'), 'x␍y␍␊z␉tab␀␟␡');
+    assert.equal(visibleName('x&#xD;y ü/✓'), 'x&#xD;y ü/✓');
+    assert.equal(blobTooltipMarkdown({ name: 'x\ry', size: 1 }).split('  \n')[0], '**x␍y**');
   });
 });

@@ -93,6 +93,46 @@ describe('Storage view data (real engine, real SDKs)', function () {
     assert.deepEqual(second.items.map((i) => i.name), ['logs/', 'z']);
   });
 
+  it('lists blobs named with carriage returns under their true names beside one literally named "&#xD;", in pages of one, and reads and deletes each', async () => {
+    const emulator = await running();
+    const docs = sdkClients(emulator).blob().getContainerClient('docs');
+    await docs.create();
+    // The service lists a CR as `&#xD;` and a literal "&#xD;" as `&amp;#xD;`; the SDK decodes neither reference.
+    const names = ['a', 'dir\r/inner.txt', 'x\ry', 'x\rz', 'x&#xD;y', 'z'];
+    for (const name of names) await docs.getBlockBlobClient(name).uploadData(Buffer.from(`content of ${name}`));
+    const data = dataClients(emulator);
+    const shown = (items: (BlobInfo | FolderInfo)[]): string[] => items.map((i) => `${i.kind}:${i.name}`);
+
+    assert.deepEqual(shown((await listBlobs(data, 'docs', '')).items), ['folder:dir\r/', 'blob:a', 'blob:x\ry', 'blob:x\rz', 'blob:x&#xD;y', 'blob:z']);
+    assert.deepEqual(shown((await listBlobs(data, 'docs', 'dir\r/')).items), ['blob:dir\r/inner.txt']);
+    // A page that ends with a name holding a CR continues after that name, not after its literal spelling.
+    const paged: string[] = [];
+    let continuation: string | undefined;
+    do {
+      const page = await listBlobs(data, 'docs', '', continuation, 1);
+      paged.push(...shown(page.items));
+      continuation = page.continuation;
+    } while (continuation !== undefined);
+    assert.deepEqual(paged, ['blob:a', 'folder:dir\r/', 'blob:x\ry', 'blob:x\rz', 'blob:x&#xD;y', 'blob:z']);
+
+    for (const name of ['x\ry', 'x&#xD;y', 'dir\r/inner.txt']) {
+      assert.equal((await readBlob(data, 'docs', name)).content.toString(), `content of ${name}`);
+      assert.equal((await statBlob(data, 'docs', name)).size, `content of ${name}`.length);
+    }
+    await deleteItem(data, { kind: 'blob', container: 'docs', name: 'x\ry' });
+    await deleteItem(data, { kind: 'blob', container: 'docs', name: 'dir\r/inner.txt' });
+    assert.deepEqual(shown((await listBlobs(data, 'docs', '')).items), ['blob:a', 'blob:x\rz', 'blob:x&#xD;y', 'blob:z']);
+    assert.equal((await readBlob(data, 'docs', 'x&#xD;y')).content.toString(), 'content of x&#xD;y');
+  });
+
+  it('says why a container that holds a blob named with a control character cannot be listed', async () => {
+    const emulator = await running();
+    const ctl = sdkClients(emulator).blob().getContainerClient('ctl');
+    await ctl.create();
+    await ctl.getBlockBlobClient('a\x01b').uploadData(Buffer.from('x'));
+    await assert.rejects(listBlobs(dataClients(emulator), 'ctl', ''), /^Error: Azurite could not list the blobs of container ctl \(500 Internal Server Error\)\. It fails so when a blob's name holds a character XML cannot carry/);
+  });
+
   it('uploads files and bytes with a content type from the name, including an empty file', async () => {
     const emulator = await running();
     await sdkClients(emulator).blob().getContainerClient('uploads').create();
