@@ -58,6 +58,11 @@ export class TerminalEnvironment implements vscode.Disposable {
   private readonly subscriptions: { dispose(): void }[];
   /** The folders whose scoped collection holds variables of ours, by URI. */
   private readonly scoped = new Map<string, vscode.WorkspaceFolder>();
+  /**
+   * The WorkspaceFolder each folder's scoped collection was first asked for with, by URI: VS Code's
+   * getScoped makes one collection per URI and keeps that object as its scope (see {@link isStale}).
+   */
+  private readonly scopes = new Map<string, vscode.WorkspaceFolder>();
 
   constructor(
     private readonly collection: vscode.GlobalEnvironmentVariableCollection,
@@ -115,11 +120,11 @@ export class TerminalEnvironment implements vscode.Disposable {
     const theirs = own === undefined ? [] : userVariables(own, folder, platform).filter((name) => added.includes(name));
     const set = added.filter((name) => !theirs.includes(name));
     const key = folder.uri.toString();
-    if (own === undefined || set.length === 0) {
+    if (own === undefined || set.length === 0 || this.isStale(folder)) {
       this.clearFolder(key, folder);
       return;
     }
-    const scoped = this.collection.getScoped({ workspaceFolder: folder });
+    const scoped = this.scopedFor(folder);
     scoped.description = `${[
       `${set.join(' and ')} set in terminals of ${folder.name} too: only its own local.settings.json files count there (${own.description})`,
       ...theirs.map((name) => `${name} not set in terminals of ${folder.name}: ${TERMINAL_ENV_SECTION}.${platform} sets its own`),
@@ -128,10 +133,30 @@ export class TerminalEnvironment implements vscode.Disposable {
     this.scoped.set(key, folder);
   }
 
+  /** `folder`'s scoped collection (VS Code makes it on the first call for the folder's URI and keeps it). */
+  private scopedFor(folder: vscode.WorkspaceFolder): vscode.EnvironmentVariableCollection {
+    const key = folder.uri.toString();
+    if (!this.scopes.has(key)) this.scopes.set(key, folder);
+    return this.collection.getScoped({ workspaceFolder: folder });
+  }
+
+  /**
+   * True when `folder`'s scoped collection would reach another folder's terminals. VS Code (1.139)
+   * keeps, per URI, the collection getScoped made for the first WorkspaceFolder object it was given,
+   * with that object as the scope it sends. The extension host moves a folder's index in place while
+   * the folder stays in the workspace, but a folder removed and added back is a new object, while the
+   * collection keeps the old one and its old index; VS Code matches scoped variables to a terminal by
+   * that index, so they would reach the terminals of whichever folder is now at the old place.
+   */
+  private isStale(folder: vscode.WorkspaceFolder): boolean {
+    const first = this.scopes.get(folder.uri.toString());
+    return first !== undefined && first !== folder && first.index !== folder.index;
+  }
+
   /** Clears the scoped collection of the folder `key` (a folder's URI) when it holds ours. */
   private clearFolder(key: string, folder: vscode.WorkspaceFolder): void {
     if (!this.scoped.delete(key)) return;
-    this.collection.getScoped({ workspaceFolder: folder }).clear();
+    this.scopedFor(folder).clear();
   }
 
   /** Clears every scoped collection of ours. */
@@ -144,7 +169,8 @@ export class TerminalEnvironment implements vscode.Disposable {
    * with the collection (the extension host updates a folder's index in place but sends the collection
    * only when it changes), and clears a scoped collection by index too, which a removed folder's stale
    * one may share with a folder that moved. So every scoped collection is cleared, which sends the
-   * indices now, and set again.
+   * indices now, and set again, except for a folder removed and added back at another place
+   * ({@link isStale}): its terminals get only the global collection's variables until the next window.
    */
   private foldersChanged(): void {
     this.clearScoped();
@@ -158,7 +184,7 @@ export class TerminalEnvironment implements vscode.Disposable {
    *   collection when undefined
    */
   values(folder?: vscode.WorkspaceFolder): Record<string, string | undefined> {
-    const c = folder === undefined ? this.collection : this.collection.getScoped({ workspaceFolder: folder });
+    const c = folder === undefined ? this.collection : this.scopedFor(folder);
     return Object.fromEntries(TERMINAL_VARIABLES.map((n) => [n, c.get(n)?.value]));
   }
 
@@ -167,7 +193,7 @@ export class TerminalEnvironment implements vscode.Disposable {
    * @param folder that folder's scoped collection (undefined when it adds nothing); the global one when undefined
    */
   description(folder?: vscode.WorkspaceFolder): string | undefined {
-    const d = (folder === undefined ? this.collection : this.collection.getScoped({ workspaceFolder: folder })).description;
+    const d = (folder === undefined ? this.collection : this.scopedFor(folder)).description;
     return typeof d === 'string' ? d : d?.value;
   }
 

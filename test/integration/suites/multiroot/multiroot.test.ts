@@ -105,15 +105,16 @@ async function terminalSees(folder: vscode.WorkspaceFolder, variable: string): P
 }
 
 /**
- * Replaces the workspace's second folder with `uri`; resolves once VS Code has confirmed it
- * (onDidChangeWorkspaceFolders). The extension host lists the new folder at once, before the
- * workbench knows it: a terminal opened there meanwhile is not counted in that folder.
+ * Changes the workspace's folders as `vscode.workspace.updateWorkspaceFolders(start, deleteCount,
+ * ...uris)`; resolves once VS Code has confirmed it (onDidChangeWorkspaceFolders). The extension
+ * host lists new folders at once, before the workbench knows them: a terminal opened in one
+ * meanwhile is not counted in it.
  */
-async function replaceSecondFolder(uri: vscode.Uri): Promise<void> {
+async function updateFolders(start: number, deleteCount: number, ...uris: vscode.Uri[]): Promise<void> {
   const changed = new Promise<void>((resolve) => {
     const sub = vscode.workspace.onDidChangeWorkspaceFolders(() => { sub.dispose(); resolve(); });
   });
-  assert.ok(vscode.workspace.updateWorkspaceFolders(1, 1, { uri }));
+  assert.ok(vscode.workspace.updateWorkspaceFolders(start, deleteCount, ...uris.map((uri) => ({ uri }))));
   await changed;
 }
 
@@ -479,8 +480,10 @@ describe('multi-root workspace', () => {
     const writeCloud = (value: string): void => fs.writeFileSync(cloudFile, JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: value } }));
     fs.mkdirSync(cloudApp, { recursive: true });
     writeCloud('DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=cHJvZA==;EndpointSuffix=core.windows.net');
+    // A folder whose project sets its own storage too.
     const spare = path.join(path.dirname(cloud.uri.fsPath), 'spare');
     fs.mkdirSync(spare, { recursive: true });
+    fs.writeFileSync(path.join(spare, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'DefaultEndpointsProtocol=https;AccountName=spare;AccountKey=c3BhcmU=;EndpointSuffix=core.windows.net' } }));
     const none = { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: undefined };
     /** Waits until the global collection and each folder's scoped one (`[folder, values]`) hold these values. */
     const expect = async (what: string, global: Record<string, string | undefined>, ...folders: [vscode.WorkspaceFolder, Record<string, string | undefined>][]): Promise<void> => {
@@ -523,10 +526,20 @@ describe('multi-root workspace', () => {
           [dev, { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: cs }], [cloud, none]);
 
         // The dev folder leaves the workspace: its scoped collection is cleared. Back, it is set again.
-        await replaceSecondFolder(vscode.Uri.file(spare));
-        await expect('the removed folder\'s collection cleared', { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: undefined }, [dev, none]);
+        await updateFolders(1, 1, vscode.Uri.file(spare));
+        const spareFolder = vscode.workspace.workspaceFolders![1]!;
+        await expect('the removed folder\'s collection cleared', { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: undefined }, [dev, none], [spareFolder, none]);
         assert.equal(a.terminalDescription(dev), undefined);
-        await replaceSecondFolder(dev.uri);
+
+        // Added back at another place (third, while spare takes its old place, second): VS Code's
+        // getScoped keeps the collection it made for the folder's first WorkspaceFolder, whose index
+        // stays that of its old place. Nothing is set for it then: set there, it would reach the
+        // terminals of the folder now at that place, spare, whose project sets its own storage.
+        await updateFolders(2, 0, dev.uri);
+        const moved = vscode.workspace.workspaceFolders![2]!;
+        await expect('nothing set for the folder moved', { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: undefined }, [moved, none], [spareFolder, none]);
+        assert.equal(await terminalSees(spareFolder, 'AzureWebJobsStorage'), 'unset');
+        await updateFolders(1, 2, dev.uri);
         const back = vscode.workspace.workspaceFolders![1]!;
         await expect('the dev folder\'s addition back', { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: undefined },
           [back, { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: cs }], [cloud, none]);
@@ -538,7 +551,8 @@ describe('multi-root workspace', () => {
       });
     } finally {
       await vscode.workspace.getConfiguration('azurite').update('terminalEnvironment', undefined, vscode.ConfigurationTarget.Workspace);
-      if (vscode.workspace.workspaceFolders![1]!.uri.toString() !== dev.uri.toString()) await replaceSecondFolder(dev.uri);
+      const folders = vscode.workspace.workspaceFolders!;
+      if (folders.length !== 2 || folders[1]!.uri.toString() !== dev.uri.toString()) await updateFolders(1, folders.length - 1, dev.uri);
       fs.rmSync(spare, { recursive: true, force: true });
     }
   });
