@@ -85,10 +85,13 @@ export interface TestingApi extends ExtensionApi {
   memoryPanelHtml(): string | undefined;
   /** Whether the memory usage view shows, whether a render of it is under way, and how many renders have set its page. */
   memoryPanelRenders(): { readonly visible: boolean; readonly rendering: boolean; readonly count: number };
-  /** The variables integrated terminals get now. */
-  terminalVariables(): Record<string, string | undefined>;
-  /** What the terminals' environment description says now (what was injected and why). */
-  terminalDescription(): string | undefined;
+  /**
+   * The variables integrated terminals get now: the global collection's, or with `folder` what that
+   * workspace folder's scoped collection adds for terminals in it (all undefined when it adds nothing).
+   */
+  terminalVariables(folder?: vscode.WorkspaceFolder): Record<string, string | undefined>;
+  /** What the terminals' environment description says now (what was injected and why): the global collection's, or `folder`'s scoped one's. */
+  terminalDescription(folder?: vscode.WorkspaceFolder): string | undefined;
   /** Whether VS Code keeps the terminals' variables across a window reload (never: the emulator does not outlive its window). */
   terminalVariablesPersist(): boolean;
   /** Reads the workspace's local.settings.json files again (as a file watcher event does); resolves when read. */
@@ -296,8 +299,8 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     emulator,
     statusItems: () => statusBar.snapshot(),
     statusItemsShownBy: () => statusBar.revealedBy,
-    terminalVariables: () => terminal.values(),
-    terminalDescription: () => terminal.description(),
+    terminalVariables: (folder) => terminal.values(folder),
+    terminalDescription: (folder) => terminal.description(folder),
     terminalVariablesPersist: () => context.environmentVariableCollection.persistent,
     rescanLocalSettings: () => connectionEnv.rescan(),
     notifications: () => recordedNotifications(),

@@ -119,6 +119,28 @@ describe('core/localSettings', () => {
     assert.match(unreadable.description, /AzureWebJobsStorage not set: local\.settings\.json could not be read \(Unexpected token\)$/);
   });
 
+  it('a workspace folder\'s decision (some of the files) only adds variables to the workspace\'s, with the same value', () => {
+    // ui/terminalEnvironment.ts sets per folder only what the folder's decision adds: it relies on this.
+    const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;';
+    const uses = [{ kind: 'absent' }, { kind: 'development' }, { kind: 'emulatorAccount', account: 'a1' }, { kind: 'own' }, { kind: 'unknown', reason: 'x' }] as const;
+    const inherited = [{}, { AzureWebJobsStorage: CLOUD }, { AZURE_STORAGE_CONNECTION_STRING: CLOUD }];
+    const files: LocalSettingsFile[] = [];
+    for (const use of uses) for (const storageUse of uses) files.push({ label: `${use.kind}-${storageUse.kind}/local.settings.json`, use, storageUse });
+    for (const env of inherited) {
+      // Every file alone, and every pair, against the workspace of the pair plus a third file each time.
+      for (let i = 0; i < files.length; i++) {
+        for (let j = i; j < files.length; j++) {
+          const folder = i === j ? [files[i]!] : [files[i]!, files[j]!];
+          const folderDecision = decideVariables(cs, { running: ['Blob'] }, folder, env, own).variables;
+          for (const other of [[], [files[(i + j + 1) % files.length]!]]) {
+            const workspace = decideVariables(cs, { running: ['Blob'] }, [...folder, ...other], env, own).variables;
+            for (const [name, value] of Object.entries(workspace)) assert.equal((folderDecision as Record<string, string>)[name], value, `${name} of ${JSON.stringify([...folder, ...other])}`);
+          }
+        }
+      }
+    }
+  });
+
   it('names the services another Azurite serves apart from the running ones', () => {
     const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;';
     const all = decideVariables(cs, { running: [], elsewhere: ['Blob', 'Queue', 'Table'] }, []);

@@ -5,6 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Outcome } from '../../../../src/emulator/serviceManager';
@@ -79,6 +80,42 @@ async function envIn(folder: vscode.WorkspaceFolder, name: string): Promise<Reco
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Opens an integrated terminal whose cwd is `folder` (a Node program, not a shell) and resolves to
+ * the value of `variable` in its environment ('unset' when it has none).
+ */
+async function terminalSees(folder: vscode.WorkspaceFolder, variable: string): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'term-'));
+  const out = path.join(dir, 'value.txt');
+  const terminal = vscode.window.createTerminal({
+    name: `env probe in ${folder.name}`,
+    cwd: folder.uri,
+    shellPath: process.execPath,
+    shellArgs: ['-e', `require('fs').writeFileSync(${JSON.stringify(out)}, process.env[${JSON.stringify(variable)}] ?? 'unset')`],
+    env: { ELECTRON_RUN_AS_NODE: '1' },
+  });
+  try {
+    return await waitFor(`the terminal in ${folder.name} to write ${variable}`, () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : undefined), 30_000);
+  } finally {
+    terminal.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Changes the workspace's folders as `vscode.workspace.updateWorkspaceFolders(start, deleteCount,
+ * ...uris)`; resolves once VS Code has confirmed it (onDidChangeWorkspaceFolders). The extension
+ * host lists new folders at once, before the workbench knows them: a terminal opened in one
+ * meanwhile is not counted in it.
+ */
+async function updateFolders(start: number, deleteCount: number, ...uris: vscode.Uri[]): Promise<void> {
+  const changed = new Promise<void>((resolve) => {
+    const sub = vscode.workspace.onDidChangeWorkspaceFolders(() => { sub.dispose(); resolve(); });
+  });
+  assert.ok(vscode.workspace.updateWorkspaceFolders(start, deleteCount, ...uris.map((uri) => ({ uri }))));
+  await changed;
 }
 
 describe('multi-root workspace', () => {
@@ -432,6 +469,92 @@ describe('multi-root workspace', () => {
       assert.equal((await envIn(first, 'azurite env probe first')).AzureWebJobsStorage, cs, 'the first folder has no file of its own');
       assert.equal((await envIn(second, 'azurite env probe second')).AzureWebJobsStorage, undefined, 'the second folder\'s file sets its own');
     });
+  });
+
+  it('a terminal in a folder whose local.settings.json uses the development storage gets AzureWebJobsStorage though another folder\'s sets its own', async () => {
+    const a = await api();
+    const [cloud, dev] = vscode.workspace.workspaceFolders! as [vscode.WorkspaceFolder, vscode.WorkspaceFolder];
+    const devApp = functionsApp(dev, 'term-dev');
+    const cloudApp = path.join(cloud.uri.fsPath, 'term-cloud');
+    const cloudFile = path.join(cloudApp, 'local.settings.json');
+    const writeCloud = (value: string): void => fs.writeFileSync(cloudFile, JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: value } }));
+    fs.mkdirSync(cloudApp, { recursive: true });
+    writeCloud('DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=cHJvZA==;EndpointSuffix=core.windows.net');
+    // A folder whose project sets its own storage too.
+    const spare = path.join(path.dirname(cloud.uri.fsPath), 'spare');
+    fs.mkdirSync(spare, { recursive: true });
+    fs.writeFileSync(path.join(spare, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'DefaultEndpointsProtocol=https;AccountName=spare;AccountKey=c3BhcmU=;EndpointSuffix=core.windows.net' } }));
+    const none = { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: undefined };
+    /** Waits until the global collection and each folder's scoped one (`[folder, values]`) hold these values. */
+    const expect = async (what: string, global: Record<string, string | undefined>, ...folders: [vscode.WorkspaceFolder, Record<string, string | undefined>][]): Promise<void> => {
+      const now = (): string => JSON.stringify([a.terminalVariables(), ...folders.map(([f]) => a.terminalVariables(f))]);
+      const wanted = JSON.stringify([global, ...folders.map(([, v]) => v)]);
+      await waitFor(what, () => now() === wanted || undefined, 20_000).catch((err: Error) => {
+        throw new Error(`${err.message}: ${now()} instead of ${wanted}`);
+      });
+    };
+    try {
+      await withBlobAndFiles([devApp, cloudApp], async () => {
+        const cs = a.emulator.connectionString();
+        // Workspace-wide, the cloud folder's file keeps AzureWebJobsStorage out; the dev folder's
+        // scoped collection adds it for its terminals.
+        await expect('AzureWebJobsStorage in the dev folder\'s terminals only', { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: undefined },
+          [dev, { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: cs }], [cloud, none]);
+        assert.match(a.terminalDescription() ?? '', /AzureWebJobsStorage not set: [^;]*term-cloud\/local\.settings\.json sets its own/);
+        assert.equal(a.terminalDescription(dev), `AzureWebJobsStorage set in terminals of ${dev.name} too: only its own local.settings.json files count there (AZURE_STORAGE_CONNECTION_STRING and AzureWebJobsStorage for the running Azurite Blob) (Storage Emulators)`);
+        assert.equal(a.terminalDescription(cloud), undefined);
+
+        // Real terminals: VS Code applies the dev folder's scoped collection to one whose cwd is there.
+        assert.equal(await terminalSees(dev, 'AzureWebJobsStorage'), cs);
+        assert.equal(await terminalSees(cloud, 'AzureWebJobsStorage'), 'unset');
+        assert.equal(await terminalSees(dev, 'AZURE_STORAGE_CONNECTION_STRING'), cs, 'the global collection applies there too');
+
+        // The cloud folder's file turns to the development storage: the workspace-wide decision sets
+        // it, and the scoped collection has nothing left to add.
+        writeCloud('UseDevelopmentStorage=true');
+        await expect('AzureWebJobsStorage in every terminal', { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs }, [dev, none], [cloud, none]);
+        assert.equal(a.terminalDescription(dev), undefined);
+        writeCloud('DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=cHJvZA==;EndpointSuffix=core.windows.net');
+        await expect('the dev folder\'s addition back', { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: undefined },
+          [dev, { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: cs }], [cloud, none]);
+
+        // azurite.terminalEnvironment off clears every collection; on again, they come back.
+        await configure({ terminalEnvironment: false });
+        await expect('every collection cleared', none, [dev, none], [cloud, none]);
+        await vscode.workspace.getConfiguration('azurite').update('terminalEnvironment', undefined, vscode.ConfigurationTarget.Workspace);
+        await expect('the dev folder\'s addition back', { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: undefined },
+          [dev, { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: cs }], [cloud, none]);
+
+        // The dev folder leaves the workspace: its scoped collection is cleared. Back, it is set again.
+        await updateFolders(1, 1, vscode.Uri.file(spare));
+        const spareFolder = vscode.workspace.workspaceFolders![1]!;
+        await expect('the removed folder\'s collection cleared', { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: undefined }, [dev, none], [spareFolder, none]);
+        assert.equal(a.terminalDescription(dev), undefined);
+
+        // Added back at another place (third, while spare takes its old place, second): VS Code's
+        // getScoped keeps the collection it made for the folder's first WorkspaceFolder, whose index
+        // stays that of its old place. Nothing is set for it then: set there, it would reach the
+        // terminals of the folder now at that place, spare, whose project sets its own storage.
+        await updateFolders(2, 0, dev.uri);
+        const moved = vscode.workspace.workspaceFolders![2]!;
+        await expect('nothing set for the folder moved', { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: undefined }, [moved, none], [spareFolder, none]);
+        assert.equal(await terminalSees(spareFolder, 'AzureWebJobsStorage'), 'unset');
+        await updateFolders(1, 2, dev.uri);
+        const back = vscode.workspace.workspaceFolders![1]!;
+        await expect('the dev folder\'s addition back', { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: undefined },
+          [back, { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: cs }], [cloud, none]);
+        assert.equal(await terminalSees(back, 'AzureWebJobsStorage'), cs);
+
+        // Stopped: nothing anywhere.
+        await vscode.commands.executeCommand('azurite.close');
+        await expect('every collection cleared once nothing runs', none, [back, none], [cloud, none]);
+      });
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('terminalEnvironment', undefined, vscode.ConfigurationTarget.Workspace);
+      const folders = vscode.workspace.workspaceFolders!;
+      if (folders.length !== 2 || folders[1]!.uri.toString() !== dev.uri.toString()) await updateFolders(1, folders.length - 1, dev.uri);
+      fs.rmSync(spare, { recursive: true, force: true });
+    }
   });
 
   it('past 20 local.settings.json files in one folder, a debug session in another folder gets no AzureWebJobsStorage (its own file may be one the search never returned)', async () => {
