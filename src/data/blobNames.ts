@@ -174,6 +174,6 @@ export function blobListingPolicy(): PipelinePolicy {
 export function unlistableContainerError(container: string, err: unknown): Error | undefined {
   if ((err as { statusCode?: unknown } | undefined)?.statusCode !== 500) return undefined;
   return Object.assign(new Error(`Azurite could not list the blobs of container ${container} (500 Internal Server Error). ` +
-    'It fails so when a blob\'s name holds a character XML cannot carry (a control character other than tab, line feed and carriage return, U+FFFE or U+FFFF): ' +
-    'delete that blob with a client that names it, then try again.', { cause: err }), { statusCode: 500 });
+    'One known cause: a blob whose name holds a character XML cannot carry (a control character other than tab, line feed and carriage return, U+FFFE or U+FFFF). ' +
+    'If one does, delete that blob with a client that names it, then try again.', { cause: err }), { statusCode: 500 });
 }

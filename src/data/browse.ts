@@ -13,7 +13,7 @@ import { decodedBase64Text } from '../core/messageText';
 import { unreachableBlobName } from '../core/snapshotFormat';
 import type { StorageClients } from './clients';
 import { unlistableContainerError } from './blobNames';
-import { messageTextOf } from './queueText';
+import { messageTextOf, unreadableQueueError } from './queueText';
 import type { DataOptions } from './snapshot';
 import { downloadToFile, messageOf, pool, tracker } from './work';
 
@@ -166,10 +166,15 @@ export async function listQueues(clients: StorageClients, continuation?: string,
  * A queue's first messages by Peek Messages (at most {@link PEEK_LIMIT}, the service's limit): they
  * stay in the queue and their dequeue count does not change. The approximate count comes from Get
  * Queue Metadata.
+ * @throws the SDK's RestError on a failed request; an Error that names the likely cause when Azurite
+ *   could not write the messages (500: a character XML cannot carry; `unreadableQueueError`)
  */
 export async function peekMessages(clients: StorageClients, queue: string): Promise<QueuePeek> {
   const client = service(clients.queue, 'Queue').getQueueClient(queue);
-  const [peeked, properties] = await Promise.all([client.peekMessages({ numberOfMessages: PEEK_LIMIT }), client.getProperties()]);
+  const [peeked, properties] = await Promise.all([
+    client.peekMessages({ numberOfMessages: PEEK_LIMIT }).catch((err: unknown) => { throw unreadableQueueError(queue, err) ?? err; }),
+    client.getProperties(),
+  ]);
   return {
     approximateCount: properties.approximateMessagesCount ?? peeked.peekedMessageItems.length,
     messages: peeked.peekedMessageItems.map((m) => {
@@ -447,6 +452,8 @@ async function deleteMessages(clients: StorageClients, queue: string, messageIds
   let why = (id: string): string => `Message ${id} is not among the queue's first ${PEEK_LIMIT} visible messages: another client received or deleted it.`;
   try {
     for (let looked = 0; wanted.size > 0 && looked < PEEK_LIMIT; looked++) {
+      // Peeked first: a receive that meets a message Azurite cannot write hides it and reads as none.
+      await client.peekMessages({ numberOfMessages: 1 }).catch((err: unknown) => { throw unreadableQueueError(queue, err) ?? err; });
       const m = (await client.receiveMessages({ numberOfMessages: 1, visibilityTimeout: HIDE_SECONDS })).receivedMessageItems[0];
       if (m === undefined) break;
       // Held until its delete succeeds: one that fails is made visible again with the others, and reported.

@@ -84,3 +84,22 @@ export function characterReferencePolicy(): RequestPolicyFactory {
     }),
   };
 }
+
+/**
+ * The error to give for a Peek Messages or Get Messages that failed with HTTP 500, which Azurite
+ * answers (with an empty body) when a message's text holds a character XML 1.0 cannot carry: it
+ * stores such a message, then cannot write any answer that holds it (xmlbuilder 11
+ * `assertLegalChar`: a C0 control other than tab, LF and CR, U+FFFE, U+FFFF). A Get Messages hides
+ * the messages before it fails, and the SDK's retry then gets the queue without them: so the data
+ * layer peeks before it receives, and a peek fails every time.
+ * @param queue the queue read
+ * @param err what the SDK threw
+ * @returns an Error naming the queue and that likely cause (the SDK's error as `cause`, its
+ *   `statusCode` kept), or undefined for any other failure
+ */
+export function unreadableQueueError(queue: string, err: unknown): Error | undefined {
+  if ((err as { statusCode?: unknown } | undefined)?.statusCode !== 500) return undefined;
+  return Object.assign(new Error(`Azurite could not read the messages of queue ${queue} (500 Internal Server Error). ` +
+    'One known cause: a message that holds a character XML cannot carry (a control character other than tab, line feed and carriage return, U+FFFE or U+FFFF). ' +
+    'If one does, clear the queue\'s messages (or delete the queue), then try again.', { cause: err }), { statusCode: 500 });
+}

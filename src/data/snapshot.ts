@@ -20,7 +20,7 @@ import {
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
 import { downloadToFile, isNotFound, messageOf, pool, readLines, tracker, writeLines } from './work';
-import { messageTextOf } from './queueText';
+import { messageTextOf, unreadableQueueError } from './queueText';
 import { unlistableContainerError } from './blobNames';
 
 /** A blob of a snapshot: its description and where its content is (an absolute path). */
@@ -519,6 +519,9 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
               });
               options.signal?.throwIfAborted();
             }
+            // Peeked first: a message Azurite cannot write fails a receive only after it hid the
+            // messages, and the SDK's retry then reads the queue as empty (./queueText.ts).
+            await queue.peekMessages({ numberOfMessages: 32 }).catch((err: unknown) => { throw unreadableQueueError(q.name, err) ?? err; });
             const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: visibility });
             if (got.receivedMessageItems.length === 0) break;
             let fresh = 0;

@@ -130,7 +130,15 @@ describe('Storage view data (real engine, real SDKs)', function () {
     const ctl = sdkClients(emulator).blob().getContainerClient('ctl');
     await ctl.create();
     await ctl.getBlockBlobClient('a\x01b').uploadData(Buffer.from('x'));
-    await assert.rejects(listBlobs(dataClients(emulator), 'ctl', ''), /^Error: Azurite could not list the blobs of container ctl \(500 Internal Server Error\)\. It fails so when a blob's name holds a character XML cannot carry/);
+    await assert.rejects(listBlobs(dataClients(emulator), 'ctl', ''), /^Error: Azurite could not list the blobs of container ctl \(500 Internal Server Error\)\. One known cause: a blob whose name holds a character XML cannot carry/);
+  });
+
+  it('says why a queue that holds a message with a control character cannot be peeked', async () => {
+    const emulator = await running();
+    const queue = sdkClients(emulator).queue().getQueueClient('ctl');
+    await queue.create();
+    await queue.sendMessage('a\x01b');
+    await assert.rejects(peekMessages(dataClients(emulator), 'ctl'), /^Error: Azurite could not read the messages of queue ctl \(500 Internal Server Error\)\. One known cause: a message that holds a character XML cannot carry/);
   });
 
   it('uploads files and bytes with a content type from the name, including an empty file', async () => {
