@@ -33,6 +33,11 @@ export class SettingsWatcher implements vscode.Disposable {
    */
   private readonly asked = new Map<ServiceKind, EmulatorOptions>();
   /**
+   * In-memory services the user answered Restart Now for, whose restart waits in the queue (for an
+   * Import, say): a question is not asked about them again, as their data goes anyway.
+   */
+  private readonly restartQueued = new Set<ServiceKind>();
+  /**
    * Services a restart for a settings change stopped and then could not start because of a setting
    * (a port taken: `azurite.blobPort`; a folder not writable: `azurite.location`), with that
    * setting's key and the options the start used: a change of what that failure is about starts
@@ -98,7 +103,7 @@ export class SettingsWatcher implements vscode.Disposable {
     if (only === undefined) this.retryFailedRestarts();
     const kinds = this.emulator.servicesNeedingRestart().filter((k) => only === undefined || only.includes(k));
     if (kinds.length === 0) return;
-    const lossy = kinds.filter((k) => this.emulator.isRunningInMemory(k));
+    const lossy = kinds.filter((k) => this.emulator.isRunningInMemory(k) && !this.restartQueued.has(k));
     if (lossy.length === 0 || readExtensionSettings().restartOnConfigChange) {
       this.queueRestart(kinds);
       return;
@@ -109,7 +114,8 @@ export class SettingsWatcher implements vscode.Disposable {
       const then = this.asked.get(k);
       return then !== undefined && !needsRestart(k, then, options);
     };
-    // Services with their data on disk restart at once, whatever the answer about the others.
+    // Services with their data on disk (or whose restart the user already asked for) restart at
+    // once, whatever the answer about the others.
     const others = kinds.filter((k) => !lossy.includes(k));
     if (others.length > 0) this.queueRestart(others);
     if (lossy.every(asked)) return;
@@ -119,11 +125,13 @@ export class SettingsWatcher implements vscode.Disposable {
       `Azurite settings changed for ${names(lossy)}. Restarting drops the in-memory data of ${names(lossy)}.`,
       'Restart Now', 'Later',
     ).then((choice) => {
-      // The services this question named, with the settings in force when the restart runs. Not
-      // one named only by a newer question still open. They stay marked as asked until they run
-      // with the current settings: a change made while the restart waits (for an Import, say)
-      // does not ask about them again.
-      if (choice === 'Restart Now') this.queueRestart(lossy);
+      // The services this question named, with the settings in force when the restart runs; not
+      // one named only by a newer question still open. While the restart waits (for an Import,
+      // say), a change does not ask about them again.
+      if (choice === 'Restart Now') {
+        for (const k of lossy) this.restartQueued.add(k);
+        this.queueRestart(lossy, lossy);
+      }
     });
   }
 
@@ -175,33 +183,52 @@ export class SettingsWatcher implements vscode.Disposable {
   /**
    * Queues a restart of `kinds`. When its turn comes, only those that still need one restart: two
    * changes in a row queue two restarts, and the first one applies both.
+   * @param answered the in-memory services the user answered Restart Now for ({@link restartQueued}):
+   *   no longer queued once the restart has run; asked about again at the next change when it did
+   *   not run (the folder question dismissed)
    */
-  private queueRestart(kinds: ServiceKind[]): void {
+  private queueRestart(kinds: ServiceKind[], answered: readonly ServiceKind[] = []): void {
     this.restarts = this.restarts.then(async () => {
-      // Over a second of waiting says what it waits for.
-      await withDelayedProgress(`${kinds.map(serviceName).join(', ')} restart for the settings change once the Reset, Import or Export under way is done`, false, this.dataIdle);
-      if (this.emulator.shuttingDown || !this.emulator.servicesNeedingRestart().some((k) => kinds.includes(k))) return;
-      // A restart is a start: first ask what a start asks (which folder of a multi-root workspace
-      // keeps disk data, when none is chosen or it has left the workspace), with the settings read
-      // again. Dismissed: the services go on as they are, and the next change asks again.
-      if (!(await this.deps.prepareStart())) return;
-      // A Reset, Import or Export may have begun meanwhile. Once no data operation runs, the
-      // restarts are queued in the same turn: one that begins later waits for them.
-      await this.dataIdle();
-      const due = this.emulator.servicesNeedingRestart().filter((k) => kinds.includes(k));
-      if (due.length === 0) return;
-      const startedWith = this.emulator.options;
-      const restarting = Promise.all(due.map((k) => this.emulator.restart(k)));
-      await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: `Restarting Azurite ${due.map(serviceName).join(', ')}` },
-        async () => {
-          const outcomes = await restarting;
-          outcomes.forEach((o, i) => this.afterRestart(due[i]!, o, startedWith));
-        },
-      );
+      let ran = false;
+      try {
+        ran = await this.restartNow(kinds);
+      } finally {
+        for (const k of answered) this.restartQueued.delete(k);
+        // Not restarted (the folder question dismissed): the next change asks about them again.
+        if (!ran) for (const k of answered) this.asked.delete(k);
+      }
       // One link that fails (the folder question's state not written, say) must not leave the chain
       // rejected, which would skip every later restart without a word.
     }).catch((err: unknown) => void notify('error', `Azurite: a restart for a settings change failed: ${(err as Error).message}`));
+  }
+
+  /**
+   * The queued restart of `kinds` once its turn has come (see {@link queueRestart}).
+   * @returns false when the folder question that a start asks first was dismissed (nothing restarted)
+   */
+  private async restartNow(kinds: ServiceKind[]): Promise<boolean> {
+    // Over a second of waiting says what it waits for.
+    await withDelayedProgress(`${kinds.map(serviceName).join(', ')} restart for the settings change once the Reset, Import or Export under way is done`, false, this.dataIdle);
+    if (this.emulator.shuttingDown || !this.emulator.servicesNeedingRestart().some((k) => kinds.includes(k))) return true;
+    // A restart is a start: first ask what a start asks (which folder of a multi-root workspace
+    // keeps disk data, when none is chosen or it has left the workspace), with the settings read
+    // again. Dismissed: the services go on as they are, and the next change asks again.
+    if (!(await this.deps.prepareStart())) return false;
+    // A Reset, Import or Export may have begun meanwhile. Once no data operation runs, the
+    // restarts are queued in the same turn: one that begins later waits for them.
+    await this.dataIdle();
+    const due = this.emulator.servicesNeedingRestart().filter((k) => kinds.includes(k));
+    if (due.length === 0) return true;
+    const startedWith = this.emulator.options;
+    const restarting = Promise.all(due.map((k) => this.emulator.restart(k)));
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: `Restarting Azurite ${due.map(serviceName).join(', ')}` },
+      async () => {
+        const outcomes = await restarting;
+        outcomes.forEach((o, i) => this.afterRestart(due[i]!, o, startedWith));
+      },
+    );
+    return true;
   }
 
   dispose(): void {
