@@ -74,6 +74,9 @@ export class Accounts implements vscode.Disposable {
     }
   }
 
+  /** Whether the log has said that `[]` leaves the variable's accounts out (said once, until they are served again). */
+  private saidVariableUnused = false;
+
   private async applyNow(known: () => void): Promise<void> {
     const configuration = vscode.workspace.getConfiguration();
     const parsed = parseAccountNames(configuration.get(ACCOUNTS_SETTING));
@@ -98,9 +101,11 @@ export class Accounts implements vscode.Disposable {
     } else if (!isSet) {
       extra = this.fromEnvironment();
       fromEnvironment = extra.length > 0;
-    } else if ((process.env[ACCOUNTS_VARIABLE] ?? '').trim() !== '' && this.extra.length > 0) {
-      this.log.info(`${ACCOUNTS_SETTING} is []: only devstoreaccount1 is served, not the accounts of the ${ACCOUNTS_VARIABLE} environment variable.`);
+    } else if ((process.env[ACCOUNTS_VARIABLE] ?? '').trim() !== '' && !this.saidVariableUnused) {
+      this.saidVariableUnused = true;
+      this.log.info(`${ACCOUNTS_SETTING} is set to []: only devstoreaccount1 is served, not the accounts of the ${ACCOUNTS_VARIABLE} environment variable (remove the setting to serve them).`);
     }
+    if (fromEnvironment) this.saidVariableUnused = false;
     const before = JSON.stringify(this.extra);
     this.extra = extra;
     // The emulator knows them as soon as it is told (Emulator.accounts()); the engine once this resolves.
