@@ -48,9 +48,9 @@ function withoutSource(https: EmulatorOptions['https']): unknown {
  * True when what a failed start's setting is about has changed since the start: the service's host
  * and port for `azurite.<kind>Port` or `<kind>Host`; the data folder or the memory mode for
  * `azurite.location`; the certificate, key or password (Secret Storage included) for `azurite.cert`,
- * `key` and `pwd`; the limit for `azurite.extentMemoryLimit` and `azurite.engine.heapLimit`, which a
- * running service takes live (so they never count as needing a restart); any option `kind` starts
- * with for another setting.
+ * `key` and `pwd`; the limit for `azurite.extentMemoryLimit` (applied live to the store) and
+ * `azurite.engine.heapLimit` (taken by the next engine process), neither of which restarts a running
+ * service, so neither counts as needing one; any option `kind` starts with for another setting.
  * @param startedWith the options the failed start used; @param now the options in force
  */
 export function failureFixed(kind: ServiceKind, setting: string, startedWith: EmulatorOptions, now: EmulatorOptions): boolean {

@@ -156,9 +156,9 @@ describe('core/memory', () => {
     it('says when the setting asks for a limit that is not in force, instead of calling it unset or in force', () => {
       const base = { blobBytes: 0, queueBytes: 3 * 1024 ** 3, usedBytes: 3 * 1024 ** 3, limitBytes: 8 * 1024 ** 3 };
       assert.equal(describeLimitSource({ ...base, isDefaultLimit: true, refusedSetting: { bytes: 1024 ** 3 } }),
-        "Azurite's default, 50% of total memory; azurite.extentMemoryLimit asks for 1 GB, not in force while more is in memory");
+        "Azurite's default, 50% of total memory; azurite.extentMemoryLimit asks for 1 GB, refused while more was in memory (it applies at the next start or settings change once less is)");
       assert.equal(describeLimitSource({ ...base, isDefaultLimit: false, refusedSetting: { bytes: undefined } }),
-        "from an earlier azurite.extentMemoryLimit; azurite.extentMemoryLimit is unset now (Azurite's default), not in force while more is in memory");
+        "from an earlier azurite.extentMemoryLimit; azurite.extentMemoryLimit is unset now (Azurite's default), refused while more was in memory (it applies at the next start or settings change once less is)");
       assert.equal(describeLimitSource({ ...base, isDefaultLimit: false }), 'from azurite.extentMemoryLimit');
     });
   });
