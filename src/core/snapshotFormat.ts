@@ -195,7 +195,7 @@ export function parseBlobEntries(file: string, text: string | readonly string[])
     if (typeof o.file === 'string' && !isInside(o.file)) throw new SnapshotFormatError(file, line, `"file" must be a relative path inside blob/ (got "${o.file}")`);
     // Without "file" the content is <container>/<name>: a name that leaves that folder needs one.
     if (o.file === undefined && !isInside(o.name)) throw new SnapshotFormatError(file, line, `blob "${o.name}" needs a "file": its name is not a relative path inside the container's folder`);
-    const unreachable = unreachableBlobName(o.name);
+    const unreachable = unreachableBlobName(o.name) ?? unwritableBlobName(o.name);
     if (unreachable !== undefined) throw new SnapshotFormatError(file, line, unreachable);
     const metadata = o.metadata === undefined ? undefined : stringRecord(file, line, o.metadata, 'metadata');
     return { ...o, ...(metadata !== undefined ? { metadata } : {}), line } as Located<BlobEntry>;
@@ -259,6 +259,8 @@ export function parseMessages(file: string, text: string | readonly string[]): M
     const o = asObject(file, line, value, 'a message');
     for (const key of Object.keys(o)) if (key !== 'text') throw new SnapshotFormatError(file, line, `unknown key "${key}" (a message has only "text")`);
     if (typeof o.text !== 'string') throw new SnapshotFormatError(file, line, 'a message needs a string "text"');
+    const unwritable = unwritableText(o.text, 'the message', 'no client could read the queue after it');
+    if (unwritable !== undefined) throw new SnapshotFormatError(file, line, unwritable);
     return { text: o.text };
   });
 }
@@ -555,6 +557,35 @@ export function unreachableBlobName(name: string): string | undefined {
   const segment = name.split('/').find((s) => s === '.' || s === '..');
   return segment === undefined ? undefined
     : `blob "${name}" cannot be reached through the Azure SDK: its URL would drop the "${segment}" segment and name another blob`;
+}
+
+/**
+ * Characters XML 1.0 cannot carry, which Azurite stores (in a blob's name, a message's text) but then
+ * cannot write back in any answer that holds them (its XML writer refuses them: HTTP 500 for every
+ * listing of that container, or peek and receive of that queue): C0 controls other than tab, LF and
+ * CR, U+FFFE, U+FFFF, and a surrogate without its pair.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const UNWRITABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF\uD800-\uDFFF]/u;
+
+/**
+ * Why a blob name or message text would make Azurite fail the answers that hold it, or undefined.
+ * @param text the name or text
+ * @param what what holds it, e.g. `blob "a\u0001b"`, `the message`
+ * @param after what it would break, e.g. `no client could read the queue after it`
+ * @returns e.g. `the message holds U+0001, which Azurite stores but cannot write back (XML 1.0 has
+ *   no such character): the queue could not be read after it`
+ */
+export function unwritableText(text: string, what: string, after: string): string | undefined {
+  const m = UNWRITABLE.exec(text);
+  if (m === null) return undefined;
+  const code = m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+  return `${what} holds U+${code}, which Azurite stores but cannot write back (XML 1.0 has no such character): ${after}`;
+}
+
+/** Why a blob of this name would keep its container from being listed ({@link unwritableText}), or undefined. */
+export function unwritableBlobName(name: string): string | undefined {
+  return unwritableText(name, `blob ${JSON.stringify(name)}`, 'no client could list its container after it');
 }
 
 /** Whether `p` (with `/` separators) is a relative path that stays inside its folder. */

@@ -15,7 +15,7 @@ import type { TableEntity, TableTransaction } from '@azure/data-tables';
 import type { ServiceKind } from '../core/services';
 import {
   blobEntryLines, blobFiles, entityLines, INT32, isContainerName, isContainerOrQueueName, isTableName, SPECIAL_CONTAINERS, messageLines, parseBlobEntries, parseContainerEntry,
-  parseEntities, parseMessages, parseQueueEntry, printContainerEntry, printEntity, printQueueEntry, SnapshotFormatError, typedValueProblem, unreachableBlobName,
+  parseEntities, parseMessages, parseQueueEntry, printContainerEntry, printEntity, printQueueEntry, SnapshotFormatError, typedValueProblem, unreachableBlobName, unwritableBlobName,
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
@@ -270,6 +270,8 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
           } else if (d.isFile()) {
             const file = path.join(dir, name, ...relName.split('/'));
             if (claimed.has(file) || byName.has(relName)) continue;
+            const unwritable = unwritableBlobName(relName);
+            if (unwritable !== undefined) throw new SnapshotFormatError(rel(file), 0, unwritable);
             const stat = await fsp.stat(file);
             blobs.push({ entry: { name: relName, contentType: contentTypeOf(relName) }, file, size: stat.size });
           }

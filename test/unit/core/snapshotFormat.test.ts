@@ -95,6 +95,9 @@ describe('Snapshot format (pure)', () => {
     // Without "file" the content is c/<name>: a name that leaves the folder cannot name a file outside the snapshot.
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"../../../home/u/.ssh/id_rsa"}'), /c\.blobs\.jsonl:1: blob "\.\.\/\.\.\/\.\.\/home\/u\/\.ssh\/id_rsa" needs a "file": its name is not a relative path inside the container's folder/);
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"/etc/passwd"}'), /needs a "file"/);
+    // A name Azurite would store but then could not list (HTTP 500 for the whole container).
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"a\\u0001b","file":"c.files/1"}'), /c\.blobs\.jsonl:1: blob "a\\u0001b" holds U\+0001, which Azurite stores but cannot write back \(XML 1\.0 has no such character\): no client could list its container after it/);
+    assert.equal(parseBlobEntries('blob/c.blobs.jsonl', '{"name":"tab\\tcr\\rlf\\n","file":"c.files/1"}').length, 1, 'tab, CR and LF are fine');
     assert.equal(parseBlobEntries('blob/c.blobs.jsonl', '{"name":"/up","file":"c.files/1"}')[0]!.name, '/up');
     // A "." or ".." segment: the SDK's URL would name another blob.
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"../up","file":"c.files/1"}'), /c\.blobs\.jsonl:1: blob "\.\.\/up" cannot be reached through the Azure SDK: its URL would drop the "\.\." segment and name another blob/);
@@ -128,6 +131,9 @@ describe('Snapshot format (pure)', () => {
     assert.equal(text, '{"text":"hello"}\n{"text":"{\\"json\\":\\"inside\\"}"}\n{"text":""}\n');
     assert.deepEqual(parseMessages('queue/q.jsonl', text), [{ text: 'hello' }, { text: '{"json":"inside"}' }, { text: '' }]);
     assert.throws(() => parseMessages('queue/q.jsonl', '{"text":1}'), /q\.jsonl:1: a message needs a string "text"/);
+    assert.throws(() => parseMessages('queue/q.jsonl', '{"text":"ok"}\n{"text":"bell \\u0007"}'), /q\.jsonl:2: the message holds U\+0007, which Azurite stores but cannot write back \(XML 1\.0 has no such character\): no client could read the queue after it/);
+    assert.throws(() => parseMessages('queue/q.jsonl', '{"text":"\\ud800 alone"}'), /holds U\+D800/);
+    assert.deepEqual(parseMessages('queue/q.jsonl', '{"text":"\\ud83d\\ude00 \\t\\r\\n"}'), [{ text: '\u{1F600} \t\r\n' }], 'a surrogate pair, tab, CR and LF are fine');
     assert.equal(printContainerEntry({}), undefined);
     const c = printContainerEntry({ publicAccess: 'blob', metadata: { b: '2', a: '1' } })!;
     assert.deepEqual(parseContainerEntry('blob/c.container.json', c), { metadata: { a: '1', b: '2' }, publicAccess: 'blob' });

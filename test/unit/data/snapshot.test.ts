@@ -170,6 +170,18 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     await assert.rejects(exportSnapshot(dataClients(emulator), tempDir('snap-keys-')), /table keys has an entity with a property of its own named "partitionKey"/);
   });
 
+  it('refuses a seed file whose name holds a character Azurite could store but never list again, naming it', async () => {
+    const seed = tempDir('seed-ctl-');
+    fs.mkdirSync(path.join(seed, 'blob', 'docs'), { recursive: true });
+    fs.writeFileSync(path.join(seed, 'blob', 'docs', 'ok.txt'), 'fine');
+    fs.writeFileSync(path.join(seed, 'blob', 'docs', 'bell\x07.txt'), 'not fine');
+    await assert.rejects(readSnapshot(seed), (err: Error) => {
+      assert.ok(err instanceof SnapshotFormatError, String(err));
+      assert.match(err.message, /blob "bell\\u0007\.txt" holds U\+0007, which Azurite stores but cannot write back .*: no client could list its container after it/);
+      return true;
+    });
+  });
+
   it('loads a hand-made seed folder (files without descriptions), and names the file and line of a bad one', async () => {
     const emulator = await running();
     const seed = tempDir('seed-');
