@@ -34,6 +34,7 @@
  * before the shared-key policy signs it (the `marker` it changes is signed).
  */
 import type { PipelinePolicy } from './tableDoubles';
+import { explainedServerError } from './work';
 
 /**
  * What begins a continuation token the policy made: U+FFFF, which Azurite's XML writer refuses to
@@ -172,8 +173,7 @@ export function blobListingPolicy(): PipelinePolicy {
  *   its `statusCode` kept), or undefined for any other failure
  */
 export function unlistableContainerError(container: string, err: unknown): Error | undefined {
-  if ((err as { statusCode?: unknown } | undefined)?.statusCode !== 500) return undefined;
-  return Object.assign(new Error(`Azurite could not list the blobs of container ${container} (500 Internal Server Error). ` +
+  return explainedServerError(err, `Azurite could not list the blobs of container ${container} (500 Internal Server Error). ` +
     'One known cause: a blob whose name holds a character XML cannot carry (a control character other than tab, line feed and carriage return, U+FFFE or U+FFFF). ' +
-    'If one does, delete that blob with a client that names it, then try again.', { cause: err }), { statusCode: 500 });
+    'If one does, delete that blob with a client that names it, then try again.');
 }

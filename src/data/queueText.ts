@@ -18,6 +18,7 @@
  * which holds no numeric reference: the parser makes it "&#xD;", and it stays so.
  */
 import type { RequestPolicyFactory } from '@azure/storage-queue';
+import { explainedServerError } from './work';
 
 const MARK = '\uDBFF';
 /**
@@ -98,8 +99,7 @@ export function characterReferencePolicy(): RequestPolicyFactory {
  *   `statusCode` kept), or undefined for any other failure
  */
 export function unreadableQueueError(queue: string, err: unknown): Error | undefined {
-  if ((err as { statusCode?: unknown } | undefined)?.statusCode !== 500) return undefined;
-  return Object.assign(new Error(`Azurite could not read the messages of queue ${queue} (500 Internal Server Error). ` +
+  return explainedServerError(err, `Azurite could not read the messages of queue ${queue} (500 Internal Server Error). ` +
     'One known cause: a message that holds a character XML cannot carry (a control character other than tab, line feed and carriage return, U+FFFE or U+FFFF). ' +
-    'If one does, clear the queue\'s messages (or delete the queue), then try again.', { cause: err }), { statusCode: 500 });
+    'If one does, clear the queue\'s messages (or delete the queue), then try again.');
 }

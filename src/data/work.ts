@@ -122,3 +122,16 @@ export function isNotFound(err: unknown): boolean {
 export function messageOf(err: unknown): string {
   return describeRestError(err);
 }
+
+/**
+ * For a request that failed with HTTP 500, an Error that says why in words a user can act on
+ * (`./blobNames.ts`, `./queueText.ts`: Azurite's answer when it cannot write what it stores).
+ * @param err what the SDK threw
+ * @param message what to say instead of the bare status
+ * @returns the Error (the SDK's error as `cause`, its `statusCode` kept), or undefined when `err`
+ *   is no 500
+ */
+export function explainedServerError(err: unknown, message: string): Error | undefined {
+  if ((err as { statusCode?: unknown } | undefined)?.statusCode !== 500) return undefined;
+  return Object.assign(new Error(message, { cause: err }), { statusCode: 500 });
+}
