@@ -33,6 +33,7 @@
  * phase: there it sees each try's raw answer before the deserialization policy does, and each request
  * before the shared-key policy signs it (the `marker` it changes is signed).
  */
+import { NUMERIC_REFERENCE, referencedCodePoint } from './characterReferences';
 import type { PipelinePolicy } from './tableDoubles';
 import { explainedServerError } from './work';
 
@@ -42,11 +43,11 @@ import { explainedServerError } from './work';
  */
 export const MARKER_MARK = '\uFFFF';
 /** A numeric character reference (XML 1.0 `CharRef`). */
-const CHAR_REF = /&#(?:x[0-9A-Fa-f]+|[0-9]+);/;
+const CHAR_REF = new RegExp(NUMERIC_REFERENCE);
 /** The named entities XML predefines. */
 const NAMED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 /** A reference of either kind, in element content. */
-const REFERENCE = /&(?:#x([0-9A-Fa-f]+)|#([0-9]+)|(amp|lt|gt|quot|apos));/g;
+const REFERENCE = new RegExp(`${NUMERIC_REFERENCE}|&(amp|lt|gt|quot|apos);`, 'g');
 /** A blob's or virtual folder's name element, without attributes: Azurite writes it first in its parent. */
 const NAME = /(<Blob(?:Prefix)?>\s*)<Name>([^<]*)<\/Name>/g;
 const NEXT_MARKER = /<NextMarker>([^<]*)<\/NextMarker>/g;
@@ -62,8 +63,8 @@ export function xmlText(content: string): string | undefined {
   let valid = true;
   const text = content.replace(REFERENCE, (_match: string, hex: string | undefined, decimal: string | undefined, named: string | undefined) => {
     if (named !== undefined) return NAMED[named]!;
-    const code = hex !== undefined ? parseInt(hex, 16) : parseInt(decimal!, 10);
-    if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
+    const code = referencedCodePoint(hex, decimal);
+    if (code === undefined) {
       valid = false;
       return '';
     }

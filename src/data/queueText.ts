@@ -18,6 +18,7 @@
  * which holds no numeric reference: the parser makes it "&#xD;", and it stays so.
  */
 import type { RequestPolicyFactory } from '@azure/storage-queue';
+import { NUMERIC_REFERENCE, referencedCodePoint } from './characterReferences';
 import { explainedServerError } from './work';
 
 const MARK = '\uDBFF';
@@ -25,7 +26,7 @@ const MARK = '\uDBFF';
  * A numeric character reference (XML 1.0 `CharRef`), and the parts of a document where `&#` is no
  * reference (CDATA sections and comments), which are matched only to be skipped.
  */
-const REFERENCE = /<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->|&#(?:x([0-9A-Fa-f]+)|([0-9]+));/g;
+const REFERENCE = new RegExp(`<!\\[CDATA\\[[\\s\\S]*?\\]\\]>|<!--[\\s\\S]*?-->|${NUMERIC_REFERENCE}`, 'g');
 /** A placeholder, as {@link placeholders} writes it. */
 const PLACEHOLDER = /\uDBFF([0-9a-f]+)\uDBFF/g;
 /**
@@ -47,9 +48,8 @@ function readsMessages(method: string, url: string): boolean {
 export function placeholders(xml: string): string {
   if (!xml.includes('&#')) return xml;
   return xml.replace(REFERENCE, (match: string, hex: string | undefined, decimal: string | undefined) => {
-    if (hex === undefined && decimal === undefined) return match;
-    const code = hex !== undefined ? parseInt(hex, 16) : parseInt(decimal!, 10);
-    if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return match;
+    const code = referencedCodePoint(hex, decimal);
+    if (code === undefined) return match;
     return `${MARK}${code.toString(16)}${MARK}`;
   });
 }
