@@ -2,6 +2,7 @@
 // steps that depend on the ones before: after a failure the rest are skipped, and the teardown
 // saves a screenshot and the tail of code-server's output. Used by test/e2e/*.test.mjs.
 import { it } from 'node:test';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from './codeServer.mjs';
@@ -11,10 +12,12 @@ import { launchBrowser, makeTempDir, repoRoot, startCodeServer, waitFor } from '
  * @param {string} name names the temp folder and the failure screenshot
  * @returns {{
  *   step: (name: string, fn: (t: object) => Promise<void>, timeout?: number) => void,
- *   open: (userSettings: Record<string, unknown>) => Promise<{ page: import('playwright').Page, server: object, workspace: { dir: string } }>,
+ *   open: (userSettings: Record<string, unknown>, options?: { folders?: string[] }) =>
+ *     Promise<{ page: import('playwright').Page, server: object, workspace: { dir: string }, workspaceFile?: string }>,
  *   close: () => Promise<void>,
  * }} `step` declares a test that is skipped once an earlier step failed; `open` starts code-server
- *   on a fresh workspace folder with `userSettings` and a page on it; `close` saves the failure
+ *   on a fresh workspace folder with `userSettings` and a page on it (with `folders`, a multi-root
+ *   workspace of those subfolders instead, its `.code-workspace` file in that folder); `close` saves the failure
  *   evidence, then stops the browser and code-server and removes the workspace folder.
  */
 export function e2eSession(name) {
@@ -32,10 +35,16 @@ export function e2eSession(name) {
           throw err;
         }
       }),
-    open: async (userSettings) => {
+    open: async (userSettings, { folders } = {}) => {
       const workspace = makeTempDir(`storage-emulators-e2e-${name}-`);
       opened = { workspace };
-      const server = await startCodeServer({ workspaceFolder: workspace.dir, extensionDevelopmentPath: repoRoot, userSettings });
+      let opensAt = workspace.dir;
+      if (folders !== undefined) {
+        for (const folder of folders) fs.mkdirSync(path.join(workspace.dir, folder));
+        opensAt = path.join(workspace.dir, `${name}.code-workspace`);
+        fs.writeFileSync(opensAt, JSON.stringify({ folders: folders.map((folder) => ({ path: folder })), settings: {} }, null, 2));
+      }
+      const server = await startCodeServer({ workspaceFolder: opensAt, extensionDevelopmentPath: repoRoot, userSettings });
       opened.server = server;
       const browser = await launchBrowser({ origin: server.origin });
       opened.browser = browser;
@@ -43,7 +52,7 @@ export function e2eSession(name) {
       opened.page = page;
       page.on('pageerror', (err) => pageErrors.push(String(err)));
       await page.goto(server.url);
-      return { page, server, workspace };
+      return { page, server, workspace, workspaceFile: folders === undefined ? undefined : opensAt };
     },
     close: async () => {
       const { page, browser, server, workspace } = opened ?? {};
