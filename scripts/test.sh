@@ -98,6 +98,9 @@ run_tier integration-autostart count_mocha env AZURE_STORAGE_CONNECTION_STRING='
   --hold-port-as-azurite azurite.tablePort
 run_tier integration-autostart-attached count_mocha node test/harness/runIntegration.mjs --suite autostart-attached \
   --user-settings '{"azurite.autoStart":"all","azurite.attach":"UseDevelopmentStorage=true","azurite.blobPort":0,"azurite.queuePort":0,"azurite.tablePort":0}'
+run_tier integration-autostart-elsewhere count_mocha node test/harness/runIntegration.mjs --suite autostart-elsewhere --multi-root \
+  --user-settings '{"azurite.autoStart":["table"],"azurite.blobPort":0,"azurite.queuePort":0}' \
+  --hold-port-as-azurite azurite.tablePort
 run_tier integration-multiroot count_mocha node test/harness/runIntegration.mjs --suite multiroot --multi-root \
   --user-settings '{"azurite.blobPort":0,"azurite.queuePort":0,"azurite.tablePort":0}'
 run_tier integration-settings-at-open count_mocha node test/harness/runIntegration.mjs --suite settings-at-open \

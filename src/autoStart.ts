@@ -1,8 +1,10 @@
 /**
  * `azurite.autoStart`: start services when a workspace opens, silently — no notification on
  * success, only failures are shown — and skip a service whose port already answers as that
- * service of an Azurite, over HTTP or HTTPS (another window or the Azurite CLI is serving it). Nothing starts while `azurite.attach` is set: the
- * window works with that Azurite, and a local start would be refused.
+ * service of an Azurite, over HTTP or HTTPS (another window or the Azurite CLI is serving it), before
+ * anything is asked: the data folder question of a multi-root workspace comes only when a service is
+ * left to start. Nothing starts while `azurite.attach` is set: the window works with that Azurite,
+ * and a local start would be refused.
  */
 import { readExtensionSettings } from './config';
 import { failure } from './core/outcome';
@@ -28,18 +30,18 @@ export async function autoStart(emulator: Emulator, deps: NotifyDeps & { readonl
     return attached !== undefined;
   };
   if (attachedNow()) return;
+  // Probed before anything is asked: a service another Azurite serves needs no data folder, and a
+  // dismissed question must not keep that Azurite from terminals and debug sessions.
+  const elsewhere = await Promise.all(kinds.map((kind) => emulator.servedElsewhere(kind)));
+  kinds.forEach((kind, i) => { if (elsewhere[i] !== undefined) info(`autoStart: ${serviceName(kind)} skipped, ${elsewhere[i]}`); });
+  const toStart = kinds.filter((_, i) => elsewhere[i] === undefined);
+  if (toStart.length === 0) return;
   if (!(await deps.prepareStart())) return;
   // Set while the data-folder question (or the reading of the password and accounts) was open.
   if (attachedNow()) return;
-  await Promise.all(kinds.map(async (kind) => {
-    const elsewhere = await emulator.servedElsewhere(kind);
-    if (elsewhere !== undefined) {
-      info(`autoStart: ${serviceName(kind)} skipped, ${elsewhere}`);
-      return;
-    }
+  await Promise.all(toStart.map(async (kind) => {
     const outcome = await emulator.start(kind);
     if (outcome.ok) info(`autoStart: ${serviceName(kind)} started`);
     else showOutcome(outcome, deps);
   }));
 }
-
