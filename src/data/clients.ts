@@ -10,6 +10,7 @@ import { AzureNamedKeyCredential, TableClient, TableServiceClient } from '@azure
 import type { ServiceKind } from '../core/services';
 import { DEV_ACCOUNT, endpointUrl, type ClientAddress, type StorageAccount } from '../core/connectionString';
 import { wholeDoublePolicy } from './tableDoubles';
+import { emptyPartitionKeyPolicy } from './tableContinuation';
 import { characterReferencePolicy } from './queueText';
 import { blobListingPolicy } from './blobNames';
 
@@ -39,7 +40,10 @@ export interface StorageClients {
   readonly blob: BlobServiceClient | undefined;
   readonly queue: QueueServiceClient | undefined;
   readonly table: TableServiceClient | undefined;
-  /** A client of one table (undefined without a table endpoint). */
+  /**
+   * A client of one table (undefined without a table endpoint), whose entity listings go on past
+   * PartitionKey "" (./tableContinuation.ts) and read a whole Edm.Double as a Double (./tableDoubles.ts).
+   */
   tableClient(name: string): TableClient | undefined;
 }
 
@@ -93,7 +97,10 @@ export function storageClients(endpoints: StorageEndpoints): StorageClients {
   };
   const storageOptions = { retryOptions: { maxTries: REQUEST_TRIES, retryDelayInMs: RETRY_DELAY_MS, maxRetryDelayInMs: RETRY_MAX_DELAY_MS } };
   const tableOptions = { allowInsecureConnection: true, retryOptions: { maxRetries: REQUEST_TRIES - 1, retryDelayInMs: RETRY_DELAY_MS, maxRetryDelayInMs: RETRY_MAX_DELAY_MS }, ...tls('table') };
-  const entityOptions = { ...tableOptions, additionalPolicies: [{ policy: wholeDoublePolicy(), position: 'perRetry' as const }] };
+  const entityOptions = {
+    ...tableOptions,
+    additionalPolicies: [{ policy: wholeDoublePolicy(), position: 'perRetry' as const }, { policy: emptyPartitionKeyPolicy(), position: 'perRetry' as const }],
+  };
   const table = endpoints.table;
   let queue: QueueServiceClient | undefined;
   if (endpoints.queue !== undefined) {
