@@ -360,11 +360,17 @@ function failsEveryUpload(err: unknown): boolean {
   return e?.statusCode === 404 && (e.code === 'ContainerNotFound' || e.details?.errorCode === 'ContainerNotFound');
 }
 
-/** Which of `names` exist as blobs in `container`, in the order given. */
-export async function existingBlobs(clients: StorageClients, container: string, names: readonly string[]): Promise<string[]> {
+/**
+ * Which of `names` exist as blobs in `container`, in the order given: one Get Blob Properties per
+ * name, 16 at a time, each counted as a step of `options.progress`.
+ * @throws an AbortError when `options.signal` aborts; the SDK's RestError of a check that failed
+ */
+export async function existingBlobs(clients: StorageClients, container: string, names: readonly string[], options: DataOptions = {}): Promise<string[]> {
   const found = new Set<string>();
-  await pool(names, {}, async (name) => {
-    if (await blobExists(clients, container, name)) found.add(name);
+  const progress = tracker(options, names.length);
+  await pool(names, { signal: options.signal }, async (name) => {
+    if (await blobClient(clients, container, name).exists({ abortSignal: options.signal })) found.add(name);
+    progress.step(name);
   });
   return names.filter((n) => found.has(n));
 }

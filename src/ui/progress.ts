@@ -3,6 +3,7 @@
  * notification with counts that appears only once the work has taken a second, so quick operations
  * flash nothing, and a Cancel button that aborts the work.
  */
+import { setMaxListeners } from 'node:events';
 import * as vscode from 'vscode';
 import { progressIncrement } from '../core/progress';
 import type { DataOptions, DataProgress } from '../data/index';
@@ -31,6 +32,9 @@ export function recordedProgress(): string[] {
  */
 export async function withDelayedProgress<T>(title: string, cancellable: boolean, run: (options: DataOptions) => Promise<T>, outer?: AbortSignal): Promise<T> {
   const abort = new AbortController();
+  // Each request in flight listens to the signal (the data layer runs up to 16 at once, and the
+  // SDKs' retry policies listen too): more than Node's default 10 is no leak, so no warning for it.
+  setMaxListeners(64, abort.signal);
   const onOuter = (): void => abort.abort();
   if (outer?.aborted === true) abort.abort();
   else outer?.addEventListener('abort', onOuter, { once: true });

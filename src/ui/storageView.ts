@@ -445,7 +445,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       }
       let items = named;
       if (!skipConfirmation) {
-        const existing = await data.existingBlobs(clients, place.container, named.map((f) => f.blob));
+        const existing = await withDelayedProgress(`Checking which blobs exist in ${place.container}`, true, (o) => data.existingBlobs(clients, place.container, named.map((f) => f.blob), o));
         if (existing.length > 0) {
           const what = existing.length === 1 ? `Blob "${existing[0]}" exists` : `${existing.length} of these blobs exist`;
           const choice = await vscode.window.showWarningMessage(`${what} in container ${place.container}. Replace?`, { modal: true, detail: 'The blob content and properties are replaced; this cannot be undone.' }, 'Replace');
@@ -481,12 +481,15 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     try {
       const uriList = await transfer.get('text/uri-list')?.asString();
       if (uriList !== undefined && uriList.trim() !== '') {
-        for (const line of uriList.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))) {
-          const uri = vscode.Uri.parse(line);
-          const name = path.posix.basename(uri.path);
-          // A remote window's Explorer gives vscode-remote: URIs, read through VS Code's file system.
-          files.push(...await (uri.scheme === 'file' ? filesUnder(uri.fsPath, name) : filesUnderUri(uri, name)));
-        }
+        // A large folder, or one of a remote window, takes a while to walk.
+        await withDelayedProgress('Reading the dropped files', false, async () => {
+          for (const line of uriList.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))) {
+            const uri = vscode.Uri.parse(line);
+            const name = path.posix.basename(uri.path);
+            // A remote window's Explorer gives vscode-remote: URIs, read through VS Code's file system.
+            files.push(...await (uri.scheme === 'file' ? filesUnder(uri.fsPath, name) : filesUnderUri(uri, name)));
+          }
+        });
       } else {
         transfer.forEach((item) => {
           const file = item.asFile();

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { clients as sdkClients, disposeAfterEach, inParallel, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 import { emulatorEndpoints, storageClients, type StorageClients } from '../../../src/data/clients';
 import {
-  blobExists, deleteItem, deleteItems, listBlobs, listContainers, listEntities, listQueues, listTables, peekMessages, readBlob, saveBlob, statBlob, uploadBlob, uploadBlobs,
+  blobExists, deleteItem, deleteItems, existingBlobs, listBlobs, listContainers, listEntities, listQueues, listTables, peekMessages, readBlob, saveBlob, statBlob, uploadBlob, uploadBlobs,
   type BlobInfo, type FolderInfo,
 } from '../../../src/data/browse';
 import { ContainerSASPermissions } from '@azure/storage-blob';
@@ -159,6 +159,23 @@ describe('Storage view data (real engine, real SDKs)', function () {
     assert.equal(await blobExists(data, 'uploads', 'raw'), false);
     await deleteItem(data, { kind: 'container', name: 'uploads' });
     assert.deepEqual((await listContainers(data)).items, []);
+  });
+
+  it('checks which blobs of an upload exist, counting each check as progress; a cancel ends the checks', async () => {
+    const emulator = await running();
+    const uploads = sdkClients(emulator).blob().getContainerClient('uploads');
+    await uploads.create();
+    await inParallel(10, 5, (i) => uploads.getBlockBlobClient(`in/${i * 4}`).uploadData(Buffer.from('x')));
+    const data = dataClients(emulator);
+    const names = Array.from({ length: 40 }, (_, i) => `in/${39 - i}`);
+    const steps: number[] = [];
+    const existing = await existingBlobs(data, 'uploads', names, { progress: (p) => { assert.equal(p.total, 40); steps.push(p.done); } });
+    assert.deepEqual(existing, names.filter((n) => Number(n.slice(3)) % 4 === 0), 'in the order given');
+    assert.deepEqual(steps, Array.from({ length: 40 }, (_, i) => i + 1));
+    const cancel = new AbortController();
+    let checked = 0;
+    await assert.rejects(existingBlobs(data, 'uploads', names, { signal: cancel.signal, progress: () => { if (++checked === 5) cancel.abort(); } }), { name: 'AbortError' });
+    assert.ok(checked < 40, `stopped after ${checked} checks`);
   });
 
   it('uploads several blobs past one that fails, naming it; reads content given as a function at most four at a time', async () => {
