@@ -257,7 +257,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     if (listing.continuation === undefined) return listing.items;
     // The parent's node is a new object when its own parent's listing reloaded while this one did not:
     // Load more… fires a change for `more.parent`, and VS Code knows nodes by object, not by id.
-    if (listing.more?.type !== 'more' || listing.more.parent !== parent) listing.more = { type: 'more', id: `${parent.id}/…more`, account: parent.account, parent };
+    if (listing.more?.type !== 'more' || listing.more.parent !== parent) listing.more = { type: 'more', id: `${parent.id}\u0000more`, account: parent.account, parent };
     return [...listing.items, listing.more];
   }
 

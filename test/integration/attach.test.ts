@@ -128,7 +128,7 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     assert.equal(first[0], `${containerId}/zz/`, 'the first page ends with the folder (folders first)');
     // Azurite ended the page after the folder's last blob; one added under it since sorts after that.
     await paged.getBlockBlobClient('zz/2').uploadData(Buffer.from('zz/2'));
-    await vscode.commands.executeCommand('azurite.storage.loadMore', a.storageNode(`${containerId}/…more`));
+    await vscode.commands.executeCommand('azurite.storage.loadMore', a.storageNode(`${containerId}\u0000more`));
     const all = await children();
     assert.deepEqual(all.filter((id) => id === `${containerId}/zz/`), [`${containerId}/zz/`], 'the folder once');
     assert.equal(all.length, 201);

@@ -349,6 +349,25 @@ describe('Storage view', () => {
     assert.deepEqual(a.notifications().slice(before), ['Azurite: table gonesoon could not be read: No running service serves account devstoreaccount1.']);
   });
 
+  it('shows a top-level blob named "…more" beside the Load more… of its container, each with an id of its own', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const odd = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('odd');
+    await odd.create();
+    // "…more" (U+2026) first in order, then 250 names that sort after it: a first page and a Load more….
+    const names = ['\u2026more', ...Array.from({ length: 250 }, (_, i) => `\u3053${String(i).padStart(3, '0')}`)];
+    for (let i = 0; i < names.length; i += 50) await Promise.all(names.slice(i, i + 50).map((n) => odd.getBlockBlobClient(n).uploadData(Buffer.from('x'))));
+    const containerId = `${ACCOUNT}/blob/odd`;
+    const first = await waitFor('the first page', async () => {
+      const c = find(await a.storageTree(), containerId);
+      return c?.children?.length === 201 ? c.children : undefined;
+    });
+    assert.equal(first[0]!.label, '\u2026more');
+    assert.equal(first[200]!.label, 'Load more…');
+    assert.equal(new Set(first.map((c) => c.id)).size, 201, 'no id twice (VS Code refuses a tree that has one)');
+  });
+
   it('pages a large container: the first page, then Load more…', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });
@@ -364,7 +383,7 @@ describe('Storage view', () => {
     });
     assert.equal(first[200]!.label, 'Load more…');
     // A double click runs the command twice: the page is added once.
-    const more = a.storageNode(`${containerId}/…more`);
+    const more = a.storageNode(`${containerId}\u0000more`);
     await Promise.all([vscode.commands.executeCommand('azurite.storage.loadMore', more), vscode.commands.executeCommand('azurite.storage.loadMore', more)]);
     const second = find(await a.storageTree(), containerId)!.children!;
     assert.equal(second.length, 401);
@@ -393,7 +412,7 @@ describe('Storage view', () => {
     await waitFor('the first page', async () => (await entities()).length === 201 || undefined);
     for (let shown = 200; shown < rows.length; shown += 200) {
       assert.equal((await entities()).length, shown + 1);
-      await vscode.commands.executeCommand('azurite.storage.loadMore', a.storageNode(`${tableId}/…more`));
+      await vscode.commands.executeCommand('azurite.storage.loadMore', a.storageNode(`${tableId}\u0000more`));
     }
     assert.equal((await entities()).length, 1050, 'every entity, no Load more… left');
     // A reload in between (Refresh here; in use, a change report that comes late) keeps it whole.
