@@ -267,7 +267,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   context.subscriptions.push(
     target, accounts, statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts, password,
     new ExposureAlerts(deps, dataIdle), watchPasswordSetting(password, context.globalState),
-    DebugEnvironment.register(connectionEnv, debugEnabled, log),
+    DebugEnvironment.register(connectionEnv, debugEnabled, log, emulator),
     FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log, () => target.attached())),
     AzuriteTaskProvider.register(emulator, deps, (kinds, signal) => snapshots.reset({ skipConfirmation: true }, kinds, signal), () => target.attached()),
   );

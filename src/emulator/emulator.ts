@@ -500,6 +500,18 @@ export class Emulator {
   }
 
   /**
+   * The services, in SERVICE_KINDS order, whose latest lifecycle operation asked for is a start or
+   * restart that has not finished: its checks (still `closed`), its listen (`starting`) or its seed
+   * (`running`). {@link lifecycleSettled} waits for them.
+   */
+  startsUnderWay(): ServiceKind[] {
+    return SERVICE_KINDS.filter((k) => {
+      const verb = this.queue.latest(k);
+      return verb === 'start' || verb === 'restart';
+    });
+  }
+
+  /**
    * Starts one service. Idempotent: on a running service it resolves `{ ok: true }` and does
    * nothing; while a start of it is under way it resolves with that start's outcome; after a stop,
    * clean or restart under way it waits for that, then starts. Once {@link dispose} has begun it

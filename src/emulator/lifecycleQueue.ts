@@ -31,6 +31,11 @@ export class LifecycleQueue<Key extends string, Verb extends string> {
     return done;
   }
 
+  /** The verb of the latest operation asked for `key` while it has not finished (undefined when none runs or waits). */
+  latest(key: Key): Verb | undefined {
+    return this.inFlight.get(key)?.verb;
+  }
+
   /**
    * Resolves when the operations for `key` have finished: those asked for so far and those queued
    * while it waits (at once when none runs). Never rejects.

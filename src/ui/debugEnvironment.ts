@@ -14,32 +14,51 @@ import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { addEnvironment } from '../core/debugConfiguration';
 import { dotenvKeys, envFilePaths } from '../core/localSettings';
-import type { EmulatorLog } from '../emulator/emulator';
+import { serviceName } from '../core/services';
+import type { Emulator, EmulatorLog } from '../emulator/emulator';
 import type { ConnectionEnvironment } from './connectionEnvironment';
+import { withDelayedProgress } from './progress';
 
 /** The `'*'` debug configuration provider that injects the variables. */
 export class DebugEnvironment implements vscode.DebugConfigurationProvider {
+  /**
+   * @param services the emulator: the starts under way (Emulator.startsUnderWay), and a wait for
+   *   them, seed included (Emulator.lifecycleSettled, which never rejects)
+   */
   constructor(
     private readonly environment: ConnectionEnvironment,
     private readonly enabled: () => boolean,
     private readonly log: EmulatorLog,
+    private readonly services: Pick<Emulator, 'startsUnderWay' | 'lifecycleSettled'>,
   ) {}
 
   /** Registers for every debug type; the disposable unregisters. */
-  static register(environment: ConnectionEnvironment, enabled: () => boolean, log: EmulatorLog): vscode.Disposable {
-    return vscode.debug.registerDebugConfigurationProvider('*', new DebugEnvironment(environment, enabled, log));
+  static register(environment: ConnectionEnvironment, enabled: () => boolean, log: EmulatorLog, services: Pick<Emulator, 'startsUnderWay' | 'lifecycleSettled'>): vscode.Disposable {
+    return vscode.debug.registerDebugConfigurationProvider('*', new DebugEnvironment(environment, enabled, log, services));
   }
 
   /**
    * VS Code's last pass over every launch ('*'): adds the connection variables the terminals get
    * (./connectionEnvironment.ts) to the configuration's `env`, except those it sets itself or its
    * `envFile` defines, and logs what was added. Only the local.settings.json files of the launch's
-   * workspace folder are weighed (in a multi-root workspace each folder is its own project). With `azurite.debugEnvironment` off, or nothing to
+   * workspace folder are weighed (in a multi-root workspace each folder is its own project). Waits
+   * first for the services starting (progress after a second). With `azurite.debugEnvironment` off, or nothing to
    * add, the configuration is returned as it came.
    */
   async resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration> {
     if (!this.enabled()) return config;
     await this.environment.ready();
+    // A session launched while a service starts (F5 right after a click, the autostart, a restart
+    // for a settings change) gets it once it runs, seed loaded, not a configuration without it.
+    const starting = this.services.startsUnderWay();
+    if (starting.length > 0) {
+      // Cancel launches it at once, with what runs by then (a large seed can take minutes).
+      await withDelayedProgress(`The debug session "${String(config.name)}" waits for ${starting.map(serviceName).join(', ')} to start (Cancel launches it now)`, true,
+        (o) => new Promise<void>((resolve) => {
+          o.signal?.addEventListener('abort', () => resolve(), { once: true });
+          void this.services.lifecycleSettled(starting).then(resolve);
+        }));
+    }
     // Only the launch's own workspace folder's local.settings.json files decide (a multi-root
     // workspace's other projects have their own); with no folder, every file does.
     const current = this.environment.current(folder);

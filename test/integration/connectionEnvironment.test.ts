@@ -108,6 +108,32 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     assert.equal(off.AzureWebJobsStorage, undefined);
   });
 
+  it('gives a debug session launched while a service starts the variables once it runs, saying after a second what it waits for', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const a = await api();
+    await a.emulator.warmUp();
+    const pid = a.emulator.enginePid!;
+    const title = 'Azurite: The debug session "azurite env probe while starting" waits for Queue to start (Cancel launches it now)';
+    // The engine's process held off the CPU: Queue's start waits for it (its memory check, then its
+    // listen) until it runs again, within the start's 10 s bound, whatever the machine's speed.
+    process.kill(pid, 'SIGSTOP');
+    let started: Thenable<unknown> | undefined;
+    let env: Promise<Record<string, string>> | undefined;
+    try {
+      // The emulator's own start (what the command runs once it has asked what it asks first).
+      started = a.emulator.start('queue');
+      await waitFor('Queue\'s start under way', () => (a.emulator.startsUnderWay().includes('queue') ? true : undefined));
+      env = debugAndReadEnv('azurite env probe while starting');
+      await waitFor('the debug session\'s wait shown', () => (a.progressShown().includes(title) ? true : undefined));
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const seen = await env!;
+    assert.deepEqual(await started, { ok: true });
+    assert.equal(seen.AZURE_STORAGE_CONNECTION_STRING, a.emulator.connectionString());
+    assert.match(seen.AZURE_STORAGE_CONNECTION_STRING ?? '', /QueueEndpoint=/);
+  });
+
   it('runs an azurite task that ends once the port answers (exit code 0), runs tasks.json ones, and fails a bad definition with exit code 2', async () => {
     const a = await api();
     const tasks = await vscode.tasks.fetchTasks({ type: 'azurite' });

@@ -13,6 +13,25 @@ function gate(log: string[], name: string): { op: () => Promise<Outcome>; finish
 describe('emulator/lifecycleQueue', () => {
   const queue = () => new LifecycleQueue<string, string>((key, err) => failure('other', `${key}: ${(err as Error).message}`));
 
+  it('names the latest verb asked for a key until every operation of it has finished', async () => {
+    const q = queue();
+    const log: string[] = [];
+    const start = gate(log, 'start');
+    const stop = gate(log, 'stop');
+    assert.equal(q.latest('blob'), undefined);
+    const started = q.run('blob', 'start', start.op);
+    assert.equal(q.latest('blob'), 'start');
+    const stopped = q.run('blob', 'stop', stop.op);
+    assert.equal(q.latest('blob'), 'stop', 'the one asked for last, though the start runs');
+    assert.equal(q.latest('queue'), undefined);
+    start.finish();
+    await started;
+    assert.equal(q.latest('blob'), 'stop');
+    stop.finish();
+    await stopped;
+    assert.equal(q.latest('blob'), undefined);
+  });
+
   it('runs a second verb only after the first has finished, per key; other keys do not wait', async () => {
     const q = queue();
     const log: string[] = [];
