@@ -14,6 +14,11 @@ const IMAGE_EXTENSIONS = /\.(png|jpe?g|gif|webp|bmp|ico|svg|avif|jfif|pjpeg|pjp)
  * `.pl`, `.pm`, `.tex`, `.srt`, `.bat`, `.dart` as `application/x-…` or `application/vnd.…`.
  */
 const SOURCE_EXTENSIONS = /\.(ts|mts|cts|cjs|php|pl|pm|tex|srt|bat|dart|pem|key|csr|crt|cer|pub|asc|rtf|m3u8?)$/i;
+/**
+ * Text files known by their whole name, most without an extension (the last segment of a blob
+ * name, any case): build and project files, a repository's notes, and dotfiles.
+ */
+const TEXT_NAMES = /(^|\/)(dockerfile|containerfile|makefile|gnumakefile|readme|license|licence|copying|notice|authors|contributors|changelog|changes|codeowners|procfile|jenkinsfile|gemfile|rakefile|vagrantfile|brewfile|\.editorconfig|\.gitattributes|\.gitignore|\.dockerignore|\.npmignore|\.env(\.[^/]*)?|\.[a-z0-9_-]+rc)$/i;
 /** Binary files `mime-types` does not know (databases, packages, media): the hex editor. */
 const BINARY_EXTENSIONS = /\.(bin|dat|db|sqlite3?|mdb|exe|dll|so|dylib|zip|gz|tgz|7z|rar|pdf|parquet|avro|orc|wasm|mp[34]|wav|ogg|mov|woff2?|ttf|otf|tiff?)$/i;
 
@@ -21,7 +26,8 @@ const BINARY_EXTENSIONS = /\.(bin|dat|db|sqlite3?|mdb|exe|dll|so|dylib|zip|gz|tg
  * Which editor suits a blob: `image` (VS Code's image preview), `text`, or `binary`. By Content-Type
  * first; for no type or `application/octet-stream` (what the Blob service stores when none is
  * given) by the name's extension, which is what VS Code itself goes by: the type `mime-types` gives
- * it when it knows it, text when it does not (source files), binary for none or a known binary one. A source file whose
+ * it when it knows it, text when it does not (source files), binary for none or a known binary one;
+ * and text for a file known by its whole name ({@link TEXT_NAMES}: a Dockerfile, .editorconfig). A source file whose
  * extension `mime-types` types as something else ({@link SOURCE_EXTENSIONS}: a `.ts` uploaded as
  * `video/mp2t`) is text; if its content is binary after all, VS Code's text editor says so.
  * @param name the blob name
@@ -32,6 +38,7 @@ export function editorFor(name: string, contentType: string | undefined): 'image
   if (IMAGE_TYPES.test(type) || (IMAGE_EXTENSIONS.test(name) && (type === '' || type === 'application/octet-stream'))) return 'image';
   if (TEXT_TYPES.test(type) || SOURCE_EXTENSIONS.test(name)) return 'text';
   if (type === '' || type === 'application/octet-stream') {
+    if (TEXT_NAMES.test(name)) return 'text';
     if (!/\.[A-Za-z0-9]{1,10}$/.test(name) || BINARY_EXTENSIONS.test(name)) return 'binary';
     // An extension `mime-types` knows decides (a .docx, .xlsx, .jar or .tar is binary, a .csv text);
     // one it does not know is most likely source (.py, .go, .cs, .tf).

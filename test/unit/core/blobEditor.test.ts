@@ -31,6 +31,16 @@ describe('core/blobEditor', () => {
     for (const name of ['data.csv', 'README.md', 'main.py', 'main.go', 'Program.cs', 'main.tf', 'tls.pem', 'tls.key', 'tls.crt', 'ca.cer', 'id_ed25519.pub', 'sig.asc', 'mail.eml', 'list.m3u8', 'app.log', 'config.ini']) assert.equal(editorFor(name, 'application/octet-stream'), 'text', name);
   });
 
+  it('opens files known by their whole name as text without a type: Dockerfile, Makefile, README, LICENSE, dotfiles', () => {
+    for (const name of ['Dockerfile', 'app/Dockerfile', 'Makefile', 'README', 'LICENSE', 'CODEOWNERS', 'Jenkinsfile', '.editorconfig', '.gitignore', 'web/.npmrc', '.env', '.env.local', '.eslintrc']) {
+      assert.equal(editorFor(name, 'application/octet-stream'), 'text', name);
+      assert.equal(editorFor(name, undefined), 'text', name);
+    }
+    // The whole last segment only: a name that merely ends so, or a typed blob, goes by the rest.
+    for (const name of ['payload', 'not-a-Makefile', 'backup.license.bin']) assert.equal(editorFor(name, 'application/octet-stream'), 'binary', name);
+    assert.equal(editorFor('Dockerfile', 'application/zip'), 'binary');
+  });
+
   it('opens source files as text with the type an upload gives them (mime-types types .ts as video/mp2t)', () => {
     for (const name of ['src/main.ts', 'lib/index.mts', 'lib/index.cts', 'bin/cli.cjs', 'index.php', 'build.pl', 'Module.pm', 'paper.tex', 'film.srt', 'run.bat', 'main.dart']) {
       const type = lookup(name);
