@@ -601,6 +601,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     for (const s of this.subscriptions) s.dispose();
     this.changed.dispose();
     this.blobs.dispose();
+    this.items.dispose();
   }
 }
 
@@ -691,8 +692,16 @@ export class BlobFileSystem implements vscode.FileSystemProvider, vscode.Disposa
   }
 }
 
+/** How many message and entity documents {@link ItemDocuments} keeps, besides those open. */
+const ITEM_DOCUMENTS_KEPT = 500;
+
 /** Messages and entities as read-only JSON documents, from what the view last listed. */
-class ItemDocuments implements vscode.TextDocumentContentProvider {
+class ItemDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  /**
+   * The documents' content by URI, oldest first. Past {@link ITEM_DOCUMENTS_KEPT}, the oldest that
+   * VS Code does not hold open are dropped; an open one never is (VS Code asks for its content
+   * again, on a revert for one), and a recent closed one stays for Reopen Closed Editor.
+   */
   private readonly docs = new Map<string, string>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   /** Fires when a document's content was replaced (an item opened again after a change). */
@@ -703,23 +712,35 @@ class ItemDocuments implements vscode.TextDocumentContentProvider {
       ? [`/${node.account}/${node.queue}/${node.info.messageId}.json`, itemJson(node.info)]
       : node.type === 'entity' ? [`/${node.account}/${node.table}/${encodeURIComponent(node.entity.partitionKey ?? '')}/${encodeURIComponent(node.entity.rowKey ?? '')}.json`, itemJson(entityDocument(node.entity))]
         : ['/unknown.json', '{}'];
-    const uri = vscode.Uri.from({ scheme: ITEM_SCHEME, path: pathPart });
-    if (this.docs.size > 500) this.docs.clear();
-    this.docs.set(uri.toString(), json);
-    this.changed.fire(uri);
-    return uri;
+    return this.set(vscode.Uri.from({ scheme: ITEM_SCHEME, path: pathPart }), json);
   }
 
   /** A JSON document of `value` at `pathPart` (replacing an earlier one of that path). */
   putJson(pathPart: string, value: unknown): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: ITEM_SCHEME, path: pathPart });
-    this.docs.set(uri.toString(), itemJson(value));
+    return this.set(vscode.Uri.from({ scheme: ITEM_SCHEME, path: pathPart }), itemJson(value));
+  }
+
+  private set(uri: vscode.Uri, json: string): vscode.Uri {
+    const key = uri.toString();
+    this.docs.delete(key);
+    this.docs.set(key, json);
+    if (this.docs.size > ITEM_DOCUMENTS_KEPT) {
+      const open = new Set(vscode.workspace.textDocuments.filter((d) => d.uri.scheme === ITEM_SCHEME).map((d) => d.uri.toString()));
+      for (const old of this.docs.keys()) {
+        if (this.docs.size <= ITEM_DOCUMENTS_KEPT) break;
+        if (old !== key && !open.has(old)) this.docs.delete(old);
+      }
+    }
     this.changed.fire(uri);
     return uri;
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.docs.get(uri.toString()) ?? '// Gone: open it again from the Storage view.';
+  }
+
+  dispose(): void {
+    this.changed.dispose();
   }
 }
 
