@@ -180,10 +180,11 @@ export class Emulator {
   readonly onDidStartWithStaleSettings: Event<ServiceKind> = this.staleStartEmitter.event;
   /**
    * The services another Azurite was last found serving ({@link servedElsewhere}): the configured
-   * host and port it was found on, and the protocol it answered with. See {@link servedElsewhereKinds}
-   * for when an entry is forgotten.
+   * host and port it was found on, the protocol it answered with, and the address that answered
+   * (clients reach it there: a `::` host's loopback may be 127.0.0.1 only). See
+   * {@link servedElsewhereKinds} for when an entry is forgotten.
    */
-  private readonly elsewhere: Partial<Record<ServiceKind, { readonly host: string; readonly port: number; readonly https: boolean }>> = {};
+  private readonly elsewhere: Partial<Record<ServiceKind, { readonly host: string; readonly port: number; readonly https: boolean; readonly address: string }>> = {};
   private readonly elsewhereEmitter = new Emitter<ServiceKind>();
   /**
    * Fires with a service when {@link servedElsewhereKinds} changes for it: another Azurite was found
@@ -381,8 +382,8 @@ export class Emulator {
       if (stillApplies) this.forgetServedElsewhere(kind);
     } else if (stillApplies) {
       const was = this.elsewhere[kind];
-      this.elsewhere[kind] = { host, port, https: found.https };
-      if (was?.host !== host || was.port !== port || was.https !== found.https) this.elsewhereEmitter.fire(kind);
+      this.elsewhere[kind] = { host, port, https: found.https, address: found.host };
+      if (was?.host !== host || was.port !== port || was.https !== found.https || was.address !== found.host) this.elsewhereEmitter.fire(kind);
     }
     return found?.description;
   }
@@ -709,14 +710,15 @@ export class Emulator {
 
   /**
    * Where clients connect to `kind`: the running endpoint (https as it was started), else the
-   * configured host and port, with the protocol another Azurite found there answered with
-   * ({@link servedElsewhereKinds}), or else the configured one (https when `azurite.cert` is set).
+   * configured host and port, with the address and protocol another Azurite found there answered
+   * on ({@link servedElsewhereKinds}), or else the configured ones (https when `azurite.cert` is set).
    */
   clientAddress(kind: ServiceKind): ClientAddress {
     const running = this.endpoint(kind);
     const configured = this.settings.options.services[kind];
-    const https = running !== undefined ? running.url.startsWith('https:') : this.elsewhere[kind]?.https ?? (this.settings.options.https !== undefined);
-    return { host: running?.host ?? configured.host, port: running?.port ?? configured.port, https };
+    const elsewhere = running === undefined ? this.elsewhere[kind] : undefined;
+    const https = running !== undefined ? running.url.startsWith('https:') : elsewhere?.https ?? (this.settings.options.https !== undefined);
+    return { host: running?.host ?? elsewhere?.address ?? configured.host, port: running?.port ?? configured.port, https };
   }
 
   /**

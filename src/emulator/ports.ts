@@ -19,6 +19,8 @@ export interface PortHolder {
   readonly kind: 'azurite' | 'other' | 'none';
   readonly server?: string;
   readonly protocol?: 'http' | 'https';
+  /** The address that answered (`127.0.0.1`, `::1`, a host name), when one did. */
+  readonly address?: string;
 }
 
 /**
@@ -45,9 +47,9 @@ export async function probePortHolder(host: string, port: number, timeoutMs = 10
 
 async function probeTarget(target: string, port: number, timeoutMs: number): Promise<PortHolder> {
   const plain = await probeOnce('http', { host: target, port, path: '/', timeout: timeoutMs, agent: false });
-  if (plain !== 'dropped') return plain;
+  if (plain !== 'dropped') return plain.protocol !== undefined ? { ...plain, address: target } : plain;
   const tls = await probeOnce('https', { host: target, port, path: '/', timeout: timeoutMs, agent: false, rejectUnauthorized: false });
-  return tls === 'dropped' ? { kind: 'other' } : tls;
+  return tls === 'dropped' ? { kind: 'other' } : tls.protocol !== undefined ? { ...tls, address: target } : tls;
 }
 
 /** What {@link servedElsewhere} found on a port. */
@@ -56,6 +58,12 @@ export interface ServedElsewhere {
   readonly description: string;
   /** True when it answered over HTTPS (an Azurite started with a certificate), false over HTTP. */
   readonly https: boolean;
+  /**
+   * The host clients reach it at: the address that answered. For a wildcard host (`::`) that is the
+   * loopback it answered on, which may be IPv4 only (the Azurite CLI's default 127.0.0.1), where
+   * the wildcard's own client address, [::1], would be refused.
+   */
+  readonly host: string;
 }
 
 /** True when `holder` is an Azurite's `kind` service (its Server header: `Azurite-Blob/3.37.0` …). */
@@ -75,9 +83,9 @@ export async function servedElsewhere(address: { readonly host: string; readonly
   const { host, port } = address;
   if (port === 0) return undefined;
   const holder = await probePortHolder(host, port);
-  return isAzuriteService(holder, kind)
-    ? { description: `${host}:${port} already answers as ${holder.server ?? 'Azurite'}`, https: holder.protocol === 'https' }
-    : undefined;
+  if (!isAzuriteService(holder, kind)) return undefined;
+  const answered = holder.address ?? host;
+  return { description: `${connectableHost(answered)}:${port} already answers as ${holder.server ?? 'Azurite'}`, https: holder.protocol === 'https', host: answered };
 }
 
 /** One GET; 'dropped' when the connection was accepted and then closed or reset without an answer. */

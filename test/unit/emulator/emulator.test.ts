@@ -11,7 +11,7 @@ import { BlobServiceClient, RestError } from '@azure/storage-blob';
 import { TableServiceClient } from '@azure/data-tables';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
-import { isPortFree } from '../../../src/emulator/ports';
+import { isPortFree, probePortHolder } from '../../../src/emulator/ports';
 import type { Emulator, EngineLoss } from '../../../src/emulator/emulator';
 import type { EngineHost } from '../../../src/emulator/engineHost';
 import { parseSettings } from '../../../src/core/settings';
@@ -359,6 +359,18 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal(second.endpoint('blob')?.port, blobPort);
     assert.deepEqual(second.servedElsewhereKinds(), [], 'its own Blob runs there now');
     assert.deepEqual(changes, ['blob', 'queue', 'table', 'queue', 'table', 'blob']);
+  });
+
+  it('names another Azurite found for a "::" host at the loopback it answered on (127.0.0.1), not [::1]', async () => {
+    const first = track(makeEmulator({ inMemoryPersistence: true })).emulator;
+    await startAll(first, ['blob']);
+    const blobPort = first.endpoint('blob')!.port;
+    const second = track(makeEmulator({ inMemoryPersistence: true, blobHost: '::', blobPort })).emulator;
+    assert.equal(await second.servedElsewhere('blob'), `127.0.0.1:${blobPort} already answers as ${(await probePortHolder('127.0.0.1', blobPort)).server}`);
+    assert.deepEqual(second.clientAddress('blob'), { host: '127.0.0.1', port: blobPort, https: false });
+    const blob = BlobServiceClient.fromConnectionString(second.connectionString());
+    await blob.getContainerClient('reached').create();
+    assert.equal(await BlobServiceClient.fromConnectionString(first.connectionString()).getContainerClient('reached').exists(), true);
   });
 
   it('refuses to start on invalid settings or an unwritable location, without starting half-way', async () => {

@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import * as net from 'node:net';
-import { findFreePort, isPortFree, probePortHolder, waitForPort } from '../../../src/emulator/ports';
+import { findFreePort, isPortFree, probePortHolder, servedElsewhere, waitForPort } from '../../../src/emulator/ports';
 import { parseSettings } from '../../../src/core/settings';
 import { disposeAfterEach, makeEmulator, startAll } from '../helpers/emulatorFixture';
 
@@ -26,7 +26,7 @@ describe('emulator/ports', () => {
     const plain = await listen((_req, res) => { res.setHeader('Server', 'nginx'); res.end(); });
     const port = portOf(plain);
     try {
-      assert.deepEqual(await probePortHolder('127.0.0.1', port), { kind: 'other', server: 'nginx', protocol: 'http' });
+      assert.deepEqual(await probePortHolder('127.0.0.1', port), { kind: 'other', server: 'nginx', protocol: 'http', address: '127.0.0.1' });
     } finally {
       await new Promise((r) => plain.close(r));
     }
@@ -37,8 +37,11 @@ describe('emulator/ports', () => {
   it('probes "::" on both loopbacks (a holder on 127.0.0.1 takes the port from a start there), and 0.0.0.0 on 127.0.0.1 alone (one on ::1 leaves it free)', async () => {
     const v4 = await listen((_req, res) => { res.setHeader('Server', 'Azurite-Blob/3.35.0'); res.end(); });
     try {
-      assert.deepEqual(await probePortHolder('::', portOf(v4)), { kind: 'azurite', server: 'Azurite-Blob/3.35.0', protocol: 'http' });
+      assert.deepEqual(await probePortHolder('::', portOf(v4)), { kind: 'azurite', server: 'Azurite-Blob/3.35.0', protocol: 'http', address: '127.0.0.1' });
       assert.equal(await isPortFree('::', portOf(v4)), false, 'the premise: a start on :: cannot have the port');
+      // Clients reach it where it answered: [::1], the wildcard's own client address, would be refused.
+      assert.deepEqual(await servedElsewhere({ host: '::', port: portOf(v4) }, 'blob'),
+        { description: `127.0.0.1:${portOf(v4)} already answers as Azurite-Blob/3.35.0`, https: false, host: '127.0.0.1' });
     } finally {
       await new Promise((r) => v4.close(r));
     }
@@ -49,7 +52,7 @@ describe('emulator/ports', () => {
     });
     if (!listening) return; // no IPv6 loopback on this machine: the IPv4 half above is the test
     try {
-      assert.deepEqual(await probePortHolder('::', portOf(v6)), { kind: 'other', server: 'nginx', protocol: 'http' });
+      assert.deepEqual(await probePortHolder('::', portOf(v6)), { kind: 'other', server: 'nginx', protocol: 'http', address: '::1' });
       assert.equal(await isPortFree('0.0.0.0', portOf(v6)), true, 'the premise: 0.0.0.0 shares the port with ::1');
       assert.deepEqual(await probePortHolder('0.0.0.0', portOf(v6)), { kind: 'none' });
     } finally {
