@@ -57,18 +57,32 @@ export function hasVariableName(names: Iterable<string>, name: string, platform:
  * Adds the connection variables to a launch configuration's `env`, leaving every variable the
  * configuration sets itself (in `env`, or in its envFile: `ownKeys`) as it is, names compared as
  * the platform does ({@link hasVariableName}: `AZUREWEBJOBSSTORAGE` is `AzureWebJobsStorage` on Windows).
+ *
+ * An `env` value equal to the one VS Code's own environment holds (`inherited`) is not the
+ * configuration's: a debugger copied it there before this pass. The Python debugger does, for
+ * `"console": "internalConsole"` (it merges the whole environment into `env` in its own resolve
+ * step, which runs first). Such a value is replaced; `variables` holds a name only when the
+ * inherited value may be replaced (./localSettings.ts `decideVariables`).
  * @param config the resolved configuration (`vscode.DebugConfiguration`; changed in place and returned)
  * @param variables name → value to add
  * @param ownKeys names the configuration sets itself outside `env` (its envFile); they are not added
- * @returns the names added
+ * @param inherited the extension host's environment (`process.env`); none by default
+ * @returns the names added (replacements included)
  */
 export function addEnvironment(
   config: Record<string, unknown>, variables: Partial<Record<string, string>>, ownKeys: ReadonlySet<string> = new Set(), platform: NodeJS.Platform = process.platform,
+  inherited: Readonly<Record<string, string | undefined>> = {},
 ): string[] {
   const env: Record<string, unknown> = typeof config.env === 'object' && config.env !== null ? config.env as Record<string, unknown> : {};
   const added: string[] = [];
   for (const [name, value] of Object.entries(variables)) {
-    if (value === undefined || hasVariableName(Object.keys(env), name, platform) || hasVariableName(ownKeys, name, platform)) continue;
+    if (value === undefined || hasVariableName(ownKeys, name, platform)) continue;
+    const present = Object.keys(env).find((k) => hasVariableName([k], name, platform));
+    if (present !== undefined) {
+      const copied = typeof env[present] === 'string' && env[present] === (inherited[present] ?? inherited[name]);
+      if (!copied) continue;
+      delete env[present];
+    }
     env[name] = value;
     added.push(name);
   }

@@ -63,7 +63,7 @@ export class DebugEnvironment implements vscode.DebugConfigurationProvider {
     // workspace's other projects have their own); with no folder, every file does.
     const current = this.environment.current(folder);
     if (current === undefined) return config;
-    const added = addEnvironment(config, current.variables, await this.envFileKeys(folder, config));
+    const added = addEnvironment(config, current.variables, await this.envFileKeys(folder, config), process.platform, process.env);
     if (added.length > 0) this.log.info(`Debug session "${String(config.name)}": set ${added.join(', ')} (${current.description}).`);
     return config;
   }

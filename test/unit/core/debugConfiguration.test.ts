@@ -39,6 +39,22 @@ describe('core/debugConfiguration', () => {
     assert.equal('env' in nothing, false, 'no env object made for nothing');
   });
 
+  it('replaces a value a debugger copied into env from VS Code\'s own environment (the Python debugger\'s internalConsole), keeps one the configuration set', () => {
+    const vars = { AZURE_STORAGE_CONNECTION_STRING: 'ours', AzureWebJobsStorage: 'ours' };
+    const inherited = { AZURE_STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true', PATH: '/usr/bin' };
+    const copied: Record<string, unknown> = { type: 'debugpy', env: { ...inherited, AzureWebJobsStorage: 'mine' } };
+    assert.deepEqual(addEnvironment(copied, vars, new Set(), 'linux', inherited), ['AZURE_STORAGE_CONNECTION_STRING']);
+    assert.deepEqual(copied.env, { AZURE_STORAGE_CONNECTION_STRING: 'ours', PATH: '/usr/bin', AzureWebJobsStorage: 'mine' });
+    // Its envFile's value stays, whatever it equals.
+    const fromFile: Record<string, unknown> = { env: { ...inherited } };
+    assert.deepEqual(addEnvironment(fromFile, vars, new Set(['AZURE_STORAGE_CONNECTION_STRING']), 'linux', inherited), ['AzureWebJobsStorage']);
+    assert.equal((fromFile.env as Record<string, string>).AZURE_STORAGE_CONNECTION_STRING, 'UseDevelopmentStorage=true');
+    // On Windows, in another case: one entry, ours.
+    const windows: Record<string, unknown> = { env: { azure_storage_connection_string: 'UseDevelopmentStorage=true' } };
+    assert.deepEqual(addEnvironment(windows, { AZURE_STORAGE_CONNECTION_STRING: 'ours' }, new Set(), 'win32', { azure_storage_connection_string: 'UseDevelopmentStorage=true' }), ['AZURE_STORAGE_CONNECTION_STRING']);
+    assert.deepEqual(windows.env, { AZURE_STORAGE_CONNECTION_STRING: 'ours' });
+  });
+
   it('on Windows a variable the configuration sets in another case is its own: AZUREWEBJOBSSTORAGE keeps AzureWebJobsStorage out', () => {
     const vars = { AzureWebJobsStorage: 'ours', AZURE_STORAGE_CONNECTION_STRING: 'ours' };
     const windows: Record<string, unknown> = { env: { AZUREWEBJOBSSTORAGE: 'cloud' } };
