@@ -425,6 +425,8 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
       const containers: ContainerItem[] = [];
       for await (const c of clients.blob.listContainers({ includeMetadata: true, abortSignal: options.signal })) if (!only || only.containers.includes(c.name)) containers.push(c);
       for (const c of containers) {
+        // Azurite takes any name that begins with `$`; Azure, and so the snapshot reader, only its own three.
+        if (!isContainerName(c.name)) throw new Error(`container ${c.name} has a name Azure does not allow (only $root, $web and $logs begin with $), so a snapshot with it would not load. Copy what it holds into a container with a valid name, delete it, then try again`);
         const container = clients.blob.getContainerClient(c.name);
         const blobs: BlobEntry[] = [];
         const sizes: number[] = [];
@@ -708,7 +710,8 @@ function processAlive(pid: number): boolean {
  * An SDK entity read with `disableTypeConversion` as a snapshot entity (Timestamp and ETag left out).
  * @throws Error naming the table when the entity has a property of its own named `partitionKey` or
  *   `rowKey`: the SDK writes it over the entity's key (`deserialize` in @azure/data-tables), so
- *   the key read is not the entity's; Error naming the table, the entity's keys and the property
+ *   the key read is not the entity's; Error naming the property when its name begins with `odata.`
+ *   or ends with `@odata.type` (Azurite stores it; the snapshot reader refuses it); Error naming the table, the entity's keys and the property
  *   when a value does not fit its type as the snapshot reader checks it ({@link typedValueProblem}:
  *   an Edm.Binary that is no base64, say, which the service stores unchecked)
  */
@@ -719,6 +722,10 @@ function entityFromSdk(table: string, e: Record<string, unknown>): EntityEntry {
   const properties: Record<string, TypedValue> = {};
   for (const [name, raw] of Object.entries(e)) {
     if (name === 'partitionKey' || name === 'rowKey' || name === 'etag' || name === 'timestamp' || name === 'odata.metadata') continue;
+    // Azurite stores a property of any such name; the snapshot reader takes `odata.` names for the service's own.
+    if (name.startsWith('odata.') || name.endsWith('@odata.type')) {
+      throw new Error(`table ${table}, entity PartitionKey "${String(e.partitionKey)}", RowKey "${String(e.rowKey)}": property "${name}" has a name the OData format keeps for itself (it begins with "odata." or ends with "@odata.type"), so a snapshot with it would not load. Rename that property with another client, then try again`);
+    }
     if (typeof raw === 'object' && raw !== null && 'type' in raw && 'value' in raw) {
       const { value, type } = raw as { value: unknown; type: TypedValue['type'] };
       // The SDK calls any unannotated whole number Int32, also one outside Int32's range (a client

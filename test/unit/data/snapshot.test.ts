@@ -170,6 +170,30 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     await assert.rejects(exportSnapshot(dataClients(emulator), tempDir('snap-keys-')), /table keys has an entity with a property of its own named "partitionKey"/);
   });
 
+  it('refuses to export a property named "odata.…" (Azurite stores it, a snapshot could not load it); an Import over its table stops before it changes anything', async () => {
+    const emulator = await running();
+    const odd = sdkClients(emulator).table('odd');
+    await odd.createTable();
+    await odd.createEntity({ partitionKey: 'p', rowKey: '1', 'odata.source': 'x', name: 'precious' });
+    const data = dataClients(emulator);
+    await assert.rejects(exportSnapshot(data, tempDir('snap-odata-')), /^Error: table odd, entity PartitionKey "p", RowKey "1": property "odata\.source" has a name the OData format keeps for itself/);
+    // An Import that replaces the table: its copy of the table cannot be made, so nothing changes.
+    const snap = tempDir('snap-odata-in-');
+    fs.mkdirSync(path.join(snap, 'table'));
+    fs.writeFileSync(path.join(snap, 'table', 'odd.jsonl'), '{"PartitionKey":"p","RowKey":"2"}\n');
+    const snapshot = await readSnapshot(snap);
+    await assert.rejects(importSnapshot(data, snapshot, tempDir('scratch-'), { confirmed: await importConflicts(data, snapshot) }),
+      /^Error: Import stopped before it changed anything: the copy of what it replaces could not be made: table odd, entity PartitionKey "p", RowKey "1": property "odata\.source"/);
+    assert.equal((await odd.getEntity('p', '1')).name, 'precious');
+    await assert.rejects(odd.getEntity('p', '2'), { statusCode: 404 });
+  });
+
+  it('refuses to export a container whose name begins with "$" but is not one of Azure\'s ($root, $web, $logs), which Azurite takes', async () => {
+    const emulator = await running();
+    await sdkClients(emulator).blob().getContainerClient('$foo').create();
+    await assert.rejects(exportSnapshot(dataClients(emulator), tempDir('snap-dollar-')), /^Error: container \$foo has a name Azure does not allow/);
+  });
+
   it('refuses a seed file whose name holds a character Azurite could store but never list again, naming it', async () => {
     const seed = tempDir('seed-ctl-');
     fs.mkdirSync(path.join(seed, 'blob', 'docs'), { recursive: true });
