@@ -201,6 +201,10 @@ export class EngineHost {
       start: async () => {
         if (options.accessLog !== undefined) this.accessSinks.set(service, options.accessLog);
         try {
+          // The process the start's load went to ended while the start waited (another process's
+          // save, a late stop): the new one is loaded first, as every start's is, so that its load
+          // result (memory default, heap cap) is known.
+          if (this.loaded === undefined || this.child === undefined) await this.load();
           const starting = this.request('start', { service, options: wire });
           startedIn = this.child;
           return await starting;

@@ -288,6 +288,31 @@ describe('Shutdown saves everything (disk mode, real engine, real SDK clients)',
     assert.ok(await clients(e).blob().getContainerClient('fresh').getBlobClient('new.txt').exists());
   });
 
+  it('a start whose engine ends while it waits for another process\'s save runs in a new engine that is loaded as every start\'s is', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGKILL by pid
+    const location = folder();
+    const saver = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const marker = path.join(location, markerFileName('blob'));
+    try {
+      fs.writeFileSync(marker, JSON.stringify({ kind: 'blob', startedAtMs: Date.now(), pid: saver.pid }));
+      const keep = new KeepLog();
+      const e = emulatorOn(location, keep);
+      const started = e.start('blob');
+      await pollUntil('the start to say it waits', () => keep.lines.some((l) => /^Blob: waiting for the save of its data/.test(l)));
+      const first = e.enginePid!;
+      process.kill(first, 'SIGKILL');
+      await pollUntil('the engine\'s loss to be noticed', () => e.engineLoadResult() === undefined);
+      fs.rmSync(marker);
+      const outcome = await started;
+      assert.ok(outcome.ok, JSON.stringify(outcome));
+      assert.notEqual(e.enginePid, first);
+      assert.notEqual(e.engineLoadResult(), undefined, 'the new engine was loaded (its memory default, its heap cap)');
+      await e.stopAll();
+    } finally {
+      saver.kill();
+    }
+  });
+
   it('a start or clean waits for a save of the same data that another process still writes (a reloaded window\'s engine), and past the bound refuses, naming it', async () => {
     const location = folder();
     const first = emulatorOn(location, new KeepLog());
