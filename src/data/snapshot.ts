@@ -19,7 +19,7 @@ import {
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
-import { downloadToFile, isNotFound, messageOf, pool, readLines, tracker, writeLines } from './work';
+import { downloadToFile, isNotFound, messageOf, NotUtf8Error, pool, readLines, readText, tracker, writeLines } from './work';
 import { messageTextOf, unreadableQueueError } from './queueText';
 import { unlistableContainerError } from './blobNames';
 
@@ -207,13 +207,17 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
       throw err;
     }
   };
+  const notUtf8 = (p: string) => (err: unknown): never => {
+    if (!(err instanceof NotUtf8Error)) throw err;
+    throw new SnapshotFormatError(rel(p), err.line, 'this line is not UTF-8 (the file was saved in another encoding, such as Windows-1252, which Windows PowerShell 5.1\'s Set-Content writes); save the file as UTF-8 (in PowerShell: Set-Content -Encoding UTF8)');
+  };
   const read = async (p: string): Promise<string> => {
     await refuseUtf16(p, rel(p));
-    return fsp.readFile(p, 'utf8');
+    return readText(p).catch(notUtf8(p));
   };
   const lines = async (p: string): Promise<string[]> => {
     await refuseUtf16(p, rel(p));
-    return readLines(p);
+    return readLines(p).catch(notUtf8(p));
   };
 
   const containers: Snapshot['containers'][number][] = [];

@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import * as readline from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobClient } from '@azure/storage-blob';
@@ -47,20 +46,89 @@ export async function writeLines(file: string, lines: Iterable<string>): Promise
   await pipeline(Readable.from(lines), fs.createWriteStream(file));
 }
 
+/** A text file that is not UTF-8: the first line (1-based) that holds bytes UTF-8 does not allow. */
+export class NotUtf8Error extends Error {
+  constructor(readonly line: number) {
+    super(`line ${line} is not UTF-8`);
+    this.name = 'NotUtf8Error';
+  }
+}
+
 /**
- * Reads a UTF-8 text file's lines, without their ends (`\n`, `\r\n`), a piece at a time: a
- * `.jsonl` file may be larger than the longest string V8 makes (about 512 MiB).
- * @throws the file system's error (ENOENT for a missing file)
+ * Reads a UTF-8 text file's lines, without their ends (`\n`, `\r\n`, a lone `\r`), a piece at a
+ * time: a `.jsonl` file may be larger than the longest string V8 makes (about 512 MiB). A byte
+ * order mark at the start is kept (the snapshot parser drops it). Bytes UTF-8 does not allow (a
+ * file saved as Windows-1252, what Windows PowerShell 5.1's `Set-Content` writes) are refused, not
+ * read as U+FFFD.
+ * @throws NotUtf8Error naming the first such line; the file system's error (ENOENT for a missing file)
  */
 export async function readLines(file: string): Promise<string[]> {
   const lines: string[] = [];
-  const input = fs.createReadStream(file, { encoding: 'utf8' });
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  let lineNumber = 0;
+  const add = (bytes: Buffer): void => {
+    lineNumber++;
+    let text: string;
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      throw new NotUtf8Error(lineNumber);
+    }
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    // A lone CR ends a line too (as Node's readline counts them).
+    if (text.includes('\r')) {
+      const parts = text.split('\r');
+      lineNumber += parts.length - 1;
+      lines.push(...parts);
+    } else {
+      lines.push(text);
+    }
+  };
+  const input = fs.createReadStream(file);
   try {
-    for await (const line of readline.createInterface({ input, crlfDelay: Infinity })) lines.push(line);
+    let pending: Buffer[] = [];
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
+        pending.push(chunk.subarray(start, end));
+        add(pending.length === 1 ? pending[0]! : Buffer.concat(pending));
+        pending = [];
+        start = end + 1;
+      }
+      if (start < chunk.length) pending.push(chunk.subarray(start));
+    }
+    if (pending.length > 0) add(Buffer.concat(pending));
   } finally {
     input.destroy();
   }
   return lines;
+}
+
+/**
+ * A UTF-8 text file's whole text.
+ * @throws NotUtf8Error naming the first line that holds bytes UTF-8 does not allow; the file system's error
+ */
+export async function readText(file: string): Promise<string> {
+  const bytes = await fsp.readFile(file);
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    // Which line: decoded one at a time, the first that fails.
+    let line = 1;
+    let start = 0;
+    for (let end = bytes.indexOf(0x0a); ; end = bytes.indexOf(0x0a, start)) {
+      const slice = bytes.subarray(start, end === -1 ? bytes.length : end);
+      try {
+        new TextDecoder('utf-8', { fatal: true }).decode(slice);
+      } catch {
+        throw new NotUtf8Error(line);
+      }
+      if (end === -1) break;
+      line++;
+      start = end + 1;
+    }
+    throw new NotUtf8Error(line);
+  }
 }
 
 /**

@@ -303,6 +303,28 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     }
   });
 
+  it('refuses a file in another encoding than UTF-8 (Windows-1252, what PowerShell 5.1\'s Set-Content writes), naming its line, instead of reading U+FFFD', async () => {
+    const latin1 = (text: string): Buffer => Buffer.from(text, 'latin1');
+    const cases: Array<['table' | 'queue' | 'blob', string, string, number]> = [
+      ['queue', 'orders.jsonl', '{"text":"plain"}\n{"text":"Gr\u00fcn"}\n', 2],
+      ['table', 'people.jsonl', '{"PartitionKey":"p","RowKey":"1","Name":"M\u00fcller"}\r\n', 1],
+      ['queue', 'orders.queue.json', '{\n  "metadata": { "owner": "J\u00fcrgen" }\n}\n', 2],
+      ['blob', 'docs.container.json', '{ "metadata": { "owner": "\u00e9" } }', 1],
+    ];
+    for (const [service, name, text, line] of cases) {
+      const seed = tempDir('seed-latin1-');
+      fs.mkdirSync(path.join(seed, service));
+      fs.writeFileSync(path.join(seed, service, name), latin1(text));
+      await assert.rejects(readSnapshot(seed), (err: unknown) => err instanceof SnapshotFormatError &&
+        err.message.startsWith(`${service}/${name}:${line}: this line is not UTF-8 (the file was saved in another encoding, such as Windows-1252`), `${service}/${name}`);
+    }
+    // UTF-8 as it should be: a byte order mark, CRLF and a lone CR, and a U+FFFD of its own.
+    const seed = tempDir('seed-utf8-');
+    fs.mkdirSync(path.join(seed, 'queue'));
+    fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), '\uFEFF{"text":"Gr\u00fcn"}\r\n{"text":"\uFFFD"}\r{"text":"last"}');
+    assert.deepEqual((await readSnapshot(seed)).queues[0]!.messages.map((m) => m.text), ['Gr\u00fcn', '\uFFFD', 'last']);
+  });
+
   it('resets while a client holds its connection: same ports, the client goes on working, the seed is back', async () => {
     const emulator = await running();
     const ports = SERVICE_KINDS.map((k) => emulator.endpoint(k)!.port);
