@@ -403,7 +403,9 @@ export async function isServiceEmpty(clients: StorageClients, kind: ServiceKind)
  * one, and messages a consumer holds invisible at that moment are not exported.
  * Blob names are listed as they are, a carriage return included (the blob client's listing policy,
  * ./blobNames.ts). A blob deleted after the listing is left out; one whose listed name holds a
- * character reference is also named in the result's `unreadBlobs`.
+ * character reference is also named in the result's `unreadBlobs`. So is a container, queue or
+ * table deleted after the listing of them, before its own was read; one deleted while it is read
+ * fails the export, naming it.
  * @returns the counts written
  * @throws RestError from the SDKs; an Error naming the container and the likely cause when Azurite
  *   cannot write a container's listing (a name with a character XML cannot carry:
@@ -453,6 +455,10 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
             sizes.push(p.contentLength ?? 0);
           }
         } catch (err) {
+          // Deleted since the containers were listed (a test cleaning up as it runs): left out, as a
+          // deleted blob is. Deleted while its listing ran: named.
+          if (isNotFound(err) && blobs.length === 0) continue;
+          if (isNotFound(err)) throw new Error(`container ${c.name} was deleted while the export listed its blobs; nothing was written: export again`, { cause: err });
           // A name Azurite cannot write into the listing fails it with a bare 500: say what that likely is.
           throw unlistableContainerError(c.name, err) ?? err;
         }
@@ -500,7 +506,10 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         const gone = new Set<string>();
         let notVisible: unknown;
         // Progress counts messages: the queue's approximate count up front, more if more come.
-        let counted = (await queue.getProperties({ abortSignal: options.signal })).approximateMessagesCount ?? 0;
+        // Deleted since the queues were listed: left out, as a deleted message is.
+        const properties = await queue.getProperties({ abortSignal: options.signal }).catch((err: unknown) => { if (isNotFound(err)) return undefined; throw err; });
+        if (properties === undefined) continue;
+        let counted = properties.approximateMessagesCount ?? 0;
         progress.addTotal(counted);
         const visibility = options.queueVisibilitySeconds ?? EXPORT_VISIBILITY_S;
         let hiddenSince = Date.now(); // when the oldest hiding that has not been renewed began
@@ -529,7 +538,10 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
             }
             // Peeked first: a message Azurite cannot write fails a receive only after it hid the
             // messages, and the SDK's retry then reads the queue as empty (./queueText.ts).
-            await queue.peekMessages({ numberOfMessages: 32 }).catch((err: unknown) => { throw unreadableQueueError(q.name, err) ?? err; });
+            await queue.peekMessages({ numberOfMessages: 32 }).catch((err: unknown) => {
+              if (isNotFound(err)) throw new Error(`queue ${q.name} was deleted while the export read its messages; nothing was written: export again`, { cause: err });
+              throw unreadableQueueError(q.name, err) ?? err;
+            });
             const got = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: visibility });
             if (got.receivedMessageItems.length === 0) break;
             let fresh = 0;
@@ -580,12 +592,19 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
         const table = clients.tableClient(t.name)!;
         const entities: EntityEntry[] = [];
         // Progress counts entities as they come (a table has no count to ask for).
-        for await (const e of table.listEntities<Record<string, unknown>>({ disableTypeConversion: true, abortSignal: options.signal })) {
-          entities.push(entityFromSdk(t.name, e));
-          if (entities.length % 1000 === 0) {
-            progress.addTotal(1000);
-            progress.step(`Exporting table ${t.name}: ${entities.length} entities`, 1000);
+        try {
+          for await (const e of table.listEntities<Record<string, unknown>>({ disableTypeConversion: true, abortSignal: options.signal })) {
+            entities.push(entityFromSdk(t.name, e));
+            if (entities.length % 1000 === 0) {
+              progress.addTotal(1000);
+              progress.step(`Exporting table ${t.name}: ${entities.length} entities`, 1000);
+            }
           }
+        } catch (err) {
+          // Deleted since the tables were listed: left out. Deleted while its entities were read: named.
+          if (isNotFound(err) && entities.length === 0) continue;
+          if (isNotFound(err)) throw new Error(`table ${t.name} was deleted while the export read its entities; nothing was written: export again`, { cause: err });
+          throw err;
         }
         progress.addTotal(entities.length % 1000);
         progress.step(`Exporting table ${t.name}: ${entities.length} entities`, entities.length % 1000);

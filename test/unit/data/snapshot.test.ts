@@ -188,6 +188,50 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     await assert.rejects(odd.getEntity('p', '2'), { statusCode: 404 });
   });
 
+  it('leaves out a container, queue or table that a client deletes after the export listed them, before their own listing', async () => {
+    const emulator = await running();
+    const c = sdkClients(emulator);
+    for (const name of ['kept', 'gone']) {
+      await c.blob().getContainerClient(name).create();
+      await c.blob().getContainerClient(name).getBlockBlobClient('a.txt').uploadData(Buffer.from(name));
+      await c.queue().getQueueClient(name).create();
+      await c.queue().getQueueClient(name).sendMessage(name);
+      await c.table(`${name}t`).createTable();
+      await c.table(`${name}t`).createEntity({ partitionKey: 'p', rowKey: name });
+    }
+    const data = dataClients(emulator);
+    // The real clients, each listing of containers, queues and tables followed by the client's
+    // delete of "gone" before the export reads it: containers once all are listed (the export lists
+    // them all first), queues and tables just before that one is yielded (they are read as listed).
+    const bound = <T extends object>(target: T, name: string, wrap: (list: AsyncIterable<{ name?: string }>) => AsyncIterable<{ name?: string }>): T =>
+      new Proxy(target, { get: (t, p) => {
+        const v = Reflect.get(t, p) as unknown;
+        if (p === name) return (...args: unknown[]) => wrap((v as (...a: unknown[]) => AsyncIterable<{ name?: string }>).apply(t, args));
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+      } });
+    async function* thenDelete(list: AsyncIterable<{ name?: string }>): AsyncIterable<{ name?: string }> {
+      for await (const item of list) yield item;
+      await c.blob().getContainerClient('gone').delete();
+    }
+    const deleteBefore = (remove: () => Promise<unknown>, name: string) => async function* (list: AsyncIterable<{ name?: string }>): AsyncIterable<{ name?: string }> {
+      for await (const item of list) {
+        if (item.name === name) await remove();
+        yield item;
+      }
+    };
+    const racing = {
+      ...data,
+      blob: bound(data.blob!, 'listContainers', thenDelete),
+      queue: bound(data.queue!, 'listQueues', deleteBefore(() => c.queue().getQueueClient('gone').delete(), 'gone')),
+      table: bound(data.table!, 'listTables', deleteBefore(() => c.table('gonet').deleteTable(), 'gonet')),
+    } as typeof data;
+    const folder = tempDir('snap-deleted-');
+    const counts = await exportSnapshot(racing, folder);
+    assert.deepEqual({ containers: counts.containers, queues: counts.queues, tables: counts.tables }, { containers: 1, queues: 1, tables: 1 });
+    const snapshot = await readSnapshot(folder);
+    assert.deepEqual([snapshot.containers.map((x) => x.name), snapshot.queues.map((x) => x.name), snapshot.tables.map((x) => x.name)], [['kept'], ['kept'], ['keptt']]);
+  });
+
   it('refuses to export a container whose name begins with "$" but is not one of Azure\'s ($root, $web, $logs), which Azurite takes', async () => {
     const emulator = await running();
     await sdkClients(emulator).blob().getContainerClient('$foo').create();
