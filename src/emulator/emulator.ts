@@ -178,6 +178,14 @@ export class Emulator {
    * applied to a running service is the settings watcher's; this one reaches no running service.)
    */
   readonly onDidStartWithStaleSettings: Event<ServiceKind> = this.staleStartEmitter.event;
+  private readonly startsEmitter = new Emitter<ServiceKind>();
+  /**
+   * Fires with a service when a start or restart of it is asked for, and when it has finished:
+   * {@link startsUnderWay} may have changed. Before a start's state turns `starting` it waits
+   * (for the engine's load, a stop before it, its checks), and a status bar shows it starting all
+   * the same.
+   */
+  readonly onDidChangeStartsUnderWay: Event<ServiceKind> = this.startsEmitter.event;
   /**
    * The services another Azurite was last found serving ({@link servedElsewhere}): the configured
    * host and port it was found on, the protocol it answered with, and the address that answered
@@ -426,12 +434,12 @@ export class Emulator {
    * the user asked for before it is not undone by a restart for a settings change.
    */
   restart(kind: ServiceKind): Promise<Outcome> {
-    return this.queue.run(kind, 'restart', async () => {
+    return this.announced(kind, this.queue.run(kind, 'restart', async () => {
       if (!this.isRunning(kind)) return OK;
       const stopped = await this.stopNow(kind);
       if (!stopped.ok) return stopped;
       return this.startNow(kind);
-    });
+    }));
   }
 
   /** Setting error messages that stop `kind` from starting. */
@@ -525,7 +533,14 @@ export class Emulator {
     if (this.disposed) return Promise.resolve(this.shutDownFailure(kind, 'started'));
     const blocked = this.startBlocker?.(kind);
     if (blocked !== undefined) return Promise.resolve(blocked);
-    return this.queue.run(kind, 'start', () => (this.isRunning(kind) ? Promise.resolve(OK) : this.startNow(kind)));
+    return this.announced(kind, this.queue.run(kind, 'start', () => (this.isRunning(kind) ? Promise.resolve(OK) : this.startNow(kind))));
+  }
+
+  /** Fires {@link onDidChangeStartsUnderWay} now and once `outcome` (which never rejects) has settled; returns it. */
+  private announced(kind: ServiceKind, outcome: Promise<Outcome>): Promise<Outcome> {
+    this.startsEmitter.fire(kind);
+    void outcome.finally(() => this.startsEmitter.fire(kind));
+    return outcome;
   }
 
   private startBlocker: ((kind: ServiceKind) => Failure | undefined) | undefined;
@@ -948,6 +963,7 @@ export class Emulator {
       this.lossEmitter.dispose();
       this.unfinishedSaveEmitter.dispose();
       this.staleStartEmitter.dispose();
+      this.startsEmitter.dispose();
       this.trustEmitter.dispose();
       this.elsewhereEmitter.dispose();
     }

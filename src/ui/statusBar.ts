@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { endpointUrl } from '../core/connectionString';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import { memoryView, serviceView } from '../core/statusView';
+import type { ServiceState } from '../core/lifecycle';
 import type { Emulator } from '../emulator/emulator';
 import { ATTACH_SETTING, type AttachTarget } from '../core/attach';
 import { OPEN_SETTINGS } from '../core/commandIds';
@@ -88,6 +89,7 @@ export class StatusBar implements vscode.Disposable {
       }),
       emulator.onDidChangeMemory(() => this.renderMemory()),
       emulator.onDidChangeServedElsewhere((kind) => this.renderService(kind)),
+      emulator.onDidChangeStartsUnderWay((kind) => this.renderService(kind)),
     );
     this.refresh();
   }
@@ -145,7 +147,9 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private renderService(kind: ServiceKind): void {
-    const state = this.emulator.status(kind);
+    const status = this.emulator.status(kind);
+    // A start asked for shows at once, also while it waits (the engine's load, a stop before it, its checks).
+    const state: ServiceState = status.status === 'closed' && this.emulator.startsUnderWay().includes(kind) ? { status: 'starting' } : status;
     const options = this.emulator.options;
     // A running service keeps the mode it started in until it restarts.
     const inMemory = state.status === 'running' ? this.emulator.isRunningInMemory(kind) : options.inMemoryPersistence;

@@ -19,6 +19,26 @@ describe('Lifecycle commands and API versions, as other extensions use them', fu
     await reset();
   });
 
+  it('a status bar item shows its start at once, also while the start waits before it listens (here: for the engine)', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const a = await api();
+    await a.emulator.warmUp();
+    const pid = a.emulator.enginePid!;
+    // The engine's process held off the CPU: the start waits for its memory check, still `closed`.
+    process.kill(pid, 'SIGSTOP');
+    let started: Promise<unknown> | undefined;
+    try {
+      started = a.emulator.start('queue');
+      await waitFor('Queue\'s start under way', () => (a.emulator.startsUnderWay().includes('queue') ? true : undefined));
+      assert.equal(a.emulator.status('queue').status, 'closed', 'the premise: the start has not begun to listen');
+      await waitFor('the queue item to show the start', () => (a.statusItems().queue.text === '$(loading~spin) Queue' ? true : undefined));
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    assert.deepEqual(await started, { ok: true });
+    await waitFor('the queue item to show it running', () => (/^\$\(check\) Queue :\d+$/.test(a.statusItems().queue.text) ? true : undefined));
+  });
+
   it('azurite.start_blob twice, and three times at once, runs one server and shows no notification', async () => {
     const a = await api();
     const shown = a.notifications().length;
