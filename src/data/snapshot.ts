@@ -474,6 +474,11 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
             await downloadToFile(container.getBlobClient(b.name), file, options.signal);
           } catch (err) {
             if (!isNotFound(err)) throw err;
+            // The whole container deleted meanwhile: its blobs are not "left out" one by one.
+            const e = err as { code?: unknown; details?: { errorCode?: unknown } };
+            if (e.code === 'ContainerNotFound' || e.details?.errorCode === 'ContainerNotFound') {
+              throw new Error(`container ${c.name} was deleted while the export read its blobs; nothing was written: export again`, { cause: err });
+            }
             gone.add(b.name);
           }
           progress.step(`Exporting blob ${c.name}/${b.name}`);

@@ -64,25 +64,14 @@ export class NotUtf8Error extends Error {
  */
 export async function readLines(file: string): Promise<string[]> {
   const lines: string[] = [];
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   let lineNumber = 0;
+  // One `\n`-ended piece of the file: one line, or several split by lone CRs.
   const add = (bytes: Buffer): void => {
-    lineNumber++;
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
-      throw new NotUtf8Error(lineNumber);
-    }
-    if (text.endsWith('\r')) text = text.slice(0, -1);
-    // A lone CR ends a line too (as Node's readline counts them).
-    if (text.includes('\r')) {
-      const parts = text.split('\r');
-      lineNumber += parts.length - 1;
-      lines.push(...parts);
-    } else {
-      lines.push(text);
-    }
+    const text = decodeLines(bytes, lineNumber + 1);
+    const parts = (text.endsWith('\r') ? text.slice(0, -1) : text).split('\r');
+    // One at a time: a file of lone CRs is one piece of very many lines (a spread would overflow the stack).
+    for (const part of parts) lines.push(part);
+    lineNumber += parts.length;
   };
   const input = fs.createReadStream(file);
   try {
@@ -105,30 +94,49 @@ export async function readLines(file: string): Promise<string[]> {
 }
 
 /**
- * A UTF-8 text file's whole text.
- * @throws NotUtf8Error naming the first line that holds bytes UTF-8 does not allow; the file system's error
+ * A UTF-8 text file's whole text (a byte order mark at the start kept).
+ * @throws NotUtf8Error naming the first line that holds bytes UTF-8 does not allow; the file
+ *   system's error; RangeError for a file larger than the longest string V8 makes
  */
 export async function readText(file: string): Promise<string> {
-  const bytes = await fsp.readFile(file);
+  return decodeLines(await fsp.readFile(file), 1);
+}
+
+/** True for the error a fatal TextDecoder throws on bytes its encoding does not allow. */
+function isInvalidEncoding(err: unknown): boolean {
+  return err instanceof TypeError && (err as NodeJS.ErrnoException).code === 'ERR_ENCODING_INVALID_ENCODED_DATA';
+}
+
+/**
+ * `bytes` decoded as UTF-8, strictly, a byte order mark kept.
+ * @param firstLine the line number `bytes` begins at (1-based)
+ * @throws NotUtf8Error naming the first line (counting `\n`, `\r\n` and lone `\r` as line ends)
+ *   that holds bytes UTF-8 does not allow; any other error of the decoder as it is
+ */
+function decodeLines(bytes: Buffer, firstLine: number): string {
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    // Which line: decoded one at a time, the first that fails.
-    let line = 1;
-    let start = 0;
-    for (let end = bytes.indexOf(0x0a); ; end = bytes.indexOf(0x0a, start)) {
-      const slice = bytes.subarray(start, end === -1 ? bytes.length : end);
-      try {
-        new TextDecoder('utf-8', { fatal: true }).decode(slice);
-      } catch {
-        throw new NotUtf8Error(line);
-      }
-      if (end === -1) break;
-      line++;
-      start = end + 1;
-    }
-    throw new NotUtf8Error(line);
+  } catch (err) {
+    if (!isInvalidEncoding(err)) throw err;
   }
+  // Which line: each decoded on its own (no UTF-8 sequence holds a CR or LF byte), the first that fails.
+  let line = firstLine;
+  let start = 0;
+  while (start <= bytes.length) {
+    let end = start;
+    while (end < bytes.length && bytes[end] !== 0x0a && bytes[end] !== 0x0d) end++;
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(start, end));
+    } catch (err) {
+      if (isInvalidEncoding(err)) throw new NotUtf8Error(line);
+      throw err;
+    }
+    if (end >= bytes.length) break;
+    // CRLF ends one line.
+    start = bytes[end] === 0x0d && bytes[end + 1] === 0x0a ? end + 2 : end + 1;
+    line++;
+  }
+  throw new NotUtf8Error(line);
 }
 
 /**

@@ -230,6 +230,33 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.deepEqual({ containers: counts.containers, queues: counts.queues, tables: counts.tables }, { containers: 1, queues: 1, tables: 1 });
     const snapshot = await readSnapshot(folder);
     assert.deepEqual([snapshot.containers.map((x) => x.name), snapshot.queues.map((x) => x.name), snapshot.tables.map((x) => x.name)], [['kept'], ['kept'], ['keptt']]);
+
+    // A container deleted once its blobs are listed, before the first download: the export stops, naming it.
+    const blobs = data.blob!;
+    const midway = {
+      ...data,
+      blob: new Proxy(blobs, { get: (t, p) => {
+        if (p !== 'getContainerClient') { const v = Reflect.get(t, p) as unknown; return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v; }
+        return (name: string) => {
+          const container = t.getContainerClient(name);
+          if (name !== 'kept') return container;
+          return new Proxy(container, { get: (ct, cp) => {
+            const v = Reflect.get(ct, cp) as unknown;
+            if (cp !== 'getBlobClient') return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(ct) : v;
+            return (blobName: string) => {
+              const blob = ct.getBlobClient(blobName);
+              return new Proxy(blob, { get: (bt, bp) => {
+                const bv = Reflect.get(bt, bp) as unknown;
+                if (bp !== 'download') return typeof bv === 'function' ? (bv as (...a: unknown[]) => unknown).bind(bt) : bv;
+                return async (...args: unknown[]) => { await c.blob().getContainerClient('kept').deleteIfExists(); return (bv as (...a: unknown[]) => unknown).apply(bt, args); };
+              } });
+            };
+          } });
+        };
+      } }),
+    } as typeof data;
+    await assert.rejects(exportSnapshot(midway, folder), /^Error: container kept was deleted while the export read its blobs; nothing was written: export again$/);
+    assert.deepEqual((await readSnapshot(folder)).containers.map((x) => x.name), ['kept'], 'the folder as it was');
   });
 
   it('refuses to export a container whose name begins with "$" but is not one of Azure\'s ($root, $web, $logs), which Azurite takes', async () => {
@@ -367,6 +394,12 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     fs.mkdirSync(path.join(seed, 'queue'));
     fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), '\uFEFF{"text":"Gr\u00fcn"}\r\n{"text":"\uFFFD"}\r{"text":"last"}');
     assert.deepEqual((await readSnapshot(seed)).queues[0]!.messages.map((m) => m.text), ['Gr\u00fcn', '\uFFFD', 'last']);
+    // The line named counts lone CRs as line ends, as the parser does.
+    fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), Buffer.concat([Buffer.from('{"text":"a"}\r\n{"text":"b"}\r{"text":"'), latin1('\u00e9"}\n')]));
+    await assert.rejects(readSnapshot(seed), /^SnapshotFormatError: queue\/orders\.jsonl:3: this line is not UTF-8/);
+    // Old Mac line ends only: one piece of very many lines.
+    fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), Array.from({ length: 150_000 }, (_, i) => `{"text":"${i}"}`).join('\r'));
+    assert.equal((await readSnapshot(seed)).queues[0]!.messages.length, 150_000);
   });
 
   it('resets while a client holds its connection: same ports, the client goes on working, the seed is back', async () => {
