@@ -119,9 +119,16 @@ async function inspect(https: HttpsOptions, onLeaf: (leaf: X509Certificate, rema
     try {
       context = createSecureContext({ pfx: cert, passphrase: https.pwd ?? '' });
     } catch (err) {
+      // OpenSSL checks the password first ("mac verify failure"): past it, the password is right.
+      if ((err as NodeJS.ErrnoException).code === 'ERR_CRYPTO_UNSUPPORTED_OPERATION') {
+        return `azurite.cert (${JSON.stringify(https.cert)}) is a PFX file encrypted the old way (RC2 or 3DES, what OpenSSL 1.1 and older Java made by default), which this runtime's OpenSSL 3 does not read (${reason(err)}); the password is not the problem. Export it again with current encryption (openssl pkcs12 -legacy -in old.pfx -nodes -out all.pem, then openssl pkcs12 -export -in all.pem -out new.pfx), or use a PEM certificate and key (azurite.cert and azurite.key).`;
+      }
+      if (/private key/i.test(reason(err))) {
+        return `azurite.cert (${JSON.stringify(https.cert)}) holds no private key that can be read (${reason(err)}); a server needs one: export the PFX with its private key, or use a PEM certificate and key (azurite.cert and azurite.key).`;
+      }
       const password = https.pwdFromSecretStorage === true ? 'The certificate password in Secret Storage' : 'azurite.pwd';
-      const fix = https.pwdFromSecretStorage === true ? 'run "Azurite: Set Certificate Password" again' : 'check the password';
-      return `${password} does not open azurite.cert (${JSON.stringify(https.cert)}: ${reason(err)}); ${fix}, and that azurite.cert is a PFX (PKCS #12) file — for a PEM certificate set azurite.key instead.`;
+      const fix = https.pwdFromSecretStorage === true ? 'run "Azurite: Set Certificate Password" again and check' : 'check the password, and';
+      return `${password} does not open azurite.cert (${JSON.stringify(https.cert)}: ${reason(err)}); ${fix} that azurite.cert is a PFX (PKCS #12) file — for a PEM certificate set azurite.key instead.`;
     }
     const leaf = contextCertificate(context);
     return leaf === undefined ? undefined : onLeaf(leaf, REMAKE_PFX);

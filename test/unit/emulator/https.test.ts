@@ -357,6 +357,18 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     await assert.rejects(client.getContainerClient('no-oauth').create(), (err: unknown) => err instanceof RestError && err.statusCode === 403);
   });
 
+  it('says what is wrong with a PFX the right password opens: old encryption OpenSSL 3 does not read, or no private key', async () => {
+    const legacy = path.join(dir, 'legacy.pfx');
+    openssl(['pkcs12', '-export', '-legacy', '-in', certs.cert, '-inkey', certs.key, '-out', legacy, '-passout', `pass:${PFX_PASSWORD}`]);
+    const noKey = path.join(dir, 'no-key.pfx');
+    openssl(['pkcs12', '-export', '-nokeys', '-in', certs.cert, '-out', noKey, '-passout', `pass:${PFX_PASSWORD}`]);
+    const old = await track(makeEmulator({ inMemoryPersistence: true, cert: legacy, pwd: PFX_PASSWORD })).emulator.start('blob');
+    assert.ok(!old.ok && old.message.startsWith(`azurite.cert (${JSON.stringify(legacy)}) is a PFX file encrypted the old way`), JSON.stringify(old));
+    assert.match(old.message, /the password is not the problem\. Export it again with current encryption/);
+    const keyless = await track(makeEmulator({ inMemoryPersistence: true, cert: noKey, pwd: PFX_PASSWORD })).emulator.start('blob');
+    assert.ok(!keyless.ok && keyless.message.startsWith(`azurite.cert (${JSON.stringify(noKey)}) holds no private key that can be read`), JSON.stringify(keyless));
+  });
+
   it('refuses to start on a wrong PFX password, naming azurite.pwd and the file, without starting half-way', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.pfx, pwd: 'not the password' }));
     const outcome = await emulator.start('blob');
