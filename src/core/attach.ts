@@ -42,7 +42,12 @@ export function parseAttach(value: unknown): AttachTarget | { error: string } | 
   return { error: `${ATTACH_SETTING} must be a connection string or an object with "blob", "queue" and "table" endpoint URLs.` };
 }
 
-function fromConnectionString(text: string): AttachTarget | { error: string } {
+function fromConnectionString(given: string): AttachTarget | { error: string } {
+  // Copied with its quotes from local.settings.json, a .env file or appsettings.json: the quotes go.
+  const quoted = /^(["'])([\s\S]*)\1$/.exec(given);
+  const text = quoted !== null ? quoted[2]!.trim() : given;
+  // A quote left inside would become part of a key (dropped as unknown) or of an endpoint's account.
+  if (/["']/.test(text)) return { error: `${ATTACH_SETTING}: the connection string holds a quotation mark; give it without quotes (as it was copied from a JSON or .env file, say).` };
   const parts = new Map<string, string>();
   for (const piece of text.split(';')) {
     if (piece.trim() === '') continue;

@@ -17,6 +17,18 @@ describe('azurite.attach (parsing)', () => {
     assert.equal(attachConnectionString(t), cs.replace('queueendpoint', 'QueueEndpoint'), 'given back with the usual key names');
   });
 
+  it('takes a connection string copied with its quotes, and refuses one with a quote inside', () => {
+    const cs = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${DEV_ACCOUNT_KEY};BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;QueueEndpoint=http://127.0.0.1:10001/devstoreaccount1`;
+    for (const quoted of [`"${cs}"`, `'${cs}'`, ` "${cs};" `]) {
+      const t = parseAttach(quoted) as AttachTarget;
+      assert.equal(t.queue, 'http://127.0.0.1:10001/devstoreaccount1', quoted);
+      assert.equal(t.accountName, 'devstoreaccount1');
+    }
+    for (const broken of [`"${cs}`, `${cs};"`, `AccountName="devstoreaccount1";BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1`]) {
+      assert.deepEqual(parseAttach(broken), { error: 'azurite.attach: the connection string holds a quotation mark; give it without quotes (as it was copied from a JSON or .env file, say).' }, broken);
+    }
+  });
+
   it('reads UseDevelopmentStorage=true, with a proxy host', () => {
     assert.equal((parseAttach('UseDevelopmentStorage=true') as AttachTarget).table, 'http://127.0.0.1:10002/devstoreaccount1');
     const t = parseAttach('UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://docker.local') as AttachTarget;
