@@ -327,7 +327,7 @@ function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail, secretPw
     if (PEM_EXTENSION.test(cert)) {
       fail('cert', certValue, 'a PEM certificate needs its private key: set azurite.key to the PEM key file (HTTPS stays off until then), or use a PFX file and set azurite.pwd to its password.', ALL);
     } else {
-      fail('cert', certValue, 'a PFX certificate needs its password: run "Azurite: Set Certificate Password" (kept in Secret Storage) or set azurite.pwd (Azurite cannot open a PFX without one; HTTPS stays off until then), or use a PEM certificate and set azurite.key to its private key file.', ALL);
+      fail('cert', certValue, 'a PFX certificate needs its password: run "Azurite: Set Certificate Password" (kept in Secret Storage) or set azurite.pwd (Azurite cannot open a PFX without one; HTTPS stays off until then; a PFX exported with an empty password needs exporting again with one), or use a PEM certificate and set azurite.key to its private key file.', ALL);
     }
   }
 

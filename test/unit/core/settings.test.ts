@@ -422,7 +422,7 @@ describe('core/settings', () => {
   describe('parseSettings HTTPS (cert, key, pwd)', () => {
     const ALL_KINDS = ['blob', 'queue', 'table'];
     const PEM_NEEDS_KEY = 'a PEM certificate needs its private key: set azurite.key to the PEM key file (HTTPS stays off until then), or use a PFX file and set azurite.pwd to its password.';
-    const PFX_NEEDS_PWD = 'a PFX certificate needs its password: run "Azurite: Set Certificate Password" (kept in Secret Storage) or set azurite.pwd (Azurite cannot open a PFX without one; HTTPS stays off until then), or use a PEM certificate and set azurite.key to its private key file.';
+    const PFX_NEEDS_PWD = 'a PFX certificate needs its password: run "Azurite: Set Certificate Password" (kept in Secret Storage) or set azurite.pwd (Azurite cannot open a PFX without one; HTTPS stays off until then; a PFX exported with an empty password needs exporting again with one), or use a PEM certificate and set azurite.key to its private key file.';
 
     it('cert + key is PEM; paths resolve like azurite.location (relative to the workspace folder, ${workspaceFolder}, ~)', () => {
       assert.deepEqual(parseSettings({ cert: 'certs/localhost.pem', key: '~/keys/localhost-key.pem' }, withFolder), {
