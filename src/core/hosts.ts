@@ -6,8 +6,33 @@
  */
 import { serviceName, type ServiceKind } from './services';
 
-function bare(host: string): string {
+/** `host` lower-cased, without brackets. */
+function asWritten(host: string): string {
   return host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+}
+
+/**
+ * `host` lower-cased without brackets, an IP address in its usual form: every spelling the system
+ * binds as that address is classified as it (`127.1`, `0177.0.0.1` and `0x7f.0.0.1` are 127.0.0.1,
+ * `0` is 0.0.0.0; `0::1` is ::1, `::0` is ::), as the WHATWG URL parser writes them; an IPv4-mapped
+ * address as `::ffff:` and the dotted IPv4 address.
+ */
+export function canonicalHost(host: string): string {
+  const h = asWritten(host);
+  try {
+    if (h.includes(':')) {
+      const v6 = new URL(`http://[${h}]/`).hostname.slice(1, -1);
+      const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
+      if (mapped === null) return v6;
+      const [hi, lo] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
+      return `::ffff:${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+    }
+    // Digits, dots and hex only: an IPv4 address in one of the forms inet_aton reads (a name has a letter past 0x).
+    if (/^(?:0x[0-9a-f]*|[0-9]+)(?:\.(?:0x[0-9a-f]*|[0-9]+)){0,3}$/.test(h)) return new URL(`http://${h}/`).hostname;
+  } catch {
+    // Not an address the URL parser reads (999.1.1.1, a bad IPv6 literal): as written.
+  }
+  return h;
 }
 
 function isLoopbackV4(h: string): boolean {
@@ -21,7 +46,7 @@ function isLoopbackV4(h: string): boolean {
  * ::, a LAN address, a host name — may be reachable from other machines.
  */
 export function isLoopbackHost(host: string): boolean {
-  const h = bare(host);
+  const h = canonicalHost(host);
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
   if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
   return isLoopbackV4(h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h);
@@ -35,14 +60,15 @@ export function isLoopbackHost(host: string): boolean {
  * "Accounts in host names"). IPv6 literals have no such reading here.
  */
 export function readsAccountFromHostName(host: string): boolean {
-  const h = bare(host);
+  // As written: azurite reads the request's Host header as the client sends it.
+  const h = asWritten(host);
   if (h.includes(':') || h === 'host.docker.internal') return false;
   return h.indexOf('.') > 0 && !/^(?:[0-9]{1,3}\.){3}[0-9]{1,3}$/.test(h);
 }
 
 /** True for an address that listens on every interface: 0.0.0.0, :: (and the empty host). */
 export function isWildcardHost(host: string): boolean {
-  const h = bare(host);
+  const h = canonicalHost(host);
   return h === '' || h === '0.0.0.0' || h === '::' || h === '0:0:0:0:0:0:0:0';
 }
 
@@ -56,8 +82,8 @@ export function isWildcardHost(host: string): boolean {
 export function hostsOverlap(a: string, b: string): boolean {
   // An IPv4-mapped address (::ffff:127.0.0.1) is its IPv4 address to the kernel.
   const unmapped = (h: string): string => (h.startsWith('::ffff:') && h.includes('.') ? h.slice('::ffff:'.length) : h);
-  const x = unmapped(bare(a));
-  const y = unmapped(bare(b));
+  const x = unmapped(canonicalHost(a));
+  const y = unmapped(canonicalHost(b));
   if (x === y) return true;
   const ipv6Literal = (h: string): boolean => h.includes(':');
   const takesIn = (wildcard: string, h: string): boolean => isWildcardHost(wildcard) && (wildcard !== '0.0.0.0' || !ipv6Literal(h));
@@ -80,7 +106,7 @@ export function describeListenHost(host: string): string {
  * specific address, that address.
  */
 export function reachableUrls(host: string, port: number, https: boolean, networkAddresses: readonly string[], account: string): string[] {
-  const ipv4Only = bare(host) === '0.0.0.0';
+  const ipv4Only = canonicalHost(host) === '0.0.0.0';
   const hosts = isWildcardHost(host) ? networkAddresses.filter((a) => !ipv4Only || !a.includes(':')) : [host];
   return hosts.map((h) => `${https ? 'https' : 'http'}://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port}/${account}`);
 }

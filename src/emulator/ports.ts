@@ -9,7 +9,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import { connectableHost } from '../core/connectionString';
-import { isWildcardHost } from '../core/hosts';
+import { canonicalHost, isWildcardHost } from '../core/hosts';
 
 /**
  * Who answers on a port. `server` is the Server header, when there was an HTTP answer; `protocol`
@@ -37,7 +37,7 @@ export async function probePortHolder(host: string, port: number, timeoutMs = 10
   // `::` (and the empty host) takes the port on every address, IPv4 and IPv6 alike (Node listens
   // dual-stack there), so a holder on either loopback takes it from a start: ask both. 0.0.0.0 is
   // IPv4 only, and shares a port with a holder on ::1: ask 127.0.0.1 alone.
-  const targets = isWildcardHost(host) && host !== '0.0.0.0' ? ['::1', '127.0.0.1'] : [connectableHost(host).replace(/^\[|\]$/g, '')];
+  const targets = isWildcardHost(host) && canonicalHost(host) !== '0.0.0.0' ? ['::1', '127.0.0.1'] : [connectableHost(host).replace(/^\[|\]$/g, '')];
   for (const target of targets) {
     const holder = await probeTarget(target, port, timeoutMs);
     if (holder.kind !== 'none') return holder;

@@ -3,8 +3,10 @@ import * as assert from 'node:assert/strict';
 import { describeListenHost, exposureNotice, hostsOverlap, isLoopbackHost, isWildcardHost, reachableUrls, reachesListener } from '../../../src/core/hosts';
 
 describe('core/hosts', () => {
-  const loopback = ['127.0.0.1', '127.0.0.2', '127.255.255.254', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'localhost', 'LOCALHOST', 'api.localhost', ' 127.0.0.1 '];
-  const exposed = ['0.0.0.0', '::', '[::]', '192.168.1.5', '10.0.0.2', '128.0.0.1', '127.0.0.256', '1.127.0.0', 'myhost', 'azurite.local', '::2', 'fe80::1', ''];
+  // Node binds each of these as a loopback address (inet_aton's short, octal and hex forms of IPv4 included).
+  const loopback = ['127.0.0.1', '127.0.0.2', '127.255.255.254', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'localhost', 'LOCALHOST', 'api.localhost', ' 127.0.0.1 ',
+    '127.1', '0177.0.0.1', '0x7f.0.0.1', '2130706433', '0::1', '0000:0000:0000:0000:0000:0000:0000:0001', '::ffff:7f00:1'];
+  const exposed = ['0.0.0.0', '::', '[::]', '192.168.1.5', '10.0.0.2', '128.0.0.1', '127.0.0.256', '1.127.0.0', 'myhost', 'azurite.local', '::2', 'fe80::1', '', '0', '::0', '::ffff:10.0.0.2', '999.1.1.1'];
 
   it(`takes ${loopback.length} loopback spellings as this machine only`, () => {
     assert.deepEqual(loopback.filter((h) => !isLoopbackHost(h)), []);
@@ -15,7 +17,10 @@ describe('core/hosts', () => {
   });
 
   it('knows the wildcards and says "all interfaces" for them', () => {
-    assert.deepEqual(['0.0.0.0', '::', '[::]', ''].map(isWildcardHost), [true, true, true, true]);
+    assert.deepEqual(['0.0.0.0', '::', '[::]', '', '0', '::0', '0:0:0:0:0:0:0:0'].map(isWildcardHost), [true, true, true, true, true, true, true]);
+    assert.equal(hostsOverlap('0', '127.0.0.1'), true, '0 is 0.0.0.0 to the system');
+    assert.equal(hostsOverlap('0', '::1'), false);
+    assert.equal(hostsOverlap('127.1', '127.0.0.1'), true);
     assert.deepEqual(['127.0.0.1', '192.168.1.5'].map(isWildcardHost), [false, false]);
     assert.equal(describeListenHost('0.0.0.0'), 'all interfaces (0.0.0.0)');
     assert.equal(describeListenHost('192.168.1.5'), '192.168.1.5');
