@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { freePort, makeTempDir, waitFor } from '../harness/codeServer.mjs';
-import { e2eSession, notification, runCommand } from '../harness/e2eSession.mjs';
+import { e2eSession, importSnapshotFrom, notification, runCommand } from '../harness/e2eSession.mjs';
 import { devConnectionString, serviceAnswering, statusItem } from '../harness/devStorage.mjs';
 
 /** Messages in the snapshot's queue: sent one by one, far more than load before the reload. */
@@ -55,12 +55,7 @@ describe('An Import that its window reloads under (code-server + Chromium, disk 
     fs.mkdirSync(path.join(snapshot.dir, 'queue'));
     fs.writeFileSync(path.join(snapshot.dir, 'queue', 'jobs.jsonl'), Array.from({ length: SNAPSHOT_MESSAGES }, (_, i) => `{"text":"job ${i}"}\n`).join(''));
 
-    await runCommand(page, 'Azurite: Import Snapshot…');
-    // VS Code's own folder dialog (a quick input in the browser), opened on azurite.seed's folder.
-    const picker = page.locator('.quick-input-widget');
-    const input = picker.locator('input.input');
-    await waitFor('the folder dialog on the snapshot folder', async () => (await input.isVisible()) && path.resolve(await input.inputValue()) === path.resolve(snapshot.dir), { timeoutMs: 10_000, intervalMs: 50 });
-    await picker.locator('.monaco-button', { hasText: /^Import$/ }).click();
+    await importSnapshotFrom(page, snapshot.dir);
     await waitFor('the confirmation', async () => (await dialog().isVisible()) && (await dialog().innerText()).includes('Replace 1 item with the snapshot\'s?'), { timeoutMs: 60_000, intervalMs: 50 });
     assert.match(await dialog().innerText(), /queue jobs/);
     await dialog().locator('.monaco-button', { hasText: /^Replace$/ }).click();

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { freePort, makeTempDir, waitFor } from '../harness/codeServer.mjs';
-import { e2eSession, notification, runCommand } from '../harness/e2eSession.mjs';
+import { e2eSession, importSnapshotFrom, notification, runCommand } from '../harness/e2eSession.mjs';
 import { devConnectionString, serviceAnswering, statusItem } from '../harness/devStorage.mjs';
 
 /** Messages in the snapshot's queue: sent one by one, far more than load before the Import is cancelled. */
@@ -64,11 +64,7 @@ describe('"Restart Now" while an Import runs (code-server + Chromium, memory mod
     await serviceAnswering('queue', queuePort, { what: 'autostart', intervalMs: 100 });
     fs.mkdirSync(path.join(snapshot.dir, 'queue'));
     fs.writeFileSync(path.join(snapshot.dir, 'queue', 'jobs.jsonl'), Array.from({ length: SNAPSHOT_MESSAGES }, (_, i) => `{"text":"job ${i}"}\n`).join(''));
-    await runCommand(page, 'Azurite: Import Snapshot…');
-    const picker = page.locator('.quick-input-widget');
-    const input = picker.locator('input.input');
-    await waitFor('the folder dialog on the snapshot folder', async () => (await input.isVisible()) && path.resolve(await input.inputValue()) === path.resolve(snapshot.dir), { timeoutMs: 10_000, intervalMs: 50 });
-    await picker.locator('.monaco-button', { hasText: /^Import$/ }).click();
+    await importSnapshotFrom(page, snapshot.dir);
     await waitFor('the snapshot\'s messages loading', async () => (await jobsCount()) > 1, { timeoutMs: 60_000, intervalMs: 100 });
   }, 120_000);
 

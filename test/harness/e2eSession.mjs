@@ -98,6 +98,21 @@ export async function runCommand(page, title) {
 }
 
 /**
+ * Runs `Azurite: Import Snapshot…` from the command palette and picks `folder` in VS Code's own
+ * folder dialog (a quick input in the browser), which opens on azurite.seed's folder: set that
+ * setting to `folder`. Resolves once Import is clicked (a confirmation may follow).
+ * @param {import('playwright').Page} page
+ * @param {string} folder the snapshot folder, azurite.seed's
+ */
+export async function importSnapshotFrom(page, folder) {
+  await runCommand(page, 'Azurite: Import Snapshot…');
+  const picker = page.locator('.quick-input-widget');
+  const input = picker.locator('input.input');
+  await waitFor('the folder dialog on the snapshot folder', async () => (await input.isVisible()) && path.resolve(await input.inputValue()) === path.resolve(folder), { timeoutMs: 10_000, intervalMs: 50 });
+  await picker.locator('.monaco-button', { hasText: /^Import$/ }).click();
+}
+
+/**
  * The notification-center item whose text matches `pattern`, opening the center (Notifications:
  * Show Notifications) when it is closed. Polls for up to 30 s.
  * @param {import('playwright').Page} page
