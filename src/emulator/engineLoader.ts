@@ -56,7 +56,7 @@ export class EngineLoader {
         // one. Not awaited: a process stuck in the kernel (a hung network drive) may outlive even
         // SIGKILL for long, and the failure is said now; the host has let go of it already.
         const why = `it did not load within ${formatBound(err.boundMs)} (a slow disk or a virus scan of the extension folder?)`;
-        // Reported as a loss: a service may run in that process (started while a crash's new process came up).
+        // Reported as a loss: a start may wait on that process (it loads a crash's new process itself).
         void this.engine.terminate(why).catch(() => undefined);
         throw new Error(`${why}; try again`);
       });

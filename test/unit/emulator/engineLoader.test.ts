@@ -55,21 +55,23 @@ describe('EngineLoader (the engine brought up once per process)', function () {
     assert.equal(h.isRunning, true);
   });
 
-  it('a load past its bound of a process in which a service already runs (started while a crash\'s new process came up) reports the end as the engine\'s loss', async function () {
+  it('a load past its bound ends the process, reported as the engine\'s loss, and a start waiting on that process fails', async function () {
     if (process.platform === 'win32') this.skip(); // SIGSTOP
     const h = makeHost();
     const service = h.createService({
       kind: 'table', host: '127.0.0.1', port: 0, inMemory: true, location: '/nonexistent', loose: false, accessLog: undefined,
       keepAliveSec: 5, https: undefined, oauth: undefined, disableProductStyleUrl: false,
     });
-    await service.start();
-    const pid = h.pid!;
     const lost = new Promise<string>((resolve) => { const d = h.onDidExit((e) => { d.dispose(); resolve(e.reason); }); });
+    // A start loads its process first (a crash's new one too): it brings one up at once.
+    const starting = service.start();
+    const pid = h.pid!;
     // Held off the CPU, the engine answers no load.
     process.kill(pid, 'SIGSTOP');
     try {
       await assert.rejects(makeLoader(h, 200).loader.load(), /did not load within 200 ms/);
       assert.match(await lost, /^it did not load within 200 ms/);
+      await assert.rejects(starting);
       assert.equal(h.isRunning, false);
     } finally {
       try { process.kill(pid, 'SIGCONT'); } catch { /* ended */ }
