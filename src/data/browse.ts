@@ -15,7 +15,7 @@ import type { StorageClients } from './clients';
 import { unlistableContainerError } from './blobNames';
 import { messageTextOf, unreadableQueueError } from './queueText';
 import type { DataOptions } from './snapshot';
-import { downloadToFile, messageOf, pool, tracker } from './work';
+import { downloadToFile, isContainerNotFound, messageOf, pool, tracker } from './work';
 
 /** Items per page of a listing; a "Load more…" item fetches the next page. */
 export const PAGE_SIZE = 200;
@@ -354,10 +354,10 @@ export async function uploadBlobs(clients: StorageClients, container: string, it
  * key refused (403).
  */
 function failsEveryUpload(err: unknown): boolean {
-  const e = err as { code?: unknown; statusCode?: unknown; details?: { errorCode?: unknown } } | undefined;
+  const e = err as { code?: unknown; statusCode?: unknown } | undefined;
   if (e?.code === 'ECONNREFUSED' || e?.code === 'ECONNRESET') return true;
   if (e?.statusCode === 403) return true;
-  return e?.statusCode === 404 && (e.code === 'ContainerNotFound' || e.details?.errorCode === 'ContainerNotFound');
+  return isContainerNotFound(err);
 }
 
 /**

@@ -19,7 +19,7 @@ import {
   type BlobEntry, type ContainerEntry, type EntityEntry, type MessageEntry, type QueueEntry, type TypedValue,
 } from '../core/snapshotFormat';
 import { servicesOf, type StorageClients } from './clients';
-import { downloadToFile, isNotFound, messageOf, NotUtf8Error, pool, readLines, readText, tracker, writeLines } from './work';
+import { downloadToFile, isContainerNotFound, isNotFound, messageOf, NotUtf8Error, pool, readLines, readText, tracker, writeLines } from './work';
 import { messageTextOf, unreadableQueueError } from './queueText';
 import { unlistableContainerError } from './blobNames';
 
@@ -475,8 +475,7 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
           } catch (err) {
             if (!isNotFound(err)) throw err;
             // The whole container deleted meanwhile: its blobs are not "left out" one by one.
-            const e = err as { code?: unknown; details?: { errorCode?: unknown } };
-            if (e.code === 'ContainerNotFound' || e.details?.errorCode === 'ContainerNotFound') {
+            if (isContainerNotFound(err)) {
               throw new Error(`container ${c.name} was deleted while the export read its blobs; nothing was written: export again`, { cause: err });
             }
             gone.add(b.name);

@@ -190,6 +190,12 @@ export function isNotFound(err: unknown): boolean {
   return (err as { statusCode?: unknown } | undefined)?.statusCode === 404;
 }
 
+/** True for a blob request's 404 that says the container is gone (ContainerNotFound), not only the blob. */
+export function isContainerNotFound(err: unknown): boolean {
+  const e = err as { code?: unknown; details?: { errorCode?: unknown } } | undefined;
+  return isNotFound(err) && (e?.code === 'ContainerNotFound' || e?.details?.errorCode === 'ContainerNotFound');
+}
+
 /**
  * An error's message; of the SDKs' RestError only the first line (the rest is RequestId and Time),
  * of a table error the message inside its JSON body, and for an untrusted HTTPS certificate what to
