@@ -86,9 +86,20 @@ describe('"Restart Now" while an Import runs (code-server + Chromium, memory mod
   }, 120_000);
 
   step('once the Import is cancelled, Queue restarts on the newest port, and no second question was asked', async () => {
-    const importing = await notification(page, 'Importing a snapshot');
-    await importing.hover();
-    await importing.locator('.monaco-button', { hasText: /^Cancel$/ }).first().click();
+    // The progress notification redraws as the count moves: a click that lands during a redraw is
+    // lost, so Cancel is clicked again until the notification is gone (at most 4 times, 10 s apart).
+    const importing = page.locator('.notifications-center .notification-list-item').filter({ hasText: 'Importing a snapshot' });
+    for (let attempt = 1; ; attempt++) {
+      const item = await notification(page, 'Importing a snapshot');
+      await item.hover();
+      await item.locator('.monaco-button', { hasText: /^Cancel$/ }).first().click({ timeout: 5_000 }).catch(() => undefined);
+      try {
+        await waitFor('the Import to end', async () => (await importing.count()) === 0, { timeoutMs: 10_000, intervalMs: 100 });
+        break;
+      } catch (err) {
+        if (attempt === 4) throw err;
+      }
+    }
     const item = page.locator(statusItem('queue'));
     await waitFor(`the queue item to show :${newest}`, async () => (await item.innerText()).trim() === `Queue :${newest}`, { timeoutMs: 60_000 });
     await serviceAnswering('queue', newest, { what: 'the restart', intervalMs: 100 });
