@@ -276,6 +276,8 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     emulator.onDidFindUnfinishedSave((u) => void notify('warning', unfinishedSaveMessage(u))),
     // As a failure: Open Settings when the reason names a setting (the heap limit after an out-of-memory).
     emulator.onDidLoseEngine((loss) => showOutcome(failure('engine', loss.message, { setting: loss.setting }), deps)),
+    // Disk mode: Open Settings opens azurite.location, the data folder the message is about.
+    emulator.onDidLoseService((loss) => showOutcome(loss.failure, deps)),
   );
   context.subscriptions.push(warnWhenAzuriteArrives(channel));
   const autoStarted = autoStart(emulator, deps, (line) => log.info(line));

@@ -24,7 +24,6 @@ import {
 import logger from 'azurite/dist/src/common/Logger';
 import AllExtentsAsyncIterator from 'azurite/dist/src/common/persistence/AllExtentsAsyncIterator';
 import { DEFAULT_EXTENT_GC_PROTECT_TIME_IN_MS } from 'azurite/dist/src/common/utils/constants';
-import NoLoggerStrategy from 'azurite/dist/src/common/NoLoggerStrategy';
 import { formatBound, StepTimeout, withBound } from '../core/bounds';
 import type { Disposable } from '../core/events';
 import type { Endpoint } from '../core/lifecycle';
@@ -224,6 +223,23 @@ export interface EngineServiceOptions {
    * ({@link changesData}): on the request's path, keep it cheap (the engine process throttles what it sends).
    */
   readonly onDataChange?: (() => void) | undefined;
+  /**
+   * Called when azurite closes the running server by itself, not asked by a stop of ours: its GC's
+   * "critical error" handler does (blob/BlobServer.js and queue/QueueServer.js, through
+   * common/GCCriticalErrorCloseHelper.js), for instance on a data folder whose metadata it cannot
+   * read. By then the service has been stopped as a stop of ours would: the port is free, disk data
+   * is saved (or `saveError` says why not), in-memory content is freed. Never called for table
+   * (azurite 3.37's table server has no GC) or after a stop of ours began. docs/ENGINE.md, "Lifecycle".
+   */
+  readonly onClosedItself?: ((closure: SelfClosure) => void) | undefined;
+}
+
+/** What {@link EngineServiceOptions.onClosedItself} is told. Plain data: it crosses to the extension host. */
+export interface SelfClosure {
+  /** The message of the GC error azurite closed the server for (its first line), or undefined when it logged none. */
+  readonly gcError: string | undefined;
+  /** Disk mode: why the save after the close failed (the data on disk is then from the save before); undefined when it succeeded. */
+  readonly saveError: string | undefined;
 }
 
 /**
@@ -484,12 +500,15 @@ export function createService(options: EngineServiceOptions): EngineService {
   /** Makes each response not yet sent close its connection after it: a keep-alive client's next request then goes to a new one, refused. */
   const closeAfterResponse = (res: http.ServerResponse): void => { if (!res.headersSent) res.setHeader('Connection', 'close'); };
   const whenIdle = (): Promise<void> => (responses.size === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve)));
-  return {
+  /** The stop under way: a second stop (azurite's own close, then the host's) waits for it instead of closing again. */
+  let stopUnderWay: Promise<void> | undefined;
+  const service: EngineService = {
     async start(): Promise<Endpoint> {
       stopping = false;
       draining = false;
       if (!options.inMemory) await fs.mkdir(options.location, { recursive: true });
       const s = makeServer(options);
+      gcCriticalErrors.delete(options.kind);
       try {
         await s.start();
       } catch (err) {
@@ -498,6 +517,7 @@ export function createService(options: EngineServiceOptions): EngineService {
         throw err;
       }
       server = s;
+      closeAsStop(s);
       if (!options.inMemory) for (const db of lokiDatabases(s as ServerInternals)) keepUnsavedOnFailure(db, options.kind, options.saveLog);
       // Disk mode: what a client was told is written reaches the disk within SAVE_WINDOW_MS.
       const save = options.inMemory || window === 0 ? undefined : saveWithin(s as ServerInternals, window);
@@ -526,51 +546,11 @@ export function createService(options: EngineServiceOptions): EngineService {
       const port = typeof address === 'object' && address !== null ? address.port : options.port;
       return { host: options.host, port, url: s.getHttpServerAddress() };
     },
-    async stop(): Promise<void> {
-      const s = server;
-      if (s === undefined) return;
-      stopping = true;
-      await sweeping?.catch(() => undefined);
-      // A failed window save left the dirty flags cleared (LokiJS clears them when a save begins): save all.
-      const windowSaveFailed = saver?.failed === true;
-      saver?.cancel();
-      saver = undefined;
-      if (!options.inMemory) beginSave(options.location, options.kind);
-      let closeError: unknown;
-      draining = true;
-      for (const res of responses) closeAfterResponse(res);
-      try {
-        await closeAndWaitForPort(s, whenIdle);
-      } catch (err) {
-        closeError = err;
+    stop(): Promise<void> {
+      if (stopUnderWay === undefined) {
+        stopUnderWay = stopNow().finally(() => { stopUnderWay = undefined; });
       }
-      server = undefined;
-      if (options.inMemory) {
-        // The extents stay in the chunk store unless freed. Not azurite's clean(): its Loki stores'
-        // clean() deletes their files whatever the mode, and in memory mode those paths are still
-        // the database files of disk mode in azurite.location (the in-memory databases go with the server).
-        options.memoryStore?.clear(options.kind);
-      } else {
-        // Even after a failed close what can be saved is saved; a failed close may have cleared Loki's
-        // dirty flags without writing (see saveLokiDatabases), so then every database is written again.
-        try {
-          await saveLokiDatabases(s as ServerInternals, closeError !== undefined || windowSaveFailed);
-        } catch (err) {
-          abandonSave(options.location, options.kind);
-          throw err;
-        } finally {
-          // azurite's close stops at the first store whose close fails (a full disk): the stores
-          // after it keep their 5 s autosave, which would write this server's data over the files
-          // of the service's next start. Nothing of this server is written after its stop.
-          stopAutosaves(s as ServerInternals);
-        }
-        await endSave(options.location, options.kind);
-      }
-      if (closeError !== undefined) {
-        // Its timer that rereads AZURITE_ACCOUNTS every minute, left running by the failed close.
-        (s as ServerInternals).accountDataStore?.close?.().catch(() => undefined);
-        throw closeError;
-      }
+      return stopUnderWay;
     },
     async clean(): Promise<void> {
       if (server !== undefined) throw new Error(`cannot clean the ${options.kind} service while it runs`);
@@ -631,6 +611,82 @@ export function createService(options: EngineServiceOptions): EngineService {
       return { items: contentBytesOf(options.kind, s.metadataStore?.db), storeBytes };
     },
   };
+  return service;
+
+  /**
+   * Stops the running server: see {@link EngineService.stop}. Not called twice at once
+   * ({@link EngineService.stop} joins the one under way).
+   */
+  async function stopNow(): Promise<void> {
+    const s = server;
+    if (s === undefined) return;
+    stopping = true;
+    await sweeping?.catch(() => undefined);
+    // A failed window save left the dirty flags cleared (LokiJS clears them when a save begins): save all.
+    const windowSaveFailed = saver?.failed === true;
+    saver?.cancel();
+    saver = undefined;
+    if (!options.inMemory) beginSave(options.location, options.kind);
+    let closeError: unknown;
+    draining = true;
+    for (const res of responses) closeAfterResponse(res);
+    try {
+      await closeAndWaitForPort(s, whenIdle);
+    } catch (err) {
+      closeError = err;
+    }
+    server = undefined;
+    if (options.inMemory) {
+      // The extents stay in the chunk store unless freed. Not azurite's clean(): its Loki stores'
+      // clean() deletes their files whatever the mode, and in memory mode those paths are still
+      // the database files of disk mode in azurite.location (the in-memory databases go with the server).
+      options.memoryStore?.clear(options.kind);
+    } else {
+      // Even after a failed close what can be saved is saved; a failed close may have cleared Loki's
+      // dirty flags without writing (see saveLokiDatabases), so then every database is written again.
+      try {
+        await saveLokiDatabases(s as ServerInternals, closeError !== undefined || windowSaveFailed);
+      } catch (err) {
+        abandonSave(options.location, options.kind);
+        throw err;
+      } finally {
+        // azurite's close stops at the first store whose close fails (a full disk): the stores
+        // after it keep their 5 s autosave, which would write this server's data over the files
+        // of the service's next start. Nothing of this server is written after its stop.
+        stopAutosaves(s as ServerInternals);
+      }
+      await endSave(options.location, options.kind);
+    }
+    if (closeError !== undefined) {
+      // Its timer that rereads AZURITE_ACCOUNTS every minute, left running by the failed close.
+      (s as ServerInternals).accountDataStore?.close?.().catch(() => undefined);
+      throw closeError;
+    }
+  }
+
+  /**
+   * Makes azurite's own close of `s`, when no stop of ours asked for it, a stop of ours: azurite's
+   * GC closes a server after a critical error (blob/BlobServer.js, queue/QueueServer.js call
+   * `this.close()` through common/GCCriticalErrorCloseHelper.js). Its close alone would end the
+   * requests in flight, leave disk data to Loki's close (which may skip a save under way: see
+   * saveLokiDatabases) and in-memory content in the shared chunk store, and tell nobody. Then
+   * {@link EngineServiceOptions.onClosedItself} is called.
+   */
+  function closeAsStop(s: ServerBase): void {
+    const azuriteClose = s.close.bind(s);
+    s.close = async (): Promise<void> => {
+      // The close a stop of ours makes (closeAndWaitForPort), or one after it began.
+      if (stopping || server !== s) return azuriteClose();
+      const gcError = gcCriticalErrors.get(options.kind);
+      let saveError: string | undefined;
+      try {
+        await service.stop();
+      } catch (err) {
+        saveError = (err as Error).message;
+      }
+      options.onClosedItself?.({ gcError, saveError });
+    };
+  }
 }
 
 /** An extent chunk as azurite's records keep it (`persistency`: common/persistence/IExtentChunk). */
@@ -866,11 +922,29 @@ async function sweepOnce(kind: 'blob' | 'queue', s: ServerInternals, spareMs: nu
 
 
 /**
+ * The GC error azurite logs before it closes a server by itself: "Blob GC Manager critical error:
+ * <message>\nStack: …" (blob/BlobServer.js, queue/QueueServer.js), at level "error".
+ */
+const GC_CRITICAL_ERROR = /^(Blob|Queue) GC Manager critical error: ([^\n]*)/;
+
+/** The last GC critical error azurite logged per service kind (see {@link GC_CRITICAL_ERROR}); cleared at each start. */
+const gcCriticalErrors = new Map<ServiceKind, string>();
+
+/**
  * Routes azurite's process-wide debug log (common/Logger.js, a singleton whose `strategy` may be
- * replaced) to `sink`, or turns it off with undefined. Lines are "level: message".
+ * replaced) to `sink`, or turns it off with undefined. Lines are "level: message". Either way the
+ * strategy keeps the message of a GC critical error, which names why azurite closed a server
+ * ({@link SelfClosure.gcError}); that costs each log call one comparison.
  */
 export function setDebugLogSink(sink: ((line: string) => void) | undefined): void {
-  logger.strategy = sink === undefined
-    ? new NoLoggerStrategy()
-    : { log: (level: string, message: string, contextID?: string) => sink(`${level}: ${contextID ? `${contextID} ` : ''}${message}`) };
+  logger.strategy = {
+    log: (level: string, message: string, contextID?: string) => {
+      if (level === 'error') {
+        const critical = GC_CRITICAL_ERROR.exec(message);
+        if (critical !== null) gcCriticalErrors.set(critical[1]!.toLowerCase() as ServiceKind, critical[2]!);
+      }
+      sink?.(`${level}: ${contextID ? `${contextID} ` : ''}${message}`);
+    },
+  };
 }
+setDebugLogSink(undefined);

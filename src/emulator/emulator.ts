@@ -66,6 +66,12 @@ export interface EngineLoss {
   readonly stopped: readonly ServiceKind[];
 }
 
+/** A service Azurite closed by itself: which, and the failure to show (its message, and the setting to open). */
+export interface ServiceLoss {
+  readonly kind: ServiceKind;
+  readonly failure: Failure;
+}
+
 /** Where the emulator's log lines go (an output channel in the extension, an array in tests). */
 export interface EmulatorLog {
   info(line: string): void;
@@ -119,6 +125,7 @@ export class Emulator {
   private readonly meter: MemoryMeter;
   private readonly stateEmitter = new Emitter<ServiceStateChange>();
   private readonly lossEmitter = new Emitter<EngineLoss>();
+  private readonly serviceLossEmitter = new Emitter<ServiceLoss>();
   private readonly subscriptions: Disposable[] = [];
   /** The engine's load and warm-up, once per engine process. */
   private readonly loader: EngineLoader;
@@ -156,6 +163,13 @@ export class Emulator {
    * with no service running is only logged. The next start brings a new engine up.
    */
   readonly onDidLoseEngine: Event<EngineLoss> = this.lossEmitter.event;
+  /**
+   * Fires when Azurite closes a running service by itself (its GC's critical error, e.g. on a data
+   * folder whose metadata it cannot read): the service is closed with the failure's message as its
+   * error, stopped as a stop would leave it (port free, disk data saved). The engine and the other
+   * services go on.
+   */
+  readonly onDidLoseService: Event<ServiceLoss> = this.serviceLossEmitter.event;
   /**
    * Fires with the service whose data a client may have changed (a request other than GET, HEAD or
    * OPTIONS, or a dequeue, answered below 400): at once, then at most every 250 ms per service
@@ -242,6 +256,10 @@ export class Emulator {
         enginePid: () => this.host.pid,
         onWaitForLateStop: (what) => this.log.info(`${serviceName(kind)}: waiting for its previous ${what}, which ran past its bound, to finish ${what === 'stop' ? 'closing and saving' : 'deleting the data'} in the emulator engine.`),
         shuttingDown: () => this.disposed,
+        onClosedItself: (failed) => {
+          this.log.error(failed.message);
+          this.serviceLossEmitter.fire({ kind, failure: failed });
+        },
         onWaitForSave: (save) => this.log.info(`${serviceName(kind)}: waiting for the save of its data in ${save.location} that process ${save.pid} began at ${new Date(save.startedAtMs).toLocaleTimeString()} to finish (a window that reloaded or closed leaves its engine saving), so that it is not read before it is whole.`),
         bounds,
       });
@@ -961,6 +979,7 @@ export class Emulator {
       for (const kind of SERVICE_KINDS) this.services[kind].dispose();
       this.stateEmitter.dispose();
       this.lossEmitter.dispose();
+      this.serviceLossEmitter.dispose();
       this.unfinishedSaveEmitter.dispose();
       this.staleStartEmitter.dispose();
       this.startsEmitter.dispose();

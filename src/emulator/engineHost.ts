@@ -16,7 +16,7 @@ import { Emitter, type Event } from '../core/events';
 import { formatBytes } from '../core/memory';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
-import type { ContentBytes } from './azurite';
+import type { ContentBytes, SelfClosure } from './azurite';
 import {
   ENGINE_DATA_VARIABLE, ENGINE_GONE, isEngineEvent, type EngineEvent, type EngineMessage, type EngineOp, type EngineOps, type EngineProcessData, type EngineStats,
   type LoadResult, type WireServiceOptions,
@@ -88,9 +88,14 @@ export interface ServiceHandle {
   contentBytes(): Promise<ContentBytes | undefined>;
 }
 
-/** A service's options as the host takes them: the wire options, and where its access-log lines go. */
+/**
+ * A service's options as the host takes them: the wire options, where its access-log lines go, and
+ * who is told when azurite closes the service by itself (./azurite.ts `EngineServiceOptions.onClosedItself`;
+ * the service is then stopped, and its handle's stop answers at once).
+ */
 export interface HostServiceOptions extends Omit<WireServiceOptions, 'accessLog'> {
   readonly accessLog: ((line: string) => void) | undefined;
+  readonly onClosedItself?: ((closure: SelfClosure) => void) | undefined;
 }
 
 type Pending = { resolve(value: unknown): void; reject(err: Error): void };
@@ -102,6 +107,7 @@ export class EngineHost {
   private nextService = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly accessSinks = new Map<number, (line: string) => void>();
+  private readonly closureSinks = new Map<number, (closure: SelfClosure) => void>();
   private memory: EngineMemory = { blobBytes: 0, queueBytes: 0, usedBytes: 0, limitBytes: undefined };
   private loaded: LoadResult | undefined;
   private readonly exitEmitter = new Emitter<EngineExit>();
@@ -194,12 +200,15 @@ export class EngineHost {
    */
   createService(options: HostServiceOptions): ServiceHandle {
     const service = this.nextService++;
-    const wire: WireServiceOptions = { ...options, accessLog: options.accessLog !== undefined };
+    // Functions do not cross: the sinks stay here, keyed by the service's number.
+    const { accessLog, onClosedItself, ...plain } = options;
+    const wire: WireServiceOptions = { ...plain, accessLog: accessLog !== undefined };
     let startedIn: ChildProcess | undefined;
     const gone = (): boolean => startedIn === undefined || startedIn !== this.child;
     return {
       start: async () => {
-        if (options.accessLog !== undefined) this.accessSinks.set(service, options.accessLog);
+        if (accessLog !== undefined) this.accessSinks.set(service, accessLog);
+        if (onClosedItself !== undefined) this.closureSinks.set(service, onClosedItself);
         try {
           // The process the start's load went to ended while the start waited (another process's
           // save, a late stop): the new one is loaded first, as every start's is, so that its load
@@ -209,7 +218,7 @@ export class EngineHost {
           startedIn = this.child;
           return await starting;
         } catch (err) {
-          this.accessSinks.delete(service);
+          this.forgetSinks(service);
           throw err;
         }
       },
@@ -217,7 +226,7 @@ export class EngineHost {
         try {
           if (!gone()) await this.request('stop', { service });
         } finally {
-          this.accessSinks.delete(service);
+          this.forgetSinks(service);
         }
       },
       clean: async () => { await this.request('clean', { options: wire }); },
@@ -335,6 +344,7 @@ export class EngineHost {
     if (lostBecause !== undefined && child !== undefined) {
       // As a process that ended unasked (onProcessEnded): what ran in it is gone.
       this.accessSinks.clear();
+      this.closureSinks.clear();
       this.memory = { blobBytes: 0, queueBytes: 0, usedBytes: 0, limitBytes: this.memory.limitBytes };
       this.exitEmitter.fire({ reason: lostBecause });
       this.memoryEmitter.fire(this.memory);
@@ -471,6 +481,7 @@ export class EngineHost {
     this.child = undefined;
     this.loaded = undefined;
     this.accessSinks.clear();
+    this.closureSinks.clear();
     this.memory = { blobBytes: 0, queueBytes: 0, usedBytes: 0, limitBytes: this.memory.limitBytes };
     this.failPending(`the emulator engine stopped: ${exit.reason}`, exit.setting);
     this.exitEmitter.fire(exit);
@@ -486,6 +497,12 @@ export class EngineHost {
    * Rejects every request waiting for an answer with `message`, code ENGINE_GONE, and `setting`
    * (the setting the reason names, see EngineExit.setting) when given.
    */
+  /** Drops the access-log and closure sinks of `service` (stopped, failed to start, or closed by azurite). */
+  private forgetSinks(service: number): void {
+    this.accessSinks.delete(service);
+    this.closureSinks.delete(service);
+  }
+
   private failPending(message: string, setting?: string): void {
     const pending = [...this.pending.values()];
     this.pending.clear();
@@ -533,6 +550,12 @@ export class EngineHost {
       case 'log':
         this.log(e.level, e.line);
         return;
+      case 'closed': {
+        const sink = this.closureSinks.get(e.service);
+        this.forgetSinks(e.service);
+        sink?.({ gcError: e.gcError, saveError: e.saveError });
+        return;
+      }
       case 'fatal':
         return; // taken in ensureProcess: the exit that follows reports it
     }

@@ -238,7 +238,22 @@ function serviceOptions(service: number, o: WireServiceOptions): Parameters<Engi
     memoryStore: store,
     saveLog: log,
     onDataChange: () => scheduleChanged(o.kind),
+    onClosedItself: (closure) => {
+      // A stop from the host that began meanwhile took the service out, and answers for it.
+      if (!services.has(service)) return;
+      services.delete(service);
+      serviceInfo.delete(service);
+      flushAccess(service);
+      post({ event: 'closed', service, ...closure });
+    },
   };
+}
+
+/** Sends the access lines of `service` batched this turn now, before what ends its log (a stop's answer, a `closed` event). */
+function flushAccess(service: number): void {
+  const lines = pendingAccess.get(service);
+  pendingAccess.delete(service);
+  if (lines !== undefined && lines.length > 0) post({ event: 'access', service, lines });
 }
 
 type Handler<K extends keyof EngineOps> = (request: EngineRequest<K>) => EngineOps[K]['value'] | Promise<EngineOps[K]['value']>;
@@ -309,9 +324,7 @@ const handlers: { [K in keyof EngineOps]: Handler<K> } = {
     await s?.stop();
     // Its access lines batched this turn go now, before the stop's answer (when the host drops the
     // service's log sink), not at the turn's end.
-    const lines = pendingAccess.get(service);
-    pendingAccess.delete(service);
-    if (lines !== undefined && lines.length > 0) post({ event: 'access', service, lines });
+    flushAccess(service);
     return null;
   },
   clean: async ({ options }) => {

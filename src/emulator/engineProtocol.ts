@@ -11,7 +11,7 @@
 import type { ApiVersionCheck } from '../core/apiVersions';
 import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
-import type { ContentBytes, EngineServiceOptions } from './azurite';
+import type { ContentBytes, EngineServiceOptions, SelfClosure } from './azurite';
 import type { CodeCacheState } from './codeCache';
 
 /**
@@ -85,7 +85,7 @@ export interface EngineProcessData {
  * A service's options as they cross: the adapter's EngineServiceOptions without what cannot cross
  * (the engine makes the API-version policy and the chunk store itself), and `accessLog` as a flag.
  */
-export type WireServiceOptions = Omit<EngineServiceOptions, 'accessLog' | 'apiVersionPolicy' | 'memoryStore' | 'onDataChange' | 'saveLog'> & {
+export type WireServiceOptions = Omit<EngineServiceOptions, 'accessLog' | 'apiVersionPolicy' | 'memoryStore' | 'onDataChange' | 'onClosedItself' | 'saveLog'> & {
   /** True: send the service's access-log lines as `access` events. */
   readonly accessLog: boolean;
 };
@@ -195,6 +195,13 @@ export type EngineEvent =
    * at once, then at most once per 250 ms per service kind while changes go on, the last always sent.
    */
   | { readonly event: 'changed'; readonly kind: ServiceKind }
+  /**
+   * Azurite closed a running service by itself (its GC's critical error; azurite.ts
+   * `EngineServiceOptions.onClosedItself`). Sent once the service is stopped as a stop would leave it
+   * (port free, disk data saved or `saveError` set); the engine has forgotten the service, so a
+   * later `stop` of it answers at once. Not sent when the host's own stop of it began first.
+   */
+  | ({ readonly event: 'closed'; readonly service: number } & SelfClosure)
   /** An uncaught exception is ending the engine's process: its message, sent just before the exit. */
   | { readonly event: 'fatal'; readonly message: string }
   /** A line for the output channel (code cache outcomes and the like). */

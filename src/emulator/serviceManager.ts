@@ -13,7 +13,8 @@ import { failure, type Failure, type FailureReason, type Outcome } from '../core
 import { describeLocationError, describePortConflict, describeStartError, startErrorSetting, type PortConflict } from '../core/startErrors';
 import { findFreePort, probePortHolder } from './ports';
 import type { HostServiceOptions, ServiceHandle } from './engineHost';
-import type { ContentBytes } from './azurite';
+import type { ContentBytes, SelfClosure } from './azurite';
+import { describeSelfClosure } from '../core/engineLoss';
 import { certificateProblem } from './certificates';
 import { ENGINE_GONE } from './engineProtocol';
 import { waitForLiveSave, type UnfinishedSave } from './shutdownMarker';
@@ -58,6 +59,12 @@ export interface ManagerContext {
    * start whose checks are done does not listen (it fails as reason `state`).
    */
   readonly shuttingDown?: () => boolean;
+  /**
+   * Called after Azurite closed the running service by itself (./azurite.ts
+   * `EngineServiceOptions.onClosedItself`): the state is `closed` with `failure.message` as its
+   * error by then. For a notification.
+   */
+  readonly onClosedItself?: (failure: Failure) => void;
 }
 
 /** Lifecycle of one service kind. */
@@ -169,13 +176,16 @@ export class ServiceManager {
     // The emulator began shutting down during the checks: its stop waits behind this start, and a
     // listen (in disk mode, a load of the data) would only hold the close up.
     if (this.context.shuttingDown?.() === true) return this.fail(`${name} was not started: the emulator is shutting down (the window is closing or reloading).`, 'state');
-    const service = this.createService(options);
+    const service: ServiceHandle = this.createService({ ...options, onClosedItself: (closure) => this.closedItself(service, options, closure) });
     const listenBound = options.inMemory ? b.listenMs : b.listenWithDataMs;
     const starting = service.start();
     try {
       const endpoint = await withBound(starting, listenBound);
       this.running = service;
       this.apply({ type: 'started', endpoint });
+      const early = this.earlyClosure;
+      this.earlyClosure = undefined;
+      if (early?.service === service) this.closedItself(service, options, early.closure);
       return { ok: true };
     } catch (err) {
       if (err instanceof StepTimeout) {
@@ -341,6 +351,28 @@ export class ServiceManager {
     this.stopping = undefined;
     this.set({ status: 'closed', error: message });
   }
+
+  /**
+   * Azurite closed `service` by itself, and the engine stopped it as a stop would (port free, disk
+   * data saved unless `closure.saveError`). A running service is now closed with the reason as its
+   * error; one whose stop already began, or that was replaced since, keeps what that says.
+   */
+  private closedItself(service: ServiceHandle, options: HostServiceOptions, closure: SelfClosure): void {
+    if (this.running !== service) {
+      // The engine's answer to the start and this report can be handled in one turn, before the
+      // start's continuation has taken the answer: kept until it has.
+      if (this.current.status === 'starting') this.earlyClosure = { service, closure };
+      return;
+    }
+    if (this.current.status !== 'running') return;
+    this.running = undefined;
+    const message = describeSelfClosure(this.kind, options.inMemory, options.location, closure.gcError, closure.saveError);
+    this.set({ status: 'closed', error: message });
+    this.context.onClosedItself?.(failure('engine', message, { setting: options.inMemory ? undefined : 'azurite.location' }));
+  }
+
+  /** A closure by Azurite reported while its service's start had not yet been answered here (see closedItself). */
+  private earlyClosure: { readonly service: ServiceHandle; readonly closure: SelfClosure } | undefined;
 
   /** Removes every listener. Does not stop the service (use stop()). */
   dispose(): void {

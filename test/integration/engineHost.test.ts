@@ -4,9 +4,14 @@
  * stopped with the reason and what was lost; the next start brings a new engine up.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { BlobServiceClient } from '@azure/storage-blob';
 import type { Outcome } from '../../src/emulator/serviceManager';
-import { api, reset, waitFor } from './helpers';
+import { DATA_FILES } from '../../src/core/dataFiles';
+import { api, configure, reset, waitFor } from './helpers';
 
 describe('Engine host: a crash of the engine', function () {
   before(reset);
@@ -69,5 +74,43 @@ describe('Engine host: a crash of the engine', function () {
     }
     // Blob comes back on a new engine (which also clears its error for the tests after this one).
     assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+  });
+
+  it('Azurite closing Blob by itself (its GC trips over metadata it cannot read): Blob shows stopped with the reason, the notification offers Open Settings, the engine and Queue go on', async () => {
+    const a = await api();
+    const location = fs.mkdtempSync(path.join(os.tmpdir(), 'self-close-vscode-'));
+    try {
+      await vscode.workspace.getConfiguration('azurite').update('location', location, vscode.ConfigurationTarget.Workspace);
+      await configure({ inMemoryPersistence: false });
+      await waitFor('the location', () => a.emulator.options.location === location);
+      assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+      const container = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('data');
+      await container.create();
+      const block = Buffer.from('block-0').toString('base64');
+      await container.getBlockBlobClient('broken').stageBlock(block, Buffer.from('hello'), 5);
+      await container.getBlockBlobClient('broken').commitBlockList([block]);
+      assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.close_blob'), [{ ok: true }]);
+      // The committed block's extent reference taken out of the saved metadata: azurite's GC reads null.id.
+      const file = path.join(location, DATA_FILES.blob.db);
+      const db = JSON.parse(fs.readFileSync(file, 'utf8')) as { collections: { name: string; data: { committedBlocksInOrder?: { persistency: unknown }[] }[] }[] };
+      for (const blob of db.collections.find((c) => c.name === '$BLOBS_COLLECTION$')!.data) for (const b of blob.committedBlocksInOrder ?? []) b.persistency = null;
+      fs.writeFileSync(file, JSON.stringify(db));
+
+      assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_queue'), [{ ok: true }]);
+      const shown = a.notifications().length;
+      assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+      const notified = await waitFor('the notification', () => a.notifications().slice(shown).find((m) => m.startsWith('Azurite closed the Blob service')), 20_000);
+      assert.match(notified, /its garbage collection of unused content failed \(Cannot read properties of null \(reading 'id'\)\)\. Its data on disk was saved/);
+      assert.deepEqual(a.notificationActions(notified), ['Open Settings']);
+      const state = a.emulator.status('blob');
+      assert.equal(state.status, 'closed');
+      assert.equal(state.status === 'closed' ? state.error : undefined, notified);
+      assert.match(a.statusItems().blob.tooltip, /Azurite closed the Blob service/);
+      assert.equal(a.emulator.status('queue').status, 'running');
+      assert.equal(a.emulator.engineRunning, true);
+    } finally {
+      await reset();
+      fs.rmSync(location, { recursive: true, force: true });
+    }
   });
 });
