@@ -60,7 +60,7 @@ export interface EmulatorOptions {
   readonly oauth: 'basic' | undefined;
   /** Take the account name only from the first path segment, never from the request's host name. */
   readonly disableProductStyleUrl: boolean;
-  /** The engine process's heap limit in MB (`azurite.engine.heapLimit`); applies when the engine's process next starts (a window reload, or after the engine ended). */
+  /** The engine process's heap limit in MB (`azurite.engine.heapLimit`); applies when the engine's process next starts (the first start once no service runs, a window reload, or after the engine ended). */
   readonly engineHeapLimitMb: number;
 }
 

@@ -283,8 +283,9 @@ export class Emulator {
    * the memory limit when a blob or queue service runs in memory (a limit below current use is
    * refused: the message is returned and the old limit stays; so does the old limit when the new
    * value is not valid). `azurite.engine.heapLimit` applies
-   * when the engine's process next starts (a window reload, or after the engine ended): a change
-   * while one runs is logged saying so. Everything else applies from the next start of each
+   * when the engine's process next starts: at the first start once no service runs (see
+   * applyHeapLimit), a window reload, or after the engine ended; a change while one runs is logged
+   * saying so. Everything else applies from the next start of each
    * service: see {@link servicesNeedingRestart}.
    * @returns (when the engine has them in force) the settings that could not be applied live, and
    *   the new setting errors that no stopped service's status bar item shows (`reason: 'setting'`)
@@ -309,7 +310,7 @@ export class Emulator {
     const heapInForce = this.host.heapLimitMbInForce;
     const heapLimit = settings.options.engineHeapLimitMb;
     if (heapLimit !== heapLimitBefore && heapInForce !== undefined && heapInForce !== heapLimit) {
-      this.log.info(`azurite.engine.heapLimit is now ${heapLimit} MB. The emulator engine's process, already running, keeps its limit of ${heapInForce} MB until it next starts: reload the window to apply the new one.`);
+      this.log.info(`azurite.engine.heapLimit is now ${heapLimit} MB. The emulator engine's process, already running, keeps its limit of ${heapInForce} MB while a service runs in it: the first start once every service has stopped brings up a new process with the new limit (so does a window reload).`);
     }
     if (wasSilent && !settings.options.silent) {
       const quiet = SERVICE_KINDS.filter((k) => this.isRunning(k) && this.startedWith[k]?.silent === true);
@@ -584,6 +585,7 @@ export class Emulator {
     // A start queued before dispose() began, or a restart after a settings change, runs no more.
     if (this.disposed) return this.shutDownFailure(kind, 'started');
     const began = performance.now();
+    await this.applyHeapLimit(kind);
     try {
       await this.loader.load();
     } catch (err) {
@@ -1076,6 +1078,24 @@ export class Emulator {
     if (refused === undefined) return undefined;
     // At a start, the service is left stopped: say so, not only that the limit stays.
     return failure('memoryLimit', starting ? `${serviceName(options.kind)} service could not start: ${refused}` : refused, { setting: LIMIT_SETTING });
+  }
+
+  /**
+   * Before a start of `kind`: ends an engine process that runs with another `azurite.engine.heapLimit`
+   * than the setting when nothing of it is in use (no service runs, stops or holds its port, no
+   * other service's operation is queued, no request to it is unanswered), so that the start brings
+   * up one with the setting's limit. While anything is in use the process keeps its limit: ending
+   * it would end that.
+   */
+  private async applyHeapLimit(kind: ServiceKind): Promise<void> {
+    const inForce = this.host.heapLimitMbInForce;
+    const wanted = this.settings.options.engineHeapLimitMb;
+    if (inForce === undefined || inForce === wanted) return;
+    const inUse = SERVICE_KINDS.some((k) => this.services[k].state.status !== 'closed' || this.services[k].mayHoldPort || (k !== kind && this.queue.latest(k) !== undefined));
+    if (inUse || !this.host.idle) return;
+    this.log.info(`azurite.engine.heapLimit is ${wanted} MB and the emulator engine's process, which no service uses, runs with ${inForce} MB: starting a new one.`);
+    await this.host.terminate();
+    this.loader.forget();
   }
 
   /** The engine's process ended without being asked to: close what it ran, say why and what is lost. */

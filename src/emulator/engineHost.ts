@@ -139,6 +139,11 @@ export class EngineHost {
     return this.child !== undefined;
   }
 
+  /** True when no request to the engine's process waits for its answer (no start, stop, clean, load or warm-up under way in it). */
+  get idle(): boolean {
+    return this.pending.size === 0;
+  }
+
   /** The heap limit (MB) the engine's process runs with, read from the setting when it started; undefined while none runs. */
   get heapLimitMbInForce(): number | undefined {
     return this.child !== undefined ? this.spawnedHeapLimitMb : undefined;

@@ -222,6 +222,32 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal(emulator.status('blob').status, 'closed');
   });
 
+  it('azurite.engine.heapLimit changed while a service runs: the engine keeps its limit while any service uses it, and the first start once none does brings up a process with the new limit', async () => {
+    const context = { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false };
+    const raw = { inMemoryPersistence: true, blobPort: 0, queuePort: 0, tablePort: 0 };
+    const { emulator, log } = track(makeEmulator({ ...raw, 'engine.heapLimit': 512 }));
+    /** The --max-old-space-size the engine's process was started with (its command line). */
+    const heapFlag = (pid: number): string | undefined => /--max-old-space-size=(\d+)/.exec(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1];
+    await startAll(emulator, ['blob']);
+    const first = emulator.enginePid!;
+    assert.equal(heapFlag(first), '512');
+    await emulator.updateSettings(parseSettings({ ...raw, 'engine.heapLimit': 256 }, context));
+    assert.ok(log.of('info').some((l) => l.includes('keeps its limit of 512 MB while a service runs in it')), log.of('info').join('\n'));
+    // A start beside a running service keeps the process (and Blob's data in it).
+    await startAll(emulator, ['queue']);
+    assert.equal(emulator.enginePid, first);
+    assert.ok((await emulator.stop('queue')).ok);
+    assert.ok((await emulator.stop('blob')).ok);
+    assert.equal(emulator.enginePid, first, 'an idle engine is replaced at the next start, not before');
+    await startAll(emulator, ['table']);
+    const second = emulator.enginePid!;
+    assert.notEqual(second, first);
+    assert.equal(heapFlag(second), '256');
+    assert.equal(fs.existsSync(`/proc/${first}`) && !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${first}/status`, 'utf8')), false, 'the old process has ended');
+    assert.ok(log.of('info').some((l) => l.includes('runs with 512 MB: starting a new one')));
+    assert.equal(emulator.status('table').status, 'running');
+  });
+
   it('a setting error leaves the running service as it is (a restart would only stop it), says so, and a fix to the value it runs with needs no restart', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
     await startAll(emulator, ['blob', 'queue']);
