@@ -466,18 +466,22 @@ function makeServer(o: EngineServiceOptions): ServerBase {
  * @throws what azurite's close() throws
  */
 async function closeAndWaitForPort(server: ServerBase, idle: () => Promise<void>): Promise<void> {
+  const close = azuriteCloseOf.get(server) ?? (() => server.close());
   const http = server.httpServer;
   const closed = http.listening ? once(http, 'close') : Promise.resolve([]);
   if (http.listening) http.close();
   await withBound(idle(), DRAIN_MS).catch(() => undefined);
   const force = setTimeout(() => http.closeAllConnections(), FORCE_CLOSE_AFTER_MS);
   try {
-    await server.close();
+    await close();
     await closed;
   } finally {
     clearTimeout(force);
   }
 }
+
+/** azurite's own close() of a server whose `close` {@link createService} replaced (see its `closeAsStop`): what a stop of ours calls. */
+const azuriteCloseOf = new WeakMap<ServerBase, () => Promise<void>>();
 
 /**
  * Creates one service of the engine from plain options.
@@ -665,7 +669,7 @@ export function createService(options: EngineServiceOptions): EngineService {
   }
 
   /**
-   * Makes azurite's own close of `s`, when no stop of ours asked for it, a stop of ours: azurite's
+   * Makes azurite's own close of `s` (any call of `s.close()` but a stop's) a stop of ours: azurite's
    * GC closes a server after a critical error (blob/BlobServer.js, queue/QueueServer.js call
    * `this.close()` through common/GCCriticalErrorCloseHelper.js). Its close alone would end the
    * requests in flight, leave disk data to Loki's close (which may skip a save under way: see
@@ -673,10 +677,14 @@ export function createService(options: EngineServiceOptions): EngineService {
    * {@link EngineServiceOptions.onClosedItself} is called.
    */
   function closeAsStop(s: ServerBase): void {
-    const azuriteClose = s.close.bind(s);
+    azuriteCloseOf.set(s, s.close.bind(s));
     s.close = async (): Promise<void> => {
-      // The close a stop of ours makes (closeAndWaitForPort), or one after it began.
-      if (stopping || server !== s) return azuriteClose();
+      // During a stop of ours (which calls azurite's close itself, after the drain), or after it:
+      // that stop is the close. The GC's error is then not reported; a next start meets it again.
+      if (stopping || server !== s) {
+        await stopUnderWay?.catch(() => undefined);
+        return;
+      }
       const gcError = gcCriticalErrors.get(options.kind);
       let saveError: string | undefined;
       try {

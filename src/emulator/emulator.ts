@@ -126,6 +126,12 @@ export class Emulator {
   private readonly stateEmitter = new Emitter<ServiceStateChange>();
   private readonly lossEmitter = new Emitter<EngineLoss>();
   private readonly serviceLossEmitter = new Emitter<ServiceLoss>();
+  /**
+   * Services in the last steps of a start (from its listen until its outcome is known), with the
+   * closure by Azurite that came meanwhile, if any: the start's outcome reports it instead of
+   * {@link onDidLoseService}.
+   */
+  private readonly closedInStart = new Map<ServiceKind, Failure | undefined>();
   private readonly subscriptions: Disposable[] = [];
   /** The engine's load and warm-up, once per engine process. */
   private readonly loader: EngineLoader;
@@ -258,7 +264,11 @@ export class Emulator {
         shuttingDown: () => this.disposed,
         onClosedItself: (failed) => {
           this.log.error(failed.message);
-          this.serviceLossEmitter.fire({ kind, failure: failed });
+          // A lost in-memory Blob or Queue may have been what kept a refused limit from applying.
+          if (EXTENT_SERVICE_KINDS.includes(kind) && this.lastStartInMemory[kind]) void this.followLimitSetting();
+          // During the start's last steps the start's own outcome says it (one notification, not two).
+          if (this.closedInStart.has(kind)) this.closedInStart.set(kind, failed);
+          else this.serviceLossEmitter.fire({ kind, failure: failed });
         },
         onWaitForSave: (save) => this.log.info(`${serviceName(kind)}: waiting for the save of its data in ${save.location} that process ${save.pid} began at ${new Date(save.startedAtMs).toLocaleTimeString()} to finish (a window that reloaded or closed leaves its engine saving), so that it is not read before it is whole.`),
         bounds,
@@ -310,7 +320,10 @@ export class Emulator {
     const heapInForce = this.host.heapLimitMbInForce;
     const heapLimit = settings.options.engineHeapLimitMb;
     if (heapLimit !== heapLimitBefore && heapInForce !== undefined && heapInForce !== heapLimit) {
-      this.log.info(`azurite.engine.heapLimit is now ${heapLimit} MB. The emulator engine's process, already running, keeps its limit of ${heapInForce} MB while a service runs in it: the first start once every service has stopped brings up a new process with the new limit (so does a window reload).`);
+      const when = this.runningKinds().length > 0
+        ? 'while a service runs in it: the first start once every service has stopped brings up a new process with the new limit (so does a window reload).'
+        : 'until the next start, which brings up a new process with the new limit.';
+      this.log.info(`azurite.engine.heapLimit is now ${heapLimit} MB. The emulator engine's process, already running, keeps its limit of ${heapInForce} MB ${when}`);
     }
     if (wasSilent && !settings.options.silent) {
       const quiet = SERVICE_KINDS.filter((k) => this.isRunning(k) && this.startedWith[k]?.silent === true);
@@ -582,10 +595,21 @@ export class Emulator {
   }
 
   private async startNow(kind: ServiceKind): Promise<Outcome> {
+    try {
+      return await this.startSteps(kind);
+    } finally {
+      // However the start ended, a closure from now on is reported as one (onDidLoseService).
+      this.closedInStart.delete(kind);
+    }
+  }
+
+  private async startSteps(kind: ServiceKind): Promise<Outcome> {
     // A start queued before dispose() began, or a restart after a settings change, runs no more.
     if (this.disposed) return this.shutDownFailure(kind, 'started');
     const began = performance.now();
-    await this.applyHeapLimit(kind);
+    await this.applyHeapLimit();
+    // dispose() began while the old process ended: no new one is brought up only to be shut down.
+    if (this.disposed) return this.shutDownFailure(kind, 'started');
     try {
       await this.loader.load();
     } catch (err) {
@@ -605,6 +629,8 @@ export class Emulator {
     // Set before the start, whose `running` event's listeners read it (dataLocation); read only
     // while the service runs, so a start that fails leaves nothing stale in use.
     this.startedWith[kind] = startedWith;
+    // From here until the start's outcome is known, a closure by Azurite is that outcome.
+    this.closedInStart.set(kind, undefined);
     const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o, true));
     this.failedStart[kind] = outcome.ok ? undefined : { options: startedWith, message: outcome.message };
     // In the start's own folder, and before anything queued after the start (a stop writes a new marker).
@@ -631,6 +657,9 @@ export class Emulator {
     // read-back): engineLost closed the service and logged why. The start failed, as one whose
     // engine ended before it listened; no seed is loaded into a service that is gone.
     const now = this.services[kind].state;
+    const closedByAzurite = this.closedInStart.get(kind);
+    this.closedInStart.delete(kind);
+    if (outcome.ok && closedByAzurite !== undefined) return closedByAzurite;
     if (outcome.ok && now.status !== 'running') {
       return failure('engine', now.status === 'closed' && now.error !== undefined ? now.error : `${serviceName(kind)} service stopped as it started.`, { setting: this.lastLoss?.setting });
     }
@@ -1081,21 +1110,24 @@ export class Emulator {
   }
 
   /**
-   * Before a start of `kind`: ends an engine process that runs with another `azurite.engine.heapLimit`
-   * than the setting when nothing of it is in use (no service runs, stops or holds its port, no
-   * other service's operation is queued, no request to it is unanswered), so that the start brings
-   * up one with the setting's limit. While anything is in use the process keeps its limit: ending
-   * it would end that.
+   * Before a start: ends an engine process that runs with another `azurite.engine.heapLimit`
+   * than the setting when nothing of it is in use (no service runs, starts, stops or holds its
+   * port, no request to it is unanswered), so that the start brings up one with the setting's
+   * limit. While anything is in use the process keeps its limit: ending it would end that. Starts
+   * of other services queued meanwhile (Start All) need no wait: each loads whichever process is
+   * there when its turn comes, the new one included.
    */
-  private async applyHeapLimit(kind: ServiceKind): Promise<void> {
+  private async applyHeapLimit(): Promise<void> {
     const inForce = this.host.heapLimitMbInForce;
     const wanted = this.settings.options.engineHeapLimitMb;
     if (inForce === undefined || inForce === wanted) return;
-    const inUse = SERVICE_KINDS.some((k) => this.services[k].state.status !== 'closed' || this.services[k].mayHoldPort || (k !== kind && this.queue.latest(k) !== undefined));
+    const inUse = SERVICE_KINDS.some((k) => this.services[k].state.status !== 'closed' || this.services[k].mayHoldPort);
     if (inUse || !this.host.idle) return;
     this.log.info(`azurite.engine.heapLimit is ${wanted} MB and the emulator engine's process, which no service uses, runs with ${inForce} MB: starting a new one.`);
-    await this.host.terminate();
+    // Forgotten before the wait: a start or clean meanwhile loads the new process through the loader (its bound, its log line).
+    const ended = this.host.terminate();
     this.loader.forget();
+    await ended;
   }
 
   /** The engine's process ended without being asked to: close what it ran, say why and what is lost. */

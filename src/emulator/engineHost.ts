@@ -498,16 +498,16 @@ export class EngineHost {
     else this.options.log.info(line);
   }
 
-  /**
-   * Rejects every request waiting for an answer with `message`, code ENGINE_GONE, and `setting`
-   * (the setting the reason names, see EngineExit.setting) when given.
-   */
   /** Drops the access-log and closure sinks of `service` (stopped, failed to start, or closed by azurite). */
   private forgetSinks(service: number): void {
     this.accessSinks.delete(service);
     this.closureSinks.delete(service);
   }
 
+  /**
+   * Rejects every request waiting for an answer with `message`, code ENGINE_GONE, and `setting`
+   * (the setting the reason names, see EngineExit.setting) when given.
+   */
   private failPending(message: string, setting?: string): void {
     const pending = [...this.pending.values()];
     this.pending.clear();

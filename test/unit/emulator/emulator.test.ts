@@ -222,7 +222,7 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.equal(emulator.status('blob').status, 'closed');
   });
 
-  it('azurite.engine.heapLimit changed while a service runs: the engine keeps its limit while any service uses it, and the first start once none does brings up a process with the new limit', async () => {
+  it('azurite.engine.heapLimit changed while a service runs: the engine keeps its limit while any service uses it, and the first start once none does (also two at once) brings up a process with the new limit', async () => {
     const context = { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false };
     const raw = { inMemoryPersistence: true, blobPort: 0, queuePort: 0, tablePort: 0 };
     const { emulator, log } = track(makeEmulator({ ...raw, 'engine.heapLimit': 512 }));
@@ -239,10 +239,14 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.ok((await emulator.stop('queue')).ok);
     assert.ok((await emulator.stop('blob')).ok);
     assert.equal(emulator.enginePid, first, 'an idle engine is replaced at the next start, not before');
-    await startAll(emulator, ['table']);
+    // Two starts at once (Start All): the first ends the idle process, and both run in the new one.
+    const outcomes = await Promise.all([emulator.start('table'), emulator.start('blob')]);
+    assert.deepEqual(outcomes, [{ ok: true }, { ok: true }]);
     const second = emulator.enginePid!;
     assert.notEqual(second, first);
     assert.equal(heapFlag(second), '256');
+    await clients(emulator).blob().getContainerClient('served').create();
+    await clients(emulator).table('served').createTable();
     assert.equal(fs.existsSync(`/proc/${first}`) && !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${first}/status`, 'utf8')), false, 'the old process has ended');
     assert.ok(log.of('info').some((l) => l.includes('runs with 512 MB: starting a new one')));
     assert.equal(emulator.status('table').status, 'running');
@@ -522,14 +526,17 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.deepEqual(quiet.log.of('debug'), []);
   });
 
-  it('says, once per change, that a changed azurite.engine.heapLimit waits for the engine\'s next start while one runs', async () => {
+  it('says, once per change, when a changed azurite.engine.heapLimit applies: once no service runs, or at the next start', async () => {
     const { emulator, log } = track(makeEmulator({ inMemoryPersistence: true, 'engine.heapLimit': 512 }));
     await startAll(emulator, ['blob']);
     const heapLine = () => log.of('info').filter((l) => l.startsWith('azurite.engine.heapLimit'));
     await emulator.updateSettings(parseSettings({ ...portsOf(emulator), inMemoryPersistence: true, 'engine.heapLimit': 640 }, LOCATION));
-    assert.deepEqual(heapLine(), ['azurite.engine.heapLimit is now 640 MB. The emulator engine\'s process, already running, keeps its limit of 512 MB until it next starts: reload the window to apply the new one.']);
+    assert.deepEqual(heapLine(), ['azurite.engine.heapLimit is now 640 MB. The emulator engine\'s process, already running, keeps its limit of 512 MB while a service runs in it: the first start once every service has stopped brings up a new process with the new limit (so does a window reload).']);
     await emulator.updateSettings(parseSettings({ ...portsOf(emulator), inMemoryPersistence: true, 'engine.heapLimit': 640, silent: true }, LOCATION));
     assert.equal(heapLine().length, 1, 'said once per change');
+    assert.ok((await emulator.stop('blob')).ok);
+    await emulator.updateSettings(parseSettings({ ...portsOf(emulator), inMemoryPersistence: true, 'engine.heapLimit': 768, silent: true }, LOCATION));
+    assert.equal(heapLine()[1], 'azurite.engine.heapLimit is now 768 MB. The emulator engine\'s process, already running, keeps its limit of 512 MB until the next start, which brings up a new process with the new limit.');
   });
 
   it('says when a service finished a start begun before a settings change (it runs with the older settings)', async () => {
