@@ -200,7 +200,8 @@ export class SnapshotCommands {
     const folder = seedFolder(this.deps.dataFolder());
     if (folder === undefined) return { ok: true };
     if (typeof folder !== 'string') return failure('setting', `azurite.seed: ${folder.fix}`, { setting: 'azurite.seed' });
-    if (!fs.existsSync(folder)) return missingSeed(folder);
+    const unusable = seedFolderProblem(folder);
+    if (unusable !== undefined) return unusable;
     try {
       const data = this.data();
       const clients = this.clients([kind]);
@@ -326,7 +327,8 @@ export class SnapshotCommands {
     const folder = seedFolder(this.deps.dataFolder());
     if (folder !== undefined && typeof folder !== 'string') return this.show(failure('setting', `azurite.seed: ${folder.fix}`, { setting: 'azurite.seed' }));
     // Checked before anything is deleted: the confirmation promises the seed.
-    if (folder !== undefined && !fs.existsSync(folder)) return this.show(missingSeed(folder));
+    const unusable = folder !== undefined ? seedFolderProblem(folder) : undefined;
+    if (unusable !== undefined) return this.show(unusable);
     if (args.skipConfirmation !== true) {
       const choice = await vscode.window.showWarningMessage(`Reset ${running.map(serviceName).join(', ')}?`,
         { modal: true, detail: `Every container, queue and table${this.deps.emulator.accounts().length > 1 ? ' of every account' : ''} is deleted${folder !== undefined ? `, then the seed in ${folder} is loaded` : ''}. The services keep running on their ports.` }, 'Reset');
@@ -493,7 +495,14 @@ export function notASnapshotFolder(folder: string): string | undefined {
   return `${folder} is not a snapshot folder: it holds none of blob/, queue/ and table/ (docs: Seed folders and snapshots).${inside}`;
 }
 
-/** The failure of a seed folder that does not exist. */
-function missingSeed(folder: string): Failure {
-  return failure('setting', `azurite.seed is ${folder}, which does not exist: create it (docs: Seed folders and snapshots) or clear the setting.`, { setting: 'azurite.seed' });
+/**
+ * Why the seed folder `folder` (absolute) cannot be loaded, as a `setting` failure for
+ * `azurite.seed`, or undefined when it can: it does not exist, or it is not a snapshot folder
+ * ({@link notASnapshotFolder}: a folder one level off would load nothing, and a Reset would then
+ * leave every service empty while saying the seed was loaded).
+ */
+function seedFolderProblem(folder: string): Failure | undefined {
+  if (!fs.existsSync(folder)) return failure('setting', `azurite.seed is ${folder}, which does not exist: create it (docs: Seed folders and snapshots) or clear the setting.`, { setting: 'azurite.seed' });
+  const problem = notASnapshotFolder(folder);
+  return problem !== undefined ? failure('setting', `azurite.seed: ${problem}`, { setting: 'azurite.seed' }) : undefined;
 }

@@ -83,6 +83,14 @@ describe('Test data: seed, reset, export and import', () => {
     assert.match(refused.message!, /which does not exist/);
     assert.deepEqual(a.notificationActions(refused.message!), ['Open Settings'], 'the notification opens the setting');
     assert.deepEqual(await blobNames(cs, 'fixtures'), ['nested/hello.txt'], 'nothing deleted');
+
+    // A seed set one level off (its blob/ folder): Reset refuses too, instead of emptying every
+    // service and loading nothing.
+    await configure({ seed: path.join(seed, 'blob') });
+    const offByOne = await vscode.commands.executeCommand<{ ok: boolean; reason?: string; setting?: string; message?: string }>('azurite.reset', { skipConfirmation: true });
+    assert.deepEqual(offByOne, { ok: false, reason: 'setting', setting: 'azurite.seed',
+      message: `azurite.seed: ${path.join(seed, 'blob')} is not a snapshot folder: it holds none of blob/, queue/ and table/ (docs: Seed folders and snapshots). It is a snapshot's blob/ folder: choose ${seed}.` });
+    assert.deepEqual(await blobNames(cs, 'fixtures'), ['nested/hello.txt'], 'nothing deleted');
   });
 
   it('on disk, loads the seed only into an empty service', async () => {
