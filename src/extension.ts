@@ -244,7 +244,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   registerCommands(context, deps);
   // Test data: export, import, reset, and azurite.seed loaded at each start (through dist/data.js, loaded on first use).
   const snapshots = new SnapshotCommands({ emulator, target, extensionPath: context.extensionPath, log, dataFolder, storagePath: (context.storageUri ?? context.globalStorageUri).fsPath });
-  emulator.setAfterStart((kind, inMemory) => snapshots.seedAfterStart(kind, inMemory));
+  emulator.setAfterStart((kind, inMemory, signal) => snapshots.seedAfterStart(kind, inMemory, signal));
   const argsOf = (a: unknown): SnapshotCommandArgs => (typeof a === 'object' && a !== null ? a as SnapshotCommandArgs : {});
   context.subscriptions.push(
     vscode.commands.registerCommand(COMMANDS.exportSnapshot, (a: unknown) => snapshots.exportSnapshot(argsOf(a))),

@@ -66,6 +66,12 @@ export interface EngineLoss {
   readonly stopped: readonly ServiceKind[];
 }
 
+/**
+ * What runs after each successful start, as part of it (Emulator.setAfterStart): `signal` aborts
+ * when the service is asked to stop, clean or restart, or the emulator to shut down.
+ */
+export type AfterStart = (kind: ServiceKind, inMemory: boolean, signal: AbortSignal) => Promise<Outcome>;
+
 /** A service Azurite closed by itself: which, and the failure to show (its message, and the setting to open). */
 export interface ServiceLoss {
   readonly kind: ServiceKind;
@@ -466,6 +472,7 @@ export class Emulator {
    * the user asked for before it is not undone by a restart for a settings change.
    */
   restart(kind: ServiceKind): Promise<Outcome> {
+    this.abortAfterStart(kind);
     return this.announced(kind, this.queue.run(kind, 'restart', async () => {
       if (!this.isRunning(kind)) return OK;
       const stopped = await this.stopNow(kind);
@@ -518,16 +525,26 @@ export class Emulator {
     return this.services[kind].state.status === 'running';
   }
 
-  private afterStart: ((kind: ServiceKind, inMemory: boolean) => Promise<Outcome>) | undefined;
+  private afterStart: AfterStart | undefined;
+  /** The hooks after a start under way ({@link setAfterStart}), by service: what a stop, clean, restart or dispose() aborts. */
+  private readonly afterStartAborts = new Map<ServiceKind, AbortController>();
 
   /**
    * Sets what runs after each successful start of a service, as part of that start (its outcome is
    * the start's; the service keeps running when it fails): the VS Code layer loads `azurite.seed`
    * here. Undefined removes it.
-   * @param hook gets the service and whether it runs in memory
+   * @param hook gets the service, whether it runs in memory, and a signal that aborts when the
+   *   service is asked to stop, clean or restart, or the emulator to shut down: that request does
+   *   not wait for the hook to finish its work, only for it to settle (an aborted seed deletes what
+   *   it loaded and resolves to a `cancelled` outcome)
    */
-  setAfterStart(hook: ((kind: ServiceKind, inMemory: boolean) => Promise<Outcome>) | undefined): void {
+  setAfterStart(hook: AfterStart | undefined): void {
     this.afterStart = hook;
+  }
+
+  /** Aborts the hook after a start of `kind` under way, if any (see {@link setAfterStart}). */
+  private abortAfterStart(kind: ServiceKind): void {
+    this.afterStartAborts.get(kind)?.abort();
   }
 
   /**
@@ -591,6 +608,8 @@ export class Emulator {
    * service resolves `{ ok: true }`, a stop under way is shared, a start under way is waited for.
    */
   stop(kind: ServiceKind): Promise<Outcome> {
+    // A seed still loading is cut short (it deletes what it loaded), not waited for to the end.
+    this.abortAfterStart(kind);
     return this.queue.run(kind, 'stop', () => (this.isRunning(kind) ? this.stopNow(kind) : Promise.resolve(OK)));
   }
 
@@ -672,9 +691,14 @@ export class Emulator {
     // runs after this start, seed included.
     if (outcome.ok && needsRestart(kind, startedWith, this.settings.options)) this.staleStartEmitter.fire(kind);
     // Inside the start: a caller that awaits start() gets the service with its seed loaded.
-    return outcome.ok && this.afterStart !== undefined
-      ? await this.afterStart(kind, options.inMemory).catch((err: unknown) => failure('data', `${serviceName(kind)} service: ${(err as Error).message}`))
-      : outcome;
+    if (!outcome.ok || this.afterStart === undefined) return outcome;
+    const abort = new AbortController();
+    this.afterStartAborts.set(kind, abort);
+    try {
+      return await this.afterStart(kind, options.inMemory, abort.signal).catch((err: unknown) => failure('data', `${serviceName(kind)} service: ${(err as Error).message}`));
+    } finally {
+      if (this.afterStartAborts.get(kind) === abort) this.afterStartAborts.delete(kind);
+    }
   }
 
   private async stopNow(kind: ServiceKind): Promise<Outcome> {
@@ -705,6 +729,7 @@ export class Emulator {
     if (this.disposed) return Promise.resolve(this.shutDownFailure(kind, 'cleaned'));
     const refusal = this.cleanRefusal(kind);
     if (refusal !== undefined) return Promise.resolve(refusal);
+    this.abortAfterStart(kind);
     return this.queue.run(kind, 'clean', async () => {
       const late = this.cleanRefusal(kind);
       if (late !== undefined) return late;
@@ -1000,6 +1025,7 @@ export class Emulator {
    */
   async dispose(): Promise<void> {
     this.disposed = true;
+    for (const kind of SERVICE_KINDS) this.abortAfterStart(kind);
     try {
       await this.stopAll();
     } finally {

@@ -170,7 +170,10 @@ export class SnapshotCommands {
     try {
       result = await work(run);
     } catch (err) {
-      if (!this.deps.emulator.shuttingDown) await end();
+      // Cut short by the window closing, an operation may have left something half done: the
+      // journal stays for the next window. A seed aborted then has deleted what it loaded first.
+      const undone = start.operation === 'seed' && err instanceof Error && err.name === 'AbortError';
+      if (!this.deps.emulator.shuttingDown || undone) await end();
       throw err;
     }
     await end();
@@ -193,10 +196,13 @@ export class SnapshotCommands {
    * start; on disk only into a service that holds no container, queue or table. Nothing else is
    * deleted (what a client made since the port opened stays); a seed that stops loading half-way
    * is deleted again.
+   * The load is cancellable (its progress notification's Cancel), and `signal` (a stop, clean or
+   * restart of the service, or the window closing) cuts it short too: what it loaded is deleted
+   * again and the outcome is `cancelled`.
    * @returns ok when there is no seed or it loaded; a `data` failure naming the file and line, or a
    *   `setting` failure when the folder is missing
    */
-  async seedAfterStart(kind: ServiceKind, inMemory: boolean): Promise<Outcome> {
+  async seedAfterStart(kind: ServiceKind, inMemory: boolean, signal?: AbortSignal): Promise<Outcome> {
     const folder = seedFolder(this.deps.dataFolder());
     if (folder === undefined) return { ok: true };
     if (typeof folder !== 'string') return failure('setting', `azurite.seed: ${folder.fix}`, { setting: 'azurite.seed' });
@@ -213,7 +219,7 @@ export class SnapshotCommands {
       // The service was empty (a fresh in-memory one, or checked above); a client may have made
       // something since its port opened, which stays. A seed that stops half-way is deleted again.
       const counts = await this.journaled({ operation: 'seed', folder, kinds: [kind], where: this.where([kind]), inMemory },
-        () => withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, false, (options) => data.loadSeed(clients, snapshot, options)));
+        () => withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, true, (options) => data.loadSeed(clients, snapshot, options), signal));
       this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${data.describeCounts(counts, [kind])}.`);
       return { ok: true };
     } catch (err) {

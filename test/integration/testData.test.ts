@@ -93,6 +93,22 @@ describe('Test data: seed, reset, export and import', () => {
     assert.deepEqual(await blobNames(cs, 'fixtures'), ['nested/hello.txt'], 'nothing deleted');
   });
 
+  it('Close during a start\'s seed cuts the seed short (what it loaded is deleted) instead of waiting for it to load in full', async () => {
+    const a = await api();
+    const messages = 150_000;
+    fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), Array.from({ length: messages }, (_, i) => `{"text":"order ${i}"}\n`).join(''));
+    await configure({ seed });
+    const shown = a.notifications().length;
+    const starting = vscode.commands.executeCommand<{ ok: boolean; reason?: string }[]>('azurite.start_queue');
+    const orders = () => QueueServiceClient.fromConnectionString(a.emulator.connectionString()).getQueueClient('orders');
+    await waitFor('the seed loading', async () => ((await orders().getProperties().catch(() => undefined))?.approximateMessagesCount ?? 0) > 0, 60_000);
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.close_queue'), [{ ok: true }]);
+    const [started] = await starting;
+    assert.deepEqual(started, { ok: false, reason: 'cancelled', message: 'Cancelled.' }, 'the seed was cut short, not loaded in full');
+    assert.equal(a.emulator.status('queue').status, 'closed');
+    assert.deepEqual(a.notifications().slice(shown), [], 'nothing to report: the user asked for the stop');
+  });
+
   it('on disk, loads the seed only into an empty service', async () => {
     const a = await api();
     const location = fs.mkdtempSync(path.join(os.tmpdir(), 'disk-data-'));

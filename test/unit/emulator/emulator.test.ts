@@ -166,6 +166,43 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.deepEqual(fs.readdirSync(dir), [], 'no database was loaded or saved');
   });
 
+  it('a stop, clean or restart, and dispose(), abort the hook after a start under way (a seed loading) instead of waiting for it to end', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    /** A hook that runs until its signal aborts (a seed too large to finish in the test), then reports the cancel. */
+    const entered: string[] = [];
+    emulator.setAfterStart((kind, _inMemory, signal) => new Promise((resolve) => {
+      entered.push(kind);
+      signal.addEventListener('abort', () => resolve(failure('cancelled', 'Cancelled.')), { once: true });
+    }));
+    const waitEntered = async (kind: string, count: number): Promise<void> => {
+      for (let i = 0; i < 500 && entered.filter((k) => k === kind).length < count; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(entered.filter((k) => k === kind).length, count, `the hook of ${kind}'s start #${count} ran`);
+    };
+
+    const blob = emulator.start('blob');
+    await waitEntered('blob', 1);
+    assert.deepEqual(await emulator.stop('blob'), { ok: true });
+    assert.equal((await blob).ok, false);
+    assert.equal(emulator.status('blob').status, 'closed');
+
+    const queue = emulator.start('queue');
+    await waitEntered('queue', 1);
+    // A restart cuts the first start's hook short; its own start runs the hook again.
+    const restarted = emulator.restart('queue');
+    assert.deepEqual(await queue, failure('cancelled', 'Cancelled.'));
+    await waitEntered('queue', 2);
+    const table = emulator.start('table');
+    await waitEntered('table', 1);
+    // A clean of the running service: the start's hook is cut short, and the clean's own start runs it again.
+    const cleaned = emulator.clean('table');
+    assert.deepEqual(await table, failure('cancelled', 'Cancelled.'));
+    await waitEntered('table', 2);
+    await emulator.dispose();
+    assert.deepEqual(await restarted, failure('cancelled', 'Cancelled.'));
+    assert.deepEqual(await cleaned, failure('cancelled', 'Cancelled.'));
+    assert.deepEqual(emulator.runningKinds(), []);
+  });
+
   it('a clean waiting for the engine\'s load when dispose() begins deletes nothing', async function () {
     if (process.platform === 'win32') this.skip(); // SIGSTOP
     const dir = tempDir();
