@@ -101,6 +101,10 @@ run_tier integration-autostart-attached count_mocha node test/harness/runIntegra
 run_tier integration-autostart-elsewhere count_mocha node test/harness/runIntegration.mjs --suite autostart-elsewhere --multi-root \
   --user-settings '{"azurite.autoStart":["table"],"azurite.blobPort":0,"azurite.queuePort":0}' \
   --hold-port-as-azurite azurite.tablePort
+# A port nothing holds now; the suite's test begins serving it as another Azurite while the question is open.
+race_port=$(node -e "const s=require('node:net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+run_tier integration-autostart-race count_mocha env AZURITE_TEST_RACE_PORT="$race_port" node test/harness/runIntegration.mjs --suite autostart-race --multi-root \
+  --user-settings "{\"azurite.autoStart\":[\"table\"],\"azurite.blobPort\":0,\"azurite.queuePort\":0,\"azurite.tablePort\":$race_port}"
 run_tier integration-multiroot count_mocha node test/harness/runIntegration.mjs --suite multiroot --multi-root \
   --user-settings '{"azurite.blobPort":0,"azurite.queuePort":0,"azurite.tablePort":0}'
 run_tier integration-settings-at-open count_mocha node test/harness/runIntegration.mjs --suite settings-at-open \

@@ -3,7 +3,8 @@
  * success, only failures are shown — and skip a service whose port already answers as that
  * service of an Azurite, over HTTP or HTTPS (another window or the Azurite CLI is serving it), before
  * anything is asked: the data folder question of a multi-root workspace comes only when a service is
- * left to start. Nothing starts while `azurite.attach` is set: the window works with that Azurite,
+ * left to start. Probed again right before each start, and a start that finds the port taken by an
+ * Azurite meanwhile counts as a skip. Nothing starts while `azurite.attach` is set: the window works with that Azurite,
  * and a local start would be refused.
  */
 import { readExtensionSettings } from './config';
@@ -40,8 +41,22 @@ export async function autoStart(emulator: Emulator, deps: NotifyDeps & { readonl
   // Set while the data-folder question (or the reading of the password and accounts) was open.
   if (attachedNow()) return;
   await Promise.all(toStart.map(async (kind) => {
+    // Probed again: the question may have stayed open while another window or the Azurite CLI
+    // began serving the port.
+    const now = await emulator.servedElsewhere(kind);
+    if (now !== undefined) {
+      info(`autoStart: ${serviceName(kind)} skipped, ${now}`);
+      return;
+    }
     const outcome = await emulator.start(kind);
-    if (outcome.ok) info(`autoStart: ${serviceName(kind)} started`);
+    if (outcome.ok) {
+      info(`autoStart: ${serviceName(kind)} started`);
+      return;
+    }
+    // Another Azurite took the port between the probe and the listen (two windows restored at
+    // once): a skip, as if the probe had found it, not an error.
+    const taken = !outcome.ok && outcome.reason === 'port' && outcome.conflict?.holder === 'azurite' ? await emulator.servedElsewhere(kind) : undefined;
+    if (taken !== undefined) info(`autoStart: ${serviceName(kind)} skipped, ${taken} (it began serving while this window started it)`);
     else showOutcome(outcome, deps);
   }));
 }
