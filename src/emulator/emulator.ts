@@ -565,9 +565,12 @@ export class Emulator {
   startsUnderWay(): ServiceKind[] {
     return SERVICE_KINDS.filter((k) => {
       const verb = this.queue.latest(k);
-      return verb === 'start' || verb === 'restart';
+      return verb === 'start' || verb === 'restart' || (verb === 'clean' && this.cleansThatStart.has(k));
     });
   }
+
+  /** Services whose clean under way stopped them and starts them again when done (a clean of a running service). */
+  private readonly cleansThatStart = new Set<ServiceKind>();
 
   /**
    * Starts one service. Idempotent: on a running service it resolves `{ ok: true }` and does
@@ -734,24 +737,38 @@ export class Emulator {
       const late = this.cleanRefusal(kind);
       if (late !== undefined) return late;
       const wasRunning = this.isRunning(kind);
-      if (wasRunning) {
-        const stopped = await this.stopNow(kind);
-        if (!stopped.ok) return stopped;
-      }
-      // A clean queued before dispose() began runs no more: its load could start an engine process.
-      if (this.disposed) return this.shutDownFailure(kind, 'cleaned');
+      if (!wasRunning) return this.cleanNow(kind, false);
+      // It starts the service again: a start under way from now on (the status bar, a debug launch).
+      this.cleansThatStart.add(kind);
+      this.startsEmitter.fire(kind);
       try {
-        await this.loader.load();
-      } catch (err) {
-        return failure('engine', `${serviceName(kind)} data could not be cleaned: the emulator engine did not load (${(err as Error).message}).`);
+        return await this.cleanNow(kind, true);
+      } finally {
+        this.cleansThatStart.delete(kind);
+        this.startsEmitter.fire(kind);
       }
-      // Nor one during whose load dispose() began: nothing is deleted while the window closes.
-      if (this.disposed) return this.shutDownFailure(kind, 'cleaned');
-      const outcome = await this.services[kind].clean(this.serviceOptions(kind));
-      this.report(kind, outcome, 'data cleaned');
-      if (outcome.ok && wasRunning) return this.startNow(kind);
-      return outcome;
     });
+  }
+
+  /** The steps of {@link clean} once its turn has come: stop (`wasRunning`), delete, start again (`wasRunning`). */
+  private async cleanNow(kind: ServiceKind, wasRunning: boolean): Promise<Outcome> {
+    if (wasRunning) {
+      const stopped = await this.stopNow(kind);
+      if (!stopped.ok) return stopped;
+    }
+    // A clean queued before dispose() began runs no more: its load could start an engine process.
+    if (this.disposed) return this.shutDownFailure(kind, 'cleaned');
+    try {
+      await this.loader.load();
+    } catch (err) {
+      return failure('engine', `${serviceName(kind)} data could not be cleaned: the emulator engine did not load (${(err as Error).message}).`);
+    }
+    // Nor one during whose load dispose() began: nothing is deleted while the window closes.
+    if (this.disposed) return this.shutDownFailure(kind, 'cleaned');
+    const outcome = await this.services[kind].clean(this.serviceOptions(kind));
+    this.report(kind, outcome, 'data cleaned');
+    if (outcome.ok && wasRunning) return this.startNow(kind);
+    return outcome;
   }
 
   /**

@@ -203,6 +203,26 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.deepEqual(emulator.runningKinds(), []);
   });
 
+  it('a clean of a running service counts as a start under way (it starts the service again); one of a stopped service does not', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    await startAll(emulator, ['blob', 'queue']);
+    assert.ok((await emulator.stop('queue')).ok);
+    const seen: string[][] = [];
+    emulator.onDidChangeStartsUnderWay(() => seen.push(emulator.startsUnderWay()));
+    // Seen while the clean is in its steps (the service closed between its stop and its start).
+    const closedDuring: string[][] = [];
+    const sub = emulator.onDidChangeState(({ kind, state }) => { if (kind === 'blob' && state.status === 'closed') closedDuring.push(emulator.startsUnderWay()); });
+    assert.deepEqual(await emulator.clean('blob'), { ok: true });
+    sub.dispose();
+    assert.ok(closedDuring.length > 0 && closedDuring.every((s) => s.includes('blob')), `stopped by the clean, and counted as starting meanwhile: ${JSON.stringify(closedDuring)}`);
+    assert.deepEqual(seen.at(-1), [], 'not once the clean is done');
+    assert.equal(emulator.status('blob').status, 'running');
+    seen.length = 0;
+    assert.deepEqual(await emulator.clean('queue'), { ok: true });
+    assert.ok(seen.every((s) => !s.includes('queue')), JSON.stringify(seen));
+    assert.equal(emulator.status('queue').status, 'closed');
+  });
+
   it('a clean waiting for the engine\'s load when dispose() begins deletes nothing', async function () {
     if (process.platform === 'win32') this.skip(); // SIGSTOP
     const dir = tempDir();
