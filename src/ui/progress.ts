@@ -51,10 +51,20 @@ export async function withDelayedProgress<T>(title: string, cancellable: boolean
         token.onCancellationRequested(() => abort.abort());
         let reported = 0;
         let lastAt = 0;
+        /** A report held back by the 100 ms spacing: the newest is sent when the spacing ends, so that a long step after it does not leave an older message showing. */
+        let trailing: NodeJS.Timeout | undefined;
         report = (p) => {
           const now = Date.now();
           // At most one report per 100 ms; always the last step of a count, and a new phase.
-          if (now - lastAt < 100 && !(p.total > 0 && p.done >= p.total) && p.phase !== true) return;
+          if (now - lastAt < 100 && !(p.total > 0 && p.done >= p.total) && p.phase !== true) {
+            trailing ??= setTimeout(() => {
+              trailing = undefined;
+              if (!finished && latest !== undefined) report?.(latest);
+            }, 100 - (now - lastAt));
+            return;
+          }
+          clearTimeout(trailing);
+          trailing = undefined;
           lastAt = now;
           const increment = progressIncrement(reported, p.done, p.total, p.totalGrows);
           reported += increment ?? 0;
@@ -64,6 +74,7 @@ export async function withDelayedProgress<T>(title: string, cancellable: boolean
         };
         if (latest !== undefined) report(latest);
         await work.catch(() => undefined);
+        clearTimeout(trailing);
       });
       resolve();
     }, PROGRESS_DELAY_MS);

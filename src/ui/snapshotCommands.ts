@@ -251,7 +251,13 @@ export class SnapshotCommands {
       const data = this.data();
       const counts = await withDelayedProgress('Exporting a snapshot', true, (options) => data.exportSnapshot(this.targetClients(kinds), folder, options));
       // Blobs left out under a name no blob had (DataCounts.unreadBlobs) make it a warning.
-      void notify(counts.unreadBlobs !== undefined && counts.unreadBlobs.length > 0 ? 'warning' : 'info', `Snapshot exported to ${folder}: ${data.describeCounts(counts, kinds)}.`);
+      // A snapshot holds the development account only (docs/SNAPSHOT.md); a Reset empties every account.
+      const others = this.deps.target.isLocal() ? this.deps.emulator.accounts().slice(1).map((a) => a.name) : [];
+      const leftOut = others.length > 0 ? ` The other accounts (${others.join(', ')}, azurite.accounts) are not in a snapshot.` : '';
+      // A service that is not running keeps its folder from before: an Import would load it with the new data.
+      const older = SERVICE_KINDS.filter((k) => !kinds.includes(k) && fs.existsSync(path.join(folder, k)));
+      const kept = older.length > 0 ? ` Its ${older.map((k) => `${k}/`).join(', ')} ${older.length === 1 ? 'is' : 'are'} from before (${older.map(serviceName).join(', ')} not running).` : '';
+      void notify(counts.unreadBlobs !== undefined && counts.unreadBlobs.length > 0 || older.length > 0 ? 'warning' : 'info', `Snapshot exported to ${folder}: ${data.describeCounts(counts, kinds)}.${kept}${leftOut}`);
       return { ok: true };
     } catch (err) {
       return this.show(this.dataFailure('Export failed', folder, err));

@@ -3,6 +3,9 @@
  * Copy Connection String per account, the Storage view and Reset across accounts, a bad value.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { Accounts } from '../../src/ui/accounts';
@@ -62,6 +65,16 @@ describe('Custom accounts', () => {
     });
     assert.deepEqual(tree.map((n) => n.label), ['devstoreaccount1', 'tenant1', 'tenant2']);
     assert.deepEqual(tree[1]!.children?.[0]?.children?.map((c) => c.label), ['tenant-data']);
+    // An Export says that the other accounts are not in a snapshot (a Reset empties them too).
+    const snapshot = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-export-'));
+    try {
+      const shown = a.notifications().length;
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.exportSnapshot', { folder: snapshot, skipConfirmation: true }), { ok: true });
+      const said = await waitFor('the export\'s message', () => a.notifications().slice(shown).find((m) => m.startsWith('Snapshot exported to')));
+      assert.match(said, / The other accounts \(tenant1, tenant2, azurite\.accounts\) are not in a snapshot\.$/);
+    } finally {
+      fs.rmSync(snapshot, { recursive: true, force: true });
+    }
     assert.deepEqual(await vscode.commands.executeCommand('azurite.reset', { skipConfirmation: true }), { ok: true });
     assert.deepEqual(await containers(cs), []);
     assert.deepEqual(await containers(a.emulator.connectionString()), []);

@@ -359,6 +359,11 @@ describe('Test data: seed, reset, export and import', () => {
       assert.deepEqual(await vscode.commands.executeCommand('azurite.importSnapshot', { folder: out, skipConfirmation: true }), { ok: true });
       const importedWithoutQueue = new RegExp(`^Snapshot imported from ${folderText}: ${blobCounts}, ${tableCounts}\\. Not imported: queue/ \\(the service is not running\\)\\.$`);
       await waitFor('the notification with Blob\'s and Table\'s counts, naming queue/', () => a.notifications().some((n) => importedWithoutQueue.test(n)));
+      // An Export with Queue stopped leaves its queue/ from before, and says so.
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.exportSnapshot', { folder: out, skipConfirmation: true }), { ok: true });
+      const exportedWithoutQueue = new RegExp(`^Snapshot exported to ${folderText}: ${blobCounts}, ${tableCounts}\\. Its queue/ is from before \\(Queue not running\\)\\.$`);
+      await waitFor('the export notification naming the older queue/', () => a.notifications().some((n) => exportedWithoutQueue.test(n)));
+      assert.equal(fs.readFileSync(path.join(out, 'queue', 'jobs.jsonl'), 'utf8'), '{"text":"a job"}\n');
       // Each Import kept its journal and its copy in a folder of its own, removed as it ended.
       assert.deepEqual(fs.readdirSync(path.join(a.operationsStorage(), OPERATIONS_FOLDER)), []);
     } finally {
