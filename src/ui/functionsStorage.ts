@@ -1,7 +1,8 @@
 /**
  * Azure Functions projects whose local.settings.json points `AzureWebJobsStorage` at the
- * development storage get Blob, Queue and Table started before their debug session or their
- * `func: host start` task — so the Functions host finds storage, and the Azure Functions
+ * development storage get Blob, Queue and Table started before their debug session (as their
+ * `func: host start` task run on its own starts: VS Code tells of a task only once its process
+ * runs, so that host may find them still starting) — so the Functions host finds storage, and the Azure Functions
  * extension's pre-debug check (it pings the Blob endpoint of local.settings.json's
  * `AzureWebJobsStorage`, port 10000 for `UseDevelopmentStorage=true`, and otherwise offers to
  * install the Azurite extension) finds it running.
