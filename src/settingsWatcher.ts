@@ -2,7 +2,8 @@
  * Live settings: every `azurite.*` change reaches the emulator at once; running services whose
  * settings changed are restarted — at once when their data is on disk (it survives), after asking
  * (Restart Now / Later) when a restart would drop in-memory data, unless
- * `azurite.restartOnConfigChange` is on. The question is asked once per change of the settings that
+ * `azurite.restartOnConfigChange` is on; either once the settings have stayed unchanged for
+ * RESTART_QUIET_MS (the Settings editor writes while the user types). The question is asked once per change of the settings that
  * need the restart: after Later (or while it is open), other changes do not ask it again. A restart
  * first asks what a start asks (NotifyDeps.prepareStart: a multi-root workspace's data folder), and
  * waits for a Reset, Import or Export under way to end. A service a restart stopped and could not
@@ -20,9 +21,19 @@ import { ATTACH_SETTING } from './core/attach';
 import { notify, showOutcome, type NotifyDeps } from './ui/notify';
 import { withDelayedProgress } from './ui/progress';
 
+/**
+ * How long settings that need a restart must stay unchanged before it is queued (ms). The Settings
+ * editor writes a text or number setting each time typing pauses for about a second: without the
+ * wait, a disk-mode service restarted on each partial value (a data folder made at "/home/u/pro",
+ * a port 1 refused).
+ */
+export const RESTART_QUIET_MS = 1500;
+
 /** Restarts run one batch at a time, in the order the changes came. */
 export class SettingsWatcher implements vscode.Disposable {
   private restarts: Promise<void> = Promise.resolve();
+  /** The wait for the settings to stay unchanged ({@link RESTART_QUIET_MS}) before restarts are looked for; undefined when none runs. */
+  private quiet: { readonly timer: NodeJS.Timeout; readonly done: Promise<void>; readonly resolve: () => void } | undefined;
   /** The last settings reload's live part (what the engine applies), until done. */
   private applying: Promise<void> = Promise.resolve();
   private readonly subscriptions: vscode.Disposable[];
@@ -69,8 +80,9 @@ export class SettingsWatcher implements vscode.Disposable {
     ];
   }
 
-  /** Resolves when every restart asked for so far has finished (for tests and deactivate). */
+  /** Resolves when every restart asked for so far has finished, the wait for quiet settings included (for tests). */
   async settled(): Promise<void> {
+    await this.quiet?.done;
     await this.applying;
     await this.restarts;
   }
@@ -87,7 +99,35 @@ export class SettingsWatcher implements vscode.Disposable {
     this.applying = this.reload()
       .then((problems) => { for (const problem of problems) showOutcome(problem, this.deps); })
       .catch((err: unknown) => void notify('error', `Azurite: the settings could not be applied: ${(err as Error).message}`));
-    this.restartWhereNeeded();
+    this.restartWhenQuiet();
+  }
+
+  /**
+   * Looks for restarts to queue once the settings have stayed unchanged for {@link RESTART_QUIET_MS}
+   * (each change starts the wait again); at once when no running service needs one (a failed
+   * restart that a fixed port starts again, say), since then nothing is stopped.
+   */
+  private restartWhenQuiet(): void {
+    const waiting = this.quiet;
+    if (waiting !== undefined) clearTimeout(waiting.timer);
+    if (this.emulator.servicesNeedingRestart().length === 0) {
+      this.quiet = undefined;
+      this.restartWhereNeeded();
+      waiting?.resolve();
+      return;
+    }
+    let resolve!: () => void;
+    const done = waiting?.done ?? new Promise<void>((r) => { resolve = r; });
+    const settle = waiting?.resolve ?? resolve;
+    const timer = setTimeout(() => {
+      this.quiet = undefined;
+      try {
+        this.restartWhereNeeded();
+      } finally {
+        settle();
+      }
+    }, RESTART_QUIET_MS);
+    this.quiet = { timer, done, resolve: settle };
   }
 
   /**
@@ -233,5 +273,10 @@ export class SettingsWatcher implements vscode.Disposable {
 
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
+    if (this.quiet !== undefined) {
+      clearTimeout(this.quiet.timer);
+      this.quiet.resolve();
+      this.quiet = undefined;
+    }
   }
 }

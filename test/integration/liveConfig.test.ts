@@ -58,6 +58,34 @@ describe('Live settings, port conflicts and terminals', () => {
     await vscode.commands.executeCommand('azurite.clean_blob', { skipConfirmation: true });
   });
 
+  it('restarts once for changes written in a row (the Settings editor writes while the user types), on the last value: no data folder is made at a partial path', async () => {
+    const a = await api();
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'typed-location-'));
+    try {
+      await configure({ inMemoryPersistence: false });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const closings: string[] = [];
+      const sub = a.emulator.onDidChangeState(({ kind, state }) => { if (kind === 'blob' && state.status === 'closing') closings.push(state.status); });
+      try {
+        // As typed with pauses: "…/da", then "…/data".
+        const config = vscode.workspace.getConfiguration('azurite');
+        await config.update('location', path.join(parent, 'da'), vscode.ConfigurationTarget.Workspace);
+        await config.update('location', path.join(parent, 'data'), vscode.ConfigurationTarget.Workspace);
+        await waitFor('the emulator to read the last location', () => a.emulator.options.location === path.join(parent, 'data'));
+        await a.settled();
+        await waitFor('Blob running again', () => a.emulator.status('blob').status === 'running');
+      } finally {
+        sub.dispose();
+      }
+      assert.equal(closings.length, 1, 'one restart');
+      assert.equal(a.emulator.dataLocation('blob'), path.join(parent, 'data'));
+      assert.deepEqual(fs.readdirSync(parent), ['data'], 'no folder at the partial path');
+    } finally {
+      await reset();
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
   it('points out data the Azurite extension wrote where it took azurite.location literally, and Use That Folder uses it', async () => {
     const a = await api();
     const workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
