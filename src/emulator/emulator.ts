@@ -68,7 +68,7 @@ export interface EngineLoss {
 
 /**
  * What runs after each successful start, as part of it (Emulator.setAfterStart): `signal` aborts
- * when the service is asked to stop, clean or restart, or the emulator to shut down.
+ * when the service is asked to stop or clean, or the emulator to shut down.
  */
 export type AfterStart = (kind: ServiceKind, inMemory: boolean, signal: AbortSignal) => Promise<Outcome>;
 
@@ -427,6 +427,13 @@ export class Emulator {
     if (found === undefined || this.startBlocker?.(kind) !== undefined) {
       if (stillApplies) this.forgetServedElsewhere(kind);
     } else if (stillApplies) {
+      // A start of ours that failed there (the port taken: by this Azurite, as its start raced ours)
+      // is moot now: the item shows the Azurite that serves it instead of that error.
+      const failed = this.failedStart[kind];
+      if (failed !== undefined) {
+        this.services[kind].forgetError(failed.message);
+        this.failedStart[kind] = undefined;
+      }
       const was = this.elsewhere[kind];
       this.elsewhere[kind] = { host, port, https: found.https, address: found.host };
       if (was?.host !== host || was.port !== port || was.https !== found.https || was.address !== found.host) this.elsewhereEmitter.fire(kind);
@@ -472,7 +479,6 @@ export class Emulator {
    * the user asked for before it is not undone by a restart for a settings change.
    */
   restart(kind: ServiceKind): Promise<Outcome> {
-    this.abortAfterStart(kind);
     return this.announced(kind, this.queue.run(kind, 'restart', async () => {
       if (!this.isRunning(kind)) return OK;
       const stopped = await this.stopNow(kind);
@@ -526,7 +532,7 @@ export class Emulator {
   }
 
   private afterStart: AfterStart | undefined;
-  /** The hooks after a start under way ({@link setAfterStart}), by service: what a stop, clean, restart or dispose() aborts. */
+  /** The starts under way, by service, with what their hook after the start ({@link setAfterStart}) is given: what a stop, clean or dispose() aborts. */
   private readonly afterStartAborts = new Map<ServiceKind, AbortController>();
 
   /**
@@ -534,9 +540,11 @@ export class Emulator {
    * the start's; the service keeps running when it fails): the VS Code layer loads `azurite.seed`
    * here. Undefined removes it.
    * @param hook gets the service, whether it runs in memory, and a signal that aborts when the
-   *   service is asked to stop, clean or restart, or the emulator to shut down: that request does
-   *   not wait for the hook to finish its work, only for it to settle (an aborted seed deletes what
-   *   it loaded and resolves to a `cancelled` outcome)
+   *   service is asked to stop or clean, or the emulator to shut down, from the start's first step
+   *   on: that request does not wait for the hook to finish its work, only for it to settle (an
+   *   aborted seed deletes what it loaded and resolves to a `cancelled` outcome). A restart for a
+   *   settings change does not abort it: on disk, the restarted start would load a seed only into
+   *   a service still empty.
    */
   setAfterStart(hook: AfterStart | undefined): void {
     this.afterStart = hook;
@@ -617,15 +625,20 @@ export class Emulator {
   }
 
   private async startNow(kind: ServiceKind): Promise<Outcome> {
+    // From the start's first step: a Stop clicked while the service still starts cuts the seed short too.
+    const abort = new AbortController();
+    this.afterStartAborts.set(kind, abort);
     try {
-      return await this.startSteps(kind);
+      return await this.startSteps(kind, abort.signal);
     } finally {
+      if (this.afterStartAborts.get(kind) === abort) this.afterStartAborts.delete(kind);
       // However the start ended, a closure from now on is reported as one (onDidLoseService).
       this.closedInStart.delete(kind);
     }
   }
 
-  private async startSteps(kind: ServiceKind): Promise<Outcome> {
+  /** The steps of a start; `seedSignal` aborts when a stop, clean or dispose() is asked for meanwhile (see setAfterStart). */
+  private async startSteps(kind: ServiceKind, seedSignal: AbortSignal): Promise<Outcome> {
     // A start queued before dispose() began, or a restart after a settings change, runs no more.
     if (this.disposed) return this.shutDownFailure(kind, 'started');
     const began = performance.now();
@@ -695,13 +708,7 @@ export class Emulator {
     if (outcome.ok && needsRestart(kind, startedWith, this.settings.options)) this.staleStartEmitter.fire(kind);
     // Inside the start: a caller that awaits start() gets the service with its seed loaded.
     if (!outcome.ok || this.afterStart === undefined) return outcome;
-    const abort = new AbortController();
-    this.afterStartAborts.set(kind, abort);
-    try {
-      return await this.afterStart(kind, options.inMemory, abort.signal).catch((err: unknown) => failure('data', `${serviceName(kind)} service: ${(err as Error).message}`));
-    } finally {
-      if (this.afterStartAborts.get(kind) === abort) this.afterStartAborts.delete(kind);
-    }
+    return this.afterStart(kind, options.inMemory, seedSignal).catch((err: unknown) => failure('data', `${serviceName(kind)} service: ${(err as Error).message}`));
   }
 
   private async stopNow(kind: ServiceKind): Promise<Outcome> {

@@ -199,7 +199,10 @@ class StartTerminal implements vscode.Pseudoterminal {
     await Promise.all(toStart.map(async (kind) => {
       const outcome = await this.emulator.start(kind);
       if (this.closed) return;
-      if (!outcome.ok) {
+      // A seed cancelled (its notification's Cancel) leaves the service running without it: started.
+      const seedCancelled = !outcome.ok && outcome.reason === 'cancelled' && this.emulator.status(kind).status === 'running';
+      if (seedCancelled) this.line(`${serviceName(kind)}: its seed was cancelled; the service runs without it.`);
+      else if (!outcome.ok) {
         failed = true;
         this.line(`${serviceName(kind)}: ${outcome.message}`);
         return;

@@ -211,11 +211,15 @@ export class SnapshotCommands {
     try {
       const data = this.data();
       const clients = this.clients([kind]);
+      // A function, not a field read: the signal aborts across the awaits below.
+      const cut = (): boolean => signal?.aborted === true;
+      if (cut()) return this.seedCutShort(kind, folder);
       if (!inMemory && !(await data.isServiceEmpty(clients, kind))) {
         this.deps.log.info(`${serviceName(kind)}: seed not loaded, the service holds data (on disk, a seed is loaded only into an empty service).`);
         return { ok: true };
       }
       const snapshot = await withDelayedProgress('Reading the seed', false, () => data.readSnapshot(folder, [kind]));
+      if (cut()) return this.seedCutShort(kind, folder);
       // The service was empty (a fresh in-memory one, or checked above); a client may have made
       // something since its port opened, which stays. A seed that stops half-way is deleted again.
       const counts = await this.journaled({ operation: 'seed', folder, kinds: [kind], where: this.where([kind]), inMemory },
@@ -223,8 +227,15 @@ export class SnapshotCommands {
       this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${data.describeCounts(counts, [kind])}.`);
       return { ok: true };
     } catch (err) {
+      if (err instanceof Error && err.name === 'AbortError') return this.seedCutShort(kind, folder, true);
       return this.dataFailure(`The seed was not loaded into ${serviceName(kind)}`, folder, err, true);
     }
+  }
+
+  /** Logs that the seed of `kind` was cut short (a Cancel, a stop, the window closing) and returns CANCELLED. */
+  private seedCutShort(kind: ServiceKind, folder: string, begun = false): Outcome {
+    this.deps.log.info(`${serviceName(kind)}: seed from ${folder} not loaded: cut short${begun ? ', what it had loaded was deleted again' : ''}.`);
+    return CANCELLED;
   }
 
   /** `Azurite: Export Snapshot…`: the running services' data into a folder. */

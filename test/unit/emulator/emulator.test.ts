@@ -166,40 +166,55 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.deepEqual(fs.readdirSync(dir), [], 'no database was loaded or saved');
   });
 
-  it('a stop, clean or restart, and dispose(), abort the hook after a start under way (a seed loading) instead of waiting for it to end', async () => {
+  it('a stop, clean and dispose() abort the hook after a start under way (a seed loading) instead of waiting for it to end, also when asked before the hook began; a restart does not', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
     /** A hook that runs until its signal aborts (a seed too large to finish in the test), then reports the cancel. */
-    const entered: string[] = [];
+    const entered: { kind: string; signal: AbortSignal }[] = [];
     emulator.setAfterStart((kind, _inMemory, signal) => new Promise((resolve) => {
-      entered.push(kind);
+      entered.push({ kind, signal });
+      if (signal.aborted) resolve(failure('cancelled', 'Cancelled.'));
       signal.addEventListener('abort', () => resolve(failure('cancelled', 'Cancelled.')), { once: true });
     }));
+    const hooks = (kind: string) => entered.filter((e) => e.kind === kind);
     const waitEntered = async (kind: string, count: number): Promise<void> => {
-      for (let i = 0; i < 500 && entered.filter((k) => k === kind).length < count; i++) await new Promise((r) => setTimeout(r, 20));
-      assert.equal(entered.filter((k) => k === kind).length, count, `the hook of ${kind}'s start #${count} ran`);
+      for (let i = 0; i < 500 && hooks(kind).length < count; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(hooks(kind).length, count, `the hook of ${kind}'s start #${count} ran`);
     };
+    const cancelled = failure('cancelled', 'Cancelled.');
 
     const blob = emulator.start('blob');
     await waitEntered('blob', 1);
     assert.deepEqual(await emulator.stop('blob'), { ok: true });
-    assert.equal((await blob).ok, false);
+    assert.deepEqual(await blob, cancelled);
     assert.equal(emulator.status('blob').status, 'closed');
+    // A Stop clicked while the service shows starting (before its hook began).
+    const starting = new Promise<void>((resolve) => {
+      const sub = emulator.onDidChangeState(({ kind, state }) => { if (kind === 'blob' && state.status === 'starting') { sub.dispose(); resolve(); } });
+    });
+    const again = emulator.start('blob');
+    await starting;
+    const stopped = emulator.stop('blob');
+    assert.deepEqual(await again, cancelled);
+    assert.ok(hooks('blob')[1]!.signal.aborted, 'the hook got an aborted signal');
+    assert.deepEqual(await stopped, { ok: true });
 
-    const queue = emulator.start('queue');
-    await waitEntered('queue', 1);
-    // A restart cuts the first start's hook short; its own start runs the hook again.
-    const restarted = emulator.restart('queue');
-    assert.deepEqual(await queue, failure('cancelled', 'Cancelled.'));
-    await waitEntered('queue', 2);
     const table = emulator.start('table');
     await waitEntered('table', 1);
     // A clean of the running service: the start's hook is cut short, and the clean's own start runs it again.
     const cleaned = emulator.clean('table');
-    assert.deepEqual(await table, failure('cancelled', 'Cancelled.'));
+    assert.deepEqual(await table, cancelled);
     await waitEntered('table', 2);
+
+    const queue = emulator.start('queue');
+    await waitEntered('queue', 1);
+    // A restart (a settings change) waits for the hook: on disk its start seeds only an empty service.
+    const restarted = emulator.restart('queue');
+    assert.equal(hooks('queue')[0]!.signal.aborted, false);
     await emulator.dispose();
-    assert.deepEqual(await restarted, failure('cancelled', 'Cancelled.'));
-    assert.deepEqual(await cleaned, failure('cancelled', 'Cancelled.'));
+    assert.deepEqual(await queue, cancelled);
+    const afterDispose = await restarted;
+    assert.ok(!afterDispose.ok && afterDispose.reason === 'state', JSON.stringify(afterDispose));
+    assert.deepEqual(await cleaned, cancelled);
     assert.deepEqual(emulator.runningKinds(), []);
   });
 
