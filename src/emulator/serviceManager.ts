@@ -420,6 +420,15 @@ export class ServiceManager {
     this.settingsRefusal = undefined;
   }
 
+  /**
+   * Drops the state's error when it is `message` (a closed service then shows plain closed): for a
+   * failure that something found since has made moot.
+   */
+  forgetError(message: string): void {
+    const s = this.current;
+    if (s.status === 'closed' && s.error === message) this.set({ status: 'closed' });
+  }
+
   /** The message of the last start refused by a setting (a blocker), while that refusal is the state's error. */
   private settingsRefusal: string | undefined;
 

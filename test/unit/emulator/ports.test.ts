@@ -111,6 +111,25 @@ describe('emulator/ports', () => {
     }
   });
 
+  it('a start that lost its port to another Azurite shows that Azurite once a probe finds it, not the port error', async () => {
+    // Another Azurite's Blob service (its Server header), which began listening as ours started.
+    const other = http.createServer((_req, res) => { res.writeHead(403, { Server: 'Azurite-Blob/3.37.0' }); res.end(); });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const port = (other.address() as net.AddressInfo).port;
+    try {
+      const { emulator } = track(makeEmulator({ inMemoryPersistence: true, blobPort: port }));
+      const refused = await emulator.start('blob');
+      assert.ok(!refused.ok && refused.reason === 'port' && refused.conflict?.holder === 'azurite', JSON.stringify(refused));
+      const before = emulator.status('blob');
+      assert.ok(before.status === 'closed' && before.error !== undefined, JSON.stringify(before));
+      assert.match((await emulator.servedElsewhere('blob'))!, new RegExp(`127\\.0\\.0\\.1:${port} already answers as Azurite-Blob/3\\.37\\.0`));
+      assert.deepEqual(emulator.status('blob'), { status: 'closed' });
+      assert.deepEqual(emulator.servedElsewhereKinds(), ['blob']);
+    } finally {
+      other.close();
+    }
+  });
+
   it('finds the next free port, skipping taken and excluded ones', async () => {
     const taken = net.createServer();
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
