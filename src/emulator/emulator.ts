@@ -552,6 +552,7 @@ export class Emulator {
 
   /** Aborts the hook after a start of `kind` under way, if any (see {@link setAfterStart}). */
   private abortAfterStart(kind: ServiceKind): void {
+    this.abortsAsked[kind]++;
     this.afterStartAborts.get(kind)?.abort();
   }
 
@@ -593,8 +594,13 @@ export class Emulator {
     if (this.disposed) return Promise.resolve(this.shutDownFailure(kind, 'started'));
     const blocked = this.startBlocker?.(kind);
     if (blocked !== undefined) return Promise.resolve(blocked);
-    return this.announced(kind, this.queue.run(kind, 'start', () => (this.isRunning(kind) ? Promise.resolve(OK) : this.startNow(kind))));
+    // A stop or clean asked for after this start, while it still waits its turn, cuts its seed short too.
+    const abortsBefore = this.abortsAsked[kind];
+    return this.announced(kind, this.queue.run(kind, 'start', () => (this.isRunning(kind) ? Promise.resolve(OK) : this.startNow(kind, abortsBefore))));
   }
+
+  /** How many stops and cleans of each service were asked for (see {@link abortAfterStart}): a start queued before one of them gets an aborted signal for its hook. */
+  private readonly abortsAsked: Record<ServiceKind, number> = { blob: 0, queue: 0, table: 0 };
 
   /** Fires {@link onDidChangeStartsUnderWay} now and once `outcome` (which never rejects) has settled; returns it. */
   private announced(kind: ServiceKind, outcome: Promise<Outcome>): Promise<Outcome> {
@@ -624,9 +630,14 @@ export class Emulator {
     return this.queue.run(kind, 'stop', () => (this.isRunning(kind) ? this.stopNow(kind) : Promise.resolve(OK)));
   }
 
-  private async startNow(kind: ServiceKind): Promise<Outcome> {
+  /**
+   * @param abortsBefore {@link abortsAsked} of `kind` when the start was asked for (a user's start):
+   *   a stop or clean asked for since, while the start waited its turn, aborts its hook at once
+   */
+  private async startNow(kind: ServiceKind, abortsBefore?: number): Promise<Outcome> {
     // From the start's first step: a Stop clicked while the service still starts cuts the seed short too.
     const abort = new AbortController();
+    if (abortsBefore !== undefined && this.abortsAsked[kind] !== abortsBefore) abort.abort();
     this.afterStartAborts.set(kind, abort);
     try {
       return await this.startSteps(kind, abort.signal);

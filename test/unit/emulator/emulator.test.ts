@@ -166,7 +166,7 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.deepEqual(fs.readdirSync(dir), [], 'no database was loaded or saved');
   });
 
-  it('a stop, clean and dispose() abort the hook after a start under way (a seed loading) instead of waiting for it to end, also when asked before the hook began; a restart does not', async () => {
+  it('a stop, clean and dispose() abort the hook after a start under way (a seed loading) instead of waiting for it to end, also when asked before the hook began or while the start waits its turn; a restart does not', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
     /** A hook that runs until its signal aborts (a seed too large to finish in the test), then reports the cancel. */
     const entered: { kind: string; signal: AbortSignal }[] = [];
@@ -197,6 +197,18 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.deepEqual(await again, cancelled);
     assert.ok(hooks('blob')[1]!.signal.aborted, 'the hook got an aborted signal');
     assert.deepEqual(await stopped, { ok: true });
+    // A Stop asked for while a start still waits its turn (behind a stop): that start's hook is aborted at once.
+    const third = emulator.start('blob');
+    await waitEntered('blob', 3);
+    const stopThird = emulator.stop('blob');
+    const queued = emulator.start('blob');
+    const stopQueued = emulator.stop('blob');
+    assert.deepEqual(await third, cancelled);
+    assert.deepEqual(await queued, cancelled);
+    assert.ok(hooks('blob')[3]!.signal.aborted, 'the queued start\'s hook got an aborted signal');
+    assert.deepEqual(await stopThird, { ok: true });
+    assert.deepEqual(await stopQueued, { ok: true });
+    assert.equal(emulator.status('blob').status, 'closed');
 
     const table = emulator.start('table');
     await waitEntered('table', 1);
