@@ -196,9 +196,9 @@ export class SnapshotCommands {
    * start; on disk only into a service that holds no container, queue or table. Nothing else is
    * deleted (what a client made since the port opened stays); a seed that stops loading half-way
    * is deleted again.
-   * The load is cancellable (its progress notification's Cancel), and `signal` (a stop, clean or
-   * restart of the service, or the window closing) cuts it short too: what it loaded is deleted
-   * again and the outcome is `cancelled`.
+   * The load is cancellable (its progress notification's Cancel), and `signal` (a stop or clean of
+   * the service, or the window closing; not a restart for a settings change) cuts it short too:
+   * what it loaded is deleted again and the outcome is `cancelled`.
    * @returns ok when there is no seed or it loaded; a `data` failure naming the file and line, or a
    *   `setting` failure when the folder is missing
    */
