@@ -193,11 +193,14 @@ export function describeCounts(c: DataCounts, kinds: readonly ServiceKind[] = ['
  * `table/`, is an empty snapshot (a seed folder may hold only some services).
  * @param folder absolute path
  * @param kinds the services to read (default all)
+ * @param signal checked before each file and blob and while a `.jsonl` file is read: a large
+ *   folder's read ends soon after it aborts
  * @throws SnapshotFormatError naming the file (relative to `folder`) and line of the first problem:
  *   bad JSON, an unknown key, a bad name, a blob line without its file, a file in UTF-16, two table
- *   files whose names differ only in case (naming both)
+ *   files whose names differ only in case (naming both); the signal's reason (an AbortError) once
+ *   `signal` aborts
  */
-export async function readSnapshot(folder: string, kinds: readonly ServiceKind[] = ['blob', 'queue', 'table']): Promise<Snapshot> {
+export async function readSnapshot(folder: string, kinds: readonly ServiceKind[] = ['blob', 'queue', 'table'], signal?: AbortSignal): Promise<Snapshot> {
   const rel = (p: string): string => path.relative(folder, p).split(path.sep).join('/');
   const list = async (dir: string, serviceFolder = false): Promise<fs.Dirent[]> => {
     try {
@@ -212,12 +215,14 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
     throw new SnapshotFormatError(rel(p), err.line, 'this line is not UTF-8 (the file was saved in another encoding, such as Windows-1252, which Windows PowerShell 5.1\'s Set-Content writes); save the file as UTF-8 (in PowerShell: Set-Content -Encoding UTF8)');
   };
   const read = async (p: string): Promise<string> => {
+    signal?.throwIfAborted();
     await refuseUtf16(p, rel(p));
     return readText(p).catch(notUtf8(p));
   };
   const lines = async (p: string): Promise<string[]> => {
+    signal?.throwIfAborted();
     await refuseUtf16(p, rel(p));
-    return readLines(p).catch(notUtf8(p));
+    return readLines(p, signal).catch(notUtf8(p));
   };
 
   const containers: Snapshot['containers'][number][] = [];
@@ -249,6 +254,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
       const claimed = new Set<string>();
       // Every described blob, in file order: its content is `file`, or <container>/<name>.
       for (const e of described) {
+        signal?.throwIfAborted();
         const file = path.join(dir, ...(e.file ?? `${name}/${e.name}`).split('/'));
         const stat = await fsp.stat(file).catch(() => undefined);
         if (stat === undefined || !stat.isFile()) throw new SnapshotFormatError(rel(listing), e.line, `no file ${rel(file)} for blob "${e.name}"`);
@@ -272,6 +278,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
           if (d.isDirectory()) {
             await walk(relName);
           } else if (d.isFile()) {
+            signal?.throwIfAborted();
             const file = path.join(dir, name, ...relName.split('/'));
             if (claimed.has(file) || byName.has(relName)) continue;
             const unwritable = unwritableBlobName(relName);

@@ -60,9 +60,11 @@ export class NotUtf8Error extends Error {
  * order mark at the start is kept (the snapshot parser drops it). Bytes UTF-8 does not allow (a
  * file saved as Windows-1252, what Windows PowerShell 5.1's `Set-Content` writes) are refused, not
  * read as U+FFFD.
- * @throws NotUtf8Error naming the first such line; the file system's error (ENOENT for a missing file)
+ * @param signal checked after each piece read (64 KiB): a large file's read ends soon after it aborts
+ * @throws NotUtf8Error naming the first such line; the file system's error (ENOENT for a missing file);
+ *   the signal's reason (an AbortError) once `signal` aborts
  */
-export async function readLines(file: string): Promise<string[]> {
+export async function readLines(file: string, signal?: AbortSignal): Promise<string[]> {
   const lines: string[] = [];
   let lineNumber = 0;
   // One `\n`-ended piece of the file: one line, or several split by lone CRs.
@@ -77,6 +79,7 @@ export async function readLines(file: string): Promise<string[]> {
   try {
     let pending: Buffer[] = [];
     for await (const chunk of input as AsyncIterable<Buffer>) {
+      signal?.throwIfAborted();
       let start = 0;
       for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
         pending.push(chunk.subarray(start, end));

@@ -196,7 +196,7 @@ export class SnapshotCommands {
    * start; on disk only into a service that holds no container, queue or table. Nothing else is
    * deleted (what a client made since the port opened stays); a seed that stops loading half-way
    * is deleted again.
-   * The load is cancellable (its progress notification's Cancel), and `signal` (a stop or clean of
+   * The seed's read and its load are cancellable (their progress notifications' Cancel), and `signal` (a stop or clean of
    * the service, or the window closing; not a restart for a settings change) cuts it short too:
    * what it loaded is deleted again and the outcome is `cancelled`.
    * @returns ok when there is no seed or it loaded; a `data` failure naming the file and line, or a
@@ -218,7 +218,8 @@ export class SnapshotCommands {
         this.deps.log.info(`${serviceName(kind)}: seed not loaded, the service holds data (on disk, a seed is loaded only into an empty service).`);
         return { ok: true };
       }
-      const snapshot = await withDelayedProgress('Reading the seed', false, () => data.readSnapshot(folder, [kind]));
+      // Cancellable as the load is: a stop of the service need not wait for a large seed's read.
+      const snapshot = await withDelayedProgress('Reading the seed', true, (options) => data.readSnapshot(folder, [kind], options.signal), signal);
       if (cut()) return this.seedCutShort(kind, folder);
       // The service was empty (a fresh in-memory one, or checked above); a client may have made
       // something since its port opened, which stays. A seed that stops half-way is deleted again.
@@ -295,11 +296,10 @@ export class SnapshotCommands {
     try {
       const data = this.data();
       const clients = this.targetClients(kinds);
-      // Reading a large snapshot and listing what it would replace can take seconds: shown, and a
-      // Cancel takes effect once the folder is read.
+      // Reading a large snapshot and listing what it would replace can take seconds: shown, and
+      // cancellable.
       const { snapshot, conflicts } = await withDelayedProgress('Reading the snapshot', true, async (options) => {
-        const read = await data.readSnapshot(folder, kinds);
-        options.signal?.throwIfAborted();
+        const read = await data.readSnapshot(folder, kinds, options.signal);
         return { snapshot: read, conflicts: await data.importConflicts(clients, read, options.signal) };
       });
       const names = [...conflicts.containers.map((n) => `container ${n}`), ...conflicts.queues.map((n) => `queue ${n}`), ...conflicts.tables.map((n) => `table ${n}`)];
@@ -332,8 +332,9 @@ export class SnapshotCommands {
    * (ports and clients' connections stay).
    * @param kinds the services to reset (default: every running one)
    * @param signal aborts the reset (an `azurite` task ended by the user): before it begins (while it
-   *   waits for another data operation), nothing is deleted; while the seed loads, as Cancel does
-   *   (the services are left empty); while the services are emptied, not at all
+   *   waits for another data operation) or while the seed is read, nothing is deleted; while the
+   *   seed loads, as Cancel does (the services are left empty); while the services are emptied, not
+   *   at all
    * @returns the outcome; the cancelled outcome after an abort
    */
   reset(args: SnapshotCommandArgs = {}, kinds?: readonly ServiceKind[], signal?: AbortSignal): Promise<Outcome> {
@@ -360,9 +361,12 @@ export class SnapshotCommands {
     // Accounts whose emptying left an item (named whether the Reset then fails or is cancelled).
     const left: AccountFailure[] = [];
     const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+    // False while the seed is read: a cancel then leaves every service as it was.
+    let emptying = false;
     try {
       const data = this.data();
-      const seed = folder !== undefined ? await withDelayedProgress('Reading the seed', false, () => data.readSnapshot(folder, running)) : undefined;
+      const seed = folder !== undefined ? await withDelayedProgress('Reading the seed', true, (options) => data.readSnapshot(folder, running, options.signal), signal) : undefined;
+      emptying = true;
       // Every account of the engine is emptied; the seed goes into the development account.
       const [development, ...others] = this.deps.emulator.accounts();
       const developmentName = development?.name ?? DEV_ACCOUNT_NAME;
@@ -387,6 +391,12 @@ export class SnapshotCommands {
       this.deps.log.info(`Reset ${running.map(serviceName).join(', ')}${seed !== undefined ? `; seed loaded: ${data.describeCounts(counts, running)}` : ''}.`);
       return { ok: true };
     } catch (err) {
+      if (err instanceof Error && err.name === 'AbortError' && !emptying) {
+        const message = `Reset cancelled while reading the seed in ${folder ?? ''}: nothing was deleted.`;
+        this.deps.log.info(message);
+        void notify('info', message);
+        return CANCELLED;
+      }
       if (err instanceof Error && err.name === 'AbortError') {
         const notEmptied = left.length > 0 ? ` Not emptied: ${resetFailureText(left)}` : '';
         const message = `Reset cancelled while loading the seed: ${running.map(serviceName).join(', ')} ${running.length === 1 ? 'is' : 'are'} empty; the seed in ${folder ?? ''} was not loaded.${notEmptied}`;

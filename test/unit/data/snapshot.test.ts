@@ -402,6 +402,20 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.equal((await readSnapshot(seed)).queues[0]!.messages.length, 150_000);
   });
 
+  it('stops reading once its signal aborts, before it begins or while it reads (readLines ends part-way through a file: work.test.ts)', async () => {
+    const seed = tempDir('seed-abort-');
+    fs.mkdirSync(path.join(seed, 'queue'));
+    // About 4 MiB: its read takes many turns of the event loop.
+    fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), Array.from({ length: 200_000 }, (_, i) => `{"text":"order ${i}"}\n`).join(''));
+    const isAbort = (err: unknown): boolean => err instanceof Error && err.name === 'AbortError';
+    await assert.rejects(readSnapshot(seed, ['queue'], AbortSignal.abort()), isAbort, 'aborted before it began');
+    const abort = new AbortController();
+    const reading = readSnapshot(seed, ['queue'], abort.signal);
+    setImmediate(() => abort.abort());
+    await assert.rejects(reading, isAbort, 'aborted while the file is read');
+    assert.equal((await readSnapshot(seed, ['queue'])).queues[0]!.messages.length, 200_000, 'without a signal, the whole file');
+  });
+
   it('resets while a client holds its connection: same ports, the client goes on working, the seed is back', async () => {
     const emulator = await running();
     const ports = SERVICE_KINDS.map((k) => emulator.endpoint(k)!.port);

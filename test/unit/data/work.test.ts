@@ -1,9 +1,14 @@
 /**
  * The data layer's worker pool (src/data/work.ts): at most `concurrency` items at once, and after a
- * failure or an abort it settles only once the items under way have ended.
+ * failure or an abort it settles only once the items under way have ended. And readLines: an abort
+ * ends a read part-way.
  */
 import * as assert from 'node:assert/strict';
-import { pool } from '../../../src/data/work';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pool, readLines } from '../../../src/data/work';
 
 /** A promise and its resolve function. */
 function gate(): { promise: Promise<void>; open(): void } {
@@ -66,5 +71,30 @@ describe('pool', () => {
     slow.open();
     await assert.rejects(running, /item 0 failed/);
     assert.equal(slowEnded, true);
+  });
+});
+
+describe('readLines', () => {
+  it('ends part-way once its signal aborts, at the next piece it reads', async function () {
+    if (process.platform === 'win32') this.skip(); // a named pipe made by mkfifo
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lines-'));
+    try {
+      // A FIFO: the second piece reaches the reader only after the abort, whatever the timing.
+      const fifo = path.join(dir, 'orders.jsonl');
+      assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+      const abort = new AbortController();
+      // Settled as soon as it ends (it may end before the writes below do).
+      const reading = readLines(fifo, abort.signal).then(() => 'read to the end', (err: unknown) => err);
+      const writer = await fs.promises.open(fifo, 'w'); // opens once the reader has
+      await writer.write('{"text":"first"}\n');
+      abort.abort();
+      // The reader may have ended already (EPIPE): what matters is that it rejects.
+      await writer.write('{"text":"second"}\n').catch(() => undefined);
+      await writer.close();
+      const ended = await reading;
+      assert.ok(ended instanceof Error && ended.name === 'AbortError', `ended with ${String(ended)}`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
