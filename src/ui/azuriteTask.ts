@@ -81,11 +81,20 @@ export class AzuriteTaskProvider implements vscode.TaskProvider {
     return vscode.tasks.registerTaskProvider(AZURITE_TASK_TYPE, new AzuriteTaskProvider(emulator, deps, reset, attached));
   }
 
-  /** The tasks listed under "Run Task": start all, start each service, and reset. */
+  /**
+   * The tasks listed under "Run Task": start all, start each service, and reset; once per workspace
+   * folder (one emulator serves them all). VS Code looks a launch's `preLaunchTask` and a task's
+   * `dependsOn` up among the tasks of the launch's own folder: tasks of the workspace scope would be
+   * found in the first folder only ("Could not find the task 'azurite: start'" in the others).
+   */
   provideTasks(): vscode.Task[] {
-    const all = this.task({ type: AZURITE_TASK_TYPE }, vscode.TaskScope.Workspace, 'start');
-    const reset = this.task({ type: AZURITE_TASK_TYPE, action: 'reset' }, vscode.TaskScope.Workspace, 'reset');
-    return [all, ...SERVICE_KINDS.map((k) => this.task({ type: AZURITE_TASK_TYPE, services: [k] }, vscode.TaskScope.Workspace, `start ${k}`)), reset];
+    const scopes: (vscode.WorkspaceFolder | vscode.TaskScope)[] = vscode.workspace.workspaceFolders?.slice() ?? [vscode.TaskScope.Workspace];
+    if (scopes.length === 0) scopes.push(vscode.TaskScope.Workspace);
+    return scopes.flatMap((scope) => [
+      this.task({ type: AZURITE_TASK_TYPE }, scope, 'start'),
+      ...SERVICE_KINDS.map((k) => this.task({ type: AZURITE_TASK_TYPE, services: [k] }, scope, `start ${k}`)),
+      this.task({ type: AZURITE_TASK_TYPE, action: 'reset' }, scope, 'reset'),
+    ]);
   }
 
   /** A task of type `azurite` from tasks.json, made runnable with its definition; undefined for any other type. */
@@ -97,7 +106,8 @@ export class AzuriteTaskProvider implements vscode.TaskProvider {
   private task(definition: AzuriteTaskDefinition, scope: vscode.WorkspaceFolder | vscode.TaskScope, name: string): vscode.Task {
     // No problem matchers, said as such ([]): without it "Run Task" first asks which matcher to scan the output with.
     const task = new vscode.Task(definition, scope, name, AZURITE_TASK_TYPE,
-      new vscode.CustomExecution(async () => new StartTerminal(this.emulator, this.deps, definition, this.reset, this.attached)), []);
+      // The definition as VS Code resolved it (`${config:…}`, `${input:…}` substituted) when given.
+      new vscode.CustomExecution(async (resolved) => new StartTerminal(this.emulator, this.deps, (resolved ?? definition) as AzuriteTaskDefinition, this.reset, this.attached)), []);
     task.detail = definition.action === 'reset'
       ? 'Empty the storage emulator and load azurite.seed (starting it first if needed)'
       : 'Start the storage emulator and wait until its ports answer';

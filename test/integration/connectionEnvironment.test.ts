@@ -147,9 +147,11 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     // Tasks written in tasks.json go through resolveTask.
     const tasksConfig = vscode.workspace.getConfiguration('tasks');
     await tasksConfig.update('version', '2.0.0', vscode.ConfigurationTarget.Workspace);
+    await tasksConfig.update('inputs', [{ id: 'service', type: 'promptString', description: 'which service', default: 'blob' }], vscode.ConfigurationTarget.Workspace);
     await tasksConfig.update('tasks', [
       { label: 'table from tasks.json', type: 'azurite', services: ['table'] },
       { label: 'bad services', type: 'azurite', services: ['file'] },
+      { label: 'service from an input', type: 'azurite', services: ['${input:service}'] },
     ], vscode.ConfigurationTarget.Workspace);
     try {
       const user = await waitFor('the tasks.json tasks to be listed', async () => {
@@ -162,7 +164,18 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
       assert.ok(a.emulator.endpoint('table') !== undefined, 'the table service runs');
       assert.equal(await answers(a.emulator.endpoint('table')!.port), true);
       assert.equal(await runTask(user.bad), 2);
+      // A variable in the definition: the task runs with the value VS Code substituted.
+      const fromInput = (await vscode.tasks.fetchTasks({ type: 'azurite' })).find((t) => t.name === 'service from an input')!;
+      let code: number | undefined | null = null;
+      void runTask(fromInput).then((c) => { code = c; });
+      await waitFor('the input answered with its default and the task ended', async () => {
+        if (code === null) await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        return code !== null || undefined;
+      }, 30_000);
+      assert.equal(code, 0);
+      assert.ok(a.emulator.endpoint('blob') !== undefined, 'the blob service runs');
     } finally {
+      await tasksConfig.update('inputs', undefined, vscode.ConfigurationTarget.Workspace);
       await tasksConfig.update('tasks', undefined, vscode.ConfigurationTarget.Workspace);
       await tasksConfig.update('version', undefined, vscode.ConfigurationTarget.Workspace);
     }

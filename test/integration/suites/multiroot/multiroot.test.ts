@@ -421,6 +421,45 @@ describe('multi-root workspace', () => {
     }
   });
 
+  it('a launch in the second folder can name a provided azurite task as its preLaunchTask; one in the workspace file, an azurite task of the workspace file', async () => {
+    const a = await api();
+    await a.chooseDataFolder(vscode.workspace.workspaceFolders![0]!.uri.fsPath);
+    const folder = vscode.workspace.workspaceFolders![1]!;
+    const dir = fs.mkdtempSync(path.join(folder.uri.fsPath, '.debug-'));
+    const program = path.join(dir, 'blob-endpoint.js');
+    const out = path.join(dir, 'out.txt');
+    fs.writeFileSync(program, `require('fs').writeFileSync(${JSON.stringify(out)}, process.env.AZURE_STORAGE_CONNECTION_STRING ?? 'unset');\n`);
+    // VS Code looks a workspace launch's preLaunchTask up among the workspace file's own tasks only.
+    const tasks = vscode.workspace.getConfiguration('tasks');
+    await tasks.update('version', '2.0.0', vscode.ConfigurationTarget.Workspace);
+    await tasks.update('tasks', [{ label: 'storage for the workspace launch', type: 'azurite', services: ['blob'] }], vscode.ConfigurationTarget.Workspace);
+    try {
+      const launches = [
+        [folder, 'preLaunchTask azurite in the second folder', 'azurite: start blob'],
+        [undefined, 'preLaunchTask azurite in the workspace', 'storage for the workspace launch'],
+      ] as const;
+      for (const [where, name, preLaunchTask] of launches) {
+        fs.rmSync(out, { force: true });
+        const terminated = new Promise<void>((resolve) => {
+          const sub = vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) { sub.dispose(); resolve(); } });
+        });
+        // A task VS Code cannot find opens an error dialog (refused in tests: a rejection).
+        const started = await Promise.resolve(vscode.debug.startDebugging(where, { type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole', preLaunchTask }))
+          .catch((err: unknown) => `${name}: ${String(err)}`);
+        assert.equal(started, true, name);
+        await terminated;
+        assert.equal(a.emulator.status('blob').status, 'running', name);
+        assert.match(fs.readFileSync(out, 'utf8'), /BlobEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1/, name);
+        await vscode.commands.executeCommand('azurite.close');
+      }
+    } finally {
+      await tasks.update('tasks', undefined, vscode.ConfigurationTarget.Workspace);
+      await tasks.update('version', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a start while attached (azurite.attach) is refused at once, without asking which folder keeps the data', async () => {
     const a = await api();
     await a.chooseDataFolder(undefined);
