@@ -135,7 +135,8 @@ export function reachesListener(host: string, listenHost: string, ownAddresses: 
   // listener has: Azurite prints such URLs. Taken as ours, so an attach there is refused.
   if (isWildcardHost(h)) return true;
   if (!isWildcardHost(listenHost)) return hostsOverlap(h, listenHost);
-  const ipv4Only = listenHost === '0.0.0.0';
+  // As the listener was given (`0`, `0.0.0.0`): the same IPv4 wildcard either way.
+  const ipv4Only = canonicalHost(listenHost) === '0.0.0.0';
   if (isLoopbackHost(h)) return !ipv4Only || !h.includes(':') || h.startsWith('::ffff:');
   const own = ownAddresses.map((a) => a.toLowerCase()).filter((a) => !ipv4Only || !a.includes(':'));
   return own.includes(h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h);

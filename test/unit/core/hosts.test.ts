@@ -59,6 +59,8 @@ describe('core/hosts', () => {
     // 0.0.0.0: loopback and this machine's IPv4 addresses; not another machine, a name, or IPv6.
     assert.deepEqual(['127.0.0.1', 'localhost', '192.168.1.5', '203.0.113.9', 'azurite', '[::1]', 'fe80::1'].map((h) => reaches(h, '0.0.0.0')),
       [true, true, true, false, false, false, false]);
+    // The IPv4 wildcard however it is written (`0`, as Node binds 0.0.0.0): still no IPv6.
+    assert.deepEqual(['127.0.0.1', '[::1]'].map((h) => reaches(h, '0')), [true, false]);
     // '::': IPv6 and IPv4 alike.
     assert.deepEqual(['[::1]', '127.0.0.1', 'fe80::1', '192.168.1.5', '10.0.0.7'].map((h) => reaches(h, '::')), [true, true, true, true, false]);
     // A wildcard in the URL (Azurite prints http://0.0.0.0:10000) connects to this machine; so does an
