@@ -190,6 +190,8 @@ export function parseBlobEntries(file: string, text: string | readonly string[])
     seen.add(o.name);
     for (const key of ['file', 'contentType', 'contentEncoding', 'contentLanguage', 'contentDisposition', 'cacheControl'] as const) {
       if (o[key] !== undefined && typeof o[key] !== 'string') throw new SnapshotFormatError(file, line, `"${key}" must be a string`);
+      const problem = key !== 'file' && o[key] !== undefined ? headerValueProblem(o[key] as string) : undefined;
+      if (problem !== undefined) throw new SnapshotFormatError(file, line, `"${key}" ${problem}`);
     }
     if (o.type !== undefined && !BLOB_KINDS.includes(o.type as BlobKind)) throw new SnapshotFormatError(file, line, `"type" must be one of ${BLOB_KINDS.join(', ')}`);
     if (typeof o.file === 'string' && !isInside(o.file)) throw new SnapshotFormatError(file, line, `"file" must be a relative path inside blob/ (got "${o.file}")`);
@@ -197,7 +199,7 @@ export function parseBlobEntries(file: string, text: string | readonly string[])
     if (o.file === undefined && !isInside(o.name)) throw new SnapshotFormatError(file, line, `blob "${o.name}" needs a "file": its name is not a relative path inside the container's folder`);
     const unreachable = unreachableBlobName(o.name) ?? unwritableBlobName(o.name);
     if (unreachable !== undefined) throw new SnapshotFormatError(file, line, unreachable);
-    const metadata = o.metadata === undefined ? undefined : stringRecord(file, line, o.metadata, 'metadata');
+    const metadata = o.metadata === undefined ? undefined : metadataRecord(file, line, o.metadata);
     return { ...o, ...(metadata !== undefined ? { metadata } : {}), line } as Located<BlobEntry>;
   });
 }
@@ -222,7 +224,7 @@ export function parseContainerEntry(file: string, text: string): ContainerEntry 
   if (o.publicAccess !== undefined && o.publicAccess !== 'blob' && o.publicAccess !== 'container') {
     throw new SnapshotFormatError(file, 0, '"publicAccess" must be "blob" or "container" (leave it out for private)');
   }
-  const metadata = o.metadata === undefined ? undefined : stringRecord(file, 0, o.metadata, 'metadata');
+  const metadata = o.metadata === undefined ? undefined : metadataRecord(file, 0, o.metadata);
   return { ...(metadata !== undefined ? { metadata } : {}), ...(o.publicAccess !== undefined ? { publicAccess: o.publicAccess as 'blob' | 'container' } : {}) };
 }
 
@@ -278,7 +280,7 @@ export function printQueueEntry(entry: QueueEntry): string | undefined {
 export function parseQueueEntry(file: string, text: string): QueueEntry {
   const o = asObject(file, 0, parseJson(file, 0, withoutBom(text)), 'a queue');
   for (const key of Object.keys(o)) if (key !== 'metadata') throw new SnapshotFormatError(file, 0, `unknown key "${key}" (known: metadata)`);
-  return o.metadata === undefined ? {} : { metadata: stringRecord(file, 0, o.metadata, 'metadata') };
+  return o.metadata === undefined ? {} : { metadata: metadataRecord(file, 0, o.metadata) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -402,10 +404,10 @@ export function parseEntities(file: string, text: string | readonly string[]): E
     const writtenAsDouble = (name: string): boolean => {
       if (written === undefined) {
         try {
-          // Without a property whose value is a number with a point or an exponent (`":5.0`), no
+          // Without a property whose value is a number with a point or an exponent (`":5.0`, `" : 5.0`), no
           // number of the line has one (an entity's values are not arrays); a string that holds
           // such text costs a second parse, nothing more.
-          written = /":\s*-?[0-9]+(?:\.[0-9]|[eE])/.test(lineText) ? asObject(file, line, parseLossless(lineText), 'an entity') : {};
+          written = /"\s*:\s*-?[0-9]+(?:\.[0-9]|[eE])/.test(lineText) ? asObject(file, line, parseLossless(lineText), 'an entity') : {};
         } catch {
           written = {};
         }
@@ -636,4 +638,34 @@ function stringRecord(file: string, line: number, value: unknown, key: string): 
   const o = asObject(file, line, value, `"${key}"`);
   for (const [k, v] of Object.entries(o)) if (typeof v !== 'string') throw new SnapshotFormatError(file, line, `"${key}.${k}" must be a string`);
   return o as Record<string, string>;
+}
+
+/** What an HTTP header name may be (RFC 9110's token; Node refuses a request with any other). */
+const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Why `value` cannot be sent as an HTTP header's value, or undefined when it can: Node (and so the
+ * Azure SDKs) refuses any character but a tab, printable ASCII and U+0080–U+00FF, a CR or LF included.
+ */
+export function headerValueProblem(value: string): string | undefined {
+  const m = /[^\t\x20-\x7e\x80-\xff]/.exec(value);
+  if (m === null) return undefined;
+  const code = m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+  return `holds U+${code}, which an HTTP header cannot carry (only tabs, printable ASCII and Latin-1 characters; Azure Storage takes ASCII)`;
+}
+
+/**
+ * A `metadata` object whose names and values can be sent as headers (`x-ms-meta-<name>`), as the
+ * load sends them: checked when the folder is read, not half-way through the load.
+ * @throws SnapshotFormatError for a value that is not a string, a name that is not an HTTP token,
+ *   a value {@link headerValueProblem} refuses
+ */
+function metadataRecord(file: string, line: number, value: unknown): Record<string, string> {
+  const o = stringRecord(file, line, value, 'metadata');
+  for (const [k, v] of Object.entries(o)) {
+    if (!HTTP_TOKEN.test(k)) throw new SnapshotFormatError(file, line, `metadata name "${k}" cannot be a header name (letters, digits and _ are safe; Azure takes C# identifiers)`);
+    const problem = headerValueProblem(v);
+    if (problem !== undefined) throw new SnapshotFormatError(file, line, `"metadata.${k}" ${problem}`);
+  }
+  return o;
 }

@@ -48,6 +48,8 @@ describe('Snapshot format (pure)', () => {
       negative: { value: '-2', type: 'Int32' },
       constructor: { value: '7', type: 'Double' },
     });
+    // JSON allows blanks around the colon: `"x" : 5.0` is a Double too.
+    assert.deepEqual(parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1","x" : 5.0,"y":\t1e2}')[0]!.properties, { x: { value: '5', type: 'Double' }, y: { value: '100', type: 'Double' } });
     // Printed back annotated, so the type survives a tool that rewrites 5.0 as 5.
     assert.match(printEntities([e!]), /"whole@odata\.type":"Edm\.Double","whole":5[,}]/);
   });
@@ -105,6 +107,12 @@ describe('Snapshot format (pure)', () => {
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","tier":"Hot"}'), /unknown key "tier"/);
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x"}\n{"name":"x"}'), /c\.blobs\.jsonl:2: blob "x" is listed twice/);
     assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","metadata":{"n":1}}'), /"metadata\.n" must be a string/);
+    // What the load sends as headers is checked when the folder is read, not half-way through the load.
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x"}\n{"name":"y","metadata":{"author":"\u0141ukasz"}}'), /c\.blobs\.jsonl:2: "metadata\.author" holds U\+0141, which an HTTP header cannot carry/);
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","metadata":{"my key":"v"}}'), /c\.blobs\.jsonl:1: metadata name "my key" cannot be a header name/);
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","contentDisposition":"attachment; filename=\\"\u65e5.pdf\\""}'), /"contentDisposition" holds U\+65E5/);
+    assert.throws(() => parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","cacheControl":"a\\r\\nb"}'), /"cacheControl" holds U\+000D/);
+    assert.equal(parseBlobEntries('blob/c.blobs.jsonl', '{"name":"x","metadata":{"Owner_1":"caf\u00e9\\tok"}}')[0]!.metadata!.Owner_1, 'caf\u00e9\tok', 'Latin-1 and a tab are fine');
   });
 
   it('places blobs as files where every OS can hold the path, and elsewhere in <container>.files/', () => {
@@ -138,6 +146,8 @@ describe('Snapshot format (pure)', () => {
     const c = printContainerEntry({ publicAccess: 'blob', metadata: { b: '2', a: '1' } })!;
     assert.deepEqual(parseContainerEntry('blob/c.container.json', c), { metadata: { a: '1', b: '2' }, publicAccess: 'blob' });
     assert.throws(() => parseContainerEntry('blob/c.container.json', '{"publicAccess":"all"}'), /c\.container\.json: "publicAccess" must be "blob" or "container"/);
+    assert.throws(() => parseContainerEntry('blob/c.container.json', '{"metadata":{"team":"\u00e9quipe \u2713"}}'), /c\.container\.json: "metadata\.team" holds U\+2713/);
+    assert.throws(() => parseQueueEntry('queue/q.queue.json', '{"metadata":{"a\\u0000":"v"}}'), (err: unknown) => err instanceof Error && err.message.startsWith('queue/q.queue.json: metadata name "a\u0000" cannot be a header name'));
   });
 
   it('reads files that begin with a byte order mark (PowerShell 5, some editors)', () => {
