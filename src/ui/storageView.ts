@@ -122,6 +122,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   private contentFigures: Partial<Record<'blob' | 'queue', { map: Map<string, { bytes: number; count: number }>; at: number }>> = {};
   /** Services whose figures changed since they were read. */
   private readonly figuresDirty = new Set<ServiceKind>();
+  /** The figures being read per service: what a caller meanwhile (another account's list) awaits. */
+  private readonly figuresReads = new Map<ServiceKind, Promise<Map<string, { bytes: number; count: number }> | undefined>>();
   private readonly figureTimers = new Map<ServiceKind, NodeJS.Timeout>();
   readonly blobs: BlobFileSystem;
   private readonly items = new ItemDocuments();
@@ -347,9 +349,13 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
    * (Emulator.contentBytes, a pass over every record on the engine's thread); undefined while
    * attached. Read at most every {@link FIGURES_MIN_INTERVAL_MS} while clients write: a change within
    * that time gets the figures read before, and the service is refreshed again once it has passed.
+   * Callers while a read is under way (each account's list of the service reloads at once) get
+   * that read's figures, not the ones from before it.
    */
   private async figuresOf(kind: 'blob' | 'queue'): Promise<Map<string, { bytes: number; count: number }> | undefined> {
     if (!this.deps.target.isLocal()) return undefined;
+    const reading = this.figuresReads.get(kind);
+    if (reading !== undefined) return reading;
     const known = this.contentFigures[kind];
     const age = known !== undefined ? Date.now() - known.at : Infinity;
     if (known !== undefined && (!this.figuresDirty.has(kind) || age < FIGURES_MIN_INTERVAL_MS)) {
@@ -359,11 +365,15 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       return known.map;
     }
     this.figuresDirty.delete(kind);
-    const figures = await this.deps.emulator.contentBytes(kind).catch(() => undefined);
-    if (figures === undefined) return undefined;
-    const map = new Map(figures.items.map((i) => [`${i.account}/${i.name}`, { bytes: i.bytes, count: i.count }] as const));
-    this.contentFigures = { ...this.contentFigures, [kind]: { map, at: Date.now() } };
-    return map;
+    const read = (async () => {
+      const figures = await this.deps.emulator.contentBytes(kind).catch(() => undefined);
+      if (figures === undefined) return undefined;
+      const map = new Map(figures.items.map((i) => [`${i.account}/${i.name}`, { bytes: i.bytes, count: i.count }] as const));
+      this.contentFigures = { ...this.contentFigures, [kind]: { map, at: Date.now() } };
+      return map;
+    })().finally(() => this.figuresReads.delete(kind));
+    this.figuresReads.set(kind, read);
+    return read;
   }
 
   /**

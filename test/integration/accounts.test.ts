@@ -88,6 +88,33 @@ describe('Custom accounts', () => {
     assert.equal(a.emulator.accounts().find((x) => x.name === 'tenant1')?.key, key);
   });
 
+  it('the Storage view shows the figures of every account\'s containers after writes, though the accounts\' lists reload at once', async () => {
+    const a = await api();
+    await setAccounts(['tenant1']);
+    await waitFor('the account in the engine', () => (a.emulator.accounts().length === 2 ? true : undefined));
+    await a.accountsReady();
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    const tenantCs = await vscode.commands.executeCommand<string>('azurite.copyConnectionString', { account: 'tenant1' });
+    const dev = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('dev-data');
+    const tenant = BlobServiceClient.fromConnectionString(tenantCs).getContainerClient('tenant-data');
+    await dev.create();
+    await tenant.create();
+    const described = (t: Awaited<ReturnType<typeof a.storageTree>>, account: string, container: string): string | undefined =>
+      t.find((n) => n.label === account)?.children?.[0]?.children?.find((c) => c.label === container)?.description;
+    await waitFor('both containers listed with their figures', async () => {
+      const t = await a.storageTree(3);
+      return described(t, 'devstoreaccount1', 'dev-data') === '0 B' && described(t, 'tenant1', 'tenant-data') === '0 B' ? true : undefined;
+    }, 20_000);
+    // One write each: the engine's change reloads both accounts' container lists together, and each
+    // must get figures read after the write (the first list's read, not one from before).
+    await dev.getBlockBlobClient('a').uploadData(Buffer.alloc(1000, 1));
+    await tenant.getBlockBlobClient('b').uploadData(Buffer.alloc(3000, 1));
+    await waitFor('each container\'s new figures', async () => {
+      const t = await a.storageTree(3);
+      return described(t, 'devstoreaccount1', 'dev-data') === '1 KB' && described(t, 'tenant1', 'tenant-data') === '2.9 KB' ? true : undefined;
+    }, 20_000);
+  });
+
   it('names the setting when a name is not an account name, and serves the development account', async () => {
     const a = await api();
     await setAccounts(['Not_Valid']);
