@@ -98,7 +98,8 @@ export interface HostServiceOptions extends Omit<WireServiceOptions, 'accessLog'
   readonly onClosedItself?: ((closure: SelfClosure) => void) | undefined;
 }
 
-type Pending = { resolve(value: unknown): void; reject(err: Error): void };
+/** A request waiting for its answer; `answered` runs as the answer is received, before any later message of the engine. */
+type Pending = { resolve(value: unknown): void; reject(err: Error): void; answered?(value: unknown): void };
 
 /** Runs the engine in a child process; see the file comment. Dispose with {@link terminate}. */
 export class EngineHost {
@@ -287,9 +288,11 @@ export class EngineHost {
   /** Asks the engine for the extent store's figures now (they then hold every write it has answered). */
   async refreshMemory(): Promise<EngineMemory> {
     if (this.child === undefined) return this.memory;
-    const m = await this.request('memory', {});
-    this.memory = m;
-    return m;
+    // Taken as the answer is received, in the order of the engine's messages: a memory event the
+    // engine sent after answering (newer figures) is handled after it. Taken once this await
+    // resumes, the answer would overwrite such an event when both arrived together.
+    await this.request('memory', {}, (m) => { this.memory = m; });
+    return this.memory;
   }
 
   /** The engine's heap and the LokiJS estimate of its running services (bytes); zeros without an engine process. */
@@ -397,12 +400,16 @@ export class EngineHost {
   /** Set by dispose(). */
   private disposed = false;
 
-  private request<K extends EngineOp>(op: K, fields: EngineOps[K]['request']): Promise<EngineOps[K]['value']> {
+  /**
+   * Sends `op` to the engine's process (started if needed).
+   * @param answered runs with the answer as it is received (before the engine's later messages are handled)
+   */
+  private request<K extends EngineOp>(op: K, fields: EngineOps[K]['request'], answered?: (value: EngineOps[K]['value']) => void): Promise<EngineOps[K]['value']> {
     if (this.disposed || this.shuttingDown) return Promise.reject(new Error('the emulator engine was shut down'));
     const child = this.ensureProcess();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, ...(answered !== undefined ? { answered: answered as (v: unknown) => void } : {}) });
       try {
         // A send that fails later means the process is ending: its end ('close') rejects every pending request.
         child.send({ id, op, ...fields }, (err) => { if (err !== null && err !== undefined) this.log('error', `could not reach the emulator engine: ${err.message}`); });
@@ -522,8 +529,10 @@ export class EngineHost {
     const p = this.pending.get(message.id);
     if (p === undefined) return;
     this.pending.delete(message.id);
-    if (message.ok) p.resolve(message.value);
-    else {
+    if (message.ok) {
+      p.answered?.(message.value);
+      p.resolve(message.value);
+    } else {
       const { message: text, code, name } = message.error;
       p.reject(Object.assign(new Error(text), code !== undefined ? { code } : {}, name !== undefined ? { name } : {}));
     }

@@ -4,12 +4,15 @@
  * request stays in flight), exactness under concurrency.
  */
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { RestError } from '@azure/storage-blob';
 import { parseSettings } from '../../../src/core/settings';
 import { Readable } from 'node:stream';
 import { ReclaimBusyError, type Emulator, type LimitHit } from '../../../src/emulator/emulator';
-import { clients, disposeAfterEach, makeEmulator, startAll } from '../helpers/emulatorFixture';
+import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 
 const MiB = 1024 * 1024;
 
@@ -24,6 +27,46 @@ function rawOf(emulator: Emulator): Record<string, unknown> {
 describe('Memory meter in depth (real engine, real SDKs)', () => {
   const track = disposeAfterEach();
   const make = (raw: Record<string, unknown>) => track(makeEmulator(raw)).emulator;
+
+  it('figures asked for do not overwrite newer ones that the engine sent after its answer while the extension host was busy', async () => {
+    const emulator = make({ inMemoryPersistence: true });
+    await startAll(emulator, ['blob']);
+    await clients(emulator).blob().getContainerClient('later').create();
+    // A client in a process of its own, its SDK loaded: it uploads 100 KiB when told to, then says so.
+    const dir = tempDir('memory-race-');
+    const ready = path.join(dir, 'ready');
+    const done = path.join(dir, 'done');
+    const client = spawn(process.execPath, ['-e', [
+      "const { BlobServiceClient } = require('@azure/storage-blob');",
+      'const blob = BlobServiceClient.fromConnectionString(process.env.CS).getContainerClient(\'later\').getBlockBlobClient(\'b\');',
+      "require('fs').writeFileSync(process.env.READY, '');",
+      "process.stdin.once('data', () => blob.uploadData(Buffer.alloc(100 * 1024)).then(() => require('fs').writeFileSync(process.env.DONE, '')));",
+    ].join('\n')], { cwd: process.cwd(), stdio: ['pipe', 'inherit', 'inherit'], env: { ...process.env, CS: emulator.connectionString(), READY: ready, DONE: done } });
+    try {
+      for (const deadline = Date.now() + 30_000; !fs.existsSync(ready);) {
+        if (Date.now() > deadline) throw new Error('the client process did not load');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // The request leaves now, before the upload: its answer holds the figures from before it.
+      const asked = emulator.memoryReportNow();
+      client.stdin!.write('go\n');
+      // The extension host's thread busy (other extensions at work) until the upload has been
+      // answered and the engine's memory event (sent within 100 ms of a write) is surely sent:
+      // the answer and then the event wait in the pipe, and are handled in that order.
+      const busyUntil = (done: () => boolean, limitMs = 30_000): void => {
+        const deadline = Date.now() + limitMs;
+        while (!done()) if (Date.now() > deadline) throw new Error('the upload did not end');
+      };
+      busyUntil(() => fs.existsSync(done));
+      const uploaded = Date.now();
+      busyUntil(() => Date.now() - uploaded > 500);
+      await asked;
+      assert.equal(emulator.memoryReport().usedBytes, 100 * 1024, 'the figures the engine sent last');
+    } finally {
+      client.kill();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('reports a burst of refused writes once, keeps the service up and earlier blobs byte-identical', async () => {
     const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
