@@ -121,8 +121,8 @@ function blobClient(clients: StorageClients, container: string, name: string): B
  * @param continuation the previous page's `continuation`
  * @throws Error when the Blob service has no endpoint; the SDK's RestError on a failed request
  */
-export async function listContainers(clients: StorageClients, continuation?: string, pageSize = PAGE_SIZE): Promise<Page<NamedItem>> {
-  const page = await service(clients.blob, 'Blob').listContainers().byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
+export async function listContainers(clients: StorageClients, continuation?: string, pageSize = PAGE_SIZE, signal?: AbortSignal): Promise<Page<NamedItem>> {
+  const page = await service(clients.blob, 'Blob').listContainers({ abortSignal: signal }).byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
   if (page.done === true) return { items: [] };
   const items = (page.value.containerItems ?? []).map((c) => ({ name: c.name, lastModified: c.properties.lastModified }));
   return { items, continuation: page.value.continuationToken || undefined };
@@ -136,9 +136,9 @@ export async function listContainers(clients: StorageClients, continuation?: str
  * @throws the SDK's RestError on a failed request; an Error that names the likely cause when Azurite
  *   could not write the listing (500: a name with a character XML cannot carry; `unlistableContainerError`)
  */
-export async function listBlobs(clients: StorageClients, container: string, prefix: string, continuation?: string, pageSize = PAGE_SIZE): Promise<Page<BlobInfo | FolderInfo>> {
+export async function listBlobs(clients: StorageClients, container: string, prefix: string, continuation?: string, pageSize = PAGE_SIZE, signal?: AbortSignal): Promise<Page<BlobInfo | FolderInfo>> {
   const client = service(clients.blob, 'Blob').getContainerClient(container);
-  const pages = client.listBlobsByHierarchy('/', prefix !== '' ? { prefix } : {}).byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) });
+  const pages = client.listBlobsByHierarchy('/', { ...(prefix !== '' ? { prefix } : {}), abortSignal: signal }).byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) });
   let page: Awaited<ReturnType<typeof pages.next>>;
   try {
     page = await pages.next();
@@ -156,8 +156,8 @@ export async function listBlobs(clients: StorageClients, container: string, pref
 }
 
 /** One page of the account's queues, by name. @throws Error when the Queue service has no endpoint */
-export async function listQueues(clients: StorageClients, continuation?: string, pageSize = PAGE_SIZE): Promise<Page<NamedItem>> {
-  const page = await service(clients.queue, 'Queue').listQueues().byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
+export async function listQueues(clients: StorageClients, continuation?: string, pageSize = PAGE_SIZE, signal?: AbortSignal): Promise<Page<NamedItem>> {
+  const page = await service(clients.queue, 'Queue').listQueues({ abortSignal: signal }).byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
   if (page.done === true) return { items: [] };
   return { items: (page.value.queueItems ?? []).map((q) => ({ name: q.name })), continuation: page.value.continuationToken || undefined };
 }
@@ -169,11 +169,11 @@ export async function listQueues(clients: StorageClients, continuation?: string,
  * @throws the SDK's RestError on a failed request; an Error that names the likely cause when Azurite
  *   could not write the messages (500: a character XML cannot carry; `unreadableQueueError`)
  */
-export async function peekMessages(clients: StorageClients, queue: string): Promise<QueuePeek> {
+export async function peekMessages(clients: StorageClients, queue: string, signal?: AbortSignal): Promise<QueuePeek> {
   const client = service(clients.queue, 'Queue').getQueueClient(queue);
   const [peeked, properties] = await Promise.all([
-    client.peekMessages({ numberOfMessages: PEEK_LIMIT }).catch((err: unknown) => { throw unreadableQueueError(queue, err) ?? err; }),
-    client.getProperties(),
+    client.peekMessages({ numberOfMessages: PEEK_LIMIT, abortSignal: signal }).catch((err: unknown) => { throw unreadableQueueError(queue, err) ?? err; }),
+    client.getProperties({ abortSignal: signal }),
   ]);
   return {
     approximateCount: properties.approximateMessagesCount ?? peeked.peekedMessageItems.length,
@@ -186,8 +186,8 @@ export async function peekMessages(clients: StorageClients, queue: string): Prom
 }
 
 /** One page of the account's tables, by name. @throws Error when the Table service has no endpoint */
-export async function listTables(clients: StorageClients, continuation?: string, pageSize = PAGE_SIZE): Promise<Page<NamedItem>> {
-  const page = await service(clients.table, 'Table').listTables().byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
+export async function listTables(clients: StorageClients, continuation?: string, pageSize = PAGE_SIZE, signal?: AbortSignal): Promise<Page<NamedItem>> {
+  const page = await service(clients.table, 'Table').listTables({ abortSignal: signal }).byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
   if (page.done === true) return { items: [] };
   const items = page.value.filter((t) => t.name !== undefined).map((t) => ({ name: t.name! }));
   return { items, continuation: page.value.continuationToken || undefined };
@@ -199,9 +199,9 @@ export async function listTables(clients: StorageClients, continuation?: string,
  * `disableTypeConversion`), so that an Edm.DateTime keeps its seven digits of fractions and a
  * Double NaN stays a Double (core/snapshotFormat.ts `entityDocument` shows them).
  */
-export async function listEntities(clients: StorageClients, table: string, continuation?: string, pageSize = PAGE_SIZE): Promise<Page<EntityInfo>> {
+export async function listEntities(clients: StorageClients, table: string, continuation?: string, pageSize = PAGE_SIZE, signal?: AbortSignal): Promise<Page<EntityInfo>> {
   const client = service(clients.tableClient(table), 'Table');
-  const page = await client.listEntities<Record<string, unknown>>({ disableTypeConversion: true }).byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
+  const page = await client.listEntities<Record<string, unknown>>({ disableTypeConversion: true, abortSignal: signal }).byPage({ maxPageSize: pageSize, ...(continuation ? { continuationToken: continuation } : {}) }).next();
   if (page.done === true) return { items: [] };
   return { items: [...page.value], continuation: page.value.continuationToken || undefined };
 }
@@ -376,11 +376,11 @@ export async function existingBlobs(clients: StorageClients, container: string, 
 }
 
 /** The approximate message count of each queue (Get Queue Metadata), in order; undefined where it failed. */
-export async function queueCounts(clients: StorageClients, queues: readonly string[]): Promise<(number | undefined)[]> {
+export async function queueCounts(clients: StorageClients, queues: readonly string[], signal?: AbortSignal): Promise<(number | undefined)[]> {
   const counts = new Map<string, number | undefined>();
   const client = service(clients.queue, 'Queue');
   await pool(queues, {}, async (name) => {
-    counts.set(name, await client.getQueueClient(name).getProperties().then((p) => p.approximateMessagesCount, () => undefined));
+    counts.set(name, await client.getQueueClient(name).getProperties({ abortSignal: signal }).then((p) => p.approximateMessagesCount, () => undefined));
   });
   return queues.map((q) => counts.get(q));
 }

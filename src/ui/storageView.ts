@@ -22,7 +22,7 @@ import { describeRestError } from '../core/restErrors';
 import { blobMtime, editorFor } from '../core/blobEditor';
 import { blobTooltipMarkdown, visibleName } from '../core/storageTooltip';
 import { entityDocument } from '../core/snapshotFormat';
-import type { ServiceKind } from '../core/services';
+import { serviceName, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { BlobInfo, EntityInfo, ItemRef, MessageInfo, StorageClients, StorageEndpoints, UploadContent } from '../data/index';
 import { dataLayer, type DataLayer } from './dataLayer';
@@ -50,6 +50,8 @@ function maxPageSize(parent: StorageNode): number {
 const MAX_SHOWN = 5000;
 /** The engine's per-container and per-queue figures are read at most this often while clients write (ms). */
 const FIGURES_MIN_INTERVAL_MS = 2000;
+/** How long one page of a listing may take before its requests abort and the view says so (ms). */
+export const LIST_TIMEOUT_MS = 30_000;
 
 /** A node of the tree. `account` names the storage account every node belongs to. */
 export type StorageNode =
@@ -291,33 +293,50 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     return listing.loadingMore;
   }
 
-  /** One page of a parent's children, as nodes. */
+  /**
+   * One page of a parent's children, as nodes; its requests abort after {@link LIST_TIMEOUT_MS}.
+   * VS Code's tree waits for a pending listing before it refreshes what holds it (the root holds
+   * everything): an Azurite that takes connections but never answers (a paused container) would
+   * otherwise freeze the view until the window reloads.
+   * @throws Error saying the service did not answer, after the timeout; what the listing throws
+   */
   private async fetch(parent: StorageNode, continuation: string | undefined, pageSize: number): Promise<{ items: StorageNode[]; continuation?: string | undefined }> {
+    const signal = AbortSignal.timeout(LIST_TIMEOUT_MS);
+    try {
+      return await this.fetchPage(parent, continuation, pageSize, signal);
+    } catch (err) {
+      if (!signal.aborted) throw err;
+      const kind = parent.type === 'service' ? parent.kind : parent.type === 'queue' ? 'queue' : parent.type === 'table' ? 'table' : 'blob';
+      throw new Error(`the ${serviceName(kind)} service did not answer within ${LIST_TIMEOUT_MS / 1000} s (is that Azurite paused, or busy?); Refresh to try again`, { cause: err });
+    }
+  }
+
+  private async fetchPage(parent: StorageNode, continuation: string | undefined, pageSize: number, signal: AbortSignal): Promise<{ items: StorageNode[]; continuation?: string | undefined }> {
     const data = this.data();
     const clients = this.clients(parent.account);
     const account = parent.account;
     switch (parent.type) {
       case 'service': {
         if (parent.kind === 'blob') {
-          const [page, figures] = await Promise.all([data.listContainers(clients, continuation, pageSize), this.figuresOf('blob')]);
+          const [page, figures] = await Promise.all([data.listContainers(clients, continuation, pageSize, signal), this.figuresOf('blob')]);
           return { ...page, items: page.items.map((c) => ({ type: 'container', id: `${account}/blob/${c.name}`, account, name: c.name, bytes: figures?.get(`${account}/${c.name}`)?.bytes })) };
         }
         if (parent.kind === 'queue') {
-          const [page, figures] = await Promise.all([data.listQueues(clients, continuation, pageSize), this.figuresOf('queue')]);
+          const [page, figures] = await Promise.all([data.listQueues(clients, continuation, pageSize, signal), this.figuresOf('queue')]);
           // The local engine counts messages as Get Queue Metadata does, in one request for every queue;
           // an attached Azurite is asked per queue.
           const counts = figures !== undefined
             ? page.items.map((q) => figures.get(`${account}/${q.name}`)?.count)
-            : await data.queueCounts(clients, page.items.map((q) => q.name));
+            : await data.queueCounts(clients, page.items.map((q) => q.name), signal);
           return { ...page, items: page.items.map((q, i) => ({ type: 'queue', id: `${account}/queue/${q.name}`, account, name: q.name, count: counts[i], bytes: figures?.get(`${account}/${q.name}`)?.bytes })) };
         }
-        const page = await data.listTables(clients, continuation, pageSize);
+        const page = await data.listTables(clients, continuation, pageSize, signal);
         return { ...page, items: page.items.map((t) => ({ type: 'table', id: `${account}/table/${t.name}`, account, name: t.name })) };
       }
       case 'container': case 'folder': {
         const container = parent.type === 'container' ? parent.name : parent.container;
         const prefix = parent.type === 'folder' ? parent.prefix : '';
-        const page = await data.listBlobs(clients, container, prefix, continuation, pageSize);
+        const page = await data.listBlobs(clients, container, prefix, continuation, pageSize, signal);
         return {
           ...page,
           items: page.items.map((b): StorageNode => (b.kind === 'folder'
@@ -328,7 +347,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
         };
       }
       case 'queue': {
-        const peek = await data.peekMessages(clients, parent.name);
+        const peek = await data.peekMessages(clients, parent.name, signal);
         const items: StorageNode[] = peek.messages.map((m) => ({ type: 'message', id: `${account}/queue/${parent.name}/${m.messageId}`, account, queue: parent.name, info: m }));
         if (peek.approximateCount > peek.messages.length) {
           items.push({ type: 'note', id: `${parent.id}/…peek`, account, text: `The first ${peek.messages.length} of about ${peek.approximateCount.toLocaleString('en-US')} messages`, tooltip: 'Peek Messages returns at most 32 messages and never dequeues them.' });
@@ -336,7 +355,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
         return { items };
       }
       case 'table': {
-        const page = await data.listEntities(clients, parent.name, continuation, pageSize);
+        const page = await data.listEntities(clients, parent.name, continuation, pageSize, signal);
         return { ...page, items: page.items.map((e) => ({ type: 'entity', id: `${account}/table/${parent.name}/${e.partitionKey}\u0000${e.rowKey}`, account, table: parent.name, entity: e })) };
       }
       default:

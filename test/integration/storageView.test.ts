@@ -349,6 +349,28 @@ describe('Storage view', () => {
     assert.deepEqual(a.notifications().slice(before), ['Azurite: table gonesoon could not be read: No running service serves account devstoreaccount1.']);
   });
 
+  it('a service that takes connections but never answers (its Azurite paused) gets an error note in 30 s, not a view that never loads', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    this.timeout(120_000);
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_table');
+    await TableClient.fromConnectionString(a.emulator.connectionString(), 'paused', { allowInsecureConnection: true }).createTable();
+    await waitFor('the table in the view', async () => find(await a.storageTree(2), `${ACCOUNT}/table/paused`));
+    const pid = a.emulator.enginePid!;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await vscode.commands.executeCommand('azurite.storage.refresh');
+      const tree = await a.storageTree(2);
+      assert.equal(find(tree, `${ACCOUNT}/table/error`)?.label, 'the Table service did not answer within 30 s (is that Azurite paused, or busy?); Refresh to try again');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await vscode.commands.executeCommand('azurite.storage.refresh');
+    assert.ok(find(await a.storageTree(2), `${ACCOUNT}/table/paused`), 'listed again once it answers');
+    await vscode.commands.executeCommand('azurite.close_table');
+  });
+
   it('shows a top-level blob named "…more" beside the Load more… of its container, each with an id of its own', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });

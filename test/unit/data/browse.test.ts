@@ -35,6 +35,35 @@ describe('Storage view data (real engine, real SDKs)', function () {
     return emulator;
   }
 
+  it('every listing ends when its signal aborts, though the service never answers (its process held with SIGSTOP)', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const emulator = await running();
+    const c = sdkClients(emulator);
+    await c.blob().getContainerClient('docs').create();
+    await c.queue().getQueueClient('jobs').create();
+    await c.table('people').createTable();
+    const data = dataClients(emulator);
+    const pid = emulator.enginePid!;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const listings: [string, (signal: AbortSignal) => Promise<unknown>][] = [
+        ['containers', (signal) => listContainers(data, undefined, 10, signal)],
+        ['blobs', (signal) => listBlobs(data, 'docs', '', undefined, 10, signal)],
+        ['queues', (signal) => listQueues(data, undefined, 10, signal)],
+        ['messages', (signal) => peekMessages(data, 'jobs', signal)],
+        ['tables', (signal) => listTables(data, undefined, 10, signal)],
+        ['entities', (signal) => listEntities(data, 'people', undefined, 10, signal)],
+      ];
+      for (const [what, list] of listings) {
+        const signal = AbortSignal.timeout(300);
+        await assert.rejects(list(signal), (err: unknown) => signal.aborted && err instanceof Error, what);
+      }
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    assert.deepEqual((await listQueues(data)).items.map((q) => q.name), ['jobs'], 'answers again once it runs');
+  });
+
   it('lists blobs by virtual folder, in pages, with size, content type and last modified', async () => {
     const emulator = await running();
     const docs = sdkClients(emulator).blob().getContainerClient('docs');
