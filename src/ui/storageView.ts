@@ -36,6 +36,8 @@ export const STORAGE_VIEW_ID = 'azurite.storage';
 export const BLOB_SCHEME = 'azurite-blob';
 /** The URI scheme of a message's or an entity's JSON (read-only). */
 export const ITEM_SCHEME = 'azurite-item';
+/** What VS Code puts in a DataTransfer for items dragged from this view (its id in lower case). */
+const OWN_DRAG_MIME = `application/vnd.code.tree.${STORAGE_VIEW_ID.toLowerCase()}`;
 /** Items per page (the data layer's page size). */
 export const PAGE_SIZE = 200;
 /**
@@ -506,13 +508,20 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       void notify('info', 'Azurite: drop files onto a blob container or folder of the Storage view to upload them.');
       return;
     }
+    // The view's own items dragged (VS Code adds their azurite-blob: URIs as a uri-list): read back
+    // and uploaded, each would be rewritten as a block blob, its type, properties and metadata lost.
+    const uriList = await transfer.get('text/uri-list')?.asString();
+    const lines = (uriList ?? '').split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+    if (transfer.get(OWN_DRAG_MIME) !== undefined || lines.some((l) => vscode.Uri.parse(l).scheme === BLOB_SCHEME)) {
+      void notify('info', 'Azurite: blobs cannot be moved or copied within the Storage view; nothing was uploaded. Drop files from the Explorer or the desktop to upload them.');
+      return;
+    }
     const files: { name: string; content: UploadContent }[] = [];
     try {
-      const uriList = await transfer.get('text/uri-list')?.asString();
-      if (uriList !== undefined && uriList.trim() !== '') {
+      if (lines.length > 0) {
         // A large folder, or one of a remote window, takes a while to walk.
         await withDelayedProgress('Reading the dropped files', false, async () => {
-          for (const line of uriList.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))) {
+          for (const line of lines) {
             const uri = vscode.Uri.parse(line);
             const name = path.posix.basename(uri.path);
             // A remote window's Explorer gives vscode-remote: URIs, read through VS Code's file system.

@@ -217,6 +217,22 @@ describe('Storage view', () => {
       await a.storageDrop(`${ACCOUNT}/blob/pics/old/`, clash);
       assert.deepEqual(a.notifications().slice(before), ['Azurite: nothing was uploaded: two of the files would both become blob "old/notes.txt" in container pics. Upload them one at a time, or as the folders that hold them.']);
       assert.equal((await pics.getBlobClient('old/notes.txt').downloadToBuffer()).toString(), 'dropped');
+
+      // The view's own blobs dragged onto a folder (VS Code gives their azurite-blob: URIs): not read
+      // back and uploaded again, which would make an append blob a block blob, its metadata lost.
+      const log = pics.getAppendBlobClient('log.txt');
+      await log.create({ metadata: { kept: 'yes' } });
+      await log.appendBlock('line\n', 5);
+      const own = new vscode.DataTransfer();
+      own.set('application/vnd.code.tree.azurite.storage', new vscode.DataTransferItem([{ id: `${ACCOUNT}/blob/pics/log.txt` }]));
+      own.set('text/uri-list', new vscode.DataTransferItem(vscode.Uri.from({ scheme: 'azurite-blob', path: `/${ACCOUNT}/pics/log.txt` }).toString()));
+      const beforeOwn = a.notifications().length;
+      await a.storageDrop(`${ACCOUNT}/blob/pics/old/`, own);
+      assert.deepEqual(a.notifications().slice(beforeOwn), ['Azurite: blobs cannot be moved or copied within the Storage view; nothing was uploaded. Drop files from the Explorer or the desktop to upload them.']);
+      assert.equal(await pics.getBlobClient('old/log.txt').exists(), false, 'no copy');
+      const props = await log.getProperties();
+      assert.equal(props.blobType, 'AppendBlob');
+      assert.deepEqual(props.metadata, { kept: 'yes' });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
