@@ -7,7 +7,7 @@
  * and Show Memory Usage.
  */
 import * as vscode from 'vscode';
-import { BYTES_PER_MB, ThresholdWarning, formatBytes, formatUsage, groupDigits, limitInputError, percentUsed } from '../core/memory';
+import { BYTES_PER_MB, ThresholdWarning, formatBytes, formatUsage, groupDigits, limitInputError, percentUsed, type MemoryReport } from '../core/memory';
 import { COMMANDS, serviceCommand } from '../core/commandIds';
 import { serviceName } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
@@ -21,19 +21,26 @@ export class MemoryAlerts implements vscode.Disposable {
   private readonly warning = new ThresholdWarning();
   private readonly subscriptions: { dispose(): void }[];
 
-  /** @param warningThreshold percent, read at each event (live setting) */
+  /** @param warningThreshold percent, read at each event and when the setting changes (live setting) */
   constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number) {
     this.subscriptions = [
-      emulator.onDidChangeMemory((report) => {
-        if (this.warning.update(percentUsed(report), this.warningThreshold())) {
-          this.offer('warning', `Azurite in-memory storage is at ${percentUsed(report)}% of its limit (${formatUsage(report)}; blob ${formatBytes(report.blobBytes)}, queue ${formatBytes(report.queueBytes)}). Writes past the limit will fail with HTTP 409.`);
-        }
+      emulator.onDidChangeMemory((report) => this.checkThreshold(report)),
+      // A threshold lowered below use warns now (the status bar item turns yellow at once), not at
+      // the next write, which an idle emulator may never get.
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('azurite.memory.warningThreshold') && emulator.isMemoryInUse()) this.checkThreshold(emulator.memoryReport());
       }),
       emulator.onDidHitLimit((hit) => {
         const n = groupDigits;
         this.offer('error', `${serviceName(hit.kind)} write of ${formatBytes(hit.requestedBytes)} refused: the in-memory limit of ${formatBytes(hit.limitBytes)} would be exceeded (${n(hit.usedBytes)} of ${n(hit.limitBytes)} bytes in use, ${n(hit.requestedBytes)} asked for). Clients get HTTP 409 MemoryExtentStoreAtSizeLimit until memory is freed or the limit raised; stored data is intact.`);
       }),
     ];
+  }
+
+  private checkThreshold(report: MemoryReport): void {
+    if (this.warning.update(percentUsed(report), this.warningThreshold())) {
+      this.offer('warning', `Azurite in-memory storage is at ${percentUsed(report)}% of its limit (${formatUsage(report)}; blob ${formatBytes(report.blobBytes)}, queue ${formatBytes(report.queueBytes)}). Writes past the limit will fail with HTTP 409.`);
+    }
   }
 
   private offer(level: 'warning' | 'error', message: string): void {

@@ -48,6 +48,26 @@ describe('Memory meter in depth', () => {
     assert.deepEqual(await container.getBlockBlobClient('b7').downloadToBuffer(), Buffer.alloc(20 * KiB, 7));
   });
 
+  it('a warning threshold lowered below what is in use warns at once, without waiting for another write', async () => {
+    const a = await api();
+    await configure({ extentMemoryLimit: 1 });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const container = await blobContainer('lowered');
+    await container.getBlockBlobClient('b').uploadData(Buffer.alloc(600 * KiB));
+    // The meter's (throttled) event delivered: nothing more comes while no client writes.
+    await waitFor('the meter to show the upload', () => a.statusItems().memory.text === '$(database) 0.6 MB / 1 MB' || undefined);
+    assert.deepEqual(a.notifications().filter((m) => m.includes('of its limit')), [], '58.6% is below the default threshold');
+    const before = a.notifications().length;
+    const settings = vscode.workspace.getConfiguration('azurite');
+    try {
+      await settings.update('memory.warningThreshold', 50, vscode.ConfigurationTarget.Workspace);
+      const said = await waitFor('the threshold warning', () => a.notifications().slice(before).find((m) => m.includes('of its limit')));
+      assert.match(said, /^Azurite in-memory storage is at 58\.6% of its limit/);
+    } finally {
+      await settings.update('memory.warningThreshold', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('applies a raised limit live, refuses one below use with a message, and keeps the data', async () => {
     const a = await api();
     await configure({ extentMemoryLimit: 1 });
