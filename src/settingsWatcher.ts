@@ -3,7 +3,9 @@
  * settings changed are restarted — at once when their data is on disk (it survives), after asking
  * (Restart Now / Later) when a restart would drop in-memory data, unless
  * `azurite.restartOnConfigChange` is on; either once the settings have stayed unchanged for
- * RESTART_QUIET_MS (the Settings editor writes while the user types). The question is asked once per change of the settings that
+ * RESTART_QUIET_MS (the Settings editor writes while the user types). A change of the memory limit
+ * while in-memory data is held reaches the emulator after the same wait, since the engine applies it
+ * live. The question is asked once per change of the settings that
  * need the restart: after Later (or while it is open), other changes do not ask it again. A restart
  * first asks what a start asks (NotifyDeps.prepareStart: a multi-root workspace's data folder), and
  * waits for a Reset, Import or Export under way to end. A service a restart stopped and could not
@@ -12,6 +14,7 @@
  */
 import * as vscode from 'vscode';
 import { affectsEmulator, readExtensionSettings } from './config';
+import { EXTENT_LIMIT_SETTING } from './emulator/engineHost';
 import { failureFixed, needsRestart } from './core/configChange';
 import type { EmulatorOptions } from './core/settings';
 import { serviceName, type ServiceKind } from './core/services';
@@ -34,6 +37,13 @@ export class SettingsWatcher implements vscode.Disposable {
   private restarts: Promise<void> = Promise.resolve();
   /** The wait for the settings to stay unchanged ({@link RESTART_QUIET_MS}) before restarts are looked for; undefined when none runs. */
   private quiet: { readonly timer: NodeJS.Timeout; readonly done: Promise<void>; readonly resolve: () => void } | undefined;
+  /**
+   * A change of `azurite.extentMemoryLimit` while in-memory data is held, waiting for the settings to
+   * stay unchanged ({@link RESTART_QUIET_MS}) before they are read: the limit applies live, and a
+   * partial value typed on the way to "1500" (1, 15) would refuse clients' writes, or be refused
+   * with a notification of its own.
+   */
+  private limitQuiet: { readonly timer: NodeJS.Timeout; readonly done: Promise<void>; readonly resolve: () => void } | undefined;
   /** The last settings reload's live part (what the engine applies), until done. */
   private applying: Promise<void> = Promise.resolve();
   private readonly subscriptions: vscode.Disposable[];
@@ -74,14 +84,20 @@ export class SettingsWatcher implements vscode.Disposable {
       if (state.status === 'running') this.failedRestarts.delete(kind);
     });
     this.subscriptions = [
-      vscode.workspace.onDidChangeConfiguration((e) => { if (affectsEmulator(e)) this.changed(); }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!affectsEmulator(e)) return;
+        // Another change while a limit change waits waits with it: read now, it would apply the limit too.
+        if (this.limitQuiet !== undefined || (e.affectsConfiguration(EXTENT_LIMIT_SETTING) && emulator.isMemoryInUse())) this.changedWhenQuiet();
+        else this.changed();
+      }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.changed()),
       { dispose: () => { stale.dispose(); states.dispose(); } },
     ];
   }
 
-  /** Resolves when every restart asked for so far has finished, the wait for quiet settings included (for tests). */
+  /** Resolves when every restart asked for so far has finished, the waits for quiet settings included (for tests). */
   async settled(): Promise<void> {
+    await this.limitQuiet?.done;
     await this.quiet?.done;
     await this.applying;
     await this.restarts;
@@ -100,6 +116,24 @@ export class SettingsWatcher implements vscode.Disposable {
       .then((problems) => { for (const problem of problems) showOutcome(problem, this.deps); })
       .catch((err: unknown) => void notify('error', `Azurite: the settings could not be applied: ${(err as Error).message}`));
     this.restartWhenQuiet();
+  }
+
+  /** {@link changed} once the settings have stayed unchanged for {@link RESTART_QUIET_MS} (each change starts the wait again). */
+  private changedWhenQuiet(): void {
+    const waiting = this.limitQuiet;
+    if (waiting !== undefined) clearTimeout(waiting.timer);
+    let resolve!: () => void;
+    const done = waiting?.done ?? new Promise<void>((r) => { resolve = r; });
+    const settle = waiting?.resolve ?? resolve;
+    const timer = setTimeout(() => {
+      this.limitQuiet = undefined;
+      try {
+        this.changed();
+      } finally {
+        settle();
+      }
+    }, RESTART_QUIET_MS);
+    this.limitQuiet = { timer, done, resolve: settle };
   }
 
   /**
@@ -273,10 +307,12 @@ export class SettingsWatcher implements vscode.Disposable {
 
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
-    if (this.quiet !== undefined) {
-      clearTimeout(this.quiet.timer);
-      this.quiet.resolve();
-      this.quiet = undefined;
+    for (const wait of [this.quiet, this.limitQuiet]) {
+      if (wait === undefined) continue;
+      clearTimeout(wait.timer);
+      wait.resolve();
     }
+    this.quiet = undefined;
+    this.limitQuiet = undefined;
   }
 }

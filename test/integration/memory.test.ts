@@ -50,13 +50,14 @@ describe('Memory meter in depth', () => {
 
   it('a warning threshold lowered below what is in use warns at once, without waiting for another write', async () => {
     const a = await api();
+    const shownBefore = a.notifications().length;
     await configure({ extentMemoryLimit: 1 });
     await vscode.commands.executeCommand('azurite.start_blob');
     const container = await blobContainer('lowered');
     await container.getBlockBlobClient('b').uploadData(Buffer.alloc(600 * KiB));
     // The meter's (throttled) event delivered: nothing more comes while no client writes.
     await waitFor('the meter to show the upload', () => a.statusItems().memory.text === '$(database) 0.6 MB / 1 MB' || undefined);
-    assert.deepEqual(a.notifications().filter((m) => m.includes('of its limit')), [], '58.6% is below the default threshold');
+    assert.deepEqual(a.notifications().slice(shownBefore).filter((m) => m.includes('of its limit')), [], '58.6% is below the default threshold');
     const before = a.notifications().length;
     const settings = vscode.workspace.getConfiguration('azurite');
     try {
@@ -88,6 +89,22 @@ describe('Memory meter in depth', () => {
     assert.equal(vscode.workspace.getConfiguration('azurite').get('extentMemoryLimit'), 0.5, 'the setting stays as typed');
     assert.ok(a.statusItems().memory.text.endsWith('/ 2 MB'), 'the item shows the limit in force');
     assert.deepEqual(await container.getBlockBlobClient('big').downloadToBuffer(), Buffer.alloc(900 * KiB, 1));
+  });
+
+  it('a limit written in steps (the Settings editor writes at each pause in typing) applies once, the last value: a partial one is neither applied nor refused', async () => {
+    const a = await api();
+    await configure({ extentMemoryLimit: 4 });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const container = await blobContainer('typed');
+    await container.getBlockBlobClient('b').uploadData(Buffer.alloc(2048 * KiB));
+    const before = a.notifications().length;
+    const config = vscode.workspace.getConfiguration('azurite');
+    // As typed with pauses: "1", then "15". 1 MB is below the 2 MB in use, which the engine refuses.
+    await config.update('extentMemoryLimit', 1, vscode.ConfigurationTarget.Workspace);
+    await config.update('extentMemoryLimit', 15, vscode.ConfigurationTarget.Workspace);
+    await a.settled();
+    assert.equal(a.emulator.memoryReport().limitBytes, 15 * 1024 * KiB);
+    assert.deepEqual(a.notifications().slice(before), [], 'no refusal of the partial value');
   });
 
   it('Raise Limit writes the limit where it is set: the user settings, which later edits there then change, or the workspace', async () => {
