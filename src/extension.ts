@@ -247,13 +247,14 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   emulator.setAfterStart((kind, inMemory, signal) => snapshots.seedAfterStart(kind, inMemory, signal));
   const argsOf = (a: unknown): SnapshotCommandArgs => (typeof a === 'object' && a !== null ? a as SnapshotCommandArgs : {});
   context.subscriptions.push(
+    snapshots,
     vscode.commands.registerCommand(COMMANDS.exportSnapshot, (a: unknown) => snapshots.exportSnapshot(argsOf(a))),
     vscode.commands.registerCommand(COMMANDS.importSnapshot, (a: unknown) => snapshots.importSnapshot(argsOf(a))),
     vscode.commands.registerCommand(COMMANDS.reset, (a: unknown) => snapshots.reset(argsOf(a))),
   );
   // The Storage view: the data target's containers, blobs, queues and tables (dist/data.js on first expand).
   const storageView = new StorageView({ emulator, target, extensionPath: context.extensionPath, log });
-  context.subscriptions.push(storageView, accounts.onDidChange(() => storageView.invalidate()));
+  context.subscriptions.push(storageView, accounts.onDidChange(() => storageView.invalidate()), snapshots.onDidChangeAttachedData(() => storageView.invalidate()));
   // What a restart for a settings change waits for: no Reset, Import or Export under way.
   const watcher = new SettingsWatcher(emulator, reload, deps, dataIdle);
   const debugEnabled = () => readExtensionSettings().debugEnvironment;

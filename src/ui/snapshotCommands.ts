@@ -67,7 +67,15 @@ export function seedFolder(chosenFolder?: string): string | { fix: string } | un
 }
 
 /** Test data commands and the seed; see the file comment. */
-export class SnapshotCommands {
+export class SnapshotCommands implements vscode.Disposable {
+  private readonly dataChanged = new vscode.EventEmitter<void>();
+  /**
+   * Fires after an operation on an attached Azurite (azurite.attach) has ended, whatever its outcome:
+   * it may have changed data there (an Import; an Export receives queue messages), and that Azurite
+   * reports no changes, as the local engine does.
+   */
+  readonly onDidChangeAttachedData: vscode.Event<void> = this.dataChanged.event;
+
   constructor(private readonly deps: SnapshotDeps) {}
 
   /** The data operations under way (Reset, Import, Export). */
@@ -104,11 +112,17 @@ export class SnapshotCommands {
       return operation();
     })();
     this.busy.add(run);
+    // An attached Azurite sends no change events (the local engine does): the Storage view is told.
+    void run.finally(() => { if (!this.deps.target.isLocal()) this.dataChanged.fire(); });
     // The next one waits for this one and for those before it: one ended early by an abort does
     // not let the next begin beside the one it waited for.
     this.last = Promise.allSettled([before, run]).then(() => undefined);
     void run.finally(() => this.busy.delete(run));
     return run;
+  }
+
+  dispose(): void {
+    this.dataChanged.dispose();
   }
 
   /** How many Reset, Import and Export operations are under way or waiting for one before them. */

@@ -60,6 +60,9 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     const remote = BlobServiceClient.fromConnectionString(connectionString).getContainerClient('remote-data');
     await remote.create();
     await remote.getBlockBlobClient('x.txt').uploadData(Buffer.from('from the other Azurite'));
+    // Listed before the Import below: its containers show without a Refresh once it has run.
+    await vscode.commands.executeCommand('azurite.storage.refresh');
+    assert.deepEqual((await a.storageTree())[0]!.children?.map((c) => c.label), ['remote-data']);
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'attach-export-'));
     try {
       assert.deepEqual(await vscode.commands.executeCommand('azurite.exportSnapshot', { folder: out, skipConfirmation: true }), { ok: true });
@@ -74,8 +77,8 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
       fs.rmSync(out, { recursive: true, force: true });
     }
 
-    // The Storage view browses the attached Azurite (its Refresh reloads: it sends no change events).
-    await vscode.commands.executeCommand('azurite.storage.refresh');
+    // The Storage view browses the attached Azurite. It sends no change events: the view reloads
+    // after an Import or Export of this window, and on Refresh.
     const tree = await a.storageTree();
     assert.deepEqual(tree.map((n) => n.label), ['Blob Containers', 'Queues', 'Tables']);
     assert.deepEqual(tree[0]!.children?.map((c) => c.label), ['imported', 'remote-data']);
