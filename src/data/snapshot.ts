@@ -210,6 +210,10 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
       throw err;
     }
   };
+  /** A symbolic link where a file or folder of the format is expected: not followed, and said so. */
+  const refuseLink = (d: fs.Dirent, dir: string): void => {
+    if (d.isSymbolicLink()) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'is a symbolic link, which is not followed here: put the file or folder itself into the snapshot folder (docs/SNAPSHOT.md)');
+  };
   const notUtf8 = (p: string) => (err: unknown): never => {
     if (!(err instanceof NotUtf8Error)) throw err;
     throw new SnapshotFormatError(rel(p), err.line, 'this line is not UTF-8 (the file was saved in another encoding, such as Windows-1252, which Windows PowerShell 5.1\'s Set-Content writes); save the file as UTF-8 (in PowerShell: Set-Content -Encoding UTF8)');
@@ -236,6 +240,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
       const name = m[1]!;
       const suffix = m[2];
       const isContainerFolder = suffix === undefined && d.isDirectory();
+      refuseLink(d, dir);
       if (!isContainerFolder && !(suffix === '.files' && d.isDirectory()) && !(suffix !== undefined && suffix !== '.files' && d.isFile())) {
         throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'blob/ holds only container folders, <container>.blobs.jsonl, <container>.container.json and <container>.files/ (docs/SNAPSHOT.md)');
       }
@@ -300,6 +305,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
     const names = new Set<string>();
     for (const d of await list(dir, true)) {
       const m = /^(.*?)(\.jsonl|\.queue\.json)$/.exec(d.name);
+      refuseLink(d, dir);
       if (m === null || !d.isFile()) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'queue/ holds only <queue>.jsonl and <queue>.queue.json files (docs/SNAPSHOT.md)');
       if (!isContainerOrQueueName(m[1]!)) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, `"${m[1]}" is not a queue name: 3–63 lower-case letters, digits and single hyphens`);
       names.add(m[1]!);
@@ -319,6 +325,7 @@ export async function readSnapshot(folder: string, kinds: readonly ServiceKind[]
     const byKey = new Map<string, string>(); // a table name in lower case → its file
     for (const d of await list(dir, true)) {
       const m = /^(.*)\.jsonl$/.exec(d.name);
+      refuseLink(d, dir);
       if (m === null || !d.isFile()) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, 'table/ holds only <table>.jsonl files (docs/SNAPSHOT.md)');
       if (!isTableName(m[1]!)) throw new SnapshotFormatError(rel(path.join(dir, d.name)), 0, `"${m[1]}" is not a table name: 3–63 letters and digits, starting with a letter`);
       const file = path.join(dir, d.name);

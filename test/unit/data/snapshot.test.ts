@@ -402,6 +402,20 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.equal((await readSnapshot(seed)).queues[0]!.messages.length, 150_000);
   });
 
+  it('says that a symbolic link to a seed file or container folder is not followed, instead of calling it the wrong kind of file', async function () {
+    if (process.platform === 'win32') this.skip(); // symbolic links need privileges there
+    const shared = tempDir('shared-');
+    fs.writeFileSync(path.join(shared, 'Customers.jsonl'), '{"PartitionKey":"p","RowKey":"1"}\n');
+    fs.mkdirSync(path.join(shared, 'assets'));
+    for (const [service, name, target] of [['table', 'Customers.jsonl', 'Customers.jsonl'], ['queue', 'orders.jsonl', 'Customers.jsonl'], ['blob', 'images', 'assets']] as const) {
+      const seed = tempDir('seed-link-');
+      fs.mkdirSync(path.join(seed, service));
+      fs.symlinkSync(path.join(shared, target), path.join(seed, service, name));
+      await assert.rejects(readSnapshot(seed), (err: unknown) => err instanceof SnapshotFormatError &&
+        err.message === `${service}/${name}: is a symbolic link, which is not followed here: put the file or folder itself into the snapshot folder (docs/SNAPSHOT.md)`, service);
+    }
+  });
+
   it('stops reading once its signal aborts, before it begins or while it reads (readLines ends part-way through a file: work.test.ts)', async () => {
     const seed = tempDir('seed-abort-');
     fs.mkdirSync(path.join(seed, 'queue'));
