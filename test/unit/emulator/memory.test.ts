@@ -154,7 +154,9 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
       retries++;
     }
     assert.ok(at.length >= 3, `${at.length} report(s) in ${retries} refused writes over 20 s: a burst that never pauses must be reported again`);
-    for (let i = 1; i < at.length; i++) assert.ok(at[i]! - at[i - 1]! >= longest, `reports ${Math.round(at[i]! - at[i - 1]!)} ms apart, fewer than ${longest}`);
+    // Read in the listener, a little after the meter's own clock reading: the first of a pair may be
+    // read later after its decision than the second (measured 299.6 ms apart once), so within 1 ms.
+    for (let i = 1; i < at.length; i++) assert.ok(at[i]! - at[i - 1]! >= longest - 1, `reports ${(at[i]! - at[i - 1]!).toFixed(1)} ms apart, fewer than ${longest}`);
   });
 
   it('applies a raised limit at once, and refuses a limit below current use with the data intact', async () => {
