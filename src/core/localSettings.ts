@@ -12,9 +12,13 @@
  * The same rule holds for `AZURE_STORAGE_CONNECTION_STRING`, which a project may set in `Values` too:
  * Core Tools put every value into the host's environment unless the environment already has it.
  *
+ * `.env` files count the same way ({@link classifyDotenv}): programs that load one keep what their
+ * environment already has.
+ *
  * Pure: no vscode, no file system.
  */
 import * as path from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { endpointPort } from './attach';
 
@@ -236,6 +240,8 @@ function endpointAccount(pairs: Map<string, string>): string | undefined {
 export interface LocalSettingsFile {
   /** How to name it to a person: workspace-relative (`functions/local.settings.json`). */
   readonly label: string;
+  /** A `.env` file ({@link classifyDotenv}): it decides what is injected, but is no Functions project. */
+  readonly dotenv?: boolean;
   /** What its `Values.AzureWebJobsStorage` says. */
   readonly use: WebJobsStorageUse;
   /** What its `Values.AZURE_STORAGE_CONNECTION_STRING` says; absent when not read (taken as `absent`). */
@@ -327,20 +333,30 @@ export function isReplaceableInherited(value: string, own: readonly OwnEndpoint[
 
 /** True when any file points `AzureWebJobsStorage` at the development storage (a Functions project that needs the emulator). */
 export function needsDevelopmentStorage(files: readonly LocalSettingsFile[]): boolean {
-  return files.some((f) => f.use.kind === 'development' || f.use.kind === 'emulatorAccount');
+  return files.some((f) => f.dotenv !== true && (f.use.kind === 'development' || f.use.kind === 'emulatorAccount'));
 }
 
 /**
- * The variable names a dotenv-style file (a launch configuration's `envFile`) defines:
- * `KEY=value` lines, optionally prefixed with `export `; `#` comments and blank lines skipped.
+ * The variable names a dotenv-style file (a launch configuration's `envFile`, a `.env`) defines, as
+ * the `dotenv` package reads them (`KEY=value`, `export KEY=…`, quoted and multi-line values).
  */
 export function dotenvKeys(text: string): Set<string> {
-  const keys = new Set<string>();
-  for (const line of text.split(/\r?\n/)) {
-    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=/.exec(line);
-    if (m) keys.add(m[1]);
-  }
-  return keys;
+  return new Set(Object.keys(parseDotenv(text.replace(/^\uFEFF/, ''))));
+}
+
+/**
+ * What a `.env` file says about `variable`, as {@link classifyLocalSettings} says it of a
+ * local.settings.json: a program that loads the file itself (`node --env-file`, the `dotenv` and
+ * `python-dotenv` packages) keeps a variable its environment already has, so ours would win over
+ * the file's. Names are matched ignoring case (as Windows does); `<variable>__…` keys (an
+ * identity-based connection) count as the file's own.
+ * @param text the file's content (read as UTF-8)
+ */
+export function classifyDotenv(text: string, own: readonly OwnEndpoint[], variable: ConnectionVariable = WEBJOBS_VARIABLE): WebJobsStorageUse {
+  const entries = Object.entries(parseDotenv(text.replace(/^\uFEFF/, '')));
+  const value = entries.find(([k, v]) => k.toLowerCase() === variable.toLowerCase() && v !== '')?.[1];
+  if (value === undefined) return entries.some(([k]) => k.toLowerCase().startsWith(`${variable.toLowerCase()}__`)) ? { kind: 'own' } : { kind: 'absent' };
+  return classifyConnectionString(value, own);
 }
 
 /**

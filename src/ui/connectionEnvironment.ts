@@ -1,35 +1,39 @@
 /**
  * "Which variables to inject, and why": the running emulator's connection string, and whether
  * `AzureWebJobsStorage` may be set given the workspace's Azure Functions `local.settings.json`
- * files (rule and reasons in src/core/localSettings.ts). Shared by terminals (terminalEnvironment.ts)
- * and debug sessions (debugEnvironment.ts), so both always agree.
+ * files and its `.env` files (rule and reasons in src/core/localSettings.ts). Shared by terminals
+ * (terminalEnvironment.ts) and debug sessions (debugEnvironment.ts), so both always agree.
  *
- * The files are found with `workspace.findFiles('**\/local.settings.json')` (Functions projects may
- * sit in a subfolder) and watched with a FileSystemWatcher; a change re-reads them and fires
- * {@link ConnectionEnvironment.onDidChange}.
+ * The files are found with `workspace.findFiles('**\/local.settings.json')` and `'**\/.env'`
+ * (projects may sit in a subfolder) and watched with FileSystemWatchers; a change re-reads them and
+ * fires {@link ConnectionEnvironment.onDidChange}.
  */
 import * as vscode from 'vscode';
 import { connectableHost } from '../core/connectionString';
 import {
-  classifyLocalSettings, decideVariables, decodeLocalSettings, needsDevelopmentStorage, STORAGE_VARIABLE,
+  classifyDotenv, classifyLocalSettings, decideVariables, decodeLocalSettings, needsDevelopmentStorage, STORAGE_VARIABLE,
   type ConnectionVariables, type LocalSettingsFile, type OwnEndpoint,
 } from '../core/localSettings';
 import { DEFAULT_PORTS, SERVICE_KINDS, serviceName } from '../core/services';
 import type { Emulator, EmulatorLog } from '../emulator/emulator';
 
-/** The glob of the files read. */
+/** The glob of the Functions settings files read. */
 export const LOCAL_SETTINGS_GLOB = '**/local.settings.json';
+/** The glob of the `.env` files read. */
+export const DOTENV_GLOB = '**/.env';
 /**
  * Folders not searched: packages, and .NET's build output (`bin/`, `obj/`), where every build copies
  * the project's local.settings.json (a copy, stale until the next build; the project's file decides).
  */
 export const LOCAL_SETTINGS_EXCLUDE = '{**/node_modules/**,**/bin/**,**/obj/**}';
-/** Most files read; past it, neither variable is injected (a file not read may set its own). */
+/** Most files of each kind read; past it, neither variable is injected (a file not read may set its own). */
 export const MAX_LOCAL_SETTINGS_FILES = 20;
 
 interface FoundFile {
   readonly uri: vscode.Uri;
   readonly label: string;
+  /** A `.env` file, not a local.settings.json. */
+  readonly dotenv: boolean;
   /** The content, or the read error's message. */
   readonly text: string | { readonly error: string };
 }
@@ -51,14 +55,16 @@ export class ConnectionEnvironment implements vscode.Disposable {
 
   constructor(private readonly emulator: Emulator, private readonly log: EmulatorLog) {
     const watcher = vscode.workspace.createFileSystemWatcher(LOCAL_SETTINGS_GLOB);
+    const dotenvWatcher = vscode.workspace.createFileSystemWatcher(DOTENV_GLOB);
     // VS Code reports a deleted folder (rm -rf, a branch switched) as the folder alone, not as the
     // files in it, which the watcher above then never sees go: a folder deleted that held a file
     // read here reads them again.
     const deletions = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
     const rescan = (): void => void this.rescan();
     this.disposables.push(
-      watcher, deletions, this.changed,
+      watcher, dotenvWatcher, deletions, this.changed,
       watcher.onDidCreate(rescan), watcher.onDidChange(rescan), watcher.onDidDelete(rescan),
+      dotenvWatcher.onDidCreate(rescan), dotenvWatcher.onDidChange(rescan), dotenvWatcher.onDidDelete(rescan),
       deletions.onDidDelete((gone) => { if (this.files.some((f) => isInside(f.uri, gone))) rescan(); }),
       vscode.workspace.onDidChangeWorkspaceFolders(rescan),
     );
@@ -77,30 +83,15 @@ export class ConnectionEnvironment implements vscode.Disposable {
     } while (scan !== this.scanning);
   }
 
-  /** Reads every local.settings.json again; resolves when done and onDidChange has fired. */
+  /** Reads every local.settings.json and .env file again; resolves when done and onDidChange has fired. */
   rescan(): Promise<void> {
     const generation = ++this.generation;
     this.scanning = (async () => {
       let found: FoundFile[];
       try {
-        const uris = await vscode.workspace.findFiles(LOCAL_SETTINGS_GLOB, LOCAL_SETTINGS_EXCLUDE, MAX_LOCAL_SETTINGS_FILES + 1);
-        uris.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
-        // Past the cap, a file not read may set its own AzureWebJobsStorage: one stands for them all,
-        // as a file that could not be read, so that nothing is injected over them.
-        const unread = uris.length > MAX_LOCAL_SETTINGS_FILES ? uris.splice(MAX_LOCAL_SETTINGS_FILES) : [];
-        found = await Promise.all(uris.map(async (uri): Promise<FoundFile> => {
-          const label = vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
-          try {
-            return { uri, label, text: decodeLocalSettings(await vscode.workspace.fs.readFile(uri)) };
-          } catch (err) {
-            return { uri, label, text: { error: (err as Error).message } };
-          }
-        }));
-        for (const uri of unread) {
-          found.push({ uri, label: vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1), text: { error: `not read: the workspace has more than ${MAX_LOCAL_SETTINGS_FILES} local.settings.json files, and only the first ${MAX_LOCAL_SETTINGS_FILES} are read` } });
-        }
+        found = [...await findAndRead(LOCAL_SETTINGS_GLOB, 'local.settings.json', false), ...await findAndRead(DOTENV_GLOB, '.env', true)];
       } catch (err) {
-        this.log.error(`Could not look for local.settings.json files: ${(err as Error).message}`);
+        this.log.error(`Could not look for local.settings.json and .env files: ${(err as Error).message}`);
         if (generation !== this.generation) return;
         this.unsearched = `the search for them failed: ${(err as Error).message}`;
         this.files = [];
@@ -111,7 +102,8 @@ export class ConnectionEnvironment implements vscode.Disposable {
       this.unsearched = undefined;
       this.files = found;
       for (const f of this.classified()) {
-        if (f.use.kind === 'unknown') this.log.error(`${f.label}: could not read Values.AzureWebJobsStorage (${f.use.reason}); AzureWebJobsStorage is not injected over it.`);
+        if (f.dotenv === true && f.use.kind === 'unknown') this.log.error(`${f.label}: could not be read (${f.use.reason}); neither AzureWebJobsStorage nor ${STORAGE_VARIABLE} is injected over it.`);
+        else if (f.use.kind === 'unknown') this.log.error(`${f.label}: could not read Values.AzureWebJobsStorage (${f.use.reason}); AzureWebJobsStorage is not injected over it.`);
         else if (f.storageUse?.kind === 'unknown') this.log.error(`${f.label}: could not read Values.${STORAGE_VARIABLE} (${f.storageUse.reason}); ${STORAGE_VARIABLE} is not injected over it.`);
       }
       this.changed.fire();
@@ -135,19 +127,24 @@ export class ConnectionEnvironment implements vscode.Disposable {
     const own = this.ownEndpoints();
     if (this.unsearched !== undefined) {
       const use = { kind: 'unknown', reason: this.unsearched } as const;
-      return [{ label: 'the workspace\'s local.settings.json files', use, storageUse: use }];
+      return [{ label: 'the workspace\'s local.settings.json and .env files', use, storageUse: use }];
     }
     const files: LocalSettingsFile[] = this.files
       .filter((f) => folder === undefined || vscode.workspace.getWorkspaceFolder(f.uri)?.uri.toString() === folder.uri.toString())
-      .map((f) => typeof f.text === 'string'
-        ? { label: f.label, use: classifyLocalSettings(f.text, own), storageUse: classifyLocalSettings(f.text, own, STORAGE_VARIABLE) }
-        : { label: f.label, use: { kind: 'unknown', reason: f.text.error }, storageUse: { kind: 'unknown', reason: f.text.error } });
+      .map((f) => {
+        const classify = f.dotenv ? classifyDotenv : classifyLocalSettings;
+        return typeof f.text === 'string'
+          ? { label: f.label, dotenv: f.dotenv, use: classify(f.text, own), storageUse: classify(f.text, own, STORAGE_VARIABLE) }
+          : { label: f.label, dotenv: f.dotenv, use: { kind: 'unknown', reason: f.text.error }, storageUse: { kind: 'unknown', reason: f.text.error } };
+      });
     // Past the cap (a file stands for those not read) the search stopped early: this folder's own
     // file may be one it never returned.
-    const capped = this.files.some((f) => typeof f.text !== 'string' && f.text.error.startsWith('not read: '));
-    if (folder !== undefined && capped && !files.some((f) => f.use.kind === 'unknown')) {
-      const use = { kind: 'unknown', reason: `not read: the workspace has more than ${MAX_LOCAL_SETTINGS_FILES} local.settings.json files, and only the first ${MAX_LOCAL_SETTINGS_FILES} are read` } as const;
-      files.push({ label: `the local.settings.json files of ${folder.name}`, use, storageUse: use });
+    for (const [dotenv, name] of [[false, 'local.settings.json'], [true, '.env']] as const) {
+      const capped = this.files.find((f) => f.dotenv === dotenv && typeof f.text !== 'string' && f.text.error.startsWith('not read: '));
+      if (folder !== undefined && capped !== undefined && !files.some((f) => f.dotenv === dotenv && f.use.kind === 'unknown')) {
+        const use = { kind: 'unknown', reason: (capped.text as { error: string }).error } as const;
+        files.push({ label: `the ${name} files of ${folder.name}`, dotenv, use, storageUse: use });
+      }
     }
     return files;
   }
@@ -184,4 +181,30 @@ function isInside(file: vscode.Uri, folder: vscode.Uri): boolean {
   if (file.scheme !== folder.scheme || file.authority !== folder.authority) return false;
   const base = folder.path.replace(/\/+$/, '');
   return file.path === base || file.path.startsWith(`${base}/`);
+}
+
+/**
+ * The files `glob` finds (outside {@link LOCAL_SETTINGS_EXCLUDE}), read, in path order. Past
+ * {@link MAX_LOCAL_SETTINGS_FILES}, one file stands for those not read, as a file that could not be
+ * read: any of them may set its own value, so nothing is injected over them.
+ * @param name the files' name, for that file's reason
+ * @throws the search's error
+ */
+async function findAndRead(glob: string, name: string, dotenv: boolean): Promise<FoundFile[]> {
+  const uris = await vscode.workspace.findFiles(glob, LOCAL_SETTINGS_EXCLUDE, MAX_LOCAL_SETTINGS_FILES + 1);
+  uris.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+  const unread = uris.length > MAX_LOCAL_SETTINGS_FILES ? uris.splice(MAX_LOCAL_SETTINGS_FILES) : [];
+  const labelOf = (uri: vscode.Uri): string => vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
+  const found = await Promise.all(uris.map(async (uri): Promise<FoundFile> => {
+    try {
+      const bytes = await vscode.workspace.fs.readFile(uri);
+      return { uri, label: labelOf(uri), dotenv, text: dotenv ? new TextDecoder().decode(bytes) : decodeLocalSettings(bytes) };
+    } catch (err) {
+      return { uri, label: labelOf(uri), dotenv, text: { error: (err as Error).message } };
+    }
+  }));
+  for (const uri of unread) {
+    found.push({ uri, label: labelOf(uri), dotenv, text: { error: `not read: the workspace has more than ${MAX_LOCAL_SETTINGS_FILES} ${name} files, and only the first ${MAX_LOCAL_SETTINGS_FILES} are read` } });
+  }
+  return found;
 }

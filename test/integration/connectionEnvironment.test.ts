@@ -214,6 +214,29 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     assert.match(a.terminalDescription() ?? '', /^AZURE_STORAGE_CONNECTION_STRING and AzureWebJobsStorage for the running Azurite Blob/);
   });
 
+  it('keeps AZURE_STORAGE_CONNECTION_STRING out of terminals and debug sessions while a .env sets its own (a program that loads it keeps what its environment has)', async () => {
+    const a = await api();
+    const dir = path.join(workspace(), 'dotenv-app');
+    fixtures.push(dir);
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, '.env');
+    fs.writeFileSync(file, `# the app's cloud account\nAZURE_STORAGE_CONNECTION_STRING="${CLOUD}"\n`);
+    await a.rescanLocalSettings();
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    const cs = a.emulator.connectionString();
+    await waitFor('AZURE_STORAGE_CONNECTION_STRING to be left out of terminals', () => {
+      const v = a.terminalVariables();
+      return (v.AZURE_STORAGE_CONNECTION_STRING === undefined && v.AzureWebJobsStorage === cs) || undefined;
+    });
+    assert.match(a.terminalDescription() ?? '', /AZURE_STORAGE_CONNECTION_STRING not set: dotenv-app\/\.env sets its own/);
+    const env = await debugAndReadEnv('azurite env probe dotenv');
+    assert.equal(env.AZURE_STORAGE_CONNECTION_STRING, undefined);
+    assert.equal(env.AzureWebJobsStorage, cs);
+    // Its value pointed at the development storage instead: ours is given again (the file is watched).
+    fs.writeFileSync(file, 'AZURE_STORAGE_CONNECTION_STRING=UseDevelopmentStorage=true\n');
+    await waitFor('AZURE_STORAGE_CONNECTION_STRING to come back', () => a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs, 20_000);
+  });
+
   it('reads a local.settings.json saved as UTF-16 with a byte order mark (Windows PowerShell 5.1\'s `>`), little- or big-endian', async () => {
     const a = await api();
     fixtures.push(path.join(workspace(), 'utf16'));

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import {
-  classifyLocalSettings, connectionStringPairs, decideVariables, decodeLocalSettings, dotenvKeys, envFilePaths, isDevelopmentStorage, needsDevelopmentStorage,
+  classifyDotenv, classifyLocalSettings, connectionStringPairs, decideVariables, decodeLocalSettings, dotenvKeys, envFilePaths, isDevelopmentStorage, needsDevelopmentStorage,
   type LocalSettingsFile,
 } from '../../../src/core/localSettings';
 
@@ -216,6 +216,20 @@ describe('core/localSettings', () => {
   it('reads the keys of an envFile: KEY=value, export KEY=value; comments and blanks skipped', () => {
     assert.deepEqual([...dotenvKeys('# c\nAzureWebJobsStorage=x\r\n\nexport AZURE_STORAGE_CONNECTION_STRING="y"\n  SPACED = 1\nnot a line\n')],
       ['AzureWebJobsStorage', 'AZURE_STORAGE_CONNECTION_STRING', 'SPACED']);
+  });
+
+  it('reads what a .env says of each variable: the user\'s own value, the development storage, nothing; and keeps a .env from counting as a Functions project', () => {
+    const env = `# the app's settings\nexport AZURE_STORAGE_CONNECTION_STRING="${CLOUD}"\nAzureWebJobsStorage=UseDevelopmentStorage=true\n`;
+    assert.deepEqual(classifyDotenv(env, own, 'AZURE_STORAGE_CONNECTION_STRING'), { kind: 'own' });
+    assert.deepEqual(classifyDotenv(env, own), { kind: 'development' });
+    assert.deepEqual(classifyDotenv('\uFEFFOTHER=1\nAZURE_STORAGE_CONNECTION_STRING=\n', own, 'AZURE_STORAGE_CONNECTION_STRING'), { kind: 'absent' }, 'empty is unset');
+    assert.deepEqual(classifyDotenv('azure_storage_connection_string=UseDevelopmentStorage=true', own, 'AZURE_STORAGE_CONNECTION_STRING'), { kind: 'development' }, 'any case, as Windows reads it');
+    assert.deepEqual(classifyDotenv('AzureWebJobsStorage__accountName=prod\n', own), { kind: 'own' }, 'an identity-based connection');
+    const files: LocalSettingsFile[] = [{ label: '.env', dotenv: true, use: classifyDotenv(env, own), storageUse: classifyDotenv(env, own, 'AZURE_STORAGE_CONNECTION_STRING') }];
+    const decided = decideVariables('UseDevelopmentStorage=true', { running: ['Blob'] }, files);
+    assert.deepEqual(decided.variables, { AzureWebJobsStorage: 'UseDevelopmentStorage=true' });
+    assert.equal(decided.description, 'AzureWebJobsStorage for the running Azurite Blob; AZURE_STORAGE_CONNECTION_STRING not set: .env sets its own');
+    assert.equal(needsDevelopmentStorage(files), false, 'a .env naming the development storage is no Functions project to start storage for');
   });
 
   it('names the files of an envFile: one path or a list (Go), relative ones in the workspace folder', () => {
