@@ -516,7 +516,13 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       void notify('info', 'Azurite: blobs cannot be moved or copied within the Storage view; nothing was uploaded. Drop files from the Explorer or the desktop to upload them.');
       return;
     }
-    const files: { name: string; content: UploadContent }[] = [];
+    // The transfer's files themselves (read as each upload begins, four at a time, not all at once).
+    const transferred: { name: string; content: UploadContent }[] = [];
+    transfer.forEach((item) => {
+      const file = item.asFile();
+      if (file !== undefined) transferred.push({ name: file.name, content: async () => file.data() });
+    });
+    let files: { name: string; content: UploadContent }[] = [];
     try {
       if (lines.length > 0) {
         // A large folder, or one of a remote window, takes a while to walk.
@@ -529,15 +535,18 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
           }
         });
       } else {
-        transfer.forEach((item) => {
-          const file = item.asFile();
-          // Read as its upload begins (four at a time), not all at once before the first.
-          if (file !== undefined) files.push({ name: file.name, content: async () => file.data() });
-        });
+        files = transferred;
       }
     } catch (err) {
-      void notify('error', `Azurite: the dropped files could not be read, nothing was uploaded: ${errorText(err)}`);
-      return;
+      // Files dropped from the desktop into a remote window (SSH, a dev container, WSL): VS Code
+      // lists them as file: URIs of the desktop's disk, which this side cannot read; the transfer
+      // carries their content too.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && transferred.length > 0) {
+        files = transferred;
+      } else {
+        void notify('error', `Azurite: the dropped files could not be read, nothing was uploaded: ${errorText(err)}`);
+        return;
+      }
     }
     if (token.isCancellationRequested || files.length === 0) return;
     await this.uploadAll(target.account, place, files, false);

@@ -287,6 +287,21 @@ describe('Storage view', () => {
       const shown = a.notifications().slice(before);
       assert.equal(shown.length, 1, shown.join('\n'));
       assert.match(shown[0]!, /^Azurite: the dropped files could not be read, nothing was uploaded: .*no-such-folder/);
+
+      // Files dropped from the desktop into a remote window: file: URIs of the desktop's disk, which
+      // this side does not have, and the files' content in the transfer, which is uploaded.
+      const desktop = new vscode.DataTransfer();
+      desktop.set('text/uri-list', new vscode.DataTransferItem(vscode.Uri.file(path.join(dir, 'on-the-desktop', 'photo.txt')).toString()));
+      const content = Buffer.from('dropped from the desktop');
+      desktop.set('files', new (class extends vscode.DataTransferItem {
+        override asFile(): vscode.DataTransferFile {
+          return { name: 'photo.txt', uri: undefined, data: async () => new Uint8Array(content) };
+        }
+      })(''));
+      const beforeDesktop = a.notifications().length;
+      await a.storageDrop(`${ACCOUNT}/blob/remote`, desktop);
+      assert.deepEqual(a.notifications().slice(beforeDesktop).filter((m) => m.includes('could not be read')), []);
+      assert.equal((await remote.getBlobClient('photo.txt').downloadToBuffer()).toString(), 'dropped from the desktop');
     } finally {
       registration.dispose();
       fs.rmSync(dir, { recursive: true, force: true });
