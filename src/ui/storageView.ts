@@ -52,6 +52,8 @@ function maxPageSize(parent: StorageNode): number {
 const MAX_SHOWN = 5000;
 /** The engine's per-container and per-queue figures are read at most this often while clients write (ms). */
 const FIGURES_MIN_INTERVAL_MS = 2000;
+/** The most messages Peek Messages returns (the Queue service's limit; the data layer's PEEK_LIMIT, not imported: it loads with dist/data.js). */
+const PEEK_LIMIT = 32;
 /** How long one page of a listing may take before its requests abort and the view says so (ms). */
 export const LIST_TIMEOUT_MS = 30_000;
 
@@ -352,7 +354,12 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
         const peek = await data.peekMessages(clients, parent.name, signal);
         const items: StorageNode[] = peek.messages.map((m) => ({ type: 'message', id: `${account}/queue/${parent.name}/${m.messageId}`, account, queue: parent.name, info: m }));
         if (peek.approximateCount > peek.messages.length) {
-          items.push({ type: 'note', id: `${parent.id}/…peek`, account, text: `The first ${peek.messages.length} of about ${peek.approximateCount.toLocaleString('en-US')} messages`, tooltip: 'Peek Messages returns at most 32 messages and never dequeues them.' });
+          // Fewer than Peek's 32 shown: the others are invisible, received by a consumer and not yet
+          // deleted (the count includes them). Nothing reports when they show again.
+          const hidden = peek.approximateCount - peek.messages.length;
+          items.push(peek.messages.length >= PEEK_LIMIT
+            ? { type: 'note', id: `${parent.id}/…peek`, account, text: `The first ${peek.messages.length} of about ${peek.approximateCount.toLocaleString('en-US')} messages`, tooltip: 'Peek Messages returns at most 32 messages and never dequeues them.' }
+            : { type: 'note', id: `${parent.id}/…peek`, account, text: `About ${hidden.toLocaleString('en-US')} more message${hidden === 1 ? '' : 's'} hidden while a consumer processes ${hidden === 1 ? 'it' : 'them'}`, tooltip: 'Received and not yet deleted: invisible until the visibility timeout the consumer gave ends. Refresh then to see them here.' });
         }
         return { items };
       }

@@ -308,6 +308,22 @@ describe('Storage view', () => {
     }
   });
 
+  it('says that messages a consumer holds are hidden, instead of "the first 1 of about 3"', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_queue');
+    const work = QueueServiceClient.fromConnectionString(a.emulator.connectionString()).getQueueClient('held');
+    await work.create();
+    for (const text of ['one', 'two', 'three']) await work.sendMessage(text);
+    await work.receiveMessages({ numberOfMessages: 2, visibilityTimeout: 300 });
+    const queue = await waitFor('the queue with one visible message', async () => {
+      const q = find(await a.storageTree(), `${ACCOUNT}/queue/held`);
+      return q?.children?.length === 2 ? q : undefined;
+    });
+    assert.deepEqual(queue.children!.map((c) => c.label), ['three', 'About 2 more messages hidden while a consumer processes them']);
+    await vscode.commands.executeCommand('azurite.close_queue');
+  });
+
   it('shows a blob named like a folder ("marker/") inside that folder as an item of its own', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });
