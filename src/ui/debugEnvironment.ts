@@ -8,7 +8,10 @@
  * Registered for every debug type (`'*'`) through `resolveDebugConfigurationWithSubstitutedVariables`,
  * which VS Code calls after the `preLaunchTask` has run (VS Code 1.139 debugService: resolve →
  * substitute variables → preLaunchTask → resolve with substituted variables → launch), so ports of
- * services an `azurite` preLaunchTask just started are the ones injected.
+ * services an `azurite` preLaunchTask just started are the ones injected. That holds for a new
+ * launch only: VS Code's Restart of a session reuses its resolved configuration (and, when
+ * launch.json changed, resolves it before the preLaunchTask runs again), so a restarted session
+ * keeps the variables of its first launch.
  */
 import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
