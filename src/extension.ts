@@ -204,6 +204,8 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   const memoryAlerts = new MemoryAlerts(emulator, warningThreshold);
   const connectionEnv = new ConnectionEnvironment(emulator, log);
   const terminal = new TerminalEnvironment(context.environmentVariableCollection, emulator, connectionEnv, () => readExtensionSettings().terminalEnvironment);
+  // The settings watcher's (made below, once what it needs exists); before it, no limit change waits.
+  let limitSettled = (): Promise<void> => Promise.resolve();
   const reload = async (): Promise<readonly Failure[]> => {
     const applied = emulator.updateSettings(settings());
     statusBar.refresh();
@@ -224,6 +226,8 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     prepareStart: async () => {
       await password.ready;
       await accounts.ready;
+      // A memory limit still being typed is not read (and applied live) by the start's reload.
+      await limitSettled();
       const go = await ensureDataFolderChosen(context.workspaceState);
       if (go) {
         await reload();
@@ -257,6 +261,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   context.subscriptions.push(storageView, accounts.onDidChange(() => storageView.invalidate()), snapshots.onDidChangeAttachedData(() => storageView.invalidate()));
   // What a restart for a settings change waits for: no Reset, Import or Export under way.
   const watcher = new SettingsWatcher(emulator, reload, deps, dataIdle);
+  limitSettled = () => watcher.limitSettled();
   const debugEnabled = () => readExtensionSettings().debugEnvironment;
   // Setting errors already there when the window opens that no status bar item shows (they stop no
   // start, and the defaults apply meanwhile): said once now, as a change to one of them would be.

@@ -85,12 +85,9 @@ export class SettingsWatcher implements vscode.Disposable {
     });
     this.subscriptions = [
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (!affectsEmulator(e)) return;
-        // Another change while a limit change waits waits with it: read now, it would apply the limit too.
-        if (this.limitQuiet !== undefined || (e.affectsConfiguration(EXTENT_LIMIT_SETTING) && emulator.isMemoryInUse())) this.changedWhenQuiet();
-        else this.changed();
+        if (affectsEmulator(e)) this.reread(e.affectsConfiguration(EXTENT_LIMIT_SETTING));
       }),
-      vscode.workspace.onDidChangeWorkspaceFolders(() => this.changed()),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.reread(false)),
       { dispose: () => { stale.dispose(); states.dispose(); } },
     ];
   }
@@ -105,7 +102,26 @@ export class SettingsWatcher implements vscode.Disposable {
 
   /** Applies settings that changed outside settings.json (the certificate password in Secret Storage) as a settings change. */
   refresh(): void {
-    this.changed();
+    this.reread(false);
+  }
+
+  /**
+   * Resolves once a memory limit change that waits for the settings to stay unchanged has been
+   * read (at once when none waits): what a start waits for before it reads the settings, so that it
+   * does not apply a value still being typed.
+   */
+  limitSettled(): Promise<void> {
+    return this.limitQuiet?.done ?? Promise.resolve();
+  }
+
+  /**
+   * Reads the settings again: at once, or once they have stayed unchanged for
+   * {@link RESTART_QUIET_MS} when the memory limit changed while in-memory data is held. Any change
+   * while such a wait runs waits with it: read now, it would apply the limit too.
+   */
+  private reread(limitChanged: boolean): void {
+    if (this.limitQuiet !== undefined || (limitChanged && this.emulator.isMemoryInUse())) this.changedWhenQuiet();
+    else this.changed();
   }
 
   private changed(): void {

@@ -375,13 +375,18 @@ export async function existingBlobs(clients: StorageClients, container: string, 
   return names.filter((n) => found.has(n));
 }
 
-/** The approximate message count of each queue (Get Queue Metadata), in order; undefined where it failed. */
+/**
+ * The approximate message count of each queue (Get Queue Metadata), in order; undefined where it failed.
+ * @throws the signal's reason once `signal` has aborted (the counts missing then say nothing of the queues)
+ */
 export async function queueCounts(clients: StorageClients, queues: readonly string[], signal?: AbortSignal): Promise<(number | undefined)[]> {
   const counts = new Map<string, number | undefined>();
   const client = service(clients.queue, 'Queue');
   await pool(queues, {}, async (name) => {
     counts.set(name, await client.getQueueClient(name).getProperties({ abortSignal: signal }).then((p) => p.approximateMessagesCount, () => undefined));
   });
+  // Aborted: the counts are missing for that, not because the queues are gone.
+  signal?.throwIfAborted();
   return queues.map((q) => counts.get(q));
 }
 

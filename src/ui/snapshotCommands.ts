@@ -222,6 +222,8 @@ export class SnapshotCommands implements vscode.Disposable {
     if (typeof folder !== 'string') return failure('setting', `azurite.seed: ${folder.fix}`, { setting: 'azurite.seed' });
     const unusable = seedFolderProblem(folder);
     if (unusable !== undefined) return unusable;
+    // Set once the load begins: a cut-short before it (the read) has nothing to delete again.
+    let loading = false;
     try {
       const data = this.data();
       const clients = this.clients([kind]);
@@ -235,6 +237,7 @@ export class SnapshotCommands implements vscode.Disposable {
       // Cancellable as the load is: a stop of the service need not wait for a large seed's read.
       const snapshot = await withDelayedProgress('Reading the seed', true, (options) => data.readSnapshot(folder, [kind], options.signal), signal);
       if (cut()) return this.seedCutShort(kind, folder);
+      loading = true;
       // The service was empty (a fresh in-memory one, or checked above); a client may have made
       // something since its port opened, which stays. A seed that stops half-way is deleted again.
       const counts = await this.journaled({ operation: 'seed', folder, kinds: [kind], where: this.where([kind]), inMemory },
@@ -242,7 +245,7 @@ export class SnapshotCommands implements vscode.Disposable {
       this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${data.describeCounts(counts, [kind])}.`);
       return { ok: true };
     } catch (err) {
-      if (err instanceof Error && err.name === 'AbortError') return this.seedCutShort(kind, folder, true);
+      if (err instanceof Error && err.name === 'AbortError') return this.seedCutShort(kind, folder, loading);
       return this.dataFailure(`The seed was not loaded into ${serviceName(kind)}`, folder, err, true);
     }
   }
@@ -380,12 +383,17 @@ export class SnapshotCommands implements vscode.Disposable {
     try {
       const data = this.data();
       const seed = folder !== undefined ? await withDelayedProgress('Reading the seed', true, (options) => data.readSnapshot(folder, running, options.signal), signal) : undefined;
-      emptying = true;
+      // Ended (its task) while the read's last steps ran, which look at the signal no more: still
+      // before anything is deleted.
+      signal?.throwIfAborted();
       // Every account of the engine is emptied; the seed goes into the development account.
       const [development, ...others] = this.deps.emulator.accounts();
       const developmentName = development?.name ?? DEV_ACCOUNT_NAME;
       // Only loading the seed can be cancelled (the data layer then deletes it again); emptying cannot.
       const counts = await this.journaled({ operation: 'reset', folder: folder ?? '', kinds: running, where: this.where(running), inMemory: this.inMemory(running) }, () => withDelayedProgress('Resetting', seed !== undefined, async (options) => {
+        // Nor while the journal was written.
+        signal?.throwIfAborted();
+        emptying = true;
         // An account whose emptying leaves an item does not stop the others; each is named after.
         for (const account of others) {
           await data.resetAccount(this.clients(running, account), undefined, { ...options, reclaim: this.reclaim() })

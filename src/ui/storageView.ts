@@ -15,6 +15,7 @@
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { setMaxListeners } from 'node:events';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../core/commandIds';
 import { formatBytes } from '../core/memory';
@@ -306,6 +307,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
    */
   private async fetch(parent: StorageNode, continuation: string | undefined, pageSize: number): Promise<{ items: StorageNode[]; continuation?: string | undefined }> {
     const signal = AbortSignal.timeout(LIST_TIMEOUT_MS);
+    // Each request in flight listens to it (an attached Azurite's queue counts take up to 16 at once).
+    setMaxListeners(64, signal);
     try {
       return await this.fetchPage(parent, continuation, pageSize, signal);
     } catch (err) {
@@ -354,12 +357,12 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
         const peek = await data.peekMessages(clients, parent.name, signal);
         const items: StorageNode[] = peek.messages.map((m) => ({ type: 'message', id: `${account}/queue/${parent.name}/${m.messageId}`, account, queue: parent.name, info: m }));
         if (peek.approximateCount > peek.messages.length) {
-          // Fewer than Peek's 32 shown: the others are invisible, received by a consumer and not yet
-          // deleted (the count includes them). Nothing reports when they show again.
+          // Fewer than Peek's 32 shown: the others are invisible (received by a consumer and not yet
+          // deleted, or sent with a visibility timeout), and counted. Nothing reports when they show again.
           const hidden = peek.approximateCount - peek.messages.length;
           items.push(peek.messages.length >= PEEK_LIMIT
             ? { type: 'note', id: `${parent.id}/…peek`, account, text: `The first ${peek.messages.length} of about ${peek.approximateCount.toLocaleString('en-US')} messages`, tooltip: 'Peek Messages returns at most 32 messages and never dequeues them.' }
-            : { type: 'note', id: `${parent.id}/…peek`, account, text: `About ${hidden.toLocaleString('en-US')} more message${hidden === 1 ? '' : 's'} hidden while a consumer processes ${hidden === 1 ? 'it' : 'them'}`, tooltip: 'Received and not yet deleted: invisible until the visibility timeout the consumer gave ends. Refresh then to see them here.' });
+            : { type: 'note', id: `${parent.id}/…peek`, account, text: `About ${hidden.toLocaleString('en-US')} more message${hidden === 1 ? '' : 's'} not visible now (received by a consumer, or sent with a delay)`, tooltip: 'Invisible until a visibility timeout ends: one a consumer gave when it received them, or one they were sent with. Refresh then to see them here.' });
         }
         return { items };
       }

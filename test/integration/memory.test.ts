@@ -105,6 +105,14 @@ describe('Memory meter in depth', () => {
     await a.settled();
     assert.equal(a.emulator.memoryReport().limitBytes, 15 * 1024 * KiB);
     assert.deepEqual(a.notifications().slice(before), [], 'no refusal of the partial value');
+
+    // A start meanwhile (a preLaunchTask, a click) reads the settings once the value has stayed
+    // unchanged, not the partial one: "3", then "30".
+    await config.update('extentMemoryLimit', 3, vscode.ConfigurationTarget.Workspace);
+    const started = Promise.resolve(vscode.commands.executeCommand('azurite.start_queue'));
+    await config.update('extentMemoryLimit', 30, vscode.ConfigurationTarget.Workspace);
+    assert.deepEqual(await started, [{ ok: true }]);
+    assert.equal(a.emulator.memoryReport().limitBytes, 30 * 1024 * KiB, 'the last value, not the partial one');
   });
 
   it('Raise Limit writes the limit where it is set: the user settings, which later edits there then change, or the workspace', async () => {
