@@ -35,15 +35,15 @@ export const RESTART_QUIET_MS = 1500;
 /** Restarts run one batch at a time, in the order the changes came. */
 export class SettingsWatcher implements vscode.Disposable {
   private restarts: Promise<void> = Promise.resolve();
-  /** The wait for the settings to stay unchanged ({@link RESTART_QUIET_MS}) before restarts are looked for; undefined when none runs. */
-  private quiet: { readonly timer: NodeJS.Timeout; readonly done: Promise<void>; readonly resolve: () => void } | undefined;
+  /** The wait for the settings to stay unchanged ({@link RESTART_QUIET_MS}) before restarts are looked for. */
+  private readonly quiet = new QuietWait(RESTART_QUIET_MS);
   /**
    * A change of `azurite.extentMemoryLimit` while in-memory data is held, waiting for the settings to
    * stay unchanged ({@link RESTART_QUIET_MS}) before they are read: the limit applies live, and a
    * partial value typed on the way to "1500" (1, 15) would refuse clients' writes, or be refused
    * with a notification of its own.
    */
-  private limitQuiet: { readonly timer: NodeJS.Timeout; readonly done: Promise<void>; readonly resolve: () => void } | undefined;
+  private readonly limitQuiet = new QuietWait(RESTART_QUIET_MS);
   /** The last settings reload's live part (what the engine applies), until done. */
   private applying: Promise<void> = Promise.resolve();
   private readonly subscriptions: vscode.Disposable[];
@@ -94,8 +94,8 @@ export class SettingsWatcher implements vscode.Disposable {
 
   /** Resolves when every restart asked for so far has finished, the waits for quiet settings included (for tests). */
   async settled(): Promise<void> {
-    await this.limitQuiet?.done;
-    await this.quiet?.done;
+    await this.limitQuiet.done;
+    await this.quiet.done;
     await this.applying;
     await this.restarts;
   }
@@ -111,7 +111,7 @@ export class SettingsWatcher implements vscode.Disposable {
    * does not apply a value still being typed.
    */
   limitSettled(): Promise<void> {
-    return this.limitQuiet?.done ?? Promise.resolve();
+    return this.limitQuiet.done;
   }
 
   /**
@@ -120,7 +120,7 @@ export class SettingsWatcher implements vscode.Disposable {
    * while such a wait runs waits with it: read now, it would apply the limit too.
    */
   private reread(limitChanged: boolean): void {
-    if (this.limitQuiet !== undefined || (limitChanged && this.emulator.isMemoryInUse())) this.changedWhenQuiet();
+    if (this.limitQuiet.waiting || (limitChanged && this.emulator.isMemoryInUse())) this.changedWhenQuiet();
     else this.changed();
   }
 
@@ -136,20 +136,7 @@ export class SettingsWatcher implements vscode.Disposable {
 
   /** {@link changed} once the settings have stayed unchanged for {@link RESTART_QUIET_MS} (each change starts the wait again). */
   private changedWhenQuiet(): void {
-    const waiting = this.limitQuiet;
-    if (waiting !== undefined) clearTimeout(waiting.timer);
-    let resolve!: () => void;
-    const done = waiting?.done ?? new Promise<void>((r) => { resolve = r; });
-    const settle = waiting?.resolve ?? resolve;
-    const timer = setTimeout(() => {
-      this.limitQuiet = undefined;
-      try {
-        this.changed();
-      } finally {
-        settle();
-      }
-    }, RESTART_QUIET_MS);
-    this.limitQuiet = { timer, done, resolve: settle };
+    this.limitQuiet.arm(() => this.changed());
   }
 
   /**
@@ -158,26 +145,12 @@ export class SettingsWatcher implements vscode.Disposable {
    * restart that a fixed port starts again, say), since then nothing is stopped.
    */
   private restartWhenQuiet(): void {
-    const waiting = this.quiet;
-    if (waiting !== undefined) clearTimeout(waiting.timer);
     if (this.emulator.servicesNeedingRestart().length === 0) {
-      this.quiet = undefined;
       this.restartWhereNeeded();
-      waiting?.resolve();
+      this.quiet.end();
       return;
     }
-    let resolve!: () => void;
-    const done = waiting?.done ?? new Promise<void>((r) => { resolve = r; });
-    const settle = waiting?.resolve ?? resolve;
-    const timer = setTimeout(() => {
-      this.quiet = undefined;
-      try {
-        this.restartWhereNeeded();
-      } finally {
-        settle();
-      }
-    }, RESTART_QUIET_MS);
-    this.quiet = { timer, done, resolve: settle };
+    this.quiet.arm(() => this.restartWhereNeeded());
   }
 
   /**
@@ -323,12 +296,55 @@ export class SettingsWatcher implements vscode.Disposable {
 
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
-    for (const wait of [this.quiet, this.limitQuiet]) {
-      if (wait === undefined) continue;
-      clearTimeout(wait.timer);
-      wait.resolve();
-    }
-    this.quiet = undefined;
-    this.limitQuiet = undefined;
+    this.quiet.end();
+    this.limitQuiet.end();
+  }
+}
+
+/**
+ * Runs an action once `ms` have passed since it was last armed (each {@link arm} starts the wait
+ * again); {@link done} resolves when the wait ends, the same promise however often it was re-armed.
+ */
+class QuietWait {
+  private wait: { readonly timer: NodeJS.Timeout; readonly done: Promise<void>; readonly resolve: () => void } | undefined;
+
+  /** @param ms how long nothing must arm it again (ms) */
+  constructor(private readonly ms: number) {}
+
+  /** True while a wait runs. */
+  get waiting(): boolean {
+    return this.wait !== undefined;
+  }
+
+  /** Resolves when the wait under way has ended (its action run, if any); at once when none runs. */
+  get done(): Promise<void> {
+    return this.wait?.done ?? Promise.resolve();
+  }
+
+  /** Starts the wait, or starts it again; `run` (instead of an earlier one) runs at its end. */
+  arm(run: () => void): void {
+    const waiting = this.wait;
+    if (waiting !== undefined) clearTimeout(waiting.timer);
+    let resolve!: () => void;
+    const done = waiting?.done ?? new Promise<void>((r) => { resolve = r; });
+    const settle = waiting?.resolve ?? resolve;
+    const timer = setTimeout(() => {
+      this.wait = undefined;
+      try {
+        run();
+      } finally {
+        settle();
+      }
+    }, this.ms);
+    this.wait = { timer, done, resolve: settle };
+  }
+
+  /** Ends the wait under way without its action (those awaiting {@link done} go on). */
+  end(): void {
+    const waiting = this.wait;
+    if (waiting === undefined) return;
+    clearTimeout(waiting.timer);
+    this.wait = undefined;
+    waiting.resolve();
   }
 }
