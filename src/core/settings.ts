@@ -198,8 +198,11 @@ export function parseSettings(raw: RawSettings, location: LocationContext, secre
   let extentMemoryLimitBytes: number | undefined;
   const rawLimit = raw['extentMemoryLimit'];
   if (rawLimit !== undefined && rawLimit !== null) {
-    if (typeof rawLimit === 'number' && Number.isFinite(rawLimit) && rawLimit > 0 && mbToBytes(rawLimit) >= 1) {
-      extentMemoryLimitBytes = mbToBytes(rawLimit);
+    // A number of MB written as a string ("512"), as ports may be: what it plainly asks for. (The
+    // Azurite extension takes any string as unset, its default of 50% of memory.)
+    const mb = typeof rawLimit === 'string' && /^\d+(\.\d+)?$/.test(rawLimit.trim()) ? Number(rawLimit.trim()) : rawLimit;
+    if (typeof mb === 'number' && Number.isFinite(mb) && mb > 0 && mbToBytes(mb) >= 1) {
+      extentMemoryLimitBytes = mbToBytes(mb);
     } else {
       fail('extentMemoryLimit', rawLimit, "use a number of MB greater than 0 (1 MB = 1024 × 1024 bytes), or remove it for Azurite's default of 50% of total memory.", inMemoryPersistence ? EXTENT_KINDS : []);
     }

@@ -11,6 +11,7 @@
 /// <reference path="./azurite.d.ts" />
 import { once } from 'node:events';
 import type * as http from 'node:http';
+import type { Socket } from 'node:net';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { Writable } from 'node:stream';
@@ -471,13 +472,35 @@ async function closeAndWaitForPort(server: ServerBase, idle: () => Promise<void>
   const closed = http.listening ? once(http, 'close') : Promise.resolve([]);
   if (http.listening) http.close();
   await withBound(idle(), DRAIN_MS).catch(() => undefined);
-  const force = setTimeout(() => http.closeAllConnections(), FORCE_CLOSE_AFTER_MS);
+  const force = setTimeout(() => {
+    http.closeAllConnections();
+    // Over HTTPS Node tracks a connection only once its TLS handshake is done: one that never began
+    // it (a client that connected and sent nothing) would hold the close for the 120 s handshake timeout.
+    for (const socket of socketsOf.get(server) ?? []) socket.destroy();
+  }, FORCE_CLOSE_AFTER_MS);
   try {
     await close();
     await closed;
-  } finally {
-    clearTimeout(force);
+  } catch (err) {
+    // azurite's close failed (a save on a full disk): the connections still open are cut all the
+    // same when the timer fires, which does not keep the engine's process alive.
+    force.unref();
+    throw err;
   }
+  clearTimeout(force);
+}
+
+/** The TCP connections of each server as they were accepted (before any TLS handshake), until they close. */
+const socketsOf = new WeakMap<ServerBase, Set<Socket>>();
+
+/** Keeps {@link socketsOf} for `server`, from its listen on (call before any I/O event can run after it). */
+function trackSockets(server: ServerBase): void {
+  const sockets = new Set<Socket>();
+  socketsOf.set(server, sockets);
+  server.httpServer.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
 }
 
 /** azurite's own close() of a server whose `close` {@link createService} replaced (see its `closeAsStop`): what a stop of ours calls. */
@@ -521,6 +544,7 @@ export function createService(options: EngineServiceOptions): EngineService {
         throw err;
       }
       server = s;
+      trackSockets(s);
       closeAsStop(s);
       if (!options.inMemory) for (const db of lokiDatabases(s as ServerInternals)) keepUnsavedOnFailure(db, options.kind, options.saveLog);
       // Disk mode: what a client was told is written reaches the disk within SAVE_WINDOW_MS.

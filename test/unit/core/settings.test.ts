@@ -117,6 +117,11 @@ describe('core/settings', () => {
       assert.equal(parseSettings({ extentMemoryLimit: 1 }, withFolder).options.extentMemoryLimitBytes, 1048576);
       assert.equal(parseSettings({ extentMemoryLimit: 0.5 }, withFolder).options.extentMemoryLimitBytes, 524288);
       assert.equal(parseSettings({ extentMemoryLimit: 2048 }, withFolder).options.extentMemoryLimitBytes, 2147483648);
+      // Written as a string, as a port may be: no error that would stop Blob and Queue.
+      const asString = parseSettings({ extentMemoryLimit: ' 512 ', inMemoryPersistence: true }, withFolder);
+      assert.deepEqual(asString.errors, []);
+      assert.equal(asString.options.extentMemoryLimitBytes, 512 * 1048576);
+      assert.equal(parseSettings({ extentMemoryLimit: '512 MB', inMemoryPersistence: true }, withFolder).errors[0]?.key, 'azurite.extentMemoryLimit');
     });
 
     it('accepts the smallest limit that is still one whole byte', () => {
@@ -210,7 +215,8 @@ describe('core/settings', () => {
       [-1, '-1'],
       [0, '0'],
       ['abc', '"abc"'],
-      ['1', '"1"'],
+      ['1 MB', '"1 MB"'],
+      ['0', '"0"'],
       [1e-7, '1e-7'], // 0.1048576 bytes: truncates to 0
       [Number.NaN, 'NaN'],
       [Number.POSITIVE_INFINITY, 'Infinity'],

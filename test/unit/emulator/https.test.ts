@@ -13,7 +13,9 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
+import { once } from 'node:events';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import type { AccessToken, TokenCredential } from '@azure/core-auth';
 import type { TlsSettings } from '@azure/core-rest-pipeline';
@@ -215,6 +217,19 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
     const rows = [];
     for await (const e of table.listEntities<{ v: string }>()) rows.push(e.v);
     assert.deepEqual(rows, ['secure']);
+  });
+
+  it('a stop ends a connection that never began its TLS handshake, instead of waiting for its 120 s timeout', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true, cert: certs.cert, key: certs.key }));
+    await startAll(emulator, ['blob']);
+    // Connected, then silent (a stuck client, a browser's preconnect): Node's HTTPS server does not
+    // count it among its connections until a handshake is done.
+    const silent = net.connect(emulator.endpoint('blob')!.port, '127.0.0.1');
+    await once(silent, 'connect');
+    const ended = once(silent, 'close');
+    silent.on('error', () => undefined);
+    assert.deepEqual(await emulator.stop('blob'), { ok: true });
+    await ended;
   });
 
   it('is real TLS: a client that does not trust the certificate is refused, and plain HTTP gets no answer', async () => {
