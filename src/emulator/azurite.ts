@@ -493,7 +493,7 @@ async function closeAndWaitForPort(server: ServerBase, idle: () => Promise<void>
 /** The TCP connections of each server as they were accepted (before any TLS handshake), until they close. */
 const socketsOf = new WeakMap<ServerBase, Set<Socket>>();
 
-/** Keeps {@link socketsOf} for `server`, from its listen on (call before any I/O event can run after it). */
+/** Keeps {@link socketsOf} for `server` (call before it listens). */
 function trackSockets(server: ServerBase): void {
   const sockets = new Set<Socket>();
   socketsOf.set(server, sockets);
@@ -535,6 +535,8 @@ export function createService(options: EngineServiceOptions): EngineService {
       draining = false;
       if (!options.inMemory) await fs.mkdir(options.location, { recursive: true });
       const s = makeServer(options);
+      // Before the listen: a connection accepted while start() still runs its last steps counts too.
+      trackSockets(s);
       gcCriticalErrors.delete(options.kind);
       try {
         await s.start();
@@ -544,7 +546,6 @@ export function createService(options: EngineServiceOptions): EngineService {
         throw err;
       }
       server = s;
-      trackSockets(s);
       closeAsStop(s);
       if (!options.inMemory) for (const db of lokiDatabases(s as ServerInternals)) keepUnsavedOnFailure(db, options.kind, options.saveLog);
       // Disk mode: what a client was told is written reaches the disk within SAVE_WINDOW_MS.

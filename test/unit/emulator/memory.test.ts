@@ -309,7 +309,7 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     const emulator = make({ inMemoryPersistence: true, extentMemoryLimit: 1 });
     await startAll(emulator, ['blob']);
     const update = (raw: Record<string, unknown>) => emulator.updateSettings(parseSettings({ ...rawOf(emulator), ...raw }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false }));
-    for (const bad of [0, -1, '512']) {
+    for (const bad of [0, -1, '512 MB']) {
       const problems = await update({ extentMemoryLimit: bad });
       assert.equal(problems.length, 1, `extentMemoryLimit ${JSON.stringify(bad)}`);
       assert.equal(problems[0]!.reason, 'setting');
@@ -318,7 +318,7 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
       assert.equal((await emulator.memoryReportNow()).limitBytes, MiB, 'the limit in force stays');
     }
     // A change of another setting does not repeat it; the limit still holds.
-    assert.deepEqual(await update({ extentMemoryLimit: '512', silent: true }), []);
+    assert.deepEqual(await update({ extentMemoryLimit: '512 MB', silent: true }), []);
     const container = clients(emulator).blob().getContainerClient('kept');
     await container.create();
     await assert.rejects(container.getBlockBlobClient('big').uploadData(Buffer.alloc(2 * MiB)), /size limit/i);
