@@ -201,7 +201,9 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   const warmedUp = readExtensionSettings().engineWarmUp && target.attached() === undefined ? warmUpAfterActivation(emulator, context, log) : undefined;
   const statusBar = new StatusBar(emulator, warningThreshold, target, warmedUp);
   const memoryPanel = new MemoryPanel(emulator, warningThreshold);
-  const memoryAlerts = new MemoryAlerts(emulator, warningThreshold);
+  // Raise Limit's write, applied at once by the settings watcher once it exists (made below).
+  let writeLimitWhole = writeLimit;
+  const memoryAlerts = new MemoryAlerts(emulator, warningThreshold, (mb) => writeLimitWhole(mb));
   const connectionEnv = new ConnectionEnvironment(emulator, log);
   const terminal = new TerminalEnvironment(context.environmentVariableCollection, emulator, connectionEnv, () => readExtensionSettings().terminalEnvironment);
   // The settings watcher's (made below, once what it needs exists); before it, no limit change waits.
@@ -262,6 +264,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   // What a restart for a settings change waits for: no Reset, Import or Export under way.
   const watcher = new SettingsWatcher(emulator, reload, deps, dataIdle);
   limitSettled = () => watcher.limitSettled();
+  writeLimitWhole = (mb) => watcher.writeLimitWhole(() => writeLimit(mb));
   const debugEnabled = () => readExtensionSettings().debugEnvironment;
   // Setting errors already there when the window opens that no status bar item shows (they stop no
   // start, and the defaults apply meanwhile): said once now, as a change to one of them would be.
@@ -328,7 +331,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     operationsStorage: () => (context.storageUri ?? context.globalStorageUri).fsPath,
     bindToLoopback: (kind) => bindToLoopback(kind, deps, dataIdle),
     usePort: (kind, port) => usePortNow(kind, port, deps),
-    raiseLimitTo: (mb) => writeLimit(mb),
+    raiseLimitTo: (mb) => writeLimitWhole(mb),
     useLocation: (folder) => useLocation(folder, deps),
     storedCertificatePassword: () => context.secrets.get(PASSWORD_SECRET_KEY),
     movePasswordToSecretStorage: () => movePasswordToSecretStorage(password),

@@ -44,6 +44,8 @@ export class SettingsWatcher implements vscode.Disposable {
    * with a notification of its own.
    */
   private readonly limitQuiet = new QuietWait(RESTART_QUIET_MS);
+  /** Set while {@link writeLimitWhole} writes: the change it makes applies at once. */
+  private limitWritten = false;
   /** The last settings reload's live part (what the engine applies), until done. */
   private applying: Promise<void> = Promise.resolve();
   private readonly subscriptions: vscode.Disposable[];
@@ -115,12 +117,35 @@ export class SettingsWatcher implements vscode.Disposable {
   }
 
   /**
+   * Writes `azurite.extentMemoryLimit` with `write` and applies it at once: a value written whole
+   * (Raise Limit's input box), not typed, so the wait for the settings to stay unchanged would only
+   * keep clients' writes refused longer. A typed change that waits meanwhile applies with it.
+   * VS Code tells the extension host of a settings change before the write's promise resolves; one
+   * told later waits as a typed change does.
+   * @param write writes the setting; resolves to true when written
+   * @returns what `write` resolves to; throws what it throws
+   */
+  async writeLimitWhole(write: () => Promise<boolean>): Promise<boolean> {
+    this.limitWritten = true;
+    try {
+      return await write();
+    } finally {
+      this.limitWritten = false;
+      this.limitQuiet.flush();
+    }
+  }
+
+  /**
    * Reads the settings again: at once, or once they have stayed unchanged for
-   * {@link RESTART_QUIET_MS} when the memory limit changed while in-memory data is held. Any change
-   * while such a wait runs waits with it: read now, it would apply the limit too.
+   * {@link RESTART_QUIET_MS} when the memory limit changed while in-memory data is held (not for
+   * {@link writeLimitWhole}'s write). Any change while such a wait runs waits with it: read now, it
+   * would apply the limit too.
    */
   private reread(limitChanged: boolean): void {
-    if (this.limitQuiet.waiting || (limitChanged && this.emulator.isMemoryInUse())) this.changedWhenQuiet();
+    if (this.limitWritten) {
+      if (this.limitQuiet.waiting) this.limitQuiet.flush();
+      else this.changed();
+    } else if (this.limitQuiet.waiting || (limitChanged && this.emulator.isMemoryInUse())) this.changedWhenQuiet();
     else this.changed();
   }
 
@@ -306,7 +331,7 @@ export class SettingsWatcher implements vscode.Disposable {
  * again); {@link done} resolves when the wait ends, the same promise however often it was re-armed.
  */
 class QuietWait {
-  private wait: { readonly timer: NodeJS.Timeout; readonly done: Promise<void>; readonly resolve: () => void } | undefined;
+  private wait: { readonly timer: NodeJS.Timeout; readonly run: () => void; readonly done: Promise<void>; readonly resolve: () => void } | undefined;
 
   /** @param ms how long nothing must arm it again (ms) */
   constructor(private readonly ms: number) {}
@@ -336,7 +361,20 @@ class QuietWait {
         settle();
       }
     }, this.ms);
-    this.wait = { timer, done, resolve: settle };
+    this.wait = { timer, run, done, resolve: settle };
+  }
+
+  /** Ends the wait under way with its action, now. */
+  flush(): void {
+    const waiting = this.wait;
+    if (waiting === undefined) return;
+    clearTimeout(waiting.timer);
+    this.wait = undefined;
+    try {
+      waiting.run();
+    } finally {
+      waiting.resolve();
+    }
   }
 
   /** Ends the wait under way without its action (those awaiting {@link done} go on). */

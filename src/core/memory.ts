@@ -135,6 +135,15 @@ export class LimitBursts<K extends string = string> {
     this.bursts.set(kind, { firstAt: nowMs, lastAt: nowMs });
     return true;
   }
+
+  /**
+   * Ends the bursts under way: the next refusal begins a burst and is reported.
+   * @param kind the service whose burst ends; every service's when undefined
+   */
+  forget(kind?: K): void {
+    if (kind === undefined) this.bursts.clear();
+    else this.bursts.delete(kind);
+  }
 }
 
 /**

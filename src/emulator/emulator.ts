@@ -282,6 +282,8 @@ export class Emulator {
       manager.onDidChangeState((state) => {
         // Ours serves it now, where the other Azurite was found (it has gone, or the port would have been taken).
         if (state.status === 'running') this.forgetServedElsewhere(kind);
+        // A refusal after a restart (a Clean, say) is reported even within the last burst's gap.
+        if (state.status === 'running' && kind !== 'table') this.meter.newBurstOf(kind);
         this.stateEmitter.fire({ kind, state });
       });
       services[kind] = manager;

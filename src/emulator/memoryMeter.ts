@@ -44,7 +44,8 @@ export class MemoryMeter implements Disposable {
   /**
    * Fires once per burst of writes refused by the memory limit, per service: for a service's first
    * refusal after a quiet gap, and again once its burst has lasted its longest
-   * ({@link LIMIT_BURST_TIMINGS}: 5 s, 60 s).
+   * ({@link LIMIT_BURST_TIMINGS}: 5 s, 60 s). A new limit applied, or the service started again
+   * ({@link newBurstOf}), begins a new burst.
    */
   readonly onDidHitLimit: Event<LimitHit> = this.limitEmitter.event;
 
@@ -100,9 +101,19 @@ export class MemoryMeter implements Disposable {
     }
     if (this.appliedSetting !== settingBytes) {
       this.appliedSetting = settingBytes;
+      // A write refused under the new limit is news, even a second after one refused under the old.
+      this.bursts.forget();
       this.schedule();
     }
     return undefined;
+  }
+
+  /**
+   * Ends `kind`'s burst of refused writes, so that its next refusal is reported: for a service that
+   * has just started (a restart, a Clean) and is refused again within the burst's gap.
+   */
+  newBurstOf(kind: 'blob' | 'queue'): void {
+    this.bursts.forget(kind);
   }
 
   /**

@@ -21,8 +21,11 @@ export class MemoryAlerts implements vscode.Disposable {
   private readonly warning = new ThresholdWarning();
   private readonly subscriptions: { dispose(): void }[];
 
-  /** @param warningThreshold percent, read at each event and when the setting changes (live setting) */
-  constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number) {
+  /**
+   * @param warningThreshold percent, read at each event and when the setting changes (live setting)
+   * @param write what Raise Limit writes the new limit (MB) with; resolves to true when written
+   */
+  constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number, private readonly write: (mb: number) => Promise<boolean> = writeLimit) {
     this.subscriptions = [
       emulator.onDidChangeMemory((report) => this.checkThreshold(report)),
       // A threshold lowered below use warns now (the status bar item turns yellow at once), not at
@@ -46,7 +49,7 @@ export class MemoryAlerts implements vscode.Disposable {
   private offer(level: 'warning' | 'error', message: string): void {
     void notify(level, message, ...ACTIONS).then(async (choice) => {
       switch (choice) {
-        case 'Raise Limit': await raiseLimit(this.emulator); break;
+        case 'Raise Limit': await raiseLimit(this.emulator, this.write); break;
         case 'Clean Blob': await vscode.commands.executeCommand(serviceCommand('clean', 'blob')); break;
         case 'Clean Queue': await vscode.commands.executeCommand(serviceCommand('clean', 'queue')); break;
         case 'Show Memory Usage': await vscode.commands.executeCommand(COMMANDS.showMemoryUsage); break;
@@ -61,10 +64,10 @@ export class MemoryAlerts implements vscode.Disposable {
 
 /**
  * Asks for a new `azurite.extentMemoryLimit` (MB), proposing twice the limit in force, and writes it
- * ({@link writeLimit}). A value at or below the bytes in use now is refused in the input box (the
- * engine would keep the old limit).
+ * with `write` ({@link writeLimit} unless given). A value at or below the bytes in use now is
+ * refused in the input box (the engine would keep the old limit).
  */
-export async function raiseLimit(emulator: Emulator): Promise<void> {
+export async function raiseLimit(emulator: Emulator, write: (mb: number) => Promise<boolean> = writeLimit): Promise<void> {
   const current = emulator.memoryReport().limitBytes / BYTES_PER_MB;
   const value = await vscode.window.showInputBox({
     title: 'Azurite: in-memory limit (azurite.extentMemoryLimit)',
@@ -73,7 +76,7 @@ export async function raiseLimit(emulator: Emulator): Promise<void> {
     validateInput: (v) => limitInputError(v, emulator.memoryReport().usedBytes),
   });
   if (value === undefined) return;
-  await writeLimit(Number(value));
+  await write(Number(value));
 }
 
 /**

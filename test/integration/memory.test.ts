@@ -115,6 +115,34 @@ describe('Memory meter in depth', () => {
     assert.equal(a.emulator.memoryReport().limitBytes, 30 * 1024 * KiB, 'the last value, not the partial one');
   });
 
+  it('Raise Limit applies the limit at once while data is held (a value written whole, not typed), and the refused write then goes through', async () => {
+    const a = await api();
+    await configure({ extentMemoryLimit: 4 });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const container = await blobContainer('raised');
+    await container.getBlockBlobClient('held').uploadData(Buffer.alloc(3 * 1024 * KiB));
+    await assert.rejects(container.getBlockBlobClient('more').uploadData(Buffer.alloc(2 * 1024 * KiB)), (err: RestError) => err.statusCode === 409);
+    assert.equal(await a.raiseLimitTo(8), true);
+    // In force when the write resolves: not after the 1.5 s that a typed value waits for.
+    assert.equal(a.emulator.options.extentMemoryLimitBytes, 8 * 1024 * KiB);
+    await a.settled();
+    assert.equal(a.emulator.memoryReport().limitBytes, 8 * 1024 * KiB);
+    await container.getBlockBlobClient('more').uploadData(Buffer.alloc(2 * 1024 * KiB));
+
+    // Refused under the raised limit, and after a restart: each said, however soon after the last.
+    const refusedSaid = async (what: string, blobs: typeof container, name: string): Promise<void> => {
+      const before = a.notifications().length;
+      await assert.rejects(blobs.getBlockBlobClient(name).uploadData(Buffer.alloc(4 * 1024 * KiB)), (err: RestError) => err.statusCode === 409);
+      await waitFor(what, () => a.notifications().slice(before).some((m) => m.startsWith('Blob write of 4 MB refused')));
+    };
+    await refusedSaid('the refusal under the raised limit said', container, 'past-raised');
+    await vscode.commands.executeCommand('azurite.close_blob');
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const again = await blobContainer('raised');
+    await again.getBlockBlobClient('held').uploadData(Buffer.alloc(5 * 1024 * KiB));
+    await refusedSaid('the refusal after a restart said', again, 'past-restarted');
+  });
+
   it('Raise Limit writes the limit where it is set: the user settings, which later edits there then change, or the workspace', async () => {
     const a = await api();
     const config = () => vscode.workspace.getConfiguration('azurite');

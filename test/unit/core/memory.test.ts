@@ -190,6 +190,13 @@ describe('core/memory', () => {
     const g = new LimitBursts({ gapMs: 100, maxMs: 1_000 });
     assert.deepEqual([g.refused('blob', 0), g.refused('blob', 100), g.refused('blob', 201)], [true, false, true]);
     assert.deepEqual(LIMIT_BURST_TIMINGS, { gapMs: 5_000, maxMs: 60_000 });
+    // Forgotten (a new limit, a restart): the next refusal is reported, of that service only.
+    const f = new LimitBursts<'blob' | 'queue'>({ gapMs: 5_000, maxMs: 60_000 });
+    assert.deepEqual([f.refused('blob', 0), f.refused('queue', 0)], [true, true]);
+    f.forget('blob');
+    assert.deepEqual([f.refused('blob', 10), f.refused('queue', 10)], [true, false]);
+    f.forget();
+    assert.deepEqual([f.refused('blob', 20), f.refused('queue', 20)], [true, true]);
   });
 
   it('refuses a limit typed into Raise Limit that is not a number of MB above what is in use', () => {
