@@ -614,8 +614,9 @@ export class Emulator {
   private startBlocker: ((kind: ServiceKind) => Failure | undefined) | undefined;
 
   /**
-   * Sets what may refuse a start before it begins (the VS Code layer refuses while `azurite.attach`
-   * points at an Azurite elsewhere). Undefined removes it.
+   * Sets what may refuse a start (the VS Code layer refuses while `azurite.attach` points at an
+   * Azurite elsewhere): asked when the start is asked for, and again once the engine has loaded,
+   * before the service listens. Undefined removes it.
    * @param blocker returns the failure a start resolves to, or undefined to let it go on
    */
   setStartBlocker(blocker: ((kind: ServiceKind) => Failure | undefined) | undefined): void {
@@ -668,6 +669,9 @@ export class Emulator {
     // dispose() began while the engine loaded: its stop waits behind this start, which goes no
     // further (no folder check, no listen, no database loaded only to be saved again).
     if (this.disposed) return this.shutDownFailure(kind, 'started');
+    // Refused since it was asked for (azurite.attach set while the engine loaded): it does not listen.
+    const blocked = this.startBlocker?.(kind);
+    if (blocked !== undefined) return blocked;
     const options = this.serviceOptions(kind);
     // The last start's certificate is not this one's (azurite.cert may have changed): read again once it listens.
     this.servedCertificates[kind] = undefined;

@@ -45,7 +45,11 @@ export class DataTarget implements vscode.Disposable {
         if (e.affectsConfiguration(ATTACH_SETTING)) void this.reread();
       }),
     );
-    const sub = emulator.onDidChangeState(() => this.changed.fire());
+    const sub = emulator.onDidChangeState(() => {
+      // An attach refused for naming a local service applies once no local service is there.
+      if (this.refusedOwn) void this.reread();
+      else this.changed.fire();
+    });
     // A service's certificate, read once it listens: its clients trust it from now on.
     const trust = emulator.onDidTrustCertificate(() => this.changed.fire());
     this.subscriptions.push({ dispose: () => sub.dispose() }, { dispose: () => trust.dispose() });
@@ -110,8 +114,9 @@ export class DataTarget implements vscode.Disposable {
     // Terminals and debug sessions get nothing while attached (as with the local services stopped):
     // not the address of another Azurite a start here once gave way to.
     if (now !== undefined) this.emulator.forgetServedElsewhere();
-    // Starting ones too: stopAll() waits for their start, which the start blocker no longer stops.
-    if (now !== undefined && was === undefined && SERVICE_KINDS.some((k) => this.emulator.status(k).status !== 'closed')) {
+    // Starting ones too (a start still loading the engine shows closed): stopAll() waits for their
+    // start, which the start blocker may no longer stop.
+    if (now !== undefined && was === undefined && (SERVICE_KINDS.some((k) => this.emulator.status(k).status !== 'closed') || this.emulator.startsUnderWay().length > 0)) {
       // The Storage view and the commands work on the attached Azurite from now on; a Reset, Import
       // or Export under way on the local services (with its own clients) ends first.
       this.changed.fire();
@@ -133,12 +138,17 @@ export class DataTarget implements vscode.Disposable {
     this.changed.fire();
   }
 
+  /** Set while the setting is refused by {@link refuseOwn}: each change of a local service's state reads it again. */
+  private refusedOwn = false;
+
   /**
    * An attach that names a service this window runs (`UseDevelopmentStorage=true` pasted while the
    * local Blob listens on 10000) becomes an error: attaching stops the local services, which would
-   * leave nothing where it points, and in-memory data would be gone.
+   * leave nothing where it points, and in-memory data would be gone. Once no local service is there
+   * (stopped, or moved to another port), the setting applies.
    */
   private refuseOwn(parsed: AttachTarget | { error: string } | undefined): AttachTarget | { error: string } | undefined {
+    this.refusedOwn = false;
     if (parsed === undefined || 'error' in parsed) return parsed;
     for (const kind of SERVICE_KINDS) {
       const own = this.emulator.endpoint(kind);
@@ -146,7 +156,8 @@ export class DataTarget implements vscode.Disposable {
       if (own === undefined || named === undefined) continue;
       const url = new URL(named);
       if (endpointPort(url) === own.port && reachesListener(url.hostname, own.host, Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)))) {
-        return { error: `${ATTACH_SETTING} names ${url.host}, where this window's own ${serviceName(kind)} service runs: attaching would stop it and leave nothing there. Clear ${ATTACH_SETTING} to go on with the local emulator, or stop the local services first and set it again.` };
+        this.refusedOwn = true;
+        return { error: `${ATTACH_SETTING} names ${url.host}, where this window's own ${serviceName(kind)} service runs: attaching would stop it and leave nothing there. Clear ${ATTACH_SETTING} to go on with the local emulator, or stop the local services: it applies then.` };
       }
     }
     return parsed;

@@ -257,7 +257,7 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     }
   });
 
-  it('an azurite.attach that names this window\'s own running Blob is refused: the local Blob keeps running with its data', async () => {
+  it('an azurite.attach that names this window\'s own running Blob is refused: the local Blob keeps running with its data, and it applies once that Blob stops', async () => {
     const a = await api();
     await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
     await waitFor('detached', () => a.statusItems().attach.visible === false || undefined);
@@ -275,6 +275,9 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
       assert.equal(a.statusItems().attach.visible, false);
       assert.equal(a.emulator.status('blob').status, 'running', 'the local Blob was not stopped');
       assert.equal(await container.exists(), true, 'its in-memory data is still there');
+      // The local Blob stopped: the setting applies, without being set again.
+      await vscode.commands.executeCommand('azurite.close_blob');
+      await waitFor('the attached item once the local Blob stopped', () => a.statusItems().attach.visible || undefined);
       // Another machine on the same port is not this window's Blob, even with Blob on every address.
       await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
       await vscode.commands.executeCommand('azurite.close_blob');

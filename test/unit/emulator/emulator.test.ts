@@ -436,6 +436,17 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.ok(await isPortFree('127.0.0.1', failed.conflict!.freePort!));
   });
 
+  it('a start refused after it was asked for (azurite.attach set while the engine loads) does not listen', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    const started = emulator.start('blob');
+    // Asked at once: the start is then loading the engine (its state still closed).
+    assert.deepEqual(emulator.startsUnderWay(), ['blob']);
+    emulator.setStartBlocker(() => failure('state', 'attached'));
+    assert.deepEqual(await started, failure('state', 'attached'));
+    assert.equal(emulator.status('blob').status, 'closed');
+    assert.equal(emulator.endpoint('blob'), undefined);
+  });
+
   it('remembers another Azurite found serving a service on its port for the connection string, and forgets it when a probe finds nothing, the port changes, or its own service runs there', async () => {
     const first = track(makeEmulator({ inMemoryPersistence: true })).emulator;
     await startAll(first);
