@@ -18,7 +18,7 @@ import { SERVICE_KINDS, serviceName, type ServiceKind } from './core/services';
 import { azuriteConfig } from './config';
 import type { Outcome } from './emulator/serviceManager';
 import { ReclaimBusyError, type Emulator } from './emulator/emulator';
-import { CANCELLED } from './core/outcome';
+import { CANCELLED, failure } from './core/outcome';
 import { notify, showOutcome, type NotifyDeps } from './ui/notify';
 import { withDelayedProgress } from './ui/progress';
 
@@ -89,6 +89,13 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
 
   const clean = async (asked: readonly ServiceKind[], args: unknown): Promise<Outcome[]> => {
     const skip = typeof args === 'object' && args !== null && (args as CleanArgs).skipConfirmation === true;
+    // As Reset: what the window shows is the attached Azurite's data, which Clean would not touch.
+    const attached = deps.attached();
+    if (attached !== undefined) {
+      const refused = failure('state', `Clean deletes the local emulator's data; this window is attached to the Azurite at ${attached.label} (azurite.attach), whose data it would not touch. Delete that data from the Storage view, or clear azurite.attach to clean the local emulator.`, { setting: 'azurite.attach' });
+      showError(refused);
+      return asked.map(() => refused);
+    }
     // As a start: in a multi-root workspace the folder that keeps the data is asked for first (the
     // folder in force otherwise would be a guess, and Clean deletes there).
     if (!(await deps.prepareClean())) return asked.map(() => CANCELLED);
@@ -190,6 +197,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   reg(COMMANDS.setCertificatePassword, (given) => deps.setCertificatePassword(given));
 
   reg(COMMANDS.reclaimMemory, async (): Promise<number> => {
+    const attached = deps.attached();
+    if (attached !== undefined) {
+      void notify('info', `Azurite: nothing to reclaim here: the local services are stopped while this window is attached to the Azurite at ${attached.label} (azurite.attach), whose memory is its own.`);
+      return 0;
+    }
     let freed: number;
     try {
       // It waits for a pause in requests, up to 10 s per service: over a second, a notification says so.

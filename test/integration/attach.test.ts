@@ -109,6 +109,15 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     const resetOutcome = await vscode.commands.executeCommand<{ ok: boolean; reason?: string }>('azurite.reset', { skipConfirmation: true });
     assert.equal(resetOutcome.ok, false, 'reset never empties an attached, maybe shared, Azurite');
     assert.equal(await remote.exists(), true);
+    // Clean works on the local emulator's data, not what the window shows: refused, saying so.
+    const shownBeforeClean = a.notifications().length;
+    const cleaned = await vscode.commands.executeCommand<{ ok: boolean; message?: string }[]>('azurite.clean', { skipConfirmation: true });
+    assert.deepEqual(cleaned.map((o) => o.ok), [false, false, false]);
+    assert.match(cleaned[0]!.message ?? '', /^Clean deletes the local emulator's data; this window is attached to the Azurite at /);
+    assert.equal(a.notifications().slice(shownBeforeClean).filter((n) => n.includes('Clean deletes the local emulator')).length, 1, 'one notification');
+    assert.equal(await vscode.commands.executeCommand('azurite.reclaimMemory'), 0);
+    assert.ok(a.notifications().some((n) => n.startsWith('Azurite: nothing to reclaim here')));
+    assert.equal(await remote.exists(), true);
 
     await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
     await waitFor('the local items to come back', () => a.statusItems().blob.visible && !a.statusItems().attach.visible);
