@@ -2,6 +2,7 @@
  * Debug configurations as VS Code hands them to `resolveDebugConfiguration`, and the variables
  * added to them. Pure; no vscode.
  */
+import { identityConnectionKey } from './localSettings';
 
 /**
  * True for the configuration VS Code passes when the user starts debugging with no launch.json:
@@ -76,7 +77,8 @@ export function addEnvironment(
   const env: Record<string, unknown> = typeof config.env === 'object' && config.env !== null ? config.env as Record<string, unknown> : {};
   const added: string[] = [];
   for (const [name, value] of Object.entries(variables)) {
-    if (value === undefined || hasVariableName(ownKeys, name, platform)) continue;
+    // An identity-based connection the configuration sets (`AzureWebJobsStorage__accountName`) is its own too.
+    if (value === undefined || hasVariableName(ownKeys, name, platform) || identityConnectionKey([...ownKeys, ...Object.keys(env).filter((k) => typeof env[k] === 'string')], name) !== undefined) continue;
     const present = Object.keys(env).find((k) => hasVariableName([k], name, platform));
     if (present !== undefined) {
       const copied = typeof env[present] === 'string' && env[present] === (inherited[present] ?? inherited[name]);

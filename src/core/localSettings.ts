@@ -280,11 +280,16 @@ export function decideVariables(
   connectionString: string, services: ServedServices, files: readonly LocalSettingsFile[],
   inherited: Readonly<Record<string, string | undefined>> = {}, own: readonly OwnEndpoint[] = [],
 ): ConnectionVariables {
+  // An identity-based connection there (`AzureWebJobsStorage__accountName`) is the user's too.
+  const identity = (name: ConnectionVariable): string | undefined => identityConnectionKey(Object.keys(inherited).filter((k) => (inherited[k] ?? '') !== ''), name);
   const fromEnvironment = (name: ConnectionVariable): boolean => {
     const value = inherited[name];
-    return value !== undefined && value !== '' && !isReplaceableInherited(value, own);
+    return (value !== undefined && value !== '' && !isReplaceableInherited(value, own)) || identity(name) !== undefined;
   };
-  const environmentReason = 'the environment VS Code was started with sets its own';
+  const environmentReason = (name: ConnectionVariable): string => {
+    const key = identity(name);
+    return `the environment VS Code was started with sets its own${key !== undefined && (inherited[name] ?? '') === '' ? ` (${key}: an identity-based connection)` : ''}`;
+  };
   const variables: Partial<Record<ConnectionVariable, string>> = {};
   const notSet: string[] = [];
   // A file's own value is never overridden: Core Tools skip a value the environment already has.
@@ -300,7 +305,7 @@ export function decideVariables(
   for (const [name, useOf] of [[STORAGE_VARIABLE, (f: LocalSettingsFile) => f.storageUse ?? { kind: 'absent' }], [WEBJOBS_VARIABLE, (f: LocalSettingsFile) => f.use]] as const) {
     const blocked = blockedBy(useOf);
     if (blocked !== undefined) notSet.push(`${name} not set: ${blocked}`);
-    else if (fromEnvironment(name)) notSet.push(`${name} not set: ${environmentReason}`);
+    else if (fromEnvironment(name)) notSet.push(`${name} not set: ${environmentReason(name)}`);
     else variables[name] = connectionString;
   }
   const set = CONNECTION_VARIABLES.filter((name) => variables[name] !== undefined);
@@ -313,6 +318,22 @@ export function decideVariables(
     variables,
     description: [set.length > 0 ? `${set.join(' and ')} for ${served}` : `nothing set for ${served}`, ...notSet].join('; '),
   };
+}
+
+/**
+ * The first of `names` that is an identity-based form of `AzureWebJobsStorage`
+ * (`AzureWebJobsStorage__accountName`, `__blobServiceUri`, `__credential`, …; case ignored, as .NET
+ * configuration ignores it), or undefined; always undefined for another variable. The Functions
+ * host reads such a connection only while `AzureWebJobsStorage` itself has no value (Azure Functions
+ * docs, "Connecting to host storage with an identity"), so a value of ours would replace it.
+ * @param names variable names, as set in an environment, a launch's `env` or a settings object
+ * @param variable the variable we would set
+ */
+export function identityConnectionKey(names: Iterable<string>, variable: string): string | undefined {
+  if (variable !== WEBJOBS_VARIABLE) return undefined;
+  const prefix = `${WEBJOBS_VARIABLE.toLowerCase()}__`;
+  for (const n of names) if (n.length > prefix.length && n.toLowerCase().startsWith(prefix)) return n;
+  return undefined;
 }
 
 /**

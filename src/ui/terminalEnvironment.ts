@@ -29,7 +29,7 @@
  */
 import * as vscode from 'vscode';
 import { hasVariableName } from '../core/debugConfiguration';
-import { CONNECTION_VARIABLES, type ConnectionVariable, type ConnectionVariables } from '../core/localSettings';
+import { CONNECTION_VARIABLES, identityConnectionKey, type ConnectionVariable, type ConnectionVariables } from '../core/localSettings';
 import type { Emulator } from '../emulator/emulator';
 import type { ConnectionEnvironment } from './connectionEnvironment';
 
@@ -208,7 +208,9 @@ export class TerminalEnvironment implements vscode.Disposable {
  */
 function userVariables(current: ConnectionVariables, folder: vscode.WorkspaceFolder | undefined, platform: TerminalPlatform): ConnectionVariable[] {
   const users = vscode.workspace.getConfiguration(TERMINAL_ENV_SECTION, folder?.uri).get<Record<string, unknown>>(platform) ?? {};
-  return TERMINAL_VARIABLES.filter((name) => current.variables[name] !== undefined && hasVariableName(Object.keys(users), name, platform === 'windows' ? 'win32' : 'linux'));
+  // An identity-based connection it sets (`AzureWebJobsStorage__accountName`, a string: null removes it) is the user's too.
+  const identityKeys = Object.keys(users).filter((k) => typeof users[k] === 'string');
+  return TERMINAL_VARIABLES.filter((name) => current.variables[name] !== undefined && (hasVariableName(Object.keys(users), name, platform === 'windows' ? 'win32' : 'linux') || identityConnectionKey(identityKeys, name) !== undefined));
 }
 
 /** Makes `collection` hold exactly `variables` (those undefined deleted), changing only what differs. */

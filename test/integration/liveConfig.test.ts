@@ -463,6 +463,10 @@ describe('Live settings, port conflicts and terminals', () => {
       await terminalEnv.update(platform, { AzureWebJobsStorage: null }, vscode.ConfigurationTarget.Workspace);
       await waitFor('AzureWebJobsStorage left to the setting, AZURE_STORAGE_CONNECTION_STRING ours again', () =>
         (a.terminalVariables().AzureWebJobsStorage === undefined && a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs ? true : undefined));
+      // An identity-based connection it sets is the user's connection too.
+      await terminalEnv.update(platform, { AzureWebJobsStorage__accountName: 'prodaccount' }, vscode.ConfigurationTarget.Workspace);
+      await waitFor('AzureWebJobsStorage left to the identity-based connection', () =>
+        (a.terminalVariables().AzureWebJobsStorage === undefined && a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs ? true : undefined));
       // Taken out of the setting: ours again.
       await terminalEnv.update(platform, undefined, vscode.ConfigurationTarget.Workspace);
       await waitFor('the variable back', () => (a.terminalVariables().AzureWebJobsStorage === cs ? true : undefined));

@@ -55,6 +55,18 @@ describe('core/debugConfiguration', () => {
     assert.deepEqual(windows.env, { AZURE_STORAGE_CONNECTION_STRING: 'ours' });
   });
 
+  it('an identity-based connection the configuration sets (env or envFile: AzureWebJobsStorage__accountName) keeps AzureWebJobsStorage out', () => {
+    const vars = { AzureWebJobsStorage: 'ours', AZURE_STORAGE_CONNECTION_STRING: 'ours' };
+    const inEnv: Record<string, unknown> = { env: { AzureWebJobsStorage__accountName: 'prodaccount' } };
+    assert.deepEqual(addEnvironment(inEnv, vars, new Set(), 'linux'), ['AZURE_STORAGE_CONNECTION_STRING']);
+    assert.deepEqual(inEnv.env, { AzureWebJobsStorage__accountName: 'prodaccount', AZURE_STORAGE_CONNECTION_STRING: 'ours' });
+    const inFile: Record<string, unknown> = {};
+    assert.deepEqual(addEnvironment(inFile, vars, new Set(['AZUREWEBJOBSSTORAGE__BLOBSERVICEURI']), 'linux'), ['AZURE_STORAGE_CONNECTION_STRING']);
+    // Unset in env (null): no connection there.
+    const unset: Record<string, unknown> = { env: { AzureWebJobsStorage__accountName: null } };
+    assert.deepEqual(addEnvironment(unset, vars, new Set(), 'linux'), ['AzureWebJobsStorage', 'AZURE_STORAGE_CONNECTION_STRING']);
+  });
+
   it('on Windows a variable the configuration sets in another case is its own: AZUREWEBJOBSSTORAGE keeps AzureWebJobsStorage out', () => {
     const vars = { AzureWebJobsStorage: 'ours', AZURE_STORAGE_CONNECTION_STRING: 'ours' };
     const windows: Record<string, unknown> = { env: { AZUREWEBJOBSSTORAGE: 'cloud' } };

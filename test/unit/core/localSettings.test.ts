@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import {
-  classifyDotenv, classifyLocalSettings, connectionStringPairs, decideVariables, decodeLocalSettings, dotenvKeys, envFilePaths, isDevelopmentStorage, needsDevelopmentStorage,
+  classifyDotenv, classifyLocalSettings, connectionStringPairs, decideVariables, decodeLocalSettings, dotenvKeys, envFilePaths, identityConnectionKey, isDevelopmentStorage, needsDevelopmentStorage,
   type LocalSettingsFile,
 } from '../../../src/core/localSettings';
 
@@ -184,6 +184,18 @@ describe('core/localSettings', () => {
     // devstoreaccount1 on another machine (a shared Azurite) is the user's.
     assert.deepEqual(decideVariables(cs, { running: ['Blob'] }, [], { AZURE_STORAGE_CONNECTION_STRING: 'AccountName=devstoreaccount1;BlobEndpoint=http://10.0.0.5:10000/devstoreaccount1' }, own).variables,
       { AzureWebJobsStorage: cs });
+  });
+
+  it('sets no AzureWebJobsStorage over an identity-based connection in the environment (AzureWebJobsStorage__accountName, any case): the host would use ours instead', () => {
+    const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;BlobEndpoint=http://127.0.0.1:40001/devstoreaccount1;';
+    const decided = decideVariables(cs, { running: ['Blob'] }, [], { azurewebjobsstorage__accountName: 'prodaccount' });
+    assert.deepEqual(decided.variables, { AZURE_STORAGE_CONNECTION_STRING: cs });
+    assert.equal(decided.description, 'AZURE_STORAGE_CONNECTION_STRING for the running Azurite Blob; AzureWebJobsStorage not set: the environment VS Code was started with sets its own (azurewebjobsstorage__accountName: an identity-based connection)');
+    // Empty, or a name that only begins alike: not a connection.
+    for (const inherited of [{ AzureWebJobsStorage__accountName: '' }, { AzureWebJobsStorage_accountName: 'x' }, { AzureWebJobsStorage__: 'x' }]) {
+      assert.deepEqual(decideVariables(cs, { running: ['Blob'] }, [], inherited).variables, { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs }, JSON.stringify(inherited));
+    }
+    assert.equal(identityConnectionKey(['PATH', 'AzureWebJobsStorage__blobServiceUri'], 'AZURE_STORAGE_CONNECTION_STRING'), undefined, 'only AzureWebJobsStorage has that form');
   });
 
   it('keeps an inherited connection string that names another account at our endpoints, as it keeps one in local.settings.json', () => {
