@@ -107,6 +107,8 @@ export interface TestingApi extends ExtensionApi {
    * has ended) and reports them as activation does; resolves to those found (buttons unanswered).
    */
   interruptedOperations(): Promise<InterruptedOperation[]>;
+  /** Runs what a button of an interrupted operation's notification runs (SnapshotCommands.settleInterrupted). */
+  settleInterrupted(op: InterruptedOperation, choice: string, args?: SnapshotCommandArgs): Promise<Outcome>;
   /** The storage folder whose `data-operations/` holds the journals of data operations (src/ui/operationJournal.ts). */
   operationsStorage(): string;
   /** The engine's V8 code cache: what happened to it on load (undefined before) and its file. */
@@ -328,6 +330,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     dataIdle,
     dataOperations: () => snapshots.operations,
     interruptedOperations: async () => { await interruptedAtActivation; return snapshots.reportInterrupted(0); },
+    settleInterrupted: (op, choice, args) => snapshots.settleInterrupted(op, choice, args),
     operationsStorage: () => (context.storageUri ?? context.globalStorageUri).fsPath,
     bindToLoopback: (kind) => bindToLoopback(kind, deps, dataIdle),
     usePort: (kind, port) => usePortNow(kind, port, deps),

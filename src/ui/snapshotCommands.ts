@@ -16,6 +16,7 @@ import { azuriteConfig, namedWorkspaceFolders, workspaceFolderPath } from '../co
 import { CANCELLED, failure, type Failure, type Outcome } from '../core/outcome';
 import { resolveLocation } from '../core/settings';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
+import { serviceCommand } from '../core/commandIds';
 import { DEV_ACCOUNT_NAME, type ClientAddress, type StorageAccount } from '../core/connectionString';
 import { resetFailureText, type AccountFailure } from '../core/resetMessage';
 import type { Emulator } from '../emulator/emulator';
@@ -459,21 +460,41 @@ export class SnapshotCommands implements vscode.Disposable {
     return found;
   }
 
-  private async showInterrupted({ journal, copy }: InterruptedOperation): Promise<void> {
+  private async showInterrupted(op: InterruptedOperation): Promise<void> {
+    const { journal, copy } = op;
     const message = interruptedMessage(journal, copy);
     this.deps.log.info(message);
     const actions = journal.operation === 'import' ? [IMPORT_AGAIN, ...(copy !== undefined ? [RESTORE_REPLACED] : [])] : [journal.operation === 'reset' ? RESET_AGAIN : RESET];
     const choice = await notify('warning', message, ...actions);
-    if (choice === undefined) return;
+    if (choice !== undefined) await this.settleInterrupted(op, choice);
+  }
+
+  /**
+   * Runs an action of an interrupted operation's notification: Import Again, Restore Replaced
+   * Items, Reset Again or Reset. The local services it worked on that do not run are started first
+   * (as their start commands do: asking for the data folder, errors shown), since a window opened
+   * after a reload runs nothing unless `azurite.autoStart` says so.
+   * @param choice one of {@link IMPORT_AGAIN}, {@link RESTORE_REPLACED}, {@link RESET_AGAIN}, {@link RESET}
+   * @param args passed to the Import or Reset (tests: `skipConfirmation`)
+   * @returns the outcome of the Import or Reset, or of what stopped it first (shown); never rejects
+   */
+  async settleInterrupted({ journal, copy }: InterruptedOperation, choice: string, args: SnapshotCommandArgs = {}): Promise<Outcome> {
     // What it worked on: another target since (azurite.attach set or cleared) would get data that is not its own.
     const now = this.where(journal.kinds);
     if (now !== journal.where) {
-      void notify('error', `Azurite: ${choice} did nothing: that ${journal.operation === 'seed' ? 'seed' : journal.operation === 'import' ? 'Import' : 'Reset'} worked on ${journal.where}, and this window works on ${now} now (azurite.attach). Set azurite.attach back to work on it.`);
-      return;
+      return this.show(failure('setting', `Azurite: ${choice} did nothing: that ${journal.operation === 'seed' ? 'seed' : journal.operation === 'import' ? 'Import' : 'Reset'} worked on ${journal.where}, and this window works on ${now} now (azurite.attach). Set azurite.attach back to work on it.`, { setting: 'azurite.attach' }));
     }
-    if (choice === IMPORT_AGAIN) await this.importSnapshot({ folder: journal.folder });
-    else if (choice === RESTORE_REPLACED && copy !== undefined) await this.importSnapshot({ folder: copy });
-    else await this.reset({}, journal.kinds);
+    if (this.deps.target.isLocal()) {
+      const running = this.deps.emulator.runningKinds();
+      const stopped = journal.kinds.filter((k) => !running.includes(k));
+      for (const kind of stopped) {
+        const [started] = (await vscode.commands.executeCommand<Outcome[] | undefined>(serviceCommand('start', kind))) ?? [CANCELLED];
+        if (started !== undefined && !started.ok) return started;
+      }
+    }
+    if (choice === IMPORT_AGAIN) return this.importSnapshot({ ...args, folder: journal.folder });
+    if (choice === RESTORE_REPLACED && copy !== undefined) return this.importSnapshot({ ...args, folder: copy });
+    return this.reset(args, journal.kinds);
   }
 
   /**

@@ -415,4 +415,29 @@ describe('Test data: seed, reset, export and import', () => {
       fs.rmSync(scratch, { recursive: true, force: true });
     }
   });
+
+  it('Import Again and Reset on an interrupted operation\'s notification start the services it worked on first (a window opened after a reload runs nothing)', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: false });
+    a.chooseDataFolder(undefined);
+    const snapshot = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-emulators-import-again-'));
+    fs.mkdirSync(path.join(snapshot, 'blob', 'orders'), { recursive: true });
+    fs.writeFileSync(path.join(snapshot, 'blob', 'orders', 'o1.json'), '{"id":1}');
+    const journal = { version: 1 as const, operation: 'import' as const, kinds: ['blob' as const], folder: snapshot, where: 'the running Blob', inMemory: false, startedAt: new Date().toISOString(), pid: 1, phase: 'changing' as const };
+    try {
+      assert.deepEqual(a.emulator.runningKinds(), []);
+      assert.deepEqual(await a.settleInterrupted({ journal, copy: undefined }, 'Import Again', { skipConfirmation: true }), { ok: true });
+      assert.deepEqual(a.emulator.runningKinds(), ['blob']);
+      const blobs = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('orders');
+      assert.equal((await blobs.getBlockBlobClient('o1.json').downloadToBuffer()).toString(), '{"id":1}');
+      // A Reset of a seed's services: started too, then emptied.
+      await vscode.commands.executeCommand('azurite.close');
+      assert.deepEqual(await a.settleInterrupted({ journal: { ...journal, operation: 'seed', kinds: ['blob', 'queue'], where: 'the running Blob, Queue' }, copy: undefined }, 'Reset', { skipConfirmation: true }), { ok: true });
+      assert.deepEqual(a.emulator.runningKinds(), ['blob', 'queue']);
+      assert.equal(await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('orders').exists(), false);
+    } finally {
+      await vscode.commands.executeCommand('azurite.clean', { skipConfirmation: true });
+      fs.rmSync(snapshot, { recursive: true, force: true });
+    }
+  });
 });
