@@ -242,7 +242,8 @@ export class SnapshotCommands implements vscode.Disposable {
       // The service was empty (a fresh in-memory one, or checked above); a client may have made
       // something since its port opened, which stays. A seed that stops half-way is deleted again.
       const counts = await this.journaled({ operation: 'seed', folder, kinds: [kind], where: this.where([kind]), inMemory },
-        () => withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, true, (options) => data.loadSeed(clients, snapshot, options), signal));
+        // In memory, what a seed stopped half-way (at the memory limit, say) deleted again is freed at once, as Reset and Import free it.
+        () => withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, true, (options) => data.loadSeed(clients, snapshot, { ...options, ...(inMemory ? { reclaim: this.reclaim() } : {}) }), signal));
       this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${data.describeCounts(counts, [kind])}.`);
       return { ok: true };
     } catch (err) {

@@ -155,6 +155,16 @@ describe('Test data: seed, reset, export and import', () => {
     }
   });
 
+  it('in memory, a seed refused at azurite.extentMemoryLimit half-way is deleted again and its memory freed at once', async () => {
+    const a = await api();
+    for (let i = 0; i < 3; i++) fs.writeFileSync(path.join(seed, 'blob', 'fixtures', `big${i}.bin`), Buffer.alloc(400 * 1024, i));
+    await configure({ seed, inMemoryPersistence: true, extentMemoryLimit: 1 });
+    const [outcome] = await vscode.commands.executeCommand<{ ok: boolean; message?: string }[]>('azurite.start_blob');
+    assert.equal(outcome!.ok, false);
+    assert.match(outcome!.message!, /^The seed was not loaded into Blob: Loading the seed stopped: .*; what it had loaded was deleted again/);
+    assert.equal(a.emulator.memoryReport().usedBytes, 0, 'nothing of the seed is held (not until the GC, minutes later)');
+  });
+
   it('a malformed seed fails the start with the file and line, and the service still runs', async () => {
     const a = await api();
     fs.writeFileSync(path.join(seed, 'table', 'Users.jsonl'), '{"PartitionKey":"u","RowKey":"1"}\n{"PartitionKey":"u","RowKey":2}\n');
