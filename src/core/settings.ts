@@ -104,6 +104,11 @@ export interface LocationContext extends PathVariableContext {
   readonly rootHasAzuriteData: boolean;
   /** True when `.azurite/` in the workspace folder holds them (then it stays the default, whatever the root holds). */
   readonly defaultFolderHasAzuriteData?: boolean;
+  /**
+   * True for a path to something the user made (`azurite.cert`, `azurite.key`, `azurite.seed`): a
+   * relative one with no folder open is an error, not a path under global storage, where it cannot be.
+   */
+  readonly relativeNeedsFolder?: boolean;
 }
 
 /**
@@ -292,7 +297,7 @@ function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail, secretPw
       fail(key, v, `use the path of ${what}: absolute, relative to the workspace folder, or with \${workspaceFolder} or ~.`, ALL);
       return undefined;
     }
-    const resolved = resolveLocation(v, ctx);
+    const resolved = resolveLocation(v, { ...ctx, relativeNeedsFolder: true });
     if (typeof resolved === 'string') return resolved;
     fail(key, v, resolved.fix, ALL);
     return undefined;
@@ -380,10 +385,11 @@ const VARIABLE = /\$\{(.*?)\}/g;
  * (the last segment of `${workspaceFolder}`), `${userHome}`, and `${env:NAME}` (an error when unset,
  * where VS Code's launch.json would give an empty string).
  * What a variable expands to is not expanded again. A relative result is taken from the workspace
- * folder (global storage if none is open).
+ * folder (global storage if none is open, or an error with `relativeNeedsFolder`).
  * @returns an absolute, normalized path, or `{ fix }` explaining what to change: a variable that is
  *   not one of those (`${config:…}`, `${command:…}`), a folder name no workspace folder has, or
- *   `${workspaceFolder}` / `${workspaceFolderBasename}` with no folder open
+ *   `${workspaceFolder}` / `${workspaceFolderBasename}` with no folder open, or a relative path with no
+ *   folder open and `relativeNeedsFolder`
  */
 export function resolveLocation(value: string, ctx: LocationContext): string | { fix: string } {
   const trimmed = value.trim();
@@ -392,6 +398,9 @@ export function resolveLocation(value: string, ctx: LocationContext): string | {
   const expanded = expandVariables(underHome ? trimmed.slice(1) : trimmed, ctx);
   if (typeof expanded !== 'string') return expanded;
   let p = underHome ? path.join(ctx.homeDir, expanded) : expanded;
+  if (!path.isAbsolute(p) && ctx.workspaceFolder === undefined && ctx.relativeNeedsFolder === true) {
+    return { fix: 'it is a relative path, which is taken from the workspace folder, but no folder is open; open a folder or use an absolute path (or ~).' };
+  }
   if (!path.isAbsolute(p)) p = path.join(ctx.workspaceFolder ?? ctx.globalStoragePath, p);
   return path.normalize(p);
 }

@@ -64,7 +64,7 @@ export interface SnapshotDeps {
 export function seedFolder(chosenFolder?: string): string | { fix: string } | undefined {
   const raw = azuriteConfig().get<unknown>('seed');
   if (typeof raw !== 'string' || raw.trim() === '') return undefined;
-  return resolveLocation(raw, { workspaceFolder: workspaceFolderPath(chosenFolder), workspaceFolders: namedWorkspaceFolders(), homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false });
+  return resolveLocation(raw, { workspaceFolder: workspaceFolderPath(chosenFolder), workspaceFolders: namedWorkspaceFolders(), homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false, relativeNeedsFolder: true });
 }
 
 /** Test data commands and the seed; see the file comment. */

@@ -523,6 +523,12 @@ describe('core/settings', () => {
       const e = onlyError({ cert: '${workspaceFolder}/dev.pfx', pwd: 'p' }, noFolder);
       assert.equal(e.message, 'azurite.cert is "${workspaceFolder}/dev.pfx"; it uses ${workspaceFolder} but no folder is open; open a folder or use an absolute path.');
     });
+
+    it('rejects a relative cert or key path with no folder open (not a file under global storage)', () => {
+      const e = onlyError({ cert: 'certs/dev.pfx', pwd: 'p' }, noFolder);
+      assert.equal(e.message, 'azurite.cert is "certs/dev.pfx"; it is a relative path, which is taken from the workspace folder, but no folder is open; open a folder or use an absolute path (or ~).');
+      assert.deepEqual(parseSettings({ cert: '~/certs/dev.pfx', pwd: 'p' }, noFolder).errors, [], 'under the home folder: absolute');
+    });
   });
 
   describe('parseSettings oauth and disableProductStyleUrl', () => {
@@ -667,6 +673,12 @@ describe('core/settings', () => {
 
     it('takes a relative path from global storage when no folder is open', () => {
       assert.equal(resolveLocation('data', noFolder), `${GLOBAL}/data`);
+    });
+
+    it('refuses a relative path with no folder open for a file the user made (relativeNeedsFolder)', () => {
+      assert.deepEqual(resolveLocation('seed', { ...noFolder, relativeNeedsFolder: true }), { fix: 'it is a relative path, which is taken from the workspace folder, but no folder is open; open a folder or use an absolute path (or ~).' });
+      assert.equal(resolveLocation('seed', { ...withFolder, relativeNeedsFolder: true }), '/home/dev/project/seed');
+      assert.equal(resolveLocation('~/seed', { ...noFolder, relativeNeedsFolder: true }), `${noFolder.homeDir}/seed`);
     });
 
     it('ignores rootHasAzuriteData for a set location', () => {
