@@ -75,3 +75,26 @@ function headOnlyMessage(err: unknown): string {
   if (errorCode !== undefined && errorCode !== '') return status !== undefined ? `${errorCode}: ${status}` : errorCode;
   return status ?? 'the request failed';
 }
+
+/**
+ * A hint for an error that an attached Azurite (`azurite.attach`) answered, when it points at the
+ * account or key it was given: Azurite answers a request for an account it does not serve with 404
+ * (`ResourceNotFound`; the Table service with an XML body and no code), and one started with
+ * `AZURITE_ACCOUNTS` serves only the accounts named there, not devstoreaccount1; a request signed
+ * with another key gets 403 (`AuthorizationFailure`, `AuthenticationFailed`). Measured against the
+ * engine (test/unit/core/restErrors.test.ts).
+ * @param err what the SDK threw (a RestError)
+ * @param target the attached Azurite's `label` (host:port) and `accountName`
+ * @returns the hint, with a leading space, or '' when the error is neither
+ */
+export function attachAccountHint(err: unknown, target: { readonly label: string; readonly accountName: string }): string {
+  const e = err as { statusCode?: unknown; code?: unknown } | undefined;
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  if (e?.statusCode === 404 && (code === undefined || code === 'ResourceNotFound')) {
+    return ` Does the Azurite at ${target.label} serve account ${target.accountName}? One started with AZURITE_ACCOUNTS serves only the accounts named there: give azurite.attach one of them (AccountName and AccountKey).`;
+  }
+  if (e?.statusCode === 403 && (code === undefined || code === 'AuthorizationFailure' || code === 'AuthenticationFailed')) {
+    return ` The Azurite at ${target.label} refused the key of account ${target.accountName}: give azurite.attach the AccountKey that Azurite has for it.`;
+  }
+  return '';
+}

@@ -25,7 +25,7 @@ import { dataLayer, type DataLayer } from './dataLayer';
 import { notify, showOutcome } from './notify';
 import { withDelayedProgress } from './progress';
 import type { DataTarget } from './dataTarget';
-import { describeRestError } from '../core/restErrors';
+import { attachAccountHint, describeRestError } from '../core/restErrors';
 import { beginOperation, interruptedMessage, takeInterrupted, type InterruptedOperation, type OperationRun, type OperationStart } from './operationJournal';
 
 /** Arguments the commands accept (all optional). */
@@ -511,7 +511,10 @@ export class SnapshotCommands implements vscode.Disposable {
     }
     const message = (err as Error).message ?? String(err);
     // An Azurite that is not ours refuses the SDKs' newest API version unless told not to check it.
-    const hint = /API version .* is not supported/i.test(message) && !this.deps.target.isLocal() ? ' Start that Azurite with --skipApiVersionCheck: the Azure SDKs send a newer API version than it knows.' : '';
+    const attached = this.deps.target.attached();
+    const hint = attached === undefined ? ''
+      : /API version .* is not supported/i.test(message) ? ' Start that Azurite with --skipApiVersionCheck: the Azure SDKs send a newer API version than it knows.'
+        : attachAccountHint(err, attached);
     return failure('data', `${what}: ${describeRestError(err)}${hint}`);
   }
 

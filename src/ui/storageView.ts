@@ -19,7 +19,7 @@ import { setMaxListeners } from 'node:events';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../core/commandIds';
 import { formatBytes } from '../core/memory';
-import { describeRestError } from '../core/restErrors';
+import { attachAccountHint, describeRestError } from '../core/restErrors';
 import { blobMtime, editorFor } from '../core/blobEditor';
 import { blobTooltipMarkdown, visibleName } from '../core/storageTooltip';
 import { entityDocument } from '../core/snapshotFormat';
@@ -213,7 +213,10 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
         default: return [];
       }
     } catch (err) {
-      return [{ type: 'note', id: `${node.id}/error`, account: node.account, text: errorText(err), error: true }];
+      // A service's listing refused by an attached Azurite: its account or key may be what is wrong.
+      const attached = node.type === 'service' ? this.deps.target.attached() : undefined;
+      const hint = attached !== undefined ? attachAccountHint(err, attached) : '';
+      return [{ type: 'note', id: `${node.id}/error`, account: node.account, text: `${errorText(err)}${hint}`, error: true }];
     }
   }
 

@@ -266,6 +266,31 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     }
   });
 
+  it('says that the attached Azurite may not serve the account it was given, or has another key, when it answers 404 or 403', async () => {
+    const a = await api();
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'attach-account-'));
+    try {
+      for (const [attach, said] of [
+        [connectionString.replace(/devstoreaccount1/g, 'nosuch'), /Does the Azurite at 127\.0\.0\.1:\d+.* serve account nosuch\? One started with AZURITE_ACCOUNTS serves only the accounts named there/],
+        [connectionString.replace(DEV_ACCOUNT_KEY, Buffer.from('another key').toString('base64')), /The Azurite at 127\.0\.0\.1:\d+.* refused the key of account devstoreaccount1: give azurite\.attach the AccountKey that Azurite has for it\.$/],
+      ] as const) {
+        await configure({ attach });
+        await vscode.commands.executeCommand('azurite.storage.refresh');
+        const tree = await waitFor('the three services\' error notes', async () => {
+          const t = await a.storageTree(2);
+          return t.length === 3 && t.every((n) => n.children?.length === 1 && said.test(n.children[0]!.label)) ? t : undefined;
+        });
+        assert.equal(tree.length, 3);
+        const exported = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('azurite.exportSnapshot', { folder, skipConfirmation: true });
+        assert.equal(exported.ok, false);
+        assert.match(exported.message ?? '', said);
+      }
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('an azurite.attach that names this window\'s own running Blob is refused: the local Blob keeps running with its data, and it applies once that Blob stops', async () => {
     const a = await api();
     await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
