@@ -4,7 +4,7 @@
  * files and its `.env` files (rule and reasons in src/core/localSettings.ts). Shared by terminals
  * (terminalEnvironment.ts) and debug sessions (debugEnvironment.ts), so both always agree.
  *
- * The files are found with `workspace.findFiles('**\/local.settings.json')` and `'**\/.env'`
+ * The files are found with `workspace.findFiles('**\/local.settings.json')` and {@link DOTENV_GLOB}
  * (projects may sit in a subfolder) and watched with FileSystemWatchers; a change re-reads them and
  * fires {@link ConnectionEnvironment.onDidChange}.
  */
@@ -19,8 +19,13 @@ import type { Emulator, EmulatorLog } from '../emulator/emulator';
 
 /** The glob of the Functions settings files read. */
 export const LOCAL_SETTINGS_GLOB = '**/local.settings.json';
-/** The glob of the `.env` files read. */
-export const DOTENV_GLOB = '**/.env';
+/**
+ * The glob of the `.env` files read: `.env`, and the `.env.local`, `.env.development(.local)` and
+ * `.env.test(.local)` that Next.js, Vite, dotenv-flow and the like load in development and tests
+ * (each also keeps a variable its environment already has). Not the `.env.production` files, which
+ * a development terminal's programs do not load.
+ */
+export const DOTENV_GLOB = '**/{.env,.env.local,.env.development,.env.development.local,.env.test,.env.test.local}';
 /**
  * Folders not searched: packages, and .NET's build output (`bin/`, `obj/`), where every build copies
  * the project's local.settings.json (a copy, stale until the next build; the project's file decides).

@@ -235,6 +235,12 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     // Its value pointed at the development storage instead: ours is given again (the file is watched).
     fs.writeFileSync(file, 'AZURE_STORAGE_CONNECTION_STRING=UseDevelopmentStorage=true\n');
     await waitFor('AZURE_STORAGE_CONNECTION_STRING to come back', () => a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs, 20_000);
+    // A .env.development.local (Next.js, Vite) that sets its own counts too; a .env.production does not.
+    fs.writeFileSync(path.join(dir, '.env.production'), `AZURE_STORAGE_CONNECTION_STRING="${CLOUD}"\n`);
+    fs.writeFileSync(path.join(dir, '.env.development.local'), `AZURE_STORAGE_CONNECTION_STRING="${CLOUD}"\n`);
+    await waitFor('AZURE_STORAGE_CONNECTION_STRING left out for .env.development.local', () => a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === undefined || undefined, 20_000);
+    assert.match(a.terminalDescription() ?? '', /AZURE_STORAGE_CONNECTION_STRING not set: dotenv-app\/\.env\.development\.local sets its own \(/);
+    assert.ok(!(a.terminalDescription() ?? '').includes('.env.production'), 'a .env.production is not read');
   });
 
   it('reads a local.settings.json saved as UTF-16 with a byte order mark (Windows PowerShell 5.1\'s `>`), little- or big-endian', async () => {
