@@ -88,7 +88,7 @@ export class ConnectionEnvironment implements vscode.Disposable {
     } while (scan !== this.scanning);
   }
 
-  /** Reads every local.settings.json and .env file again; resolves when done and onDidChange has fired. */
+  /** Reads every local.settings.json and .env file again; resolves when it, and any scan begun meanwhile, is done and onDidChange has fired. */
   rescan(): Promise<void> {
     const generation = ++this.generation;
     this.scanning = (async () => {
@@ -113,7 +113,9 @@ export class ConnectionEnvironment implements vscode.Disposable {
       }
       this.changed.fire();
     })();
-    return this.scanning;
+    // Not this scan alone: one begun meanwhile (a watcher's event) owns the result, and the files
+    // are those of the latest scan only once it has ended.
+    return this.ready();
   }
 
   /** Our services' endpoints: running ones where they listen, the others at their configured (or default) port. */
@@ -134,8 +136,10 @@ export class ConnectionEnvironment implements vscode.Disposable {
       const use = { kind: 'unknown', reason: this.unsearched } as const;
       return [{ label: 'the workspace\'s local.settings.json and .env files', use, storageUse: use }];
     }
+    // Every file under the folder, those of a workspace folder nested in it too (getWorkspaceFolder
+    // names the innermost): a launch in /repo may run the project in /repo/api.
     const files: LocalSettingsFile[] = this.files
-      .filter((f) => folder === undefined || vscode.workspace.getWorkspaceFolder(f.uri)?.uri.toString() === folder.uri.toString())
+      .filter((f) => folder === undefined || isInside(f.uri, folder.uri))
       .map((f) => {
         const classify = f.dotenv ? classifyDotenv : classifyLocalSettings;
         return typeof f.text === 'string'

@@ -510,6 +510,23 @@ describe('multi-root workspace', () => {
     });
   });
 
+  it('a folder holds the files of a workspace folder nested in it: a launch in the outer folder weighs the inner project\'s local.settings.json', async () => {
+    const first = vscode.workspace.workspaceFolders![0]!;
+    const inner = path.join(first.uri.fsPath, 'nested-api');
+    fs.mkdirSync(inner, { recursive: true });
+    fs.writeFileSync(path.join(inner, 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: 'DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=cHJvZA==;EndpointSuffix=core.windows.net' } }));
+    await updateFolders(2, 0, vscode.Uri.file(inner));
+    try {
+      await withBlobAndFiles([], async () => {
+        assert.equal((await envIn(first, 'azurite env probe outer')).AzureWebJobsStorage, undefined, 'the nested project sets its own');
+      });
+    } finally {
+      await updateFolders(2, 1);
+      fs.rmSync(inner, { recursive: true, force: true });
+      await (await api()).rescanLocalSettings();
+    }
+  });
+
   it('a terminal in a folder whose local.settings.json uses the development storage gets AzureWebJobsStorage though another folder\'s sets its own', async () => {
     const a = await api();
     const [cloud, dev] = vscode.workspace.workspaceFolders! as [vscode.WorkspaceFolder, vscode.WorkspaceFolder];
