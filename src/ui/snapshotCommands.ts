@@ -17,6 +17,8 @@ import { CANCELLED, failure, type Failure, type Outcome } from '../core/outcome'
 import { resolveLocation } from '../core/settings';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import { serviceCommand } from '../core/commandIds';
+import { endpointPort } from '../core/attach';
+import { probePortHolder } from '../emulator/ports';
 import { DEV_ACCOUNT_NAME, type ClientAddress, type StorageAccount } from '../core/connectionString';
 import { resetFailureText, type AccountFailure } from '../core/resetMessage';
 import type { Emulator } from '../emulator/emulator';
@@ -200,6 +202,27 @@ export class SnapshotCommands implements vscode.Disposable {
     return this.deps.target.isLocal() ? () => this.deps.emulator.reclaimMemory().catch(() => 0) : undefined;
   }
 
+  /**
+   * Of `kinds`, those an attached Azurite serves: an endpoint `azurite.attach` names where nothing
+   * listens (`UseDevelopmentStorage=true` names all three, a Blob-only container serves one) is left
+   * out, with a note for the message, instead of failing the whole Export or Import after the SDK's
+   * retries. Every kind is kept for the local emulator (its running services answer).
+   * @returns the kinds to work on, those left out, and the note ('' when none is left out)
+   */
+  private async answering(kinds: readonly ServiceKind[], verb: string): Promise<{ kinds: ServiceKind[]; leftOut: ServiceKind[]; note: string }> {
+    const attached = this.deps.target.attached();
+    if (attached === undefined) return { kinds: [...kinds], leftOut: [], note: '' };
+    const silent: { kind: ServiceKind; where: string }[] = [];
+    await Promise.all(kinds.map(async (kind) => {
+      const url = new URL(attached[kind]!);
+      const holder = await probePortHolder(url.hostname, endpointPort(url), 2000);
+      if (holder.kind === 'none') silent.push({ kind, where: url.host });
+    }));
+    silent.sort((a, b) => SERVICE_KINDS.indexOf(a.kind) - SERVICE_KINDS.indexOf(b.kind));
+    const note = silent.length === 0 ? '' : ` Not ${verb}: ${silent.map((s) => `${s.kind}/ (nothing answers at ${s.where}, which azurite.attach names for ${serviceName(s.kind)})`).join(', ')}.`;
+    return { kinds: kinds.filter((k) => !silent.some((s) => s.kind === k)), leftOut: silent.map((s) => s.kind), note };
+  }
+
   /** Where the data is, for messages: "the running Blob, Queue" or "the Azurite at host:port". */
   private where(kinds: readonly ServiceKind[]): string {
     const t = this.deps.target.attached();
@@ -269,8 +292,8 @@ export class SnapshotCommands implements vscode.Disposable {
     const folder = args.folder ?? (await this.pickFolder('Export Here', 'Choose the folder for the snapshot (its blob/, queue/ and table/ are replaced)'));
     if (folder === undefined) return CANCELLED;
     // A service may have stopped while the dialog was open.
-    const kinds = this.deps.target.kinds().filter((k) => asked.includes(k));
-    if (kinds.length === 0) return this.nothingRuns('export');
+    const { kinds, note: silent } = await this.answering(this.deps.target.kinds().filter((k) => asked.includes(k)), 'exported');
+    if (kinds.length === 0) return silent !== '' ? this.show(failure('state', `Export failed: nothing to export.${silent}`, { setting: 'azurite.attach' })) : this.nothingRuns('export');
     const replaced = kinds.filter((k) => fs.existsSync(path.join(folder, k)));
     if (replaced.length > 0 && args.skipConfirmation !== true) {
       const choice = await vscode.window.showWarningMessage(`Replace the snapshot in ${folder}?`,
@@ -287,8 +310,8 @@ export class SnapshotCommands implements vscode.Disposable {
       const leftOut = others.length > 0 ? ` The other accounts (${others.join(', ')}, azurite.accounts) are not in a snapshot.` : '';
       // A service that is not running keeps its folder from before: an Import would load it with the new data.
       const older = SERVICE_KINDS.filter((k) => !kinds.includes(k) && fs.existsSync(path.join(folder, k)));
-      const kept = older.length > 0 ? ` Its ${older.map((k) => `${k}/`).join(', ')} ${older.length === 1 ? 'is' : 'are'} from before (${older.map(serviceName).join(', ')} not running).` : '';
-      void notify(counts.unreadBlobs !== undefined && counts.unreadBlobs.length > 0 || older.length > 0 ? 'warning' : 'info', `Snapshot exported to ${folder}: ${data.describeCounts(counts, kinds)}.${kept}${leftOut}`);
+      const kept = older.length > 0 ? ` Its ${older.map((k) => `${k}/`).join(', ')} ${older.length === 1 ? 'is' : 'are'} from before (${older.map(serviceName).join(', ')} ${this.deps.target.isLocal() ? 'not running' : 'not exported'}).` : '';
+      void notify(counts.unreadBlobs !== undefined && counts.unreadBlobs.length > 0 || older.length > 0 || silent !== '' ? 'warning' : 'info', `Snapshot exported to ${folder}: ${data.describeCounts(counts, kinds)}.${silent}${kept}${leftOut}`);
       return { ok: true };
     } catch (err) {
       return this.show(this.dataFailure('Export failed', folder, err));
@@ -310,8 +333,8 @@ export class SnapshotCommands implements vscode.Disposable {
     const notSnapshot = notASnapshotFolder(folder);
     if (notSnapshot !== undefined) return this.show(failure('data', `Import failed: ${notSnapshot}`));
     // A service may have stopped while the dialog was open.
-    const kinds = this.deps.target.kinds().filter((k) => asked.includes(k));
-    if (kinds.length === 0) return this.nothingRuns('import');
+    const { kinds, leftOut, note: silent } = await this.answering(this.deps.target.kinds().filter((k) => asked.includes(k)), 'imported');
+    if (kinds.length === 0) return silent !== '' ? this.show(failure('state', `Import failed: nothing to import into.${silent}`, { setting: 'azurite.attach' })) : this.nothingRuns('import');
     try {
       const data = this.data();
       const clients = this.targetClients(kinds);
@@ -337,8 +360,9 @@ export class SnapshotCommands implements vscode.Disposable {
       // Parts of the snapshot for services that do not run were not read: say so, not nothing.
       const skipped = SERVICE_KINDS.filter((k) => !kinds.includes(k) && hasEntries(path.join(folder, k)));
       const why = this.deps.target.attached() !== undefined ? 'azurite.attach gives no endpoint for it' : 'the service is not running';
-      const notImported = skipped.length === 0 ? '' : ` Not imported: ${skipped.map((k) => `${k}/ (${why})`).join(', ')}.`;
-      void notify('info', `Snapshot imported from ${folder}: ${data.describeCounts(counts, kinds)}.${notImported}`);
+      const skippedElsewhere = skipped.filter((k) => !leftOut.includes(k));
+      const notImported = skippedElsewhere.length === 0 ? '' : ` Not imported: ${skippedElsewhere.map((k) => `${k}/ (${why})`).join(', ')}.`;
+      void notify(silent !== '' ? 'warning' : 'info', `Snapshot imported from ${folder}: ${data.describeCounts(counts, kinds)}.${notImported}${silent}`);
       return { ok: true };
     } catch (err) {
       return this.show(this.dataFailure('Import failed', folder, err));

@@ -266,6 +266,28 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     }
   });
 
+  it('attached to an Azurite that serves Blob only (UseDevelopmentStorage=true names all three), Export and Import work on Blob and name what nothing answers for', async () => {
+    const a = await api();
+    const [queuePort, tablePort] = await freePorts(2);
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'attach-blob-only-'));
+    const blobOnly = connectionString.replace(/QueueEndpoint=http:\/\/127\.0\.0\.1:\d+/, `QueueEndpoint=http://127.0.0.1:${queuePort}`).replace(/TableEndpoint=http:\/\/127\.0\.0\.1:\d+/, `TableEndpoint=http://127.0.0.1:${tablePort}`);
+    try {
+      await configure({ attach: blobOnly });
+      await waitFor('the attached item', () => a.statusItems().attach.visible || undefined);
+      await BlobServiceClient.fromConnectionString(connectionString).getContainerClient('blob-only').createIfNotExists();
+      const shown = a.notifications().length;
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.exportSnapshot', { folder, skipConfirmation: true }), { ok: true });
+      const said = a.notifications().slice(shown).find((n) => n.startsWith(`Snapshot exported to ${folder}`));
+      assert.match(said ?? '', new RegExp(`Not exported: queue/ \\(nothing answers at 127\\.0\\.0\\.1:${queuePort}, which azurite\\.attach names for Queue\\), table/ \\(nothing answers at 127\\.0\\.0\\.1:${tablePort}, which azurite\\.attach names for Table\\)\\.`));
+      assert.ok(fs.existsSync(path.join(folder, 'blob', 'blob-only')), 'Blob exported');
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.importSnapshot', { folder, skipConfirmation: true }), { ok: true });
+      assert.match(a.notifications().at(-1) ?? '', /^Snapshot imported from .* Not imported: queue\/ \(nothing answers at/);
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('says that the attached Azurite may not serve the account it was given, or has another key, when it answers 404 or 403', async () => {
     const a = await api();
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'attach-account-'));
