@@ -127,11 +127,14 @@ export class SettingsWatcher implements vscode.Disposable {
    */
   async writeLimitWhole(write: () => Promise<boolean>): Promise<boolean> {
     this.limitWritten = true;
+    let written = false;
     try {
-      return await write();
+      written = await write();
+      return written;
     } finally {
       this.limitWritten = false;
-      this.limitQuiet.flush();
+      // Only what this write changed: a value still typed elsewhere (nothing written) waits on.
+      if (written) this.limitQuiet.flush();
     }
   }
 
@@ -142,7 +145,7 @@ export class SettingsWatcher implements vscode.Disposable {
    * would apply the limit too.
    */
   private reread(limitChanged: boolean): void {
-    if (this.limitWritten) {
+    if (this.limitWritten && limitChanged) {
       if (this.limitQuiet.waiting) this.limitQuiet.flush();
       else this.changed();
     } else if (this.limitQuiet.waiting || (limitChanged && this.emulator.isMemoryInUse())) this.changedWhenQuiet();

@@ -82,7 +82,7 @@ function headOnlyMessage(err: unknown): string {
  * (`ResourceNotFound`; the Table service with an XML body and no code), and one started with
  * `AZURITE_ACCOUNTS` serves only the accounts named there, not devstoreaccount1; a request signed
  * with another key gets 403 (`AuthorizationFailure`, `AuthenticationFailed`). Measured against the
- * engine (test/unit/core/restErrors.test.ts).
+ * engine (test/unit/emulator/attachAccountHint.test.ts).
  * @param err what the SDK threw (a RestError)
  * @param target the attached Azurite's `label` (host:port) and `accountName`
  * @returns the hint, with a leading space, or '' when the error is neither

@@ -46,8 +46,9 @@ export class DataTarget implements vscode.Disposable {
       }),
     );
     const sub = emulator.onDidChangeState(() => {
-      // An attach refused for naming a local service applies once no local service is there.
-      if (this.refusedOwn) void this.reread();
+      // An attach refused for naming a local service applies once the local services have stopped:
+      // not during a restart or a Clean (its stop, then its start), nor service by service.
+      if (this.refusedOwn && SERVICE_KINDS.every((k) => emulator.status(k).status === 'closed') && emulator.startsUnderWay().length === 0) void this.reread();
       else this.changed.fire();
     });
     // A service's certificate, read once it listens: its clients trust it from now on.
@@ -138,14 +139,14 @@ export class DataTarget implements vscode.Disposable {
     this.changed.fire();
   }
 
-  /** Set while the setting is refused by {@link refuseOwn}: each change of a local service's state reads it again. */
+  /** Set while the setting is refused by {@link refuseOwn}: it is read again once every local service has stopped. */
   private refusedOwn = false;
 
   /**
    * An attach that names a service this window runs (`UseDevelopmentStorage=true` pasted while the
    * local Blob listens on 10000) becomes an error: attaching stops the local services, which would
-   * leave nothing where it points, and in-memory data would be gone. Once no local service is there
-   * (stopped, or moved to another port), the setting applies.
+   * leave nothing where it points, and in-memory data would be gone. Once every local service has
+   * stopped (none starting, restarting or cleaning), the setting applies.
    */
   private refuseOwn(parsed: AttachTarget | { error: string } | undefined): AttachTarget | { error: string } | undefined {
     this.refusedOwn = false;
@@ -157,7 +158,7 @@ export class DataTarget implements vscode.Disposable {
       const url = new URL(named);
       if (endpointPort(url) === own.port && reachesListener(url.hostname, own.host, Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)))) {
         this.refusedOwn = true;
-        return { error: `${ATTACH_SETTING} names ${url.host}, where this window's own ${serviceName(kind)} service runs: attaching would stop it and leave nothing there. Clear ${ATTACH_SETTING} to go on with the local emulator, or stop the local services: it applies then.` };
+        return { error: `${ATTACH_SETTING} names ${url.host}, where this window's own ${serviceName(kind)} service runs: attaching would stop it and leave nothing there. Clear ${ATTACH_SETTING} to go on with the local emulator, or stop the local services: it applies once they have stopped.` };
       }
     }
     return parsed;

@@ -206,12 +206,15 @@ export class SnapshotCommands implements vscode.Disposable {
    * Of `kinds`, those an attached Azurite serves: an endpoint `azurite.attach` names where nothing
    * listens (`UseDevelopmentStorage=true` names all three, a Blob-only container serves one) is left
    * out, with a note for the message, instead of failing the whole Export or Import after the SDK's
-   * retries. Every kind is kept for the local emulator (its running services answer).
+   * retries. Every kind is kept for the local emulator (its running services answer), and while a
+   * proxy is set (the environment's or VS Code's `http.proxy`), which the probe does not go through.
    * @returns the kinds to work on, those left out, and the note ('' when none is left out)
    */
   private async answering(kinds: readonly ServiceKind[], verb: string): Promise<{ kinds: ServiceKind[]; leftOut: ServiceKind[]; note: string }> {
     const attached = this.deps.target.attached();
-    if (attached === undefined) return { kinds: [...kinds], leftOut: [], note: '' };
+    // Through a proxy the SDK's clients reach what a direct probe may not: every kind is kept then.
+    const proxied = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((v) => (process.env[v] ?? '') !== '') || (vscode.workspace.getConfiguration('http').get<string>('proxy') ?? '') !== '';
+    if (attached === undefined || proxied) return { kinds: [...kinds], leftOut: [], note: '' };
     const silent: { kind: ServiceKind; where: string }[] = [];
     await Promise.all(kinds.map(async (kind) => {
       const url = new URL(attached[kind]!);
@@ -265,8 +268,10 @@ export class SnapshotCommands implements vscode.Disposable {
       // The service was empty (a fresh in-memory one, or checked above); a client may have made
       // something since its port opened, which stays. A seed that stops half-way is deleted again.
       const counts = await this.journaled({ operation: 'seed', folder, kinds: [kind], where: this.where([kind]), inMemory },
-        // In memory, what a seed stopped half-way (at the memory limit, say) deleted again is freed at once, as Reset and Import free it.
-        () => withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, true, (options) => data.loadSeed(clients, snapshot, { ...options, ...(inMemory ? { reclaim: this.reclaim() } : {}) }), signal));
+        // In memory, what a seed stopped half-way (at the memory limit, say) deleted again is freed at
+        // once, as Reset and Import free it; not when a stop cut it short (the stop frees it, and a
+        // reclaim would wait for a pause in clients' requests).
+        () => withDelayedProgress(`Loading the seed into ${serviceName(kind)}`, true, (options) => data.loadSeed(clients, snapshot, { ...options, ...(inMemory ? { reclaim: async () => { if (signal?.aborted !== true) await this.reclaim()?.(); } } : {}) }), signal));
       this.deps.log.info(`${serviceName(kind)}: seed loaded from ${folder}: ${data.describeCounts(counts, [kind])}.`);
       return { ok: true };
     } catch (err) {

@@ -95,7 +95,7 @@ export class TerminalEnvironment implements vscode.Disposable {
     const theirs = userVariables(current, undefined, platform);
     const global: Partial<Record<ConnectionVariable, string>> = {};
     for (const name of TERMINAL_VARIABLES) if (!theirs.includes(name)) global[name] = current.variables[name];
-    this.collection.description = `${[current.description, ...theirs.map((name) => `${name} not set in terminals: ${TERMINAL_ENV_SECTION}.${platform} sets its own`)].join('; ')} ${BY}`;
+    this.collection.description = `${[current.description, ...theirs.map((name) => `${name} not set in terminals: ${TERMINAL_ENV_SECTION}.${platform} sets its own${identityNote(name, undefined, platform)}`)].join('; ')} ${BY}`;
     write(this.collection, global);
 
     const folders = vscode.workspace.workspaceFolders ?? [];
@@ -127,7 +127,7 @@ export class TerminalEnvironment implements vscode.Disposable {
     const scoped = this.scopedFor(folder);
     scoped.description = `${[
       `${set.join(' and ')} set in terminals of ${folder.name} too: only its own local.settings.json files count there (${own.description})`,
-      ...theirs.map((name) => `${name} not set in terminals of ${folder.name}: ${TERMINAL_ENV_SECTION}.${platform} sets its own`),
+      ...theirs.map((name) => `${name} not set in terminals of ${folder.name}: ${TERMINAL_ENV_SECTION}.${platform} sets its own${identityNote(name, folder, platform)}`),
     ].join('; ')} ${BY}`;
     write(scoped, Object.fromEntries(set.map((name) => [name, own.variables[name]])));
     this.scoped.set(key, folder);
@@ -211,6 +211,17 @@ function userVariables(current: ConnectionVariables, folder: vscode.WorkspaceFol
   // An identity-based connection it sets (`AzureWebJobsStorage__accountName`, a string: null removes it) is the user's too.
   const identityKeys = Object.keys(users).filter((k) => typeof users[k] === 'string');
   return TERMINAL_VARIABLES.filter((name) => current.variables[name] !== undefined && (hasVariableName(Object.keys(users), name, platform === 'windows' ? 'win32' : 'linux') || identityConnectionKey(identityKeys, name) !== undefined));
+}
+
+/**
+ * " (AzureWebJobsStorage__accountName: an identity-based connection)" when that is what the user's
+ * `terminal.integrated.env.<platform>` sets for `name` rather than `name` itself; else ''.
+ */
+function identityNote(name: ConnectionVariable, folder: vscode.WorkspaceFolder | undefined, platform: TerminalPlatform): string {
+  const users = vscode.workspace.getConfiguration(TERMINAL_ENV_SECTION, folder?.uri).get<Record<string, unknown>>(platform) ?? {};
+  if (hasVariableName(Object.keys(users), name, platform === 'windows' ? 'win32' : 'linux')) return '';
+  const key = identityConnectionKey(Object.keys(users).filter((k) => typeof users[k] === 'string'), name);
+  return key === undefined ? '' : ` (${key}: an identity-based connection)`;
 }
 
 /** Makes `collection` hold exactly `variables` (those undefined deleted), changing only what differs. */

@@ -331,6 +331,11 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
       assert.equal(a.statusItems().attach.visible, false);
       assert.equal(a.emulator.status('blob').status, 'running', 'the local Blob was not stopped');
       assert.equal(await container.exists(), true, 'its in-memory data is still there');
+      // A Clean (a stop, then a start) or a restart is not the local Blob stopping: still refused.
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.clean_blob', { skipConfirmation: true }), [{ ok: true }]);
+      await a.settled();
+      assert.equal(a.statusItems().attach.visible, false, 'still refused after a Clean');
+      assert.equal(a.emulator.status('blob').status, 'running');
       // The local Blob stopped: the setting applies, without being set again.
       await vscode.commands.executeCommand('azurite.close_blob');
       await waitFor('the attached item once the local Blob stopped', () => a.statusItems().attach.visible || undefined);

@@ -467,6 +467,7 @@ describe('Live settings, port conflicts and terminals', () => {
       await terminalEnv.update(platform, { AzureWebJobsStorage__accountName: 'prodaccount' }, vscode.ConfigurationTarget.Workspace);
       await waitFor('AzureWebJobsStorage left to the identity-based connection', () =>
         (a.terminalVariables().AzureWebJobsStorage === undefined && a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs ? true : undefined));
+      assert.match(a.terminalDescription() ?? '', new RegExp(`AzureWebJobsStorage not set in terminals: terminal\\.integrated\\.env\\.${platform} sets its own \\(AzureWebJobsStorage__accountName: an identity-based connection\\)`));
       // Taken out of the setting: ours again.
       await terminalEnv.update(platform, undefined, vscode.ConfigurationTarget.Workspace);
       await waitFor('the variable back', () => (a.terminalVariables().AzureWebJobsStorage === cs ? true : undefined));
