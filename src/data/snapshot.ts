@@ -849,8 +849,9 @@ export async function importConflicts(clients: StorageClients, snapshot: Snapsho
  *   unless restoring it failed (the error then names it)
  * @returns the counts loaded
  * @throws Error naming the item that failed and the SDK's message, after the rollback (which is
- *   said in the message; a rollback that failed too is said as well); the AbortError itself for a
- *   cancel whose rollback succeeded; Error "Import stopped before it changed anything: …" when the
+ *   said in the message; a rollback that failed too is said as well); an AbortError for a cancel:
+ *   the signal's own before anything changed, or, once it had changed data and its rollback put
+ *   it back, an Error named `AbortError` with `undone: true`; Error "Import stopped before it changed anything: …" when the
  *   copy of what it replaces cannot be made (an entity the export refuses, say), or when it would
  *   replace an item not in `options.confirmed`
  */
@@ -910,8 +911,9 @@ export async function importSnapshot(clients: StorageClients, snapshot: Snapshot
         await fsp.writeFile(path.join(backupDir, '.kept'), '').catch(() => undefined);
         throw new Error(`Import stopped: ${messageOf(err)}; ${undone}.`, { cause: rollbackErr });
       }
-      // A cancel, undone: the account is as it was, and the caller sees a cancel, not a failure.
-      if (err instanceof Error && err.name === 'AbortError') throw err;
+      // A cancel, undone: the account is as it was, and the caller sees a cancel, not a failure,
+      // marked so that it can say the data was put back.
+      if (err instanceof Error && err.name === 'AbortError') throw Object.assign(new Error('The import was cancelled; what it had changed was put back.', { cause: err }), { name: 'AbortError', undone: true });
       throw new Error(`Import stopped: ${messageOf(err)}; ${undone}.`, { cause: err });
     }
   } finally {

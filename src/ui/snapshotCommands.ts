@@ -370,6 +370,11 @@ export class SnapshotCommands implements vscode.Disposable {
       void notify(silent !== '' ? 'warning' : 'info', `Snapshot imported from ${folder}: ${data.describeCounts(counts, kinds)}.${notImported}${silent}`);
       return { ok: true };
     } catch (err) {
+      // Cancelled once it had changed data: its rollback ran, perhaps for a while; say how it ended.
+      if ((err as { undone?: unknown } | undefined)?.undone === true) {
+        void notify('info', `Import cancelled: what it had replaced or loaded in ${this.where(kinds)} was put back as it was.`);
+        return CANCELLED;
+      }
       return this.show(this.dataFailure('Import failed', folder, err));
     }
   }

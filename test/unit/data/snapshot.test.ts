@@ -566,7 +566,7 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     const abort = new AbortController();
     let loaded = 0;
     const progress = (): void => { if (++loaded === 10) abort.abort(); };
-    await assert.rejects(importSnapshot(dataClients(emulator), await readSnapshot(snap), tempDir('scratch-'), { signal: abort.signal, progress, concurrency: 2 }), { name: 'AbortError' });
+    await assert.rejects(importSnapshot(dataClients(emulator), await readSnapshot(snap), tempDir('scratch-'), { signal: abort.signal, progress, concurrency: 2 }), { name: 'AbortError', undone: true });
     const names: string[] = [];
     for await (const b of keep.listBlobsFlat()) names.push(b.name);
     assert.deepEqual(names, ['original.txt']);
@@ -627,7 +627,9 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     // The copy's last step (the table's entities listed): what is left of it (writing its files)
     // finishes whatever the signal says.
     const progress = (p: { message: string }): void => { if (/Keeping a copy of what the import replaces: 8 \/ 8 items/.test(p.message)) abort.abort(); };
-    await assert.rejects(importSnapshot(dataClients(emulator), await readSnapshot(snap), tempDir('scratch-'), { signal: abort.signal, progress }), { name: 'AbortError' });
+    const cancelled = await importSnapshot(dataClients(emulator), await readSnapshot(snap), tempDir('scratch-'), { signal: abort.signal, progress }).then(() => undefined, (e: unknown) => e as { name?: string; undone?: boolean });
+    assert.equal(cancelled?.name, 'AbortError');
+    assert.equal(cancelled?.undone, undefined, 'nothing had changed: nothing to say was put back');
     assert.equal(abort.signal.aborted, true);
     const texts = (await orders.peekMessages({ numberOfMessages: 32 })).peekedMessageItems.map((m) => m.messageText);
     assert.deepEqual(texts, ['old 0', 'old 1', 'old 2', 'old 3', 'old 4']);
