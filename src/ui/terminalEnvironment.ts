@@ -94,8 +94,8 @@ export class TerminalEnvironment implements vscode.Disposable {
     // Any entry of theirs wins: a value, "" or null (which removes the variable from terminals).
     const theirs = userVariables(current, undefined, platform);
     const global: Partial<Record<ConnectionVariable, string>> = {};
-    for (const name of TERMINAL_VARIABLES) if (!theirs.includes(name)) global[name] = current.variables[name];
-    this.collection.description = `${[current.description, ...theirs.map((name) => `${name} not set in terminals: ${TERMINAL_ENV_SECTION}.${platform} sets its own${identityNote(name, undefined, platform)}`)].join('; ')} ${BY}`;
+    for (const name of TERMINAL_VARIABLES) if (!theirs.some((t) => t.name === name)) global[name] = current.variables[name];
+    this.collection.description = `${[current.description, ...theirs.map((t) => `${t.name} not set in terminals: ${TERMINAL_ENV_SECTION}.${platform} sets its own${t.note}`)].join('; ')} ${BY}`;
     write(this.collection, global);
 
     const folders = vscode.workspace.workspaceFolders ?? [];
@@ -117,8 +117,8 @@ export class TerminalEnvironment implements vscode.Disposable {
     // (decideVariables). Were one to differ, the global value would stay: which of two mutators of
     // one variable VS Code applies last depends on the order they were set in.
     const added = own === undefined ? [] : TERMINAL_VARIABLES.filter((name) => own.variables[name] !== undefined && current.variables[name] === undefined);
-    const theirs = own === undefined ? [] : userVariables(own, folder, platform).filter((name) => added.includes(name));
-    const set = added.filter((name) => !theirs.includes(name));
+    const theirs = own === undefined ? [] : userVariables(own, folder, platform).filter((t) => added.includes(t.name));
+    const set = added.filter((name) => !theirs.some((t) => t.name === name));
     const key = folder.uri.toString();
     if (own === undefined || set.length === 0 || this.isStale(folder)) {
       this.clearFolder(key, folder);
@@ -127,7 +127,7 @@ export class TerminalEnvironment implements vscode.Disposable {
     const scoped = this.scopedFor(folder);
     scoped.description = `${[
       `${set.join(' and ')} set in terminals of ${folder.name} too: only its own local.settings.json files count there (${own.description})`,
-      ...theirs.map((name) => `${name} not set in terminals of ${folder.name}: ${TERMINAL_ENV_SECTION}.${platform} sets its own${identityNote(name, folder, platform)}`),
+      ...theirs.map((t) => `${t.name} not set in terminals of ${folder.name}: ${TERMINAL_ENV_SECTION}.${platform} sets its own${t.note}`),
     ].join('; ')} ${BY}`;
     write(scoped, Object.fromEntries(set.map((name) => [name, own.variables[name]])));
     this.scoped.set(key, folder);
@@ -204,24 +204,22 @@ export class TerminalEnvironment implements vscode.Disposable {
 
 /**
  * The variables of `current` that the user's `terminal.integrated.env.<platform>` names (a value, ""
- * or null), read for `folder` when given.
+ * or null), read for `folder` when given, or whose identity-based form it sets to a string
+ * (`AzureWebJobsStorage__accountName`; null removes it). `note` is what the description adds:
+ * " (AzureWebJobsStorage__accountName: an identity-based connection)" for the latter, else ''.
  */
-function userVariables(current: ConnectionVariables, folder: vscode.WorkspaceFolder | undefined, platform: TerminalPlatform): ConnectionVariable[] {
+function userVariables(current: ConnectionVariables, folder: vscode.WorkspaceFolder | undefined, platform: TerminalPlatform): { readonly name: ConnectionVariable; readonly note: string }[] {
   const users = vscode.workspace.getConfiguration(TERMINAL_ENV_SECTION, folder?.uri).get<Record<string, unknown>>(platform) ?? {};
-  // An identity-based connection it sets (`AzureWebJobsStorage__accountName`, a string: null removes it) is the user's too.
-  const identityKeys = Object.keys(users).filter((k) => typeof users[k] === 'string');
-  return TERMINAL_VARIABLES.filter((name) => current.variables[name] !== undefined && (hasVariableName(Object.keys(users), name, platform === 'windows' ? 'win32' : 'linux') || identityConnectionKey(identityKeys, name) !== undefined));
-}
-
-/**
- * " (AzureWebJobsStorage__accountName: an identity-based connection)" when that is what the user's
- * `terminal.integrated.env.<platform>` sets for `name` rather than `name` itself; else ''.
- */
-function identityNote(name: ConnectionVariable, folder: vscode.WorkspaceFolder | undefined, platform: TerminalPlatform): string {
-  const users = vscode.workspace.getConfiguration(TERMINAL_ENV_SECTION, folder?.uri).get<Record<string, unknown>>(platform) ?? {};
-  if (hasVariableName(Object.keys(users), name, platform === 'windows' ? 'win32' : 'linux')) return '';
-  const key = identityConnectionKey(Object.keys(users).filter((k) => typeof users[k] === 'string'), name);
-  return key === undefined ? '' : ` (${key}: an identity-based connection)`;
+  const names = Object.keys(users);
+  const identityKeys = names.filter((k) => typeof users[k] === 'string');
+  const found: { name: ConnectionVariable; note: string }[] = [];
+  for (const name of TERMINAL_VARIABLES) {
+    if (current.variables[name] === undefined) continue;
+    const named = hasVariableName(names, name, platform === 'windows' ? 'win32' : 'linux');
+    const key = named ? undefined : identityConnectionKey(identityKeys, name);
+    if (named || key !== undefined) found.push({ name, note: key === undefined ? '' : ` (${key}: an identity-based connection)` });
+  }
+  return found;
 }
 
 /** Makes `collection` hold exactly `variables` (those undefined deleted), changing only what differs. */
