@@ -20,7 +20,9 @@
  * Off with `azurite.terminalEnvironment: false`; cleared while no service runs, here or in another
  * Azurite found serving it on its configured port (Emulator.servedElsewhereKinds). A variable the user
  * sets in `terminal.integrated.env.<platform>` is left to that value: VS Code applies an extension's
- * collection after that setting, so setting it here would override the user's. For a folder the
+ * collection after that setting, so setting it here would override the user's. So is one a task in
+ * a tasks.json sets in its `options.env` (core/taskEnvironment.ts): VS Code applies the collection
+ * over a task's own variables too. For a folder the
  * setting is read with the folder's URI (VS Code 1.139 registers it per window, so in a multi-root
  * workspace that gives the workspace's value; read per folder in case that changes). Not
  * persistent (the scoped collections share the global one's flag): VS Code would otherwise restore
@@ -28,8 +30,8 @@
  * `runOn: folderOpen` tasks), and keep them for good once this extension stays passive.
  */
 import * as vscode from 'vscode';
-import { hasVariableName } from '../core/debugConfiguration';
-import { CONNECTION_VARIABLES, identityConnectionKey, type ConnectionVariable, type ConnectionVariables } from '../core/localSettings';
+import { CONNECTION_VARIABLES, type ConnectionVariable, type ConnectionVariables } from '../core/localSettings';
+import { taskVariables, variablesSet, type TaskPlatform, type TasksSource } from '../core/taskEnvironment';
 import type { Emulator } from '../emulator/emulator';
 import type { ConnectionEnvironment } from './connectionEnvironment';
 
@@ -39,8 +41,11 @@ export const TERMINAL_VARIABLES = CONNECTION_VARIABLES;
 /** VS Code's setting of the variables its terminals get, per platform (`.linux`, `.osx`, `.windows`). */
 const TERMINAL_ENV_SECTION = 'terminal.integrated.env';
 
-/** A platform's key under `terminal.integrated.env`. */
-type TerminalPlatform = 'windows' | 'osx' | 'linux';
+/** The configuration section of tasks.json files: VS Code reads them, the user's too, as this section. */
+const TASKS_SECTION = 'tasks';
+
+/** A platform's key under `terminal.integrated.env` (and in tasks.json). */
+type TerminalPlatform = TaskPlatform;
 
 /** The key of this platform under `terminal.integrated.env`. */
 function terminalPlatform(): TerminalPlatform {
@@ -76,7 +81,7 @@ export class TerminalEnvironment implements vscode.Disposable {
       // Another Azurite found serving a service, or that finding forgotten.
       emulator.onDidChangeServedElsewhere(() => this.refresh()),
       environment.onDidChange(() => this.refresh()),
-      vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration(TERMINAL_ENV_SECTION)) this.refresh(); }),
+      vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration(TERMINAL_ENV_SECTION) || e.affectsConfiguration(TASKS_SECTION)) this.refresh(); }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.foldersChanged()),
     ];
     this.refresh();
@@ -95,7 +100,7 @@ export class TerminalEnvironment implements vscode.Disposable {
     const theirs = userVariables(current, undefined, platform);
     const global: Partial<Record<ConnectionVariable, string>> = {};
     for (const name of TERMINAL_VARIABLES) if (!theirs.some((t) => t.name === name)) global[name] = current.variables[name];
-    this.collection.description = `${[current.description, ...theirs.map((t) => `${t.name} not set in terminals: ${TERMINAL_ENV_SECTION}.${platform} sets its own${t.note}`)].join('; ')} ${BY}`;
+    this.collection.description = `${[current.description, ...theirs.map((t) => `${t.name} not set in terminals: ${t.by} sets its own${t.note}`)].join('; ')} ${BY}`;
     write(this.collection, global);
 
     const folders = vscode.workspace.workspaceFolders ?? [];
@@ -127,7 +132,7 @@ export class TerminalEnvironment implements vscode.Disposable {
     const scoped = this.scopedFor(folder);
     scoped.description = `${[
       `${set.join(' and ')} set in terminals of ${folder.name} too: only its own local.settings.json files count there (${own.description})`,
-      ...theirs.map((t) => `${t.name} not set in terminals of ${folder.name}: ${TERMINAL_ENV_SECTION}.${platform} sets its own${t.note}`),
+      ...theirs.map((t) => `${t.name} not set in terminals of ${folder.name}: ${t.by} sets its own${t.note}`),
     ].join('; ')} ${BY}`;
     write(scoped, Object.fromEntries(set.map((name) => [name, own.variables[name]])));
     this.scoped.set(key, folder);
@@ -203,23 +208,40 @@ export class TerminalEnvironment implements vscode.Disposable {
 }
 
 /**
- * The variables of `current` that the user's `terminal.integrated.env.<platform>` names (a value, ""
- * or null), read for `folder` when given, or whose identity-based form it sets to a string
- * (`AzureWebJobsStorage__accountName`; null removes it). `note` is what the description adds:
- * " (AzureWebJobsStorage__accountName: an identity-based connection)" for the latter, else ''.
+ * The variables of `current` that the user sets for terminals: those `terminal.integrated.env.<platform>`
+ * names (a value, "" or null), read for `folder` when given, or whose identity-based form it sets to
+ * a string (`AzureWebJobsStorage__accountName`; null removes it); then those a task sets in its
+ * `options.env` (core/taskEnvironment.ts), in the user's tasks.json, the workspace's and, for
+ * `folder` (every folder when undefined), the folder's. `by` names the setting or the task; `note`
+ * is what the description adds: " (AzureWebJobsStorage__accountName: an identity-based connection)"
+ * for an identity-based form, else ''.
  */
-function userVariables(current: ConnectionVariables, folder: vscode.WorkspaceFolder | undefined, platform: TerminalPlatform): { readonly name: ConnectionVariable; readonly note: string }[] {
+function userVariables(current: ConnectionVariables, folder: vscode.WorkspaceFolder | undefined, platform: TerminalPlatform): { readonly name: ConnectionVariable; readonly by: string; readonly note: string }[] {
   const users = vscode.workspace.getConfiguration(TERMINAL_ENV_SECTION, folder?.uri).get<Record<string, unknown>>(platform) ?? {};
-  const names = Object.keys(users);
-  const identityKeys = names.filter((k) => typeof users[k] === 'string');
-  const found: { name: ConnectionVariable; note: string }[] = [];
-  for (const name of TERMINAL_VARIABLES) {
-    if (current.variables[name] === undefined) continue;
-    const named = hasVariableName(names, name, platform === 'windows' ? 'win32' : 'linux');
-    const key = named ? undefined : identityConnectionKey(identityKeys, name);
-    if (named || key !== undefined) found.push({ name, note: key === undefined ? '' : ` (${key}: an identity-based connection)` });
+  const ours = TERMINAL_VARIABLES.filter((name) => current.variables[name] !== undefined);
+  const found = variablesSet(users, ours, platform).map((v) => ({ ...v, by: `${TERMINAL_ENV_SECTION}.${platform}` }));
+  const rest = ours.filter((name) => !found.some((f) => f.name === name));
+  return [...found, ...taskVariables(tasksSources(folder), rest, platform)].map((v) => ({ ...v, name: v.name as ConnectionVariable }));
+}
+
+/**
+ * The tasks.json contents whose tasks may run in a terminal of `folder` (of any folder when
+ * undefined): the user's, the workspace's (a single folder's tasks.json, or a multi-root
+ * workspace file's `tasks`) and, in a multi-root workspace, each folder's.
+ */
+function tasksSources(folder: vscode.WorkspaceFolder | undefined): TasksSource[] {
+  const multiRoot = vscode.workspace.workspaceFile !== undefined;
+  const all = vscode.workspace.getConfiguration().inspect<unknown>(TASKS_SECTION);
+  const sources: TasksSource[] = [
+    { value: all?.globalValue, name: 'the user tasks.json' },
+    { value: all?.workspaceValue, name: multiRoot ? 'the workspace file' : 'tasks.json' },
+  ];
+  if (multiRoot) {
+    for (const f of folder === undefined ? vscode.workspace.workspaceFolders ?? [] : [folder]) {
+      sources.push({ value: vscode.workspace.getConfiguration(undefined, f.uri).inspect<unknown>(TASKS_SECTION)?.workspaceFolderValue, name: `tasks.json of ${f.name}` });
+    }
   }
-  return found;
+  return sources;
 }
 
 /** Makes `collection` hold exactly `variables` (those undefined deleted), changing only what differs. */

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
 import type { Outcome } from '../../src/emulator/serviceManager';
-import { api, configure, reset, waitFor } from './helpers';
+import { api, configure, reset, runTask, waitFor } from './helpers';
 import { recordedNotifications, writeSetting } from '../../src/ui/notify';
 
 async function listen(server: http.Server): Promise<number> {
@@ -473,6 +473,44 @@ describe('Live settings, port conflicts and terminals', () => {
       await waitFor('the variable back', () => (a.terminalVariables().AzureWebJobsStorage === cs ? true : undefined));
     } finally {
       await terminalEnv.update(platform, undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('leaves a variable that a task in tasks.json sets to the task, which runs with its own value', async () => {
+    const a = await api();
+    const theirs = 'DefaultEndpointsProtocol=https;AccountName=mine;AccountKey=a2V5;EndpointSuffix=core.windows.net';
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'task-')), 'env.txt');
+    const tasksConfig = vscode.workspace.getConfiguration('tasks');
+    await tasksConfig.update('version', '2.0.0', vscode.ConfigurationTarget.Workspace);
+    await tasksConfig.update('tasks', [{
+      label: 'copy to the cloud',
+      type: 'process',
+      command: process.execPath,
+      args: ['-e', `require('fs').writeFileSync(${JSON.stringify(out)}, [process.env.AZURE_STORAGE_CONNECTION_STRING, process.env.AzureWebJobsStorage].join('|'))`],
+      options: { env: { ELECTRON_RUN_AS_NODE: '1', AZURE_STORAGE_CONNECTION_STRING: theirs } },
+    }], vscode.ConfigurationTarget.Workspace);
+    try {
+      await vscode.commands.executeCommand('azurite.start_blob');
+      const cs = a.emulator.connectionString();
+      await waitFor('the variables', () => (a.terminalVariables().AzureWebJobsStorage === cs ? true : undefined));
+      assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: cs });
+      assert.match(a.terminalDescription() ?? '', /AZURE_STORAGE_CONNECTION_STRING not set in terminals: the task "copy to the cloud" \(tasks\.json\) sets its own/);
+
+      // The task's process sees its own value, and ours for the variable it does not set.
+      const task = await waitFor('the task to be listed', async () => (await vscode.tasks.fetchTasks()).find((t) => t.name === 'copy to the cloud'));
+      assert.equal(await runTask(task), 0);
+      assert.equal(fs.readFileSync(out, 'utf8'), `${theirs}|${cs}`);
+
+      // Set for every task of the file, in its root options for this platform: the same.
+      await tasksConfig.update('tasks', [{ label: 'plain', type: 'shell', command: 'true' }], vscode.ConfigurationTarget.Workspace);
+      await waitFor('ours again once no task sets it', () => (a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs ? true : undefined));
+      const platform = process.platform === 'win32' ? 'windows' : process.platform === 'darwin' ? 'osx' : 'linux';
+      await tasksConfig.update(platform, { options: { env: { AzureWebJobsStorage__accountName: 'prodaccount' } } }, vscode.ConfigurationTarget.Workspace);
+      await waitFor('AzureWebJobsStorage left to the identity-based connection of every task', () =>
+        (a.terminalVariables().AzureWebJobsStorage === undefined && a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs ? true : undefined));
+      assert.match(a.terminalDescription() ?? '', /AzureWebJobsStorage not set in terminals: every task of tasks\.json sets its own \(AzureWebJobsStorage__accountName: an identity-based connection\)/);
+    } finally {
+      for (const key of ['tasks', 'version', 'options', 'linux', 'osx', 'windows']) await tasksConfig.update(key, undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
 

@@ -1,0 +1,64 @@
+/**
+ * core/taskEnvironment.ts: the connection variables that tasks written in tasks.json set
+ * themselves, which the terminals' collection leaves to them.
+ */
+import * as assert from 'node:assert/strict';
+import { taskVariables, variablesSet } from '../../../src/core/taskEnvironment';
+
+const NAMES = ['AZURE_STORAGE_CONNECTION_STRING', 'AzureWebJobsStorage'];
+
+describe('core/taskEnvironment', () => {
+  it('finds a variable a task sets in options.env, naming the task and its file', () => {
+    const file = { version: '2.0.0', tasks: [
+      { label: 'build', type: 'shell', command: 'make' },
+      { label: 'copy', type: 'shell', command: 'azcopy', options: { env: { AZURE_STORAGE_CONNECTION_STRING: 'cloud' } } },
+    ] };
+    assert.deepEqual(taskVariables([{ value: file, name: 'tasks.json' }], NAMES, 'linux'), [
+      { name: 'AZURE_STORAGE_CONNECTION_STRING', note: '', by: 'the task "copy" (tasks.json)' },
+    ]);
+  });
+
+  it('counts the file root\'s options.env for every task of it, and the platform\'s options over the general ones', () => {
+    const root = { tasks: [{ label: 'a', type: 'shell', command: 'x' }], options: { env: { AzureWebJobsStorage: 'cloud' } } };
+    assert.deepEqual(taskVariables([{ value: root, name: 'tasks.json' }], NAMES, 'linux').map((v) => v.by), ['every task of tasks.json']);
+    // Root options without a task apply to nothing.
+    assert.deepEqual(taskVariables([{ value: { options: root.options }, name: 'tasks.json' }], NAMES, 'linux'), []);
+    const perPlatform = { tasks: [{ label: 'up', type: 'process', command: 'x', windows: { options: { env: { azure_storage_connection_string: '' } } } }] };
+    assert.deepEqual(taskVariables([{ value: perPlatform, name: 'tasks.json' }], NAMES, 'linux'), [], 'another platform\'s options do not count');
+    assert.deepEqual(taskVariables([{ value: perPlatform, name: 'tasks.json' }], NAMES, 'windows').map((v) => v.name), ['AZURE_STORAGE_CONNECTION_STRING'],
+      'names compared as Windows does there');
+    const rootPlatform = { tasks: [{ type: 'npm', script: 'test' }], osx: { options: { env: { AzureWebJobsStorage: 'x' } } } };
+    assert.deepEqual(taskVariables([{ value: rootPlatform, name: 'the user tasks.json' }], NAMES, 'osx'), [
+      { name: 'AzureWebJobsStorage', note: '', by: 'every task of the user tasks.json' },
+    ]);
+  });
+
+  it('takes the first task that sets each variable, across files in the order given, and names an unlabelled task by its type', () => {
+    const user = { tasks: [{ type: 'npm', script: 'seed', options: { env: { AzureWebJobsStorage: 'a' } } }] };
+    const workspace = { tasks: [{ taskName: 'old', type: 'shell', options: { env: { AzureWebJobsStorage: 'b', AZURE_STORAGE_CONNECTION_STRING: 'c' } } }] };
+    assert.deepEqual(taskVariables([{ value: user, name: 'the user tasks.json' }, { value: workspace, name: 'tasks.json of api' }], NAMES, 'linux').map((v) => `${v.name}: ${v.by}`), [
+      'AzureWebJobsStorage: the task "npm: seed" (the user tasks.json)',
+      'AZURE_STORAGE_CONNECTION_STRING: the task "old" (tasks.json of api)',
+    ]);
+  });
+
+  it('counts an identity-based AzureWebJobsStorage set to a string, not one set to null', () => {
+    const file = (value: unknown): unknown => ({ tasks: [{ label: 'func', type: 'shell', options: { env: { AzureWebJobsStorage__accountName: value } } }] });
+    assert.deepEqual(taskVariables([{ value: file('prod'), name: 'tasks.json' }], NAMES, 'linux'), [
+      { name: 'AzureWebJobsStorage', note: ' (AzureWebJobsStorage__accountName: an identity-based connection)', by: 'the task "func" (tasks.json)' },
+    ]);
+    assert.deepEqual(taskVariables([{ value: file(null), name: 'tasks.json' }], NAMES, 'linux'), []);
+  });
+
+  it('ignores what is not a tasks.json\'s shape', () => {
+    for (const value of [undefined, null, 'tasks', [], { tasks: 'x' }, { tasks: [null, 3, { options: 'env' }, { options: { env: [] } }] }]) {
+      assert.deepEqual(taskVariables([{ value, name: 'tasks.json' }], NAMES, 'linux'), [], JSON.stringify(value));
+    }
+  });
+
+  it('reads a variable named with any value, "" and null included, exactly elsewhere than on Windows', () => {
+    assert.deepEqual(variablesSet({ AZURE_STORAGE_CONNECTION_STRING: null, AzureWebJobsStorage: '' }, NAMES, 'linux').map((v) => v.name), NAMES);
+    assert.deepEqual(variablesSet({ AZUREWEBJOBSSTORAGE: 'x' }, NAMES, 'linux'), []);
+    assert.deepEqual(variablesSet({ AZUREWEBJOBSSTORAGE: 'x' }, NAMES, 'windows').map((v) => v.name), ['AzureWebJobsStorage']);
+  });
+});
