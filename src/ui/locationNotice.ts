@@ -6,6 +6,9 @@
  * Azurite's files and ours holds none, a notification says where the data is and offers
  * "Use That Folder", which sets `azurite.location` to it. Once per folder per window; the start does
  * not wait for the answer (a running service on disk restarts at once when the setting changes).
+ * Not for a folder whose path holds a literal `${workspaceFolder}` (the Azurite extension's data for
+ * `"${workspaceFolder}/data"`): set as the value, it would be expanded again; the notification says
+ * to move its contents instead.
  *
  * Also with `azurite.location` unset, when both the workspace folder itself (where the Azurite
  * extension and an `azurite` run there keep data) and `.azurite/` hold Azurite's files: this
@@ -50,11 +53,15 @@ export class LocationNotice {
     const ours = resolveLocation(value, ctx);
     if (typeof ours !== 'string' || !hasAzuriteData(theirs) || hasAzuriteData(ours)) return;
     this.offered.add(theirs);
-    void notify('info',
-      `Azurite data written by the Azurite extension is in ${theirs}: it takes azurite.location "${value.trim()}" literally. ` +
-      `This extension expands it to ${ours}, which holds no Azurite data.`,
-      USE_THAT_FOLDER,
-    ).then(async (choice) => {
+    const said = `Azurite data written by the Azurite extension is in ${theirs}: it takes azurite.location "${value.trim()}" literally. ` +
+      `This extension expands it to ${ours}, which holds no Azurite data.`;
+    // A folder whose path holds "${…}" cannot be set: the setting's value would be expanded again,
+    // and VS Code's variables have no escape.
+    if (resolveLocation(theirs, ctx) !== theirs) {
+      void notify('info', `${said} A path with \${…} in it cannot be set as azurite.location (it would be expanded); to use that data here, move the contents of ${theirs} to ${ours} while its services are stopped.`);
+      return;
+    }
+    void notify('info', said, USE_THAT_FOLDER).then(async (choice) => {
       if (choice === USE_THAT_FOLDER) showOutcome(await useLocation(theirs, this.deps), this.deps);
     });
   }

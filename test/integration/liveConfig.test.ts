@@ -132,6 +132,32 @@ describe('Live settings, port conflicts and terminals', () => {
     }
   });
 
+  it('points out the Azurite extension\'s data for a ${workspaceFolder} location without offering a value that would be expanded again', async () => {
+    const a = await api();
+    const workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    const name = `azurite-literal-${process.pid}-${Date.now()}`;
+    const theirs = path.join(workspace, '${workspaceFolder}', name); // where the Azurite extension put "${workspaceFolder}/<name>"
+    const ours = path.join(workspace, name);
+    const config = () => vscode.workspace.getConfiguration('azurite');
+    try {
+      // The Azurite extension's data in that folder (azurite's own blob metadata file).
+      fs.mkdirSync(theirs, { recursive: true });
+      fs.writeFileSync(path.join(theirs, '__azurite_db_blob__.json'), '{}');
+      await configure({ inMemoryPersistence: false });
+      await config().update('location', `\${workspaceFolder}/${name}`, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the expanded location', () => a.emulator.options.location === ours);
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const notice = await waitFor('the notice', () => a.notifications().find((n) => n.includes(theirs)));
+      assert.match(notice, /cannot be set as azurite\.location \(it would be expanded\); to use that data here, move the contents of/);
+      assert.deepEqual(a.notificationActions(notice), [], 'no Use That Folder: the value would name another folder');
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      await config().update('location', undefined, vscode.ConfigurationTarget.Workspace);
+      fs.rmSync(path.join(workspace, '${workspaceFolder}'), { recursive: true, force: true });
+      fs.rmSync(ours, { recursive: true, force: true });
+    }
+  });
+
   it('says when the workspace folder itself holds Azurite data while .azurite/ does too, and offers it', async () => {
     const a = await api();
     const workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
