@@ -664,6 +664,8 @@ export class Emulator {
     } catch (err) {
       const message = `${serviceName(kind)} service could not start: the emulator engine did not load (${(err as Error).message}).`;
       this.log.error(message);
+      // Shown on the service's status bar item, as any failed start is.
+      this.services[kind].failedBeforeStart(message);
       return failure('engine', message);
     }
     // dispose() began while the engine loaded: its stop waits behind this start, which goes no
@@ -785,7 +787,10 @@ export class Emulator {
     try {
       await this.loader.load();
     } catch (err) {
-      return failure('engine', `${serviceName(kind)} data could not be cleaned: the emulator engine did not load (${(err as Error).message}).`);
+      const message = `${serviceName(kind)} data could not be cleaned: the emulator engine did not load (${(err as Error).message}).`;
+      // A running service was stopped for the clean and stays stopped: its item says why.
+      this.services[kind].failedBeforeStart(message);
+      return failure('engine', message);
     }
     // Nor one during whose load dispose() began: nothing is deleted while the window closes.
     if (this.disposed) return this.shutDownFailure(kind, 'cleaned');

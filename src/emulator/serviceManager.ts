@@ -429,6 +429,15 @@ export class ServiceManager {
     if (s.status === 'closed' && s.error === message) this.set({ status: 'closed' });
   }
 
+  /**
+   * A start or clean of this service failed before it reached this manager (the emulator engine did
+   * not load): a closed service shows `message` as its error, as for a start refused here, until its
+   * next start or a settings change that clears errors. Nothing changes while the service is not closed.
+   */
+  failedBeforeStart(message: string): void {
+    if (this.current.status === 'closed') this.set({ status: 'closed', error: message });
+  }
+
   /** The message of the last start refused by a setting (a blocker), while that refusal is the state's error. */
   private settingsRefusal: string | undefined;
 

@@ -799,6 +799,11 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     const started = await emulator.start('table');
     assert.ok(!started.ok && started.reason === 'engine', JSON.stringify(started));
     assert.match(started.message, /did not load within 1 ms/);
+    // The failure stays on the service's state, which its status bar item shows (red, with the reason).
+    assert.deepEqual(emulator.status('table'), { status: 'closed', error: started.message });
+    const cleaned = await emulator.clean('queue');
+    assert.ok(!cleaned.ok && cleaned.reason === 'engine', JSON.stringify(cleaned));
+    assert.deepEqual(emulator.status('queue'), { status: 'closed', error: cleaned.message });
   });
 
   it('an engine that ends with no service running (killed after its warm-up) is logged, not announced; the next start brings a new engine up', async function () {
