@@ -158,6 +158,19 @@ export function leastLimitMb(usedBytes: number): number {
 }
 
 /**
+ * The limit Raise Limit proposes: twice the one in force, or more when that would still refuse the
+ * write that was refused (a 5 MB upload under a 1 MB limit): then the least limit that holds it
+ * besides what is stored ({@link leastLimitMb}).
+ * @param limitBytes the limit in force, in bytes
+ * @param usedBytes blob and queue content held now, in bytes
+ * @param requestedBytes the refused write's size, in bytes (0 for none)
+ * @returns a whole number of MB (1 MB = {@link BYTES_PER_MB} bytes)
+ */
+export function proposedLimitMb(limitBytes: number, usedBytes: number, requestedBytes = 0): number {
+  return Math.max(Math.ceil((limitBytes * 2) / BYTES_PER_MB), leastLimitMb(usedBytes + Math.max(0, requestedBytes)));
+}
+
+/**
  * Checks a new `azurite.extentMemoryLimit` typed into Raise Limit's input box.
  * @param value the text typed, in MB
  * @param usedBytes blob and queue content held now, in bytes

@@ -7,7 +7,7 @@
  * and Show Memory Usage.
  */
 import * as vscode from 'vscode';
-import { BYTES_PER_MB, ThresholdWarning, formatBytes, formatUsage, groupDigits, limitInputError, percentUsed, type MemoryReport } from '../core/memory';
+import { ThresholdWarning, formatBytes, formatUsage, groupDigits, limitInputError, percentUsed, proposedLimitMb, type MemoryReport } from '../core/memory';
 import { COMMANDS, serviceCommand } from '../core/commandIds';
 import { serviceName } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
@@ -35,21 +35,22 @@ export class MemoryAlerts implements vscode.Disposable {
       }),
       emulator.onDidHitLimit((hit) => {
         const n = groupDigits;
-        this.offer('error', `${serviceName(hit.kind)} write of ${formatBytes(hit.requestedBytes)} refused: the in-memory limit of ${formatBytes(hit.limitBytes)} would be exceeded (${n(hit.usedBytes)} of ${n(hit.limitBytes)} bytes in use, ${n(hit.requestedBytes)} asked for). Clients get HTTP 409 MemoryExtentStoreAtSizeLimit until memory is freed or the limit raised; stored data is intact.`);
+        this.offer('error', hit.requestedBytes, `${serviceName(hit.kind)} write of ${formatBytes(hit.requestedBytes)} refused: the in-memory limit of ${formatBytes(hit.limitBytes)} would be exceeded (${n(hit.usedBytes)} of ${n(hit.limitBytes)} bytes in use, ${n(hit.requestedBytes)} asked for). Clients get HTTP 409 MemoryExtentStoreAtSizeLimit until memory is freed or the limit raised; stored data is intact.`);
       }),
     ];
   }
 
   private checkThreshold(report: MemoryReport): void {
     if (this.warning.update(percentUsed(report), this.warningThreshold())) {
-      this.offer('warning', `Azurite in-memory storage is at ${percentUsed(report)}% of its limit (${formatUsage(report)}; blob ${formatBytes(report.blobBytes)}, queue ${formatBytes(report.queueBytes)}). Writes past the limit will fail with HTTP 409.`);
+      this.offer('warning', 0, `Azurite in-memory storage is at ${percentUsed(report)}% of its limit (${formatUsage(report)}; blob ${formatBytes(report.blobBytes)}, queue ${formatBytes(report.queueBytes)}). Writes past the limit will fail with HTTP 409.`);
     }
   }
 
-  private offer(level: 'warning' | 'error', message: string): void {
+  /** @param refusedBytes the size of the write refused at the limit, in bytes (0 for the threshold warning): Raise Limit proposes a limit that holds it */
+  private offer(level: 'warning' | 'error', refusedBytes: number, message: string): void {
     void notify(level, message, ...ACTIONS).then(async (choice) => {
       switch (choice) {
-        case 'Raise Limit': await raiseLimit(this.emulator, this.write); break;
+        case 'Raise Limit': await raiseLimit(this.emulator, this.write, refusedBytes); break;
         case 'Clean Blob': await vscode.commands.executeCommand(serviceCommand('clean', 'blob')); break;
         case 'Clean Queue': await vscode.commands.executeCommand(serviceCommand('clean', 'queue')); break;
         case 'Show Memory Usage': await vscode.commands.executeCommand(COMMANDS.showMemoryUsage); break;
@@ -63,16 +64,18 @@ export class MemoryAlerts implements vscode.Disposable {
 }
 
 /**
- * Asks for a new `azurite.extentMemoryLimit` (MB), proposing twice the limit in force, and writes it
+ * Asks for a new `azurite.extentMemoryLimit` (MB), proposing twice the limit in force, or the least
+ * that also holds a refused write of `refusedBytes` (core/memory.ts proposedLimitMb), and writes it
  * with `write` ({@link writeLimit} unless given). A value at or below the bytes in use now is
  * refused in the input box (the engine would keep the old limit).
+ * @param refusedBytes the size of the write refused at the limit, in bytes; 0 for none
  */
-export async function raiseLimit(emulator: Emulator, write: (mb: number) => Promise<boolean> = writeLimit): Promise<void> {
-  const current = emulator.memoryReport().limitBytes / BYTES_PER_MB;
+export async function raiseLimit(emulator: Emulator, write: (mb: number) => Promise<boolean> = writeLimit, refusedBytes = 0): Promise<void> {
+  const report = emulator.memoryReport();
   const value = await vscode.window.showInputBox({
     title: 'Azurite: in-memory limit (azurite.extentMemoryLimit)',
-    prompt: `Limit for blob and queue content, in MB (1 MB = 1,048,576 bytes). Now ${formatBytes(emulator.memoryReport().limitBytes)}.`,
-    value: String(Math.ceil(current * 2)),
+    prompt: `Limit for blob and queue content, in MB (1 MB = 1,048,576 bytes). Now ${formatBytes(report.limitBytes)}.`,
+    value: String(proposedLimitMb(report.limitBytes, report.usedBytes, refusedBytes)),
     validateInput: (v) => limitInputError(v, emulator.memoryReport().usedBytes),
   });
   if (value === undefined) return;

@@ -11,6 +11,7 @@ import {
   formatUsage,
   groupDigits,
   leastLimitMb,
+  proposedLimitMb,
   LIMIT_BURST_TIMINGS,
   LimitBursts,
   limitInputError,
@@ -206,6 +207,17 @@ describe('core/memory', () => {
     for (const bad of ['', ' ', 'abc', '0', '-5', 'Infinity']) assert.equal(limitInputError(bad, used), 'Enter a number of MB greater than 0.', bad);
     assert.equal(limitInputError('300', used), 'Enter more than the 300 MB in use now (314,572,800 bytes), or clean Blob or Queue first.');
     assert.match(limitInputError('100', used) ?? '', /^Enter more than the 300 MB in use now/);
+  });
+
+  it('proposes twice the limit, or the least that holds a refused write besides what is stored', () => {
+    assert.equal(proposedLimitMb(BYTES_PER_MB, 0), 2);
+    assert.equal(proposedLimitMb(1.5 * BYTES_PER_MB, 0), 3);
+    // 0.9 MB stored under a 1 MB limit, a 5 MB upload refused: 2 MB would refuse it again.
+    const used = 0.9 * BYTES_PER_MB;
+    assert.equal(proposedLimitMb(BYTES_PER_MB, used, 5 * BYTES_PER_MB), 6);
+    assert.ok(mbToBytes(proposedLimitMb(BYTES_PER_MB, used, 5 * BYTES_PER_MB)) >= used + 5 * BYTES_PER_MB);
+    // A small refused write: twice the limit holds it.
+    assert.equal(proposedLimitMb(BYTES_PER_MB, used, 1024), 2);
   });
 
   it('suggests a limit of whole MB above what is in use, never equal to it (Azurite would refuse every write)', () => {
