@@ -202,6 +202,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       void notify('info', `Azurite: nothing to reclaim here: the local services are stopped while this window is attached to the Azurite at ${attached.label} (azurite.attach), whose memory is its own.`);
       return 0;
     }
+    if (!emulator.isMemoryInUse()) {
+      void notify('info', 'Azurite: nothing to reclaim: neither Blob nor Queue runs in memory (azurite.inMemoryPersistence).');
+      return 0;
+    }
     let freed: number;
     try {
       // It waits for a pause in requests, up to 10 s per service: over a second, a notification says so.

@@ -202,7 +202,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   // Not while attached (azurite.attach): the local engine would load for nothing, since no local start runs.
   const warmedUp = readExtensionSettings().engineWarmUp && target.attached() === undefined ? warmUpAfterActivation(emulator, context, log) : undefined;
   const statusBar = new StatusBar(emulator, warningThreshold, target, warmedUp);
-  const memoryPanel = new MemoryPanel(emulator, warningThreshold);
+  const memoryPanel = new MemoryPanel(emulator, warningThreshold, () => target.attached()?.label);
   // Raise Limit's write, applied at once by the settings watcher once it exists (made below).
   let writeLimitWhole = writeLimit;
   const memoryAlerts = new MemoryAlerts(emulator, warningThreshold, (mb) => writeLimitWhole(mb));

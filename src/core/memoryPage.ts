@@ -20,6 +20,8 @@ export interface MemoryPageInput {
   readonly warningThreshold: number;
   /** The webview's CSP source (webview.cspSource). */
   readonly cspSource: string;
+  /** The Azurite this window is attached to (`azurite.attach`, its label), whose memory is its own; undefined when not attached. */
+  readonly attachedTo?: string;
 }
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -129,8 +131,12 @@ export function memoryPageBody(input: MemoryPageInput): string {
   const row = (k: string, v: string, id: string): string => `<tr><th>${esc(k)}</th><td id="${id}">${esc(v)}</td></tr>`;
   const bytes = (n: number): string => `${formatBytes(n)} (${groupDigits(n)} bytes)`;
   const limitNote = describeLimitSource(r);
-  return `<h1 id="headline" class="level-${level}">In-memory extents: ${esc(formatUsage(r))} (${pct}%)</h1>
-${input.inMemory ? '' : '<p class="note">Blob and Queue keep their data on disk (azurite.inMemoryPersistence off): the memory limit does not apply.</p>'}
+  // The level in words too, not by colour alone.
+  const levelWords = level === 'error' ? ' — near the limit' : level === 'warning' ? ` — above the ${input.warningThreshold}% warning threshold` : '';
+  const attached = input.attachedTo === undefined ? ''
+    : `<p class="note" id="attached">This window is attached to the Azurite at ${esc(input.attachedTo)} (azurite.attach), whose memory is its own and not shown here. These figures are the local emulator's, whose services stay stopped while attached.</p>\n`;
+  return `<h1 id="headline" class="level-${level}">In-memory extents: ${esc(formatUsage(r))} (${pct}%)${levelWords}</h1>
+${attached}${input.inMemory ? '' : '<p class="note">Blob and Queue keep their data on disk (azurite.inMemoryPersistence off): the memory limit does not apply.</p>'}
 <table>
 ${row('Blob content', bytes(r.blobBytes), 'blob-bytes')}
 ${row('Queue messages', bytes(r.queueBytes), 'queue-bytes')}

@@ -34,8 +34,11 @@ export class MemoryPanel implements vscode.Disposable {
   private renders = 0;
   private readonly subscriptions: { dispose(): void }[];
 
-  /** @param warningThreshold percent (`azurite.memory.warningThreshold`), read at each render */
-  constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number) {
+  /**
+   * @param warningThreshold percent (`azurite.memory.warningThreshold`), read at each render
+   * @param attachedTo the label of the Azurite `azurite.attach` names, undefined when not attached; read at each render
+   */
+  constructor(private readonly emulator: Emulator, private readonly warningThreshold: () => number, private readonly attachedTo: () => string | undefined = () => undefined) {
     this.sample();
     this.subscriptions = [
       emulator.onDidChangeMemory(() => this.sample()),
@@ -131,6 +134,7 @@ export class MemoryPanel implements vscode.Disposable {
       now,
       warningThreshold: this.warningThreshold(),
       cspSource: this.panel.webview.cspSource,
+      attachedTo: this.attachedTo(),
     };
     this.lastHtml = memoryPageHtml(input, this.nonce);
     this.renders++;

@@ -118,6 +118,10 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     assert.equal(await vscode.commands.executeCommand('azurite.reclaimMemory'), 0);
     assert.ok(a.notifications().some((n) => n.startsWith('Azurite: nothing to reclaim here')));
     assert.equal(await remote.exists(), true);
+    // The memory page says whose figures it shows: the local emulator's, not the attached Azurite's.
+    await vscode.commands.executeCommand('azurite.showMemoryUsage');
+    await waitFor('the memory page to name the attached Azurite', () => a.memoryPanelHtml()?.includes('<p class="note" id="attached">This window is attached to the Azurite at '));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
     await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
     await waitFor('the local items to come back', () => a.statusItems().blob.visible && !a.statusItems().attach.visible);

@@ -179,6 +179,9 @@ describe('Memory meter in depth', () => {
 
   it('reclaims 10 MiB of deleted blobs now; the meter then drops to 0 B', async () => {
     const a = await api();
+    // Nothing runs in memory yet: nothing to reclaim, and it says so.
+    assert.equal(await vscode.commands.executeCommand<number>('azurite.reclaimMemory'), 0);
+    assert.ok(a.notifications().includes('Azurite: nothing to reclaim: neither Blob nor Queue runs in memory (azurite.inMemoryPersistence).'));
     await vscode.commands.executeCommand('azurite.start_blob');
     const container = await blobContainer('reclaim');
     for (let i = 0; i < 10; i++) await container.getBlockBlobClient(`b${i}`).uploadData(Buffer.alloc(1024 * KiB, i));

@@ -50,12 +50,21 @@ describe('core/memoryPage', () => {
       report: { ...report(943718), isDefaultLimit: true }, inMemory: true, metadataEstimateBytes: 2048, heapUsedBytes: 10 * MiB, rssBytes: 50 * MiB,
       samples: [], now: 0, warningThreshold: 80, cspSource: 'vscode-resource:',
     });
-    assert.match(html, /<h1 id="headline" class="level-warning">In-memory extents: 0\.9 MB \/ 1 MB \(90%\)<\/h1>/);
+    assert.match(html, /<h1 id="headline" class="level-warning">In-memory extents: 0\.9 MB \/ 1 MB \(90%\) — above the 80% warning threshold<\/h1>/);
+    assert.doesNotMatch(html, /id="attached"/);
     assert.match(html, /Azurite&#39;s default, 50% of total memory \(azurite.extentMemoryLimit is unset\)/);
     assert.match(html, /id="metadata-bytes">2 KB \(2,048 bytes\)/);
     assert.match(html, /var\(--vscode-charts-blue\)/);
     assert.match(html, /Content-Security-Policy" content="default-src 'none'; style-src vscode-resource: 'unsafe-inline';"/);
     assert.doesNotMatch(html, /<script/);
+  });
+
+  it('says when the window is attached to another Azurite, whose memory it does not show', () => {
+    const body = memoryPageBody({
+      report: report(0), inMemory: true, metadataEstimateBytes: 0, heapUsedBytes: 0, rssBytes: 0,
+      samples: [], now: 0, warningThreshold: 80, cspSource: 'vscode-resource:', attachedTo: 'http://<docker>:10000',
+    });
+    assert.match(body, /<p class="note" id="attached">This window is attached to the Azurite at http:\/\/&#60;docker&#62;:10000 \(azurite\.attach\), whose memory is its own and not shown here\./);
   });
 
   it('with a nonce, carries only its own script, allowed by that nonce, and a body that updates send alone', () => {
