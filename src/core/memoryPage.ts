@@ -6,7 +6,7 @@
  */
 import { describeLimitSource, formatBytes, formatUsage, groupDigits, percentUsed, type MemoryReport } from './memory';
 import { HISTORY_WINDOW_MS, type MemorySample } from './memoryHistory';
-import { memoryLevel } from './statusView';
+import { memoryLevel, memoryLevelWords } from './statusView';
 
 /** Everything the page shows. Sizes in bytes; `now` in ms since the epoch. */
 export interface MemoryPageInput {
@@ -132,7 +132,7 @@ export function memoryPageBody(input: MemoryPageInput): string {
   const bytes = (n: number): string => `${formatBytes(n)} (${groupDigits(n)} bytes)`;
   const limitNote = describeLimitSource(r);
   // The level in words too, not by colour alone.
-  const levelWords = level === 'error' ? ' — near the limit' : level === 'warning' ? ` — above the ${input.warningThreshold}% warning threshold` : '';
+  const levelWords = memoryLevelWords(r, input.warningThreshold);
   const attached = input.attachedTo === undefined ? ''
     : `<p class="note" id="attached">This window is attached to the Azurite at ${esc(input.attachedTo)} (azurite.attach), whose memory is its own and not shown here. These figures are the local emulator's, whose services stay stopped while attached.</p>\n`;
   return `<h1 id="headline" class="level-${level}">In-memory extents: ${esc(formatUsage(r))} (${pct}%)${levelWords}</h1>

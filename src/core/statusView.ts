@@ -17,6 +17,12 @@ export type Severity = 'normal' | 'warning' | 'error';
 export interface StatusView {
   readonly text: string;
   readonly tooltip: string;
+  /**
+   * What a screen reader says for the item, in words: the state, the reason of a failure, the level
+   * of the memory meter (the background colour says it to the eye only), and what a press does.
+   * Without it VS Code reads the icon names and the whole Markdown tooltip.
+   */
+  readonly accessibilityLabel: string;
   /** The command a click runs, or undefined while a transition is under way. */
   readonly command: string | undefined;
   readonly severity: Severity;
@@ -103,6 +109,7 @@ export function serviceView(input: ServiceViewInput): StatusView {
           `${link('Stop', close)} · ${link('Clean', clean)} · ${link('Copy connection string', copy)}`,
           '_Click to stop._',
         ].join('\n\n'),
+        accessibilityLabel: `Azurite ${name} running on port ${port}${exposed ? ', reachable from other machines on your network' : ''}${input.restartPending === true ? ', settings changed since it started' : ''}. Press to stop.`,
         command: close,
         severity: exposed ? 'warning' : 'normal',
         linkCommands: [close, clean, copy],
@@ -115,6 +122,7 @@ export function serviceView(input: ServiceViewInput): StatusView {
       return {
         text: `$(loading~spin) ${name}`,
         tooltip: `${heading} — ${verb}…\n\n${data}`,
+        accessibilityLabel: `Azurite ${name} ${verb}`,
         command: undefined,
         severity: 'normal',
         linkCommands: [],
@@ -140,6 +148,7 @@ export function serviceView(input: ServiceViewInput): StatusView {
       return {
         text: `${failed ? '$(error)' : '$(debug-start)'} ${name}`,
         tooltip: lines.join('\n\n'),
+        accessibilityLabel: `Azurite ${name} ${failed ? `not running: ${problems.join(' ')}` : elsewhere ? `stopped here, served by another Azurite (${port})` : `stopped (${port})`}. Press to start.`,
         command: start,
         severity: failed ? 'error' : 'normal',
         linkCommands: failed ? [start, clean, OPEN_SETTINGS] : [start, clean],
@@ -174,11 +183,21 @@ export function memoryLevel(report: MemoryReport, warningThreshold: number): Sev
   return pct >= MEMORY_ERROR_PERCENT ? 'error' : pct >= warningThreshold ? 'warning' : 'normal';
 }
 
+/**
+ * The meter's level in words, for those who do not see its colour: " — near the limit" (error),
+ * " — above the 80% warning threshold" (warning), '' (normal).
+ */
+export function memoryLevelWords(report: MemoryReport, warningThreshold: number): string {
+  const level = memoryLevel(report, warningThreshold);
+  return level === 'error' ? ' — near the limit' : level === 'warning' ? ` — above the ${warningThreshold}% warning threshold` : '';
+}
+
 /** Renders the memory meter: "$(database) 0.9 MB / 1 MB" and the full report as a tooltip. */
 export function memoryView(report: MemoryReport, warningThreshold = 80): StatusView {
   return {
     text: `$(database) ${formatUsage(report)}`,
     tooltip: ['**Azurite in-memory storage**', ...describeMemory(report).map(escapeMarkdown), `${link('Show memory usage', COMMANDS.showMemoryUsage)} · ${link('Reclaim memory', COMMANDS.reclaimMemory)}`].join('\n\n'),
+    accessibilityLabel: `Azurite in-memory storage: ${formatUsage(report)}, ${percentUsed(report)} percent${memoryLevelWords(report, warningThreshold)}. Press to show memory usage.`,
     command: COMMANDS.showMemoryUsage,
     severity: memoryLevel(report, warningThreshold),
     linkCommands: [COMMANDS.showMemoryUsage, COMMANDS.reclaimMemory],

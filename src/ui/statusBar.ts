@@ -112,7 +112,7 @@ export class StatusBar implements vscode.Disposable {
   private renderAttach(): void {
     const t = this.attachment?.attached();
     if (t === undefined) {
-      this.items.attach.render({ text: '', tooltip: '', command: undefined, severity: 'normal', linkCommands: [] }, false);
+      this.items.attach.render({ text: '', tooltip: '', accessibilityLabel: '', command: undefined, severity: 'normal', linkCommands: [] }, false);
       return;
     }
     const rows = (['blob', 'queue', 'table'] as const).filter((k) => t[k] !== undefined).map((k) => `- ${serviceName(k)}: \`${t[k]}\``);
@@ -121,6 +121,7 @@ export class StatusBar implements vscode.Disposable {
       text: `$(plug) Azurite: ${t.label}`,
       tooltip: [`**Attached** to the Azurite at ${t.label} (account \`${t.accountName}\`), set by \`${ATTACH_SETTING}\`.`, '', ...rows, '',
         'It is started and stopped where it runs; the Storage view, Export and Import work on it.', '', `[Change ${ATTACH_SETTING}](${settings})`].join('\n'),
+      accessibilityLabel: `Azurite: attached to the Azurite at ${t.label} (${ATTACH_SETTING})`,
       command: undefined,
       severity: 'normal',
       linkCommands: [OPEN_SETTINGS],

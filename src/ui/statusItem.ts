@@ -10,6 +10,7 @@ export interface StatusItemSnapshot {
   readonly id: string;
   readonly text: string;
   readonly tooltip: string;
+  readonly accessibilityLabel: string;
   readonly command: string | undefined;
   readonly backgroundColor: string | undefined;
   readonly visible: boolean;
@@ -45,6 +46,7 @@ export class StatusItem implements vscode.Disposable {
     tooltip.isTrusted = { enabledCommands: [...view.linkCommands] };
     this.item.tooltip = tooltip;
     this.item.command = view.command;
+    this.item.accessibilityInformation = { label: view.accessibilityLabel, ...(view.command !== undefined ? { role: 'button' } : {}) };
     const bg = BACKGROUNDS[view.severity];
     this.item.backgroundColor = bg === undefined ? undefined : new vscode.ThemeColor(bg);
     this.visible = visible;
@@ -58,6 +60,7 @@ export class StatusItem implements vscode.Disposable {
       id: this.id,
       text: this.view?.text ?? '',
       tooltip: this.view?.tooltip ?? '',
+      accessibilityLabel: this.view?.accessibilityLabel ?? '',
       command: this.view?.command,
       backgroundColor: this.view === undefined ? undefined : BACKGROUNDS[this.view.severity],
       visible: this.visible,

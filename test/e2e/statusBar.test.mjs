@@ -90,6 +90,10 @@ describe('Blob status bar item (code-server + Chromium)', { timeout: 240_000 }, 
     assert.ok(status >= 100 && status < 600, `got HTTP ${status}`);
     await waitForItemText(item, 'the Blob item to show the port it serves', `Blob :${port}`);
     console.log(`e2e: click-to-serving ${clickToServingMs} ms`);
+    // What a screen reader says: our label in words, not the icon's name and the whole tooltip.
+    const said = `Azurite Blob running on port ${port}. Press to stop.`;
+    await waitFor(`the item's aria-label to be "${said}"`, async () =>
+      (await item.getAttribute('aria-label')) === said || (await item.locator(`[aria-label="${said}"]`).count()) > 0, { timeoutMs: 10_000, intervalMs: 50 });
   });
 
   step('the Azure SDK round-trips a 300 KiB blob', async () => {

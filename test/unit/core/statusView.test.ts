@@ -238,6 +238,23 @@ describe('core/statusView: exposure and the stopped tooltip', () => {
     ({ kind: 'blob', state, configuredPort: 10000, inMemory: true, location: '/x', ...extra });
   const on = (host: string, port = 10000): ServiceState => ({ status: 'running', endpoint: { host, port, url: `http://${host}:${port}` } });
 
+  it('gives each item a label in words for screen readers: state, reason, level and what a press does', () => {
+    assert.equal(serviceView(input({ status: 'closed' })).accessibilityLabel, 'Azurite Blob stopped (port 10000). Press to start.');
+    assert.equal(serviceView(input({ status: 'closed', error: 'port 10000 on 127.0.0.1 is already in use' })).accessibilityLabel,
+      'Azurite Blob not running: port 10000 on 127.0.0.1 is already in use. Press to start.');
+    assert.equal(serviceView(input({ status: 'closed' }, { servedElsewhere: true })).accessibilityLabel, 'Azurite Blob stopped here, served by another Azurite (port 10000). Press to start.');
+    assert.equal(serviceView(input(running)).accessibilityLabel, 'Azurite Blob running on port 10000. Press to stop.');
+    const all = { status: 'running', endpoint: { host: '0.0.0.0', port: 10000, url: 'http://0.0.0.0:10000' } } as const;
+    assert.equal(serviceView(input(all, { restartPending: true })).accessibilityLabel,
+      'Azurite Blob running on port 10000, reachable from other machines on your network, settings changed since it started. Press to stop.');
+    assert.equal(serviceView(input({ status: 'closing' })).accessibilityLabel, 'Azurite Blob stopping');
+    // No icon names, no Markdown.
+    for (const v of [serviceView(input(running)), serviceView(input({ status: 'starting' })), memoryView(memReport(1, 10))]) assert.doesNotMatch(v.accessibilityLabel, /\$\(|\*\*|\\/);
+    assert.equal(memoryView(memReport(500_000, 1_048_576)).accessibilityLabel, 'Azurite in-memory storage: 0.5 MB / 1 MB, 47.7 percent. Press to show memory usage.');
+    assert.equal(memoryView(memReport(900_000, 1_048_576)).accessibilityLabel, 'Azurite in-memory storage: 0.9 MB / 1 MB, 85.8 percent — above the 80% warning threshold. Press to show memory usage.');
+    assert.match(memoryView(memReport(1_040_000, 1_048_576)).accessibilityLabel, /percent — near the limit\. Press/);
+  });
+
   it('warns on a service bound to all interfaces: severity, who reaches it, the public key, the real URLs', () => {
     const v = serviceView(input(on('0.0.0.0'), { accountUrl: 'http://127.0.0.1:10000/devstoreaccount1', networkAddresses: ['192.168.1.5'] }));
     assert.equal(v.severity, 'warning');
