@@ -81,8 +81,11 @@ export class StatusBar implements vscode.Disposable {
     }
     if (attachment !== undefined) this.subscriptions.push(attachment.onDidChange(() => this.refresh()));
     this.subscriptions.push(
-      emulator.onDidChangeState(({ kind }) => {
+      emulator.onDidChangeState(({ kind, state }) => {
         this.reveal('state');
+        // A size measured before is of data a Clean may delete, or of a folder a restart leaves
+        // (a new azurite.location): the next run shows none until measured again.
+        if (state.status !== 'running') delete this.diskBytes[kind];
         this.renderService(kind);
         this.renderMemory();
         this.measureDisk(true);

@@ -245,5 +245,9 @@ describe('Memory meter in depth', () => {
     assert.doesNotMatch(a.statusItems().blob.tooltip, /on disk\)/);
     await vscode.commands.executeCommand('azurite.clean_blob', { skipConfirmation: true });
     assert.doesNotMatch(a.statusItems().blob.tooltip, /on disk\)/);
+    // Started again on the cleaned folder: the size from before the clean is not shown meanwhile.
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const shown = /\((\d+(\.\d)?) KB on disk\)/.exec(a.statusItems().blob.tooltip);
+    assert.ok(shown === null || Number(shown[1]) < 64, a.statusItems().blob.tooltip);
   });
 });
