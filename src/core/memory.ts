@@ -55,9 +55,10 @@ export function mbToBytes(mb: number): number {
 }
 
 /**
- * Azurite's default limit: `Math.trunc(os.totalmem() * 0.5)` bytes
- * (DEFAULT_EXTENT_MEMORY_LIMIT in MemoryExtentStore.js).
- * @param totalMemoryBytes os.totalmem()
+ * The default limit: half the memory, as Azurite's (`Math.trunc(os.totalmem() * 0.5)` bytes,
+ * DEFAULT_EXTENT_MEMORY_LIMIT in MemoryExtentStore.js), of the memory the engine may use.
+ * @param totalMemoryBytes the memory the engine's process may use, in bytes (emulator/systemMemory.ts:
+ *   the machine's, or a container's memory limit when lower)
  */
 export function defaultLimitBytes(totalMemoryBytes: number): number {
   return Math.trunc(totalMemoryBytes * 0.5);

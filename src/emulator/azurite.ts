@@ -18,7 +18,6 @@ import { Writable } from 'node:stream';
 import type BlobConfiguration from 'azurite/dist/src/blob/BlobConfiguration';
 import type ServerBase from 'azurite/dist/src/common/ServerBase';
 import {
-  DEFAULT_EXTENT_MEMORY_LIMIT,
   MemoryExtentChunkStore,
   type MemoryExtentChunk,
 } from 'azurite/dist/src/common/persistence/MemoryExtentStore';
@@ -31,6 +30,8 @@ import type { Endpoint } from '../core/lifecycle';
 import type { ServiceKind } from '../core/services';
 import { DATA_FILES } from '../core/dataFiles';
 import { abandonSave, beginSave, endSave } from './shutdownMarker';
+import { systemMemoryBytes } from './systemMemory';
+import { defaultLimitBytes } from '../core/memory';
 import type { HttpsOptions } from '../core/settings';
 import { seamNewestVersion, type ApiVersionPolicy } from '../engine/apiVersionPolicy';
 
@@ -74,8 +75,15 @@ export function preloadServiceModules(kinds: readonly ServiceKind[] = ['blob', '
 
 export { offloadChecksums } from '../engine/azuriteChecksums';
 
-/** Azurite's default extent memory limit in bytes: `Math.trunc(os.totalmem() * 0.5)`. */
-export const DEFAULT_LIMIT_BYTES: number = DEFAULT_EXTENT_MEMORY_LIMIT;
+/**
+ * The default extent memory limit in bytes: Azurite's, half of the memory (its
+ * `DEFAULT_EXTENT_MEMORY_LIMIT` is `Math.trunc(os.totalmem() * 0.5)`), but of the memory this
+ * process may use ({@link systemMemoryBytes}): in a container with a memory limit, half of that
+ * limit. Azurite's own default there lets the content grow past the container's memory, and the
+ * kernel kills the engine, losing every in-memory service's data, instead of refusing the write
+ * with HTTP 409.
+ */
+export const DEFAULT_LIMIT_BYTES: number = defaultLimitBytes(systemMemoryBytes());
 
 /**
  * Azurite's in-memory chunk store (MemoryExtentStore.js `MemoryExtentChunkStore`), extended — by

@@ -10,7 +10,7 @@
  * Why a child process, not a worker thread: bench/README.md ("Engine host").
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import * as os from 'node:os';
+import { systemMemoryBytes } from './systemMemory';
 import type { ApiVersionCheck } from '../core/apiVersions';
 import { Emitter, type Event } from '../core/events';
 import { formatBytes } from '../core/memory';
@@ -654,16 +654,6 @@ export const EXTENT_LIMIT_SETTING = 'azurite.extentMemoryLimit';
  * out-of-memory killer): a quarter (Azurite's default limit lets that content reach half).
  */
 export const LARGE_STORE_SHARE = 0.25;
-
-/**
- * The memory this process may use, in bytes: the machine's (`os.totalmem()`), or less where a
- * control group caps it (a container, a dev container: `process.constrainedMemory()`). The engine's
- * process, forked from this one, shares that cap.
- */
-export function systemMemoryBytes(): number {
-  const constrained = (process as { constrainedMemory?: () => number | undefined }).constrainedMemory?.() ?? 0;
-  return constrained > 0 ? Math.min(os.totalmem(), constrained) : os.totalmem();
-}
 
 /**
  * Why an engine process ended unasked, for a person to read, with the setting to change when the

@@ -3,7 +3,7 @@
  * into throttled {@link MemoryReport} events, limit hits reported once per burst of each service,
  * and the `azurite.extentMemoryLimit` applied to the store. Knows nothing of services or of VS Code.
  */
-import * as os from 'node:os';
+import { systemMemoryBytes } from './systemMemory';
 import { Emitter, type Disposable, type Event } from '../core/events';
 import { defaultLimitBytes, formatBytes, leastLimitMb, LimitBursts, LIMIT_BURST_TIMINGS, type LimitBurstTimings, type MemoryReport } from '../core/memory';
 import type { ServiceKind } from '../core/services';
@@ -72,7 +72,7 @@ export class MemoryMeter implements Disposable {
       blobBytes: m.blobBytes,
       queueBytes: m.queueBytes,
       usedBytes: m.usedBytes,
-      limitBytes: m.limitBytes ?? this.appliedSetting ?? defaultLimitBytes(os.totalmem()),
+      limitBytes: m.limitBytes ?? this.appliedSetting ?? defaultLimitBytes(systemMemoryBytes()),
       isDefaultLimit: this.appliedSetting === undefined,
       ...(this.refused !== undefined ? { refusedSetting: { bytes: this.refused.bytes } } : {}),
     };
@@ -94,7 +94,7 @@ export class MemoryMeter implements Disposable {
       // The mirrored figures may trail the engine's by up to its event interval: ask for exact ones.
       await this.host.refreshMemory().catch(() => undefined);
       const r = this.report();
-      const asked = settingBytes ?? this.host.loadResult?.defaultLimitBytes ?? defaultLimitBytes(os.totalmem());
+      const asked = settingBytes ?? this.host.loadResult?.defaultLimitBytes ?? defaultLimitBytes(systemMemoryBytes());
       // Named in the setting's own unit (MB), not as a rounded figure such as "0.9 GB", which can
       // name a limit still below what is stored; and above use, not equal to it (see leastLimitMb).
       return `azurite.extentMemoryLimit asks for ${formatBytes(asked)}, but ${formatBytes(r.usedBytes)} of blob and queue data is in memory, so the limit stays at ${formatBytes(r.limitBytes)}. Set it to ${leastLimitMb(r.usedBytes)} or more (MB), or clean the blob or queue service (or reclaim memory) first.`;

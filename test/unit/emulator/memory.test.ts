@@ -12,7 +12,7 @@ import { RestError } from '@azure/storage-blob';
 import { parseSettings } from '../../../src/core/settings';
 import { Readable } from 'node:stream';
 import { ReclaimBusyError, type Emulator, type LimitHit } from '../../../src/emulator/emulator';
-import { clients, disposeAfterEach, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
+import { clients, disposeAfterEach, engineFiles, makeEmulator, startAll, tempDir } from '../helpers/emulatorFixture';
 
 const MiB = 1024 * 1024;
 
@@ -424,6 +424,38 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     const total = sizes.reduce((a, b) => a + b, 0);
     assert.equal((await emulator.memoryReportNow()).usedBytes, total);
     assert.equal((await emulator.memoryReportNow()).blobBytes, total);
+  });
+
+  it('takes the default limit from a container\'s memory limit when it is below the machine\'s: half of it', async function () {
+    // A memory control group of our own (root, cgroup v1 or v2 with the memory controller); else skipped.
+    const v1 = '/sys/fs/cgroup/memory';
+    const root = fs.existsSync(path.join(v1, 'cgroup.procs')) ? v1
+      : fs.existsSync('/sys/fs/cgroup/cgroup.controllers') && fs.readFileSync('/sys/fs/cgroup/cgroup.controllers', 'utf8').split(/\s+/).includes('memory') ? '/sys/fs/cgroup' : undefined;
+    if (root === undefined || process.platform !== 'linux') this.skip();
+    const group = path.join(root, `azurite-test-${process.pid}`);
+    try {
+      fs.mkdirSync(group);
+      fs.writeFileSync(path.join(group, root === v1 ? 'memory.limit_in_bytes' : 'memory.max'), String(1024 * MiB));
+    } catch {
+      fs.rmSync(group, { recursive: false, force: true });
+      this.skip();
+    }
+    try {
+      const bundle = engineFiles().enginePath;
+      // The engine, loaded in a process that moved itself into the group first.
+      const printed = await new Promise<string>((resolve, reject) => {
+        const child = spawn('sh', ['-c', `echo $$ > "${path.join(group, 'cgroup.procs')}" && exec "${process.execPath}" -e 'console.log(require(process.argv[1]).DEFAULT_LIMIT_BYTES)' "${bundle}"`]);
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+        child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+        child.on('error', reject);
+        child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${err}`))));
+      });
+      assert.equal(Number(printed), 512 * MiB, 'half of the 1 GiB the group allows, not half of the machine');
+    } finally {
+      fs.rmdirSync(group);
+    }
   });
 
   it('estimates the LokiJS metadata that is not counted, and reports heap and RSS', async () => {
