@@ -49,12 +49,20 @@ const post = (message: EngineResponse | EngineEvent): void => {
   // exception here, whose handler exits at once: stops under way would not finish their saves.
   if (!process.connected) return;
   sending++;
-  sendToHost(message, undefined, {}, () => {
+  const sent = (): void => {
     if (--sending > 0) return;
     const waiters = onSent;
     onSent = [];
     for (const w of waiters) w();
-  });
+  };
+  try {
+    sendToHost(message, undefined, {}, sent);
+  } catch (err) {
+    // A message that cannot be serialized throws here, before any callback: it counts as sent, or
+    // every later wait for the channel (a finish's) would wait its whole bound.
+    sent();
+    throw err;
+  }
 };
 
 /** Resolves once every message posted so far is written to the channel (or failed to be). */
@@ -212,7 +220,7 @@ function load(): Engine {
   loadMs = Math.round(performance.now() - began);
   codeCacheState = cache?.state;
   engine = loaded;
-  if (data.checksumWorkerPath !== undefined) loaded.offloadChecksums(data.checksumWorkerPath);
+  if (data.checksumWorkerPath !== undefined) loaded.offloadChecksums(data.checksumWorkerPath, (line) => log.error(line));
   const s = new loaded.MeteredChunkStore(data.extentLimitBytes);
   s.onDidChange(scheduleMemory);
   s.onDidRefuse((r) => post({ event: 'refused', ...r }));

@@ -69,10 +69,11 @@ let checksumThread: ChecksumThread | undefined;
  * serving thread again (`workerPath` undefined), as azurite does. The engine's process turns it on;
  * the in-process engine of the benchmark keeps azurite's way.
  * @param workerPath the checksum thread's entry (dist/checksumWorker.js), absolute
+ * @param onFailure told when the thread fails (see ChecksumThread): the engine's process logs it
  */
-export function offloadChecksums(workerPath: string | undefined): void {
+export function offloadChecksums(workerPath: string | undefined, onFailure?: (line: string) => void): void {
   void checksumThread?.close();
-  checksumThread = workerPath === undefined ? undefined : new ChecksumThread(workerPath);
+  checksumThread = workerPath === undefined ? undefined : new ChecksumThread(workerPath, onFailure);
 }
 
 /** Bytes handed to the checksum thread and not yet hashed (0 without a thread): what bounds the copies held for it. */

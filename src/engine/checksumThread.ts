@@ -106,8 +106,13 @@ export class ChecksumThread {
   }
   private readonly waiting = new Map<number, { resolve(d: ChecksumDigests): void; reject(e: Error): void }>();
 
-  /** @param workerPath the thread's entry (dist/checksumWorker.js), absolute */
-  constructor(private readonly workerPath: string) {}
+  /**
+   * @param workerPath the thread's entry (dist/checksumWorker.js), absolute
+   * @param onFailure told, once per thread, when a thread fails (an uncaught error in it, its entry
+   *   file missing): a line for the output channel, since the uploads it was hashing then fail with
+   *   HTTP 500 and nothing else says why
+   */
+  constructor(private readonly workerPath: string, private readonly onFailure: (line: string) => void = () => undefined) {}
 
   /**
    * Opens a job that computes the digests asked for.
@@ -198,7 +203,10 @@ export class ChecksumThread {
     });
     w.on('error', (err) => {
       if (!answered) this.unusable = true;
+      const jobs = this.waiting.size;
       this.failWaiting(`the checksum thread failed: ${err.message}`);
+      this.onFailure(`The checksum thread of large uploads failed (${err.message}); ${jobs} upload(s) of 1 MiB or more that it was hashing failed with HTTP 500 and may be retried. ` +
+        (answered ? 'The next such upload starts a new thread.' : 'Such uploads are hashed on the serving thread from now on.'));
     });
     w.on('exit', () => {
       if (this.worker === w) this.worker = undefined;

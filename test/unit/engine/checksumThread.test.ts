@@ -97,12 +97,16 @@ describe('Checksum thread', function () {
 
   it('a thread that fails before it ever answers (its entry file missing) fails its job, and gives no job after: bodies are hashed on the serving thread', async () => {
     const missing = path.join(path.dirname(path.resolve(engineFiles().checksumWorkerPath!)), 'no-such-checksum-worker.js');
-    const broken = new ChecksumThread(missing);
+    const said: string[] = [];
+    const broken = new ChecksumThread(missing, (line) => said.push(line));
     try {
       const job = opened(broken.begin(true, true));
       job.update(crypto.randomBytes(CHECKSUM_BATCH_BYTES + 10));
       await assert.rejects(job.digest(), /^Error: the checksum thread failed: /);
       assert.equal(broken.begin(true, true), undefined, 'no second thread from a file that cannot run');
+      // Said once, for the output channel: the upload's 500 says nothing of why.
+      assert.equal(said.length, 1, said.join('\n'));
+      assert.match(said[0]!, /^The checksum thread of large uploads failed \(.*\); 1 upload\(s\) of 1 MiB or more that it was hashing failed with HTTP 500 and may be retried\. Such uploads are hashed on the serving thread from now on\.$/);
     } finally {
       await broken.close();
     }
