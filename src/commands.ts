@@ -41,6 +41,8 @@ export interface CommandDeps extends NotifyDeps {
    * accounts of the current `azurite.accounts` are known (keys read from Secret Storage).
    */
   readonly accounts: () => Promise<readonly StorageAccount[]>;
+  /** Where the accounts besides the development one come from, as a user names it (`azurite.accounts`, or the AZURITE_ACCOUNTS variable); read after {@link accounts}. */
+  readonly accountsSource: () => string;
   /** The attached Azurite while `azurite.attach` is set (./ui/dataTarget.ts). */
   readonly attached: () => AttachTarget | undefined;
   /**
@@ -156,13 +158,13 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     if (asked !== undefined) {
       const found = accounts.find((a) => a.name === asked);
       if (found === undefined) {
-        void notify('error', `Azurite: no account ${asked}. The accounts are ${accounts.map((a) => a.name).join(', ')} (azurite.accounts).`);
+        void notify('error', `Azurite: no account ${asked}. The accounts are ${accounts.map((a) => a.name).join(', ')} (${accounts.length > 1 ? deps.accountsSource() : 'azurite.accounts adds more'}).`);
         return undefined;
       }
       account = found;
     } else if (accounts.length > 1) {
       const pick = await vscode.window.showQuickPick(
-        accounts.map((a, i) => ({ label: a.name, description: i === 0 ? 'the development account (UseDevelopmentStorage=true)' : 'azurite.accounts', account: a })),
+        accounts.map((a, i) => ({ label: a.name, description: i === 0 ? 'the development account (UseDevelopmentStorage=true)' : deps.accountsSource(), account: a })),
         { title: 'Copy the connection string of which account?' },
       );
       if (pick === undefined) return undefined;

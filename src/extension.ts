@@ -226,6 +226,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
       await accounts.known;
       return emulator.accounts();
     },
+    accountsSource: () => accounts.source,
     attached: () => target.attached(),
     prepareStart: async () => {
       await password.ready;

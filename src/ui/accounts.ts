@@ -29,6 +29,13 @@ export class Accounts implements vscode.Disposable {
    * waits for. Never rejects.
    */
   known: Promise<void>;
+  /** Where the extra accounts come from, as a user names it: the setting, or the environment variable without it. */
+  private extraSource: string = ACCOUNTS_SETTING;
+
+  /** Where the accounts besides devstoreaccount1 come from: `azurite.accounts`, or `the AZURITE_ACCOUNTS environment variable` (read with them, once {@link known}). */
+  get source(): string {
+    return this.extraSource;
+  }
 
   constructor(private readonly secrets: vscode.SecretStorage, private readonly emulator: Emulator, private readonly log: { info(line: string): void; error(line: string): void }) {
     const { promise, resolve } = settleable();
@@ -108,6 +115,7 @@ export class Accounts implements vscode.Disposable {
     if (fromEnvironment) this.saidVariableUnused = false;
     const before = JSON.stringify(this.extra);
     this.extra = extra;
+    this.extraSource = fromEnvironment ? `the ${ACCOUNTS_VARIABLE} environment variable` : ACCOUNTS_SETTING;
     // The emulator knows them as soon as it is told (Emulator.accounts()); the engine once this resolves.
     const given = this.emulator.setAccounts(extra);
     known();

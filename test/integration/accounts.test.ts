@@ -143,6 +143,9 @@ describe('Custom accounts', () => {
       assert.ok(cs.includes(`AccountKey=${key};`), cs);
       await BlobServiceClient.fromConnectionString(cs).getContainerClient('from-env').create();
       assert.deepEqual(await containers(cs), ['from-env']);
+      // An account not there is said with where the accounts come from.
+      assert.equal(await vscode.commands.executeCommand('azurite.copyConnectionString', { account: 'tenant1' }), undefined);
+      assert.ok(a.notifications().includes('Azurite: no account tenant1. The accounts are devstoreaccount1, envaccount (the AZURITE_ACCOUNTS environment variable).'));
       // The setting, once set, replaces them.
       await setAccounts(['tenant1']);
       await waitFor('the setting\'s accounts', () => (a.emulator.accounts().map((x) => x.name).join() === 'devstoreaccount1,tenant1' ? true : undefined));
