@@ -14,7 +14,7 @@ import { reachesListener } from '../core/hosts';
 import { SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { StorageEndpoints } from '../data/clients';
-import { notify } from './notify';
+import { notify, showOutcome } from './notify';
 import { withDelayedProgress } from './progress';
 
 /** See the file comment. */
@@ -130,7 +130,9 @@ export class DataTarget implements vscode.Disposable {
       }
       this.log.info(`Attached to ${still.label}: stopping the local services.`);
       const inMemory = SERVICE_KINDS.filter((k) => this.emulator.isRunningInMemory(k));
-      await this.emulator.stopAll();
+      const stopped = await this.emulator.stopAll();
+      // A stop that failed (its final save) is said as a clicked one is: the item that would show it is hidden while attached.
+      for (const outcome of stopped) showOutcome(outcome);
       // Said where it is seen: the stop was the setting's doing, not a click on a service.
       if (inMemory.length > 0) {
         void notify('warning', `Attached to the Azurite at ${still.label}: the local services stopped, and the in-memory data of ${inMemory.map(serviceName).join(' and ')} is gone.`);

@@ -12,6 +12,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
+import { TableServiceClient } from '@azure/data-tables';
+import { DATA_FILES } from '../../src/core/dataFiles';
 import { DEV_ACCOUNT_KEY } from '../../src/core/connectionString';
 import { PROGRESS_DELAY_MS } from '../../src/ui/progress';
 import { api, configure, freePorts, manyBlobsSnapshot, reset, runTask, startOtherAzurite, waitFor } from './helpers';
@@ -35,6 +37,31 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
     other?.kill();
     await reset();
+  });
+
+  it('says when a local service could not stop cleanly as the window attached: its final save failed', async () => {
+    const a = await api();
+    const location = fs.mkdtempSync(path.join(os.tmpdir(), 'attach-save-'));
+    const azurite = () => vscode.workspace.getConfiguration('azurite');
+    try {
+      await configure({ inMemoryPersistence: false });
+      await azurite().update('location', location, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the location', () => a.emulator.options.location === location);
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_table'), [{ ok: true }]);
+      await TableServiceClient.fromConnectionString(a.emulator.connectionString(), { allowInsecureConnection: true }).createTable('unsaved');
+      // A folder where LokiJS writes its temporary file: every save of the table metadata fails.
+      fs.mkdirSync(path.join(location, `${DATA_FILES.table.db}~`));
+      const shown = a.notifications().length;
+      await configure({ attach: connectionString });
+      await waitFor('the local Table to stop', () => a.emulator.status('table').status === 'closed');
+      await waitFor('the failed stop said', () => a.notifications().slice(shown).some((n) => n.startsWith('Table service did not stop cleanly')) || undefined);
+    } finally {
+      await azurite().update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      await azurite().update('location', undefined, vscode.ConfigurationTarget.Workspace);
+      await configure({ inMemoryPersistence: true });
+      await waitFor('detached', () => !a.statusItems().attach.visible);
+      fs.rmSync(location, { recursive: true, force: true });
+    }
   });
 
   it('shows the attached Azurite instead of the local items, stops and refuses the local emulator, and exports and imports its data', async () => {
