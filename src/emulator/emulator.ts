@@ -481,11 +481,14 @@ export class Emulator {
    * the user asked for before it is not undone by a restart for a settings change.
    */
   restart(kind: ServiceKind): Promise<Outcome> {
+    // A stop or clean asked for after this restart (while it stops the service, or waits its turn)
+    // cuts the seed of its start short, as for a start.
+    const abortsBefore = this.abortsAsked[kind];
     return this.announced(kind, this.queue.run(kind, 'restart', async () => {
       if (!this.isRunning(kind)) return OK;
       const stopped = await this.stopNow(kind);
       if (!stopped.ok) return stopped;
-      return this.startNow(kind);
+      return this.startNow(kind, abortsBefore);
     }));
   }
 
@@ -759,6 +762,8 @@ export class Emulator {
     const refusal = this.cleanRefusal(kind);
     if (refusal !== undefined) return Promise.resolve(refusal);
     this.abortAfterStart(kind);
+    // A stop or clean asked for after this one cuts the seed of the start it ends with short.
+    const abortsBefore = this.abortsAsked[kind];
     return this.queue.run(kind, 'clean', async () => {
       const late = this.cleanRefusal(kind);
       if (late !== undefined) return late;
@@ -768,7 +773,7 @@ export class Emulator {
       this.cleansThatStart.add(kind);
       this.startsEmitter.fire(kind);
       try {
-        return await this.cleanNow(kind, true);
+        return await this.cleanNow(kind, true, abortsBefore);
       } finally {
         this.cleansThatStart.delete(kind);
         this.startsEmitter.fire(kind);
@@ -776,8 +781,11 @@ export class Emulator {
     });
   }
 
-  /** The steps of {@link clean} once its turn has come: stop (`wasRunning`), delete, start again (`wasRunning`). */
-  private async cleanNow(kind: ServiceKind, wasRunning: boolean): Promise<Outcome> {
+  /**
+   * The steps of {@link clean} once its turn has come: stop (`wasRunning`), delete, start again (`wasRunning`).
+   * @param abortsBefore {@link abortsAsked} of `kind` when the clean was asked for: a stop or clean asked since aborts its start's hook
+   */
+  private async cleanNow(kind: ServiceKind, wasRunning: boolean, abortsBefore?: number): Promise<Outcome> {
     if (wasRunning) {
       const stopped = await this.stopNow(kind);
       if (!stopped.ok) return stopped;
@@ -796,7 +804,7 @@ export class Emulator {
     if (this.disposed) return this.shutDownFailure(kind, 'cleaned');
     const outcome = await this.services[kind].clean(this.serviceOptions(kind));
     this.report(kind, outcome, 'data cleaned');
-    if (outcome.ok && wasRunning) return this.startNow(kind);
+    if (outcome.ok && wasRunning) return this.startNow(kind, abortsBefore);
     return outcome;
   }
 

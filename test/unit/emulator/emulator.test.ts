@@ -230,6 +230,37 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     assert.deepEqual(emulator.runningKinds(), []);
   });
 
+  it('a stop asked while a restart or a clean still stops the service cuts the seed of the start that follows short', async () => {
+    const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
+    let first = true;
+    /** The first start's hook ends at once; later ones run until their signal aborts (a seed too large to finish here). */
+    emulator.setAfterStart((_kind, _inMemory, signal) => new Promise((resolve) => {
+      if (first) { first = false; resolve({ ok: true }); return; }
+      if (signal.aborted) resolve(failure('cancelled', 'Cancelled.'));
+      signal.addEventListener('abort', () => resolve(failure('cancelled', 'Cancelled.')), { once: true });
+    }));
+    const bounded = <T>(p: Promise<T>, what: string): Promise<T> => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} waited for the whole seed`)), 20_000); });
+      return Promise.race([p, late]).finally(() => clearTimeout(timer));
+    };
+    const cancelled = failure('cancelled', 'Cancelled.');
+    await startAll(emulator, ['queue']);
+    const restarted = emulator.restart('queue');
+    const stopped = emulator.stop('queue');
+    assert.deepEqual(await bounded(restarted, 'the restart'), cancelled);
+    assert.deepEqual(await bounded(stopped, 'the stop'), { ok: true });
+    assert.equal(emulator.status('queue').status, 'closed');
+
+    first = true;
+    await startAll(emulator, ['queue']);
+    const cleaned = emulator.clean('queue');
+    const stoppedAfterClean = emulator.stop('queue');
+    assert.deepEqual(await bounded(cleaned, 'the clean'), cancelled);
+    assert.deepEqual(await bounded(stoppedAfterClean, 'the stop'), { ok: true });
+    assert.equal(emulator.status('queue').status, 'closed');
+  });
+
   it('a clean of a running service counts as a start under way (it starts the service again); one of a stopped service does not', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
     await startAll(emulator, ['blob', 'queue']);
