@@ -13,6 +13,13 @@ import { STATUS_CODES } from 'node:http';
  */
 export function restErrorMessage(message: string): string {
   const trimmed = message.trim();
+  // An XML error body kept whole as the message (@azure/data-tables for an error the Table
+  // service answers in XML: an account it does not serve, a key it refuses): its <Message>, else
+  // nothing (the caller says the code instead of the XML declaration).
+  if (trimmed.startsWith('<')) {
+    const m = /<Message>([^<]*)<\/Message>/.exec(trimmed);
+    return m === null ? '' : firstLine(decodeXmlText(m[1]!));
+  }
   if (trimmed.startsWith('{')) {
     try {
       const body = JSON.parse(trimmed) as { 'odata.error'?: { message?: { value?: unknown } | string } };
@@ -28,6 +35,28 @@ export function restErrorMessage(message: string): string {
 
 function firstLine(text: string): string {
   return text.split('\n')[0]!.trim();
+}
+
+/** XML text with its five predefined entities (`&lt;` …) and numeric character references decoded. */
+function decodeXmlText(text: string): string {
+  const named: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+  return text.replace(/&(#x[0-9a-f]+|#\d+|lt|gt|amp|quot|apos);/gi, (all, ref: string) => {
+    if (ref[0] !== '#') return named[ref.toLowerCase()] ?? all;
+    const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : all;
+  });
+}
+
+/**
+ * The text an SDK error carries for a person: its `message`, unless that is only the SDK's
+ * "Unexpected status code: 404" (@azure/storage-queue's for every error the service answers), when
+ * the service's own message, which the SDK keeps in `details.message`, is taken.
+ */
+function errorText(err: unknown): string {
+  const e = err as { message?: unknown; details?: { message?: unknown } } | undefined;
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const detail = e?.details?.message;
+  return /^Unexpected status code: \d+$/.test(message.trim()) && typeof detail === 'string' && detail.trim() !== '' ? detail : message;
 }
 
 /** The codes Node's TLS gives a certificate the client does not trust (OpenSSL's verify results as Node names them). */
@@ -46,8 +75,8 @@ const EXPIRED_CERTIFICATE_CODES = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VAL
  * @param err an SDK `RestError` (its `code` is Node's for a TLS failure), an Error, or anything
  */
 export function describeRestError(err: unknown): string {
-  const e = err as { message?: unknown; code?: unknown } | undefined;
-  const message = restErrorMessage(typeof e?.message === 'string' ? e.message : String(err)) || headOnlyMessage(err);
+  const e = err as { code?: unknown } | undefined;
+  const message = restErrorMessage(errorText(err)) || headOnlyMessage(err);
   const code = typeof e?.code === 'string' ? e.code : '';
   if (UNTRUSTED_CERTIFICATE_CODES.has(code)) {
     return `${message}: VS Code does not trust the HTTPS certificate that Azurite serves (azurite.cert for the local emulator). ` +

@@ -2,6 +2,12 @@ import * as assert from 'node:assert/strict';
 import { describeRestError, restErrorMessage } from '../../../src/core/restErrors';
 
 describe('restErrorMessage', () => {
+  it('takes the <Message> out of an XML error body, entities decoded, first line only; nothing from one without it', () => {
+    const xml = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Error>\n  <Code>X</Code>\n  <Message>R&amp;D &lt;1&gt; &#x41;&#66;\nRequestId:1</Message>\n</Error>';
+    assert.equal(restErrorMessage(xml), 'R&D <1> AB');
+    assert.equal(restErrorMessage('<?xml version="1.0"?>\n<Error><Code>X</Code></Error>'), '');
+  });
+
   it('takes the message out of a table error\'s OData JSON body (what @azure/data-tables keeps as its message), first line only', () => {
     const body = JSON.stringify({ 'odata.error': { code: 'TableNotFound', message: { lang: 'en-US', value: 'The table specified does not exist.\nRequestId:b5eb\nTime:2026-11-26T20:59:12.713Z' } } });
     assert.equal(restErrorMessage(body), 'The table specified does not exist.');

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { TableServiceClient } from '@azure/data-tables';
-import { attachAccountHint } from '../../../src/core/restErrors';
+import { attachAccountHint, describeRestError } from '../../../src/core/restErrors';
 import { disposeAfterEach, makeEmulator, startAll } from '../helpers/emulatorFixture';
 describe('attachAccountHint (real azurite engine, real SDK clients)', () => {
   const track = disposeAfterEach();
@@ -32,6 +32,15 @@ describe('attachAccountHint (real azurite engine, real SDK clients)', () => {
     for (const list of listings('devstoreaccount1', Buffer.from('another key').toString('base64'))) {
       assert.equal(await hintOf(list, 'devstoreaccount1'), ' The Azurite at 127.0.0.1:10000 refused the key of account devstoreaccount1: give azurite.attach the AccountKey that Azurite has for it.');
     }
+    // What each service's error says for a person: the service's own message, never the SDK's
+    // "Unexpected status code: 404" (Queue) or an XML declaration (Table).
+    const said = await Promise.all([...listings('nosuch', DEV_KEY), ...listings('devstoreaccount1', Buffer.from('another key').toString('base64'))]
+      .map((list) => list().then(() => assert.fail('the listing was answered'), (e: unknown) => describeRestError(e))));
+    assert.deepEqual(said.slice(0, 3), Array(3).fill('The specified resource does not exist.'));
+    // (Azurite's Blob service writes this one without the space after the first full stop.)
+    for (const text of said.slice(3)) assert.match(text, /^Server failed to authenticate the request\. ?Make sure the value of the Authorization header is formed correctly including the signature\.$/);
+    const queueGone = await QueueServiceClient.fromConnectionString(emulator.connectionString()).getQueueClient('gone').delete().catch((e: unknown) => e);
+    assert.equal(describeRestError(queueGone), 'The specified queue does not exist.');
     // A container that is not there is not the account's fault.
     const missing = await BlobServiceClient.fromConnectionString(emulator.connectionString()).getContainerClient('missing').getProperties().catch((e: unknown) => e);
     assert.equal(attachAccountHint(missing, { label: 'x', accountName: 'devstoreaccount1' }), '');
