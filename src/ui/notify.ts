@@ -8,6 +8,7 @@ import { azuriteConfig, settingsTarget } from '../config';
 import { OPEN_SETTINGS } from '../core/commandIds';
 import type { Emulator } from '../emulator/emulator';
 import { failure, type FileLocation, type Outcome } from '../core/outcome';
+import { plainNotificationText } from '../core/notificationText';
 import type { ServiceKind } from '../core/services';
 
 /** What the actions need: the emulator, and a way to make it read the settings at once. */
@@ -42,10 +43,12 @@ export function recordedActions(message: string): readonly string[] | undefined 
 }
 
 /**
- * Shows a notification and records it.
+ * Shows a notification and records it. Markdown links in `text` show as plain text (core/notificationText.ts).
  * @returns the action the user picked, or undefined when dismissed
  */
-export function notify(level: 'info' | 'warning' | 'error', message: string, ...actions: string[]): Thenable<string | undefined> {
+export function notify(level: 'info' | 'warning' | 'error', text: string, ...actions: string[]): Thenable<string | undefined> {
+  // Names from storage (a blob's) and servers' error texts are shown as they are, never as links.
+  const message = plainNotificationText(text);
   recorded.push(message);
   recordedButtons.push(actions);
   if (recorded.length > RECORDED_MAX) { recorded.shift(); recordedButtons.shift(); }
