@@ -66,9 +66,13 @@ export function apiVersionLine(apiVersion: { readonly newest: string; readonly c
   return escapeMarkdown(text);
 }
 
-/** Escapes text for a Markdown tooltip. */
+/**
+ * Escapes text for a Markdown tooltip: every character Markdown could read as syntax gets a
+ * backslash, `&` too (`R&amp;D.txt` would show as "R&D.txt": the renderer decodes entities) and
+ * `~` (`~~old~~` would be struck through).
+ */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>&~]/g, (c) => `\\${c}`);
 }
 
 function link(title: string, command: string): string {

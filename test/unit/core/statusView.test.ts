@@ -25,6 +25,10 @@ describe('core/statusView', () => {
       assert.equal(escapeMarkdown('a.b-c (d) [e] *f* _g_ `h` #i +j !k |l <m> {n} \\o'), 'a\\.b\\-c \\(d\\) \\[e\\] \\*f\\* \\_g\\_ \\`h\\` \\#i \\+j \\!k \\|l \\<m\\> \\{n\\} \\\\o');
     });
 
+    it('escapes an entity and a strike-through, which the renderer would decode or draw', () => {
+      assert.equal(escapeMarkdown('R&amp;D ~~old~~.txt'), 'R\\&amp;D \\~\\~old\\~\\~\\.txt');
+    });
+
     it('leaves letters, digits, spaces, colons and slashes alone', () => {
       assert.equal(escapeMarkdown('http://host:10000/devstoreaccount1 ok'), 'http://host:10000/devstoreaccount1 ok');
     });
