@@ -12,7 +12,7 @@
  * a change: the password is.
  */
 import type { ServiceKind } from './services';
-import type { EmulatorOptions } from './settings';
+import type { EmulatorOptions, SettingError } from './settings';
 
 /** Option keys that take effect without restarting a service. */
 export const LIVE_OPTION_KEYS: ReadonlySet<string> = new Set(['debug', 'silent', 'extentMemoryLimitBytes', 'apiVersionCheck', 'engineHeapLimitMb']);
@@ -26,17 +26,29 @@ function same(a: unknown, b: unknown): boolean {
  * @param kind the service
  * @param started the options the running service was started with
  * @param next the options now in force
+ * @param held option keys whose change does not count ({@link heldOptionKeys}: a value that is not
+ *   valid, whose default `next` holds in its place)
  */
-export function needsRestart(kind: ServiceKind, started: EmulatorOptions, next: EmulatorOptions): boolean {
+export function needsRestart(kind: ServiceKind, started: EmulatorOptions, next: EmulatorOptions, held: ReadonlySet<string> = new Set()): boolean {
   if (!same(started.services[kind], next.services[kind])) return true;
   const keys = new Set([...Object.keys(started), ...Object.keys(next)]);
   for (const key of keys) {
-    if (key === 'services' || LIVE_OPTION_KEYS.has(key)) continue;
+    if (key === 'services' || LIVE_OPTION_KEYS.has(key) || held.has(key)) continue;
     if (key === 'location' && started.inMemoryPersistence && next.inMemoryPersistence) continue;
     if (key === 'https' && same(withoutSource(started.https), withoutSource(next.https))) continue;
     if (!same((started as unknown as Record<string, unknown>)[key], (next as unknown as Record<string, unknown>)[key])) return true;
   }
   return false;
+}
+
+/**
+ * The option keys a setting error put a default in place of without blocking any service
+ * (`azurite.oauth` set to "basi" while typing "basic": OAuth off in the options): a value that is
+ * not valid restarts nothing, so a change of these keys does not count for a restart until the
+ * value is valid again. The error's key (`azurite.oauth`) names the option (`oauth`).
+ */
+export function heldOptionKeys(errors: readonly SettingError[]): Set<string> {
+  return new Set(errors.filter((e) => e.services.length === 0).map((e) => e.key.replace(/^azurite\./, '')));
 }
 
 /** The HTTPS options without where the password came from: moving it to Secret Storage changes nothing azurite reads. */

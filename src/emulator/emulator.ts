@@ -12,7 +12,7 @@ import type { Endpoint, ServiceState } from '../core/lifecycle';
 import { formatBytes, type LimitBurstTimings, type MemoryReport } from '../core/memory';
 import { EXTENT_SERVICE_KINDS, SERVICE_KINDS, serviceName, type ServiceKind } from '../core/services';
 import { errorsFor, isPortNumber, type EmulatorOptions, type ParsedSettings, type SettingError } from '../core/settings';
-import { needsRestart } from '../core/configChange';
+import { heldOptionKeys, needsRestart } from '../core/configChange';
 import { dataFileNames } from '../core/dataFiles';
 import { diskUsageBytes } from './diskUsage';
 import { ENGINE_API_VERSIONS } from './engineFacts';
@@ -388,12 +388,21 @@ export class Emulator {
   }
 
   /**
+   * True when `kind`, started with `started`, must restart to run with the settings in force; a
+   * value that is not valid and blocks no service (`azurite.oauth: "basi"`) restarts nothing
+   * (core/configChange.ts heldOptionKeys).
+   */
+  private needsRestartNow(kind: ServiceKind, started: EmulatorOptions): boolean {
+    return needsRestart(kind, started, this.settings.options, heldOptionKeys(this.settings.errors));
+  }
+
+  /**
    * True when `kind` runs with the options the settings give now (none changed that only a restart
    * applies, and no setting error put a default in place of a value it runs with).
    */
   runsWithCurrentSettings(kind: ServiceKind): boolean {
     const started = this.startedWith[kind];
-    return this.isRunning(kind) && started !== undefined && !needsRestart(kind, started, this.settings.options);
+    return this.isRunning(kind) && started !== undefined && !this.needsRestartNow(kind, started);
   }
 
   /**
@@ -727,7 +736,7 @@ export class Emulator {
     // Checked once the service runs, before the seed: a change from now on finds it running (the
     // settings watcher restarts it then), one before is this event's. A restart asked for now
     // runs after this start, seed included.
-    if (outcome.ok && needsRestart(kind, startedWith, this.settings.options)) this.staleStartEmitter.fire(kind);
+    if (outcome.ok && this.needsRestartNow(kind, startedWith)) this.staleStartEmitter.fire(kind);
     // Inside the start: a caller that awaits start() gets the service with its seed loaded.
     if (!outcome.ok || this.afterStart === undefined) return outcome;
     return this.afterStart(kind, options.inMemory, seedSignal).catch((err: unknown) => failure('data', `${serviceName(kind)} service: ${(err as Error).message}`));

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { failureFixed, needsRestart } from '../../../src/core/configChange';
+import { failureFixed, heldOptionKeys, needsRestart } from '../../../src/core/configChange';
 import { parseSettings, type RawSettings } from '../../../src/core/settings';
 
 const ctx = { workspaceFolder: '/ws', homeDir: '/home/u', globalStoragePath: '/gs', rootHasAzuriteData: false };
@@ -29,6 +29,22 @@ describe('core/configChange needsRestart', () => {
     assert.equal(needsRestart('blob', opts({ inMemoryPersistence: true }), opts({ inMemoryPersistence: true, extentMemoryLimit: 5 })), false);
     assert.equal(needsRestart('blob', opts({ inMemoryPersistence: true, location: 'a' }), opts({ inMemoryPersistence: true, location: 'b' })), false);
     assert.equal(needsRestart('blob', opts({ blobPort: 1 }), opts({ blobPort: 1 })), false);
+  });
+
+  it('restarts nothing for a value that is not valid and blocks no service (azurite.oauth "basi" while typing "basic"), until it is valid', () => {
+    const https = { cert: '/certs/dev.pem', key: '/certs/dev-key.pem' };
+    const basic = opts({ ...https, oauth: 'basic' });
+    const typing = parseSettings({ ...https, oauth: 'basi' }, ctx);
+    assert.equal(typing.options.oauth, undefined, 'OAuth off in the options while the value is not valid');
+    assert.deepEqual([...heldOptionKeys(typing.errors)], ['oauth']);
+    for (const kind of ['blob', 'queue', 'table'] as const) {
+      assert.equal(needsRestart(kind, basic, typing.options, heldOptionKeys(typing.errors)), false, kind);
+      assert.equal(needsRestart(kind, basic, typing.options), true, `${kind}: without the held keys, the fallback would restart it`);
+    }
+    // Cleared on purpose: a valid value, which restarts.
+    const cleared = parseSettings({ ...https, oauth: '' }, ctx);
+    assert.deepEqual([...heldOptionKeys(cleared.errors)], []);
+    assert.equal(needsRestart('blob', basic, cleared.options, heldOptionKeys(cleared.errors)), true);
   });
 
   it('does not restart when the certificate password moves to Secret Storage, only when it changes', () => {
