@@ -202,7 +202,8 @@ export function parseSettings(raw: RawSettings, location: LocationContext, secre
 
   let extentMemoryLimitBytes: number | undefined;
   const rawLimit = raw['extentMemoryLimit'];
-  if (rawLimit !== undefined && rawLimit !== null) {
+  // Empty ("", as the Settings editor leaves a cleared field) is unset, as for azurite.location.
+  if (rawLimit !== undefined && rawLimit !== null && !(typeof rawLimit === 'string' && rawLimit.trim() === '')) {
     // A number of MB written as a string ("512"), as ports may be: what it plainly asks for. (The
     // Azurite extension takes any string as unset, its default of 50% of memory.)
     const mb = typeof rawLimit === 'string' && /^\d+(\.\d+)?$/.test(rawLimit.trim()) ? Number(rawLimit.trim()) : rawLimit;

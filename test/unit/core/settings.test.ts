@@ -122,6 +122,12 @@ describe('core/settings', () => {
       assert.deepEqual(asString.errors, []);
       assert.equal(asString.options.extentMemoryLimitBytes, 512 * 1048576);
       assert.equal(parseSettings({ extentMemoryLimit: '512 MB', inMemoryPersistence: true }, withFolder).errors[0]?.key, 'azurite.extentMemoryLimit');
+      // Empty, as a cleared field leaves it: unset (the default limit), not an error that stops Blob and Queue.
+      for (const empty of ['', '  ']) {
+        const cleared = parseSettings({ extentMemoryLimit: empty, inMemoryPersistence: true }, withFolder);
+        assert.deepEqual(cleared.errors, [], JSON.stringify(empty));
+        assert.equal(cleared.options.extentMemoryLimitBytes, undefined);
+      }
     });
 
     it('accepts the smallest limit that is still one whole byte', () => {
