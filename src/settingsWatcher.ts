@@ -67,7 +67,7 @@ export class SettingsWatcher implements vscode.Disposable {
    * them again, as the restart would have ({@link failureFixed}). Forgotten once the service runs,
    * and when a start is refused while attached.
    */
-  private readonly failedRestarts = new Map<ServiceKind, { readonly setting: string; readonly startedWith: EmulatorOptions }>();
+  private readonly failedRestarts = new Map<ServiceKind, { readonly setting: string; readonly startedWith: EmulatorOptions; readonly stops: number }>();
 
   /**
    * @param reload re-reads the settings into the emulator and redraws; resolves to live-apply problems
@@ -237,7 +237,7 @@ export class SettingsWatcher implements vscode.Disposable {
       return;
     }
     if (!outcome.ok && outcome.setting !== undefined && this.emulator.status(kind).status === 'closed' && !this.emulator.shuttingDown) {
-      this.failedRestarts.set(kind, { setting: outcome.setting, startedWith });
+      this.failedRestarts.set(kind, { setting: outcome.setting, startedWith, stops: this.emulator.stopsAsked(kind) });
     }
     // showOutcome leaves out a start refused because the extension is shutting down.
     showOutcome(outcome, this.deps);
@@ -247,9 +247,12 @@ export class SettingsWatcher implements vscode.Disposable {
    * Starts again, in the restart queue, the services a restart for a settings change left stopped
    * (its start failed because of a setting) once what that failure is about has changed since
    * ({@link failureFixed}), and no setting error stops them: the port set by hand after a conflict
-   * brings the service back, as "Use Port N" does. Other settings changing start nothing.
+   * brings the service back, as "Use Port N" does. Other settings changing start nothing, and
+   * neither does anything once a stop or clean of the service was asked for since the failure.
    */
   private retryFailedRestarts(): void {
+    // A Stop (Azurite: Close, a service's Stop) or Clean asked for since the failure: the user wants it stopped.
+    for (const [k, failed] of [...this.failedRestarts]) if (this.emulator.stopsAsked(k) !== failed.stops) this.failedRestarts.delete(k);
     const options = this.emulator.options;
     const due = [...this.failedRestarts].filter(([k, failed]) => failureFixed(k, failed.setting, failed.startedWith, options)
       && this.emulator.status(k).status === 'closed' && this.emulator.settingErrors(k).length === 0).map(([k]) => k);

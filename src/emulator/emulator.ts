@@ -613,6 +613,15 @@ export class Emulator {
     return this.announced(kind, this.queue.run(kind, 'start', () => (this.isRunning(kind) ? Promise.resolve(OK) : this.startNow(kind, abortsBefore))));
   }
 
+  /**
+   * How many stops and cleans of `kind` were asked for so far (a stop of a stopped service too):
+   * something that would start it later (a retry after a failed restart) compares counts to tell
+   * whether the user has asked for it to stop meanwhile.
+   */
+  stopsAsked(kind: ServiceKind): number {
+    return this.abortsAsked[kind];
+  }
+
   /** How many stops and cleans of each service were asked for (see {@link abortAfterStart}): a start queued before one of them gets an aborted signal for its hook. */
   private readonly abortsAsked: Record<ServiceKind, number> = { blob: 0, queue: 0, table: 0 };
 

@@ -370,7 +370,7 @@ describe('Live settings, port conflicts and terminals', () => {
     assert.match(error!, /^azurite\.blobPort is 10001, the same as azurite\.queuePort \(its default\); /);
   });
 
-  it('a service a settings restart could not start again (its new port taken) starts once its port is set by hand to a free one', async () => {
+  it('a service a settings restart could not start again (its new port taken) starts once its port is set by hand to a free one, unless stopped by the user meanwhile', async () => {
     const a = await api();
     const holder = http.createServer((_req, res) => res.end('not azurite'));
     const takenPort = await listen(holder);
@@ -393,6 +393,18 @@ describe('Live settings, port conflicts and terminals', () => {
       await waitFor('Blob running again', () => a.emulator.status('blob').status === 'running' || undefined);
       await a.settled();
       assert.notEqual(a.emulator.clientAddress('blob').port, takenPort);
+
+      // Failed again, then stopped by the user (Azurite: Close): a port set by hand starts nothing.
+      await configure({ blobPort: takenPort });
+      await waitFor('the restart to fail on the taken port again', () => {
+        const st = a.emulator.status('blob');
+        return (st.status === 'closed' && st.error !== undefined) || undefined;
+      });
+      await a.settled();
+      await vscode.commands.executeCommand('azurite.close');
+      await configure({ blobPort: 0 });
+      await a.settled();
+      assert.equal(a.emulator.status('blob').status, 'closed', 'the user\'s Close stands');
     } finally {
       holder.close();
       await vscode.commands.executeCommand('azurite.close_blob');
