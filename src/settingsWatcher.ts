@@ -80,7 +80,9 @@ export class SettingsWatcher implements vscode.Disposable {
     private readonly deps: NotifyDeps,
     private readonly dataIdle: () => Promise<void> = () => Promise.resolve(),
   ) {
-    const stale = emulator.onDidStartWithStaleSettings((kind) => this.restartWhereNeeded([kind]));
+    // A start that ended after a change: restarted once the settings have stayed unchanged, as for
+    // a change under a running service (the value may still be being typed).
+    const stale = emulator.onDidStartWithStaleSettings(() => this.quiet.arm(() => this.restartWhereNeeded()));
     const states = emulator.onDidChangeState(({ kind, state }) => {
       if (state.status === 'closed') this.asked.delete(kind);
       if (state.status === 'running') this.failedRestarts.delete(kind);
@@ -169,11 +171,12 @@ export class SettingsWatcher implements vscode.Disposable {
 
   /**
    * Looks for restarts to queue once the settings have stayed unchanged for {@link RESTART_QUIET_MS}
-   * (each change starts the wait again); at once when no running service needs one (a failed
-   * restart that a fixed port starts again, say), since then nothing is stopped.
+   * (each change starts the wait again); at once when no running service needs one and no failed
+   * restart waits for a fix: a port typed after a conflict is tried once typed (10005, not 1, 10,
+   * 100 and 1000 on the way), and a folder once its path is whole.
    */
   private restartWhenQuiet(): void {
-    if (this.emulator.servicesNeedingRestart().length === 0) {
+    if (this.emulator.servicesNeedingRestart().length === 0 && this.failedRestarts.size === 0) {
       this.restartWhereNeeded();
       this.quiet.end();
       return;
@@ -182,17 +185,18 @@ export class SettingsWatcher implements vscode.Disposable {
   }
 
   /**
-   * Restarts the running services (of `only`, when given) whose settings changed: at once, or
-   * after asking when a restart would drop in-memory data. Also for a service that finished a start
-   * begun before a change (Emulator.onDidStartWithStaleSettings), which `changed()` could not restart.
+   * Restarts the running services whose settings changed: at once, or after asking when a restart
+   * would drop in-memory data. Also for a service that finished a start begun before a change
+   * (Emulator.onDidStartWithStaleSettings), which `changed()` could not restart. Starts again, too,
+   * a service a failed restart left stopped once its setting is fixed ({@link retryFailedRestarts}).
    */
-  private restartWhereNeeded(only?: readonly ServiceKind[]): void {
+  private restartWhereNeeded(): void {
     // A service whose settings went back to those it runs with needs no restart: a question answered
     // Later about it is moot, and a change made again later asks again. (One kept from a restart by
     // a setting error meanwhile still differs: its question stands.)
     for (const k of [...this.asked.keys()]) if (this.emulator.runsWithCurrentSettings(k)) this.asked.delete(k);
-    if (only === undefined) this.retryFailedRestarts();
-    const kinds = this.emulator.servicesNeedingRestart().filter((k) => only === undefined || only.includes(k));
+    this.retryFailedRestarts();
+    const kinds = this.emulator.servicesNeedingRestart();
     if (kinds.length === 0) return;
     const lossy = kinds.filter((k) => this.emulator.isRunningInMemory(k) && !this.restartQueued.has(k));
     if (lossy.length === 0 || readExtensionSettings().restartOnConfigChange) {

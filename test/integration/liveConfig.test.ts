@@ -394,6 +394,27 @@ describe('Live settings, port conflicts and terminals', () => {
       await a.settled();
       assert.notEqual(a.emulator.clientAddress('blob').port, takenPort);
 
+      // Failed again; a port typed after it is tried once typed, not on the way (a taken one, then
+      // a free one, written in a row as the Settings editor writes while the user types).
+      await configure({ blobPort: takenPort });
+      await waitFor('the restart to fail on the taken port', () => {
+        const st = a.emulator.status('blob');
+        return (st.status === 'closed' && st.error !== undefined) || undefined;
+      });
+      await a.settled();
+      const typing = a.notifications().length;
+      const other = http.createServer((_req, res) => res.end('not azurite'));
+      const otherTaken = await listen(other);
+      try {
+        await vscode.workspace.getConfiguration('azurite').update('blobPort', otherTaken, vscode.ConfigurationTarget.Workspace);
+        await configure({ blobPort: 0 });
+        await waitFor('Blob running on the last value', () => a.emulator.status('blob').status === 'running' || undefined);
+        await a.settled();
+        assert.deepEqual(a.notifications().slice(typing).filter((n) => n.includes(`port ${otherTaken} on`)), [], 'the value on the way was not tried');
+      } finally {
+        other.close();
+      }
+
       // Failed again, then stopped by the user (Azurite: Close): a port set by hand starts nothing.
       await configure({ blobPort: takenPort });
       await waitFor('the restart to fail on the taken port again', () => {
