@@ -304,14 +304,15 @@ export async function uploadBlob(clients: StorageClients, container: string, nam
  *   (received by another client, or hidden); the SDK's RestError on a failed request (404 when the
  *   item is gone)
  */
-export async function deleteItem(clients: StorageClients, ref: ItemRef): Promise<void> {
+export async function deleteItem(clients: StorageClients, ref: ItemRef, signal?: AbortSignal): Promise<void> {
+  const abortSignal = signal;
   switch (ref.kind) {
-    case 'container': await service(clients.blob, 'Blob').getContainerClient(ref.name).delete(); return;
-    case 'blob': await blobClient(clients, ref.container, ref.name).delete({ deleteSnapshots: 'include' }); return;
-    case 'queue': await service(clients.queue, 'Queue').getQueueClient(ref.name).delete(); return;
-    case 'message': await deleteMessage(clients, ref.queue, ref.messageId); return;
-    case 'table': await service(clients.table, 'Table').deleteTable(ref.name); return;
-    case 'entity': await service(clients.tableClient(ref.table), 'Table').deleteEntity(ref.partitionKey, ref.rowKey); return;
+    case 'container': await service(clients.blob, 'Blob').getContainerClient(ref.name).delete({ abortSignal }); return;
+    case 'blob': await blobClient(clients, ref.container, ref.name).delete({ deleteSnapshots: 'include', abortSignal }); return;
+    case 'queue': await service(clients.queue, 'Queue').getQueueClient(ref.name).delete({ abortSignal }); return;
+    case 'message': await deleteMessage(clients, ref.queue, ref.messageId, signal); return;
+    case 'table': await service(clients.table, 'Table').deleteTable(ref.name, { abortSignal }); return;
+    case 'entity': await service(clients.tableClient(ref.table), 'Table').deleteEntity(ref.partitionKey, ref.rowKey, { abortSignal }); return;
   }
 }
 
@@ -393,10 +394,12 @@ export async function queueCounts(clients: StorageClients, queues: readonly stri
 /**
  * Deletes several items ({@link deleteItem} each), eight at a time, going on past failures. The
  * messages of one queue go together, in one pass over its visible messages: one at a time, each
- * pass would hide the messages the others look for.
- * @returns how many were deleted, and each failure with its error's first line
+ * pass would hide the messages the others look for. `options.signal` cancels: the requests under
+ * way end, no more begin, and it resolves with `cancelled` once those under way have ended.
+ * @returns how many were deleted, each failure with its error's first line (none from the cancel),
+ *   and whether it was cancelled before the end
  */
-export async function deleteItems(clients: StorageClients, refs: readonly ItemRef[], options: DataOptions = {}): Promise<{ deleted: number; failures: { ref: ItemRef; message: string }[] }> {
+export async function deleteItems(clients: StorageClients, refs: readonly ItemRef[], options: DataOptions = {}): Promise<{ deleted: number; failures: { ref: ItemRef; message: string }[]; cancelled: boolean }> {
   const progress = tracker(options, refs.length);
   let deleted = 0;
   const failures: { ref: ItemRef; message: string }[] = [];
@@ -411,11 +414,13 @@ export async function deleteItems(clients: StorageClients, refs: readonly ItemRe
     byQueue.set(ref.queue, created);
     units.push(created);
   }
-  await pool(units, { signal: options.signal, concurrency: 8 }, async (unit) => {
+  const work = pool(units, { signal: options.signal, concurrency: 8 }, async (unit) => {
     const first = unit[0]!;
     if (first.kind === 'message') {
       const messages = unit as Extract<ItemRef, { kind: 'message' }>[];
-      const result = await deleteMessages(clients, first.queue, messages.map((m) => m.messageId)).catch((err: unknown) => new Map(messages.map((m) => [m.messageId, messageOf(err)])));
+      const result = await deleteMessages(clients, first.queue, messages.map((m) => m.messageId), options.signal).catch((err: unknown) => new Map(messages.map((m) => [m.messageId, messageOf(err)])));
+      // Cancelled: what was not deleted is no failure (the caller says how many were).
+      if (options.signal?.aborted === true) throw options.signal.reason;
       for (const ref of messages) {
         const failure = result.get(ref.messageId);
         if (failure === undefined) deleted++;
@@ -425,21 +430,30 @@ export async function deleteItems(clients: StorageClients, refs: readonly ItemRe
       return;
     }
     try {
-      await deleteItem(clients, first);
+      await deleteItem(clients, first, options.signal);
       deleted++;
     } catch (err) {
+      if (options.signal?.aborted === true) throw options.signal.reason;
       failures.push({ ref: first, message: messageOf(err) });
     }
     progress.step(first.kind);
   });
-  return { deleted, failures };
+  try {
+    await work;
+  } catch (err) {
+    if (options.signal?.aborted !== true) throw err;
+    return { deleted, failures, cancelled: true };
+  }
+  return { deleted, failures, cancelled: false };
 }
 
 /** How long messages received on the way to the ones being deleted stay hidden if restoring them fails (s). */
 const HIDE_SECONDS = 30;
+/** How long making such a message visible again may take before it is left to its {@link HIDE_SECONDS} (ms). */
+const RESTORE_BOUND_MS = 10_000;
 
-async function deleteMessage(clients: StorageClients, queue: string, messageId: string): Promise<void> {
-  const failure = (await deleteMessages(clients, queue, [messageId])).get(messageId);
+async function deleteMessage(clients: StorageClients, queue: string, messageId: string, signal?: AbortSignal): Promise<void> {
+  const failure = (await deleteMessages(clients, queue, [messageId], signal)).get(messageId);
   if (failure !== undefined) throw new Error(failure);
 }
 
@@ -456,7 +470,8 @@ async function deleteMessage(clients: StorageClients, queue: string, messageId: 
  * @returns the messages not deleted, each with why: not found among the first visible messages, or
  *   the first line of the error of the request that failed (the rest are then not looked for)
  */
-async function deleteMessages(clients: StorageClients, queue: string, messageIds: readonly string[]): Promise<Map<string, string>> {
+async function deleteMessages(clients: StorageClients, queue: string, messageIds: readonly string[], signal?: AbortSignal): Promise<Map<string, string>> {
+  const abortSignal = signal;
   const client = service(clients.queue, 'Queue').getQueueClient(queue);
   const wanted = new Set(messageIds);
   const held: { messageId: string; popReceipt: string }[] = [];
@@ -464,13 +479,13 @@ async function deleteMessages(clients: StorageClients, queue: string, messageIds
   try {
     for (let looked = 0; wanted.size > 0 && looked < PEEK_LIMIT; looked++) {
       // Peeked first: a receive that meets a message Azurite cannot write hides it and reads as none.
-      await client.peekMessages({ numberOfMessages: 1 }).catch((err: unknown) => { throw unreadableQueueError(queue, err) ?? err; });
-      const m = (await client.receiveMessages({ numberOfMessages: 1, visibilityTimeout: HIDE_SECONDS })).receivedMessageItems[0];
+      await client.peekMessages({ numberOfMessages: 1, abortSignal }).catch((err: unknown) => { throw unreadableQueueError(queue, err) ?? err; });
+      const m = (await client.receiveMessages({ numberOfMessages: 1, visibilityTimeout: HIDE_SECONDS, abortSignal })).receivedMessageItems[0];
       if (m === undefined) break;
       // Held until its delete succeeds: one that fails is made visible again with the others, and reported.
       held.push({ messageId: m.messageId, popReceipt: m.popReceipt });
       if (!wanted.has(m.messageId)) continue;
-      await client.deleteMessage(m.messageId, m.popReceipt);
+      await client.deleteMessage(m.messageId, m.popReceipt, { abortSignal });
       held.pop();
       wanted.delete(m.messageId);
     }
@@ -478,7 +493,9 @@ async function deleteMessages(clients: StorageClients, queue: string, messageIds
     const message = messageOf(err);
     why = () => message;
   } finally {
-    await Promise.allSettled(held.map((m) => client.updateMessage(m.messageId, m.popReceipt, undefined, 0)));
+    // Not under the caller's signal (a cancel must not leave them hidden), but bounded: a service
+    // that stopped answering would hold them anyway, and their 30 s end unhides them.
+    await Promise.allSettled(held.map((m) => client.updateMessage(m.messageId, m.popReceipt, undefined, 0, { abortSignal: AbortSignal.timeout(RESTORE_BOUND_MS) })));
   }
   return new Map([...wanted].map((id) => [id, why(id)]));
 }

@@ -593,15 +593,19 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     }
     const data = this.data();
     let deleted = 0;
+    let cancelled = false;
     const failures: string[] = [];
     // Usually one account; the selection may span several when azurite.accounts lists more.
     const byAccount = new Map<string, ItemRef[]>();
     for (const r of refs) byAccount.set(r.node.account, [...(byAccount.get(r.node.account) ?? []), r.ref]);
     try {
-      await withDelayedProgress('Deleting', false, async (o) => {
+      // Cancellable: an Azurite that stopped answering (a paused container) would hold it for good.
+      await withDelayedProgress('Deleting', true, async (o) => {
         for (const [account, accountRefs] of byAccount) {
+          if (o.signal?.aborted === true) { cancelled = true; break; }
           const result = await data.deleteItems(this.clients(account), accountRefs, o);
           deleted += result.deleted;
+          cancelled ||= result.cancelled;
           failures.push(...result.failures.map((f) => `${describeRef(f.ref)}: ${f.message}`));
         }
       });
@@ -610,6 +614,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       failures.push(errorText(err));
     }
     if (failures.length > 0) void notify('error', `Azurite: ${failures.length === 1 ? 'a delete' : `${failures.length} deletes`} failed: ${failures.slice(0, 3).join('; ')}`);
+    if (cancelled) void notify('info', `Azurite: delete cancelled; ${deleted} of ${refs.length} item${refs.length === 1 ? '' : 's'} deleted.`);
     // An attached Azurite reports no changes: reload what the deletes touched.
     this.invalidate();
     return deleted;
