@@ -176,7 +176,10 @@ export class SettingsWatcher implements vscode.Disposable {
    * 100 and 1000 on the way), and a folder once its path is whole.
    */
   private restartWhenQuiet(): void {
-    if (this.emulator.servicesNeedingRestart().length === 0 && this.failedRestarts.size === 0) {
+    this.forgetStoppedFailures();
+    // A limit that a refused start waits for was typed, and waited for, already (or written whole by Raise Limit).
+    const typed = [...this.failedRestarts.values()].some((f) => f.setting !== EXTENT_LIMIT_SETTING);
+    if (this.emulator.servicesNeedingRestart().length === 0 && !typed) {
       this.restartWhereNeeded();
       this.quiet.end();
       return;
@@ -193,7 +196,8 @@ export class SettingsWatcher implements vscode.Disposable {
   private restartWhereNeeded(): void {
     // A service whose settings went back to those it runs with needs no restart: a question answered
     // Later about it is moot, and a change made again later asks again. (One kept from a restart by
-    // a setting error meanwhile still differs: its question stands.)
+    // an error that blocks it still differs: its question stands. A value that is not valid and
+    // blocks nothing, `azurite.oauth: "basi"`, counts as unchanged: core/configChange.ts heldOptionKeys.)
     for (const k of [...this.asked.keys()]) if (this.emulator.runsWithCurrentSettings(k)) this.asked.delete(k);
     this.retryFailedRestarts();
     const kinds = this.emulator.servicesNeedingRestart();
@@ -247,6 +251,11 @@ export class SettingsWatcher implements vscode.Disposable {
     showOutcome(outcome, this.deps);
   }
 
+  /** Forgets the failed restarts of services a Stop (Azurite: Close, a service's Stop) or Clean was asked for since: the user wants them stopped. */
+  private forgetStoppedFailures(): void {
+    for (const [k, failed] of [...this.failedRestarts]) if (this.emulator.stopsAsked(k) !== failed.stops) this.failedRestarts.delete(k);
+  }
+
   /**
    * Starts again, in the restart queue, the services a restart for a settings change left stopped
    * (its start failed because of a setting) once what that failure is about has changed since
@@ -255,8 +264,7 @@ export class SettingsWatcher implements vscode.Disposable {
    * neither does anything once a stop or clean of the service was asked for since the failure.
    */
   private retryFailedRestarts(): void {
-    // A Stop (Azurite: Close, a service's Stop) or Clean asked for since the failure: the user wants it stopped.
-    for (const [k, failed] of [...this.failedRestarts]) if (this.emulator.stopsAsked(k) !== failed.stops) this.failedRestarts.delete(k);
+    this.forgetStoppedFailures();
     const options = this.emulator.options;
     const due = [...this.failedRestarts].filter(([k, failed]) => failureFixed(k, failed.setting, failed.startedWith, options)
       && this.emulator.status(k).status === 'closed' && this.emulator.settingErrors(k).length === 0).map(([k]) => k);

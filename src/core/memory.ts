@@ -35,14 +35,14 @@ export interface MemoryReport {
 /**
  * Where the limit in force comes from, for the memory view and the meter's tooltip: the setting,
  * Azurite's default, and a setting asked for but refused.
- * Example: "Azurite's default, 50% of total memory; azurite.extentMemoryLimit asks for 1 MB, refused
+ * Example: "the default, 50% of total memory or of a container's memory limit; azurite.extentMemoryLimit asks for 1 MB, refused
  * while more was in memory (it applies at the next start or settings change once less is)".
  */
 export function describeLimitSource(report: MemoryReport): string {
-  const source = report.isDefaultLimit ? "Azurite's default, 50% of total memory" : 'from azurite.extentMemoryLimit';
+  const source = report.isDefaultLimit ? "the default, 50% of total memory or of a container's memory limit" : 'from azurite.extentMemoryLimit';
   const refused = report.refusedSetting;
   if (refused === undefined) return report.isDefaultLimit ? `${source} (azurite.extentMemoryLimit is unset)` : source;
-  const asked = refused.bytes === undefined ? "is unset now (Azurite's default)" : `asks for ${formatBytes(refused.bytes)}`;
+  const asked = refused.bytes === undefined ? "is unset now (the default)" : `asks for ${formatBytes(refused.bytes)}`;
   return `${report.isDefaultLimit ? source : 'from an earlier azurite.extentMemoryLimit'}; azurite.extentMemoryLimit ${asked}, refused while more was in memory (it applies at the next start or settings change once less is)`;
 }
 

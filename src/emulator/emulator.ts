@@ -397,8 +397,10 @@ export class Emulator {
   }
 
   /**
-   * True when `kind` runs with the options the settings give now (none changed that only a restart
-   * applies, and no setting error put a default in place of a value it runs with).
+   * True when `kind` runs with the options the settings give now: none changed that only a restart
+   * applies, and no error that blocks `kind` put a default in place of a value it runs with (one
+   * that blocks no service, `azurite.oauth: "basi"`, leaves the value it runs with in force:
+   * {@link needsRestartNow}).
    */
   runsWithCurrentSettings(kind: ServiceKind): boolean {
     const started = this.startedWith[kind];
@@ -814,7 +816,7 @@ export class Emulator {
       await this.loader.load();
     } catch (err) {
       const message = `${serviceName(kind)} data could not be cleaned: the emulator engine did not load (${(err as Error).message}).`;
-      // A running service was stopped for the clean and stays stopped: its item says why.
+      // The service (stopped for the clean, when it ran) stays stopped: its item says why.
       this.services[kind].failedBeforeStart(message);
       return failure('engine', message);
     }

@@ -432,7 +432,7 @@ export class ServiceManager {
   /**
    * A start or clean of this service failed before it reached this manager (the emulator engine did
    * not load): a closed service shows `message` as its error, as for a start refused here, until its
-   * next start or a settings change that clears errors. Nothing changes while the service is not closed.
+   * next start. Nothing changes while the service is not closed.
    */
   failedBeforeStart(message: string): void {
     if (this.current.status === 'closed') this.set({ status: 'closed', error: message });

@@ -5,6 +5,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import * as vscode from 'vscode';
+import { plainNotificationText } from '../core/notificationText';
 import { progressIncrement } from '../core/progress';
 import type { DataOptions, DataProgress } from '../data/index';
 import { RECORDED_MAX } from './notify';
@@ -45,9 +46,11 @@ export async function withDelayedProgress<T>(title: string, cancellable: boolean
   const shown = new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
       if (finished) return resolve();
-      shownTitles.push(`Azurite: ${title}`);
+      // Titles and messages name blobs and containers: never as links (core/notificationText.ts).
+      const shownTitle = plainNotificationText(`Azurite: ${title}`);
+      shownTitles.push(shownTitle);
       if (shownTitles.length > RECORDED_MAX) shownTitles.shift();
-      void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Azurite: ${title}`, cancellable }, async (progress, token) => {
+      void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: shownTitle, cancellable }, async (progress, token) => {
         token.onCancellationRequested(() => abort.abort());
         let reported = 0;
         let lastAt = 0;
@@ -70,7 +73,7 @@ export async function withDelayedProgress<T>(title: string, cancellable: boolean
           reported += increment ?? 0;
           // No counts (done and total 0): a step whose message says it all, such as an import's backup.
           const counts = p.done === 0 && p.total === 0 ? '' : `${p.done.toLocaleString('en-US')}${p.total > 0 ? ` / ${p.total.toLocaleString('en-US')}` : ''} items — `;
-          progress.report({ message: `${counts}${p.message}`, ...(increment !== undefined ? { increment } : {}) });
+          progress.report({ message: plainNotificationText(`${counts}${p.message}`), ...(increment !== undefined ? { increment } : {}) });
         };
         if (latest !== undefined) report(latest);
         await work.catch(() => undefined);

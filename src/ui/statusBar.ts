@@ -48,6 +48,8 @@ export class StatusBar implements vscode.Disposable {
 
   /** Bytes on disk per service (disk mode), refreshed on state changes and every DISK_REFRESH_MS while running. */
   private readonly diskBytes: Partial<Record<ServiceKind, number>> = {};
+  /** Counts each service's stops: a disk measurement begun before the last one is of data gone since. */
+  private readonly diskRuns: Record<ServiceKind, number> = { blob: 0, queue: 0, table: 0 };
   private diskTimer: NodeJS.Timeout | undefined;
 
   /**
@@ -85,7 +87,11 @@ export class StatusBar implements vscode.Disposable {
         this.reveal('state');
         // A size measured before is of data a Clean may delete, or of a folder a restart leaves
         // (a new azurite.location): the next run shows none until measured again.
-        if (state.status !== 'running') delete this.diskBytes[kind];
+        if (state.status !== 'running') {
+          delete this.diskBytes[kind];
+          // A measurement under way is of data from before (a Clean deletes it): its figure is dropped.
+          this.diskRuns[kind]++;
+        }
         this.renderService(kind);
         this.renderMemory();
         this.measureDisk(true);
@@ -200,8 +206,9 @@ export class StatusBar implements vscode.Disposable {
       }
       this.measuring.add(kind);
       const location = this.emulator.dataLocation(kind);
+      const run = this.diskRuns[kind];
       void this.emulator.diskUsageBytes(kind).then((bytes) => {
-        if (this.emulator.dataLocation(kind) !== location || this.diskBytes[kind] === bytes) return;
+        if (this.emulator.dataLocation(kind) !== location || this.diskRuns[kind] !== run || this.diskBytes[kind] === bytes) return;
         this.diskBytes[kind] = bytes;
         this.renderService(kind);
       }).finally(() => {

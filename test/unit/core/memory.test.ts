@@ -146,7 +146,7 @@ describe('core/memory', () => {
       const lines = describeMemory({ blobBytes: 0, queueBytes: 0, usedBytes: 0, limitBytes: 8 * 1024 ** 3, isDefaultLimit: true });
       assert.equal(
         lines[3],
-        "Limit: 8 GB (8,589,934,592 bytes) — Azurite's default, 50% of total memory (azurite.extentMemoryLimit is unset)",
+        "Limit: 8 GB (8,589,934,592 bytes) — the default, 50% of total memory or of a container's memory limit (azurite.extentMemoryLimit is unset)",
       );
       assert.equal(lines[0], 'In-memory extents: 0 B / 8 GB (0%)');
       assert.ok(lines.some((l) => /table entities .* not counted/i.test(l)));
@@ -157,9 +157,9 @@ describe('core/memory', () => {
     it('says when the setting asks for a limit that is not in force, instead of calling it unset or in force', () => {
       const base = { blobBytes: 0, queueBytes: 3 * 1024 ** 3, usedBytes: 3 * 1024 ** 3, limitBytes: 8 * 1024 ** 3 };
       assert.equal(describeLimitSource({ ...base, isDefaultLimit: true, refusedSetting: { bytes: 1024 ** 3 } }),
-        "Azurite's default, 50% of total memory; azurite.extentMemoryLimit asks for 1 GB, refused while more was in memory (it applies at the next start or settings change once less is)");
+        "the default, 50% of total memory or of a container's memory limit; azurite.extentMemoryLimit asks for 1 GB, refused while more was in memory (it applies at the next start or settings change once less is)");
       assert.equal(describeLimitSource({ ...base, isDefaultLimit: false, refusedSetting: { bytes: undefined } }),
-        "from an earlier azurite.extentMemoryLimit; azurite.extentMemoryLimit is unset now (Azurite's default), refused while more was in memory (it applies at the next start or settings change once less is)");
+        "from an earlier azurite.extentMemoryLimit; azurite.extentMemoryLimit is unset now (the default), refused while more was in memory (it applies at the next start or settings change once less is)");
       assert.equal(describeLimitSource({ ...base, isDefaultLimit: false }), 'from azurite.extentMemoryLimit');
     });
   });

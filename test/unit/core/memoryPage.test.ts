@@ -52,7 +52,7 @@ describe('core/memoryPage', () => {
     });
     assert.match(html, /<h1 id="headline" class="level-warning">In-memory extents: 0\.9 MB \/ 1 MB \(90%\) — above the 80% warning threshold<\/h1>/);
     assert.doesNotMatch(html, /id="attached"/);
-    assert.match(html, /Azurite&#39;s default, 50% of total memory \(azurite.extentMemoryLimit is unset\)/);
+    assert.match(html, /the default, 50% of total memory or of a container&#39;s memory limit \(azurite.extentMemoryLimit is unset\)/);
     assert.match(html, /id="metadata-bytes">2 KB \(2,048 bytes\)/);
     assert.match(html, /var\(--vscode-charts-blue\)/);
     assert.match(html, /Content-Security-Policy" content="default-src 'none'; style-src vscode-resource: 'unsafe-inline';"/);

@@ -16,5 +16,8 @@ describe('core/notificationText', () => {
     for (const link of ['[a](https://example.com)', '[b](file:///etc/passwd)', '[[c]](command:x)']) assert.doesNotMatch(plainNotificationText(link), LINK, link);
     const plain = 'Blob service could not start: port 10000 on 127.0.0.1 is already in use (a [bracket] and (parentheses)).';
     assert.equal(plainNotificationText(plain), plain);
+    // A name that is no link stays as it is named.
+    assert.equal(plainNotificationText('saving blob photo[1](2).jpg failed'), 'saving blob photo[1](2).jpg failed');
+    assert.doesNotMatch(plainNotificationText('[x](COMMAND:y) [z](HTTPS://e.com)'), LINK);
   });
 });

@@ -212,7 +212,7 @@ describe('core/statusView', () => {
           'In\\-memory extents: 1\\.5 KB / 1 MB \\(0\\.1%\\)',
           'Blob content: 1 KB \\(1,024 bytes\\)',
           'Queue messages: 512 B \\(512 bytes\\)',
-          "Limit: 1 MB \\(1,048,576 bytes\\) — Azurite's default, 50% of total memory \\(azurite\\.extentMemoryLimit is unset\\)",
+          "Limit: 1 MB \\(1,048,576 bytes\\) — the default, 50% of total memory or of a container's memory limit \\(azurite\\.extentMemoryLimit is unset\\)",
           'Table entities and metadata are kept outside the extent store and are not counted against the limit\\.',
           '[Show memory usage](command:azurite.showMemoryUsage) · [Reclaim memory](command:azurite.reclaimMemory)',
         ].join('\n\n'),

@@ -437,7 +437,8 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
       fs.mkdirSync(group);
       fs.writeFileSync(path.join(group, root === v1 ? 'memory.limit_in_bytes' : 'memory.max'), String(1024 * MiB));
     } catch {
-      fs.rmSync(group, { recursive: false, force: true });
+      // Made but not limitable (cgroup v2 without the memory controller enabled for children): skipped.
+      try { fs.rmdirSync(group); } catch { /* never made */ }
       this.skip();
     }
     try {
