@@ -374,15 +374,19 @@ describe('Live settings, port conflicts and terminals', () => {
     const a = await api();
     const holder = http.createServer((_req, res) => res.end('not azurite'));
     const takenPort = await listen(holder);
-    try {
-      await configure({ inMemoryPersistence: false, blobPort: 0 });
-      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    /** Sets Blob's port to the taken one: the restart fails, leaving Blob stopped. */
+    const failOnTakenPort = async (): Promise<void> => {
       await configure({ blobPort: takenPort });
       await waitFor('the restart to fail on the taken port', () => {
         const st = a.emulator.status('blob');
         return (st.status === 'closed' && st.error !== undefined) || undefined;
       });
       await a.settled();
+    };
+    try {
+      await configure({ inMemoryPersistence: false, blobPort: 0 });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      await failOnTakenPort();
       // Another setting Blob starts with changes: nothing is tried (the port is still taken).
       const shown = a.notifications().length;
       await configure({ loose: true });
@@ -396,12 +400,7 @@ describe('Live settings, port conflicts and terminals', () => {
 
       // Failed again; a port typed after it is tried once typed, not on the way (a taken one, then
       // a free one, written in a row as the Settings editor writes while the user types).
-      await configure({ blobPort: takenPort });
-      await waitFor('the restart to fail on the taken port', () => {
-        const st = a.emulator.status('blob');
-        return (st.status === 'closed' && st.error !== undefined) || undefined;
-      });
-      await a.settled();
+      await failOnTakenPort();
       const typing = a.notifications().length;
       const other = http.createServer((_req, res) => res.end('not azurite'));
       const otherTaken = await listen(other);
@@ -416,12 +415,7 @@ describe('Live settings, port conflicts and terminals', () => {
       }
 
       // Failed again, then stopped by the user (Azurite: Close): a port set by hand starts nothing.
-      await configure({ blobPort: takenPort });
-      await waitFor('the restart to fail on the taken port again', () => {
-        const st = a.emulator.status('blob');
-        return (st.status === 'closed' && st.error !== undefined) || undefined;
-      });
-      await a.settled();
+      await failOnTakenPort();
       await vscode.commands.executeCommand('azurite.close');
       await configure({ blobPort: 0 });
       await a.settled();

@@ -233,7 +233,7 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
   it('a stop asked while a restart or a clean still stops the service cuts the seed of the start that follows short', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
     let first = true;
-    /** The first start's hook ends at once; later ones run until their signal aborts (a seed too large to finish here). */
+    /** The first start's hook (after `first` is set) ends at once; later ones run until their signal aborts (a seed too large to finish here). */
     emulator.setAfterStart((_kind, _inMemory, signal) => new Promise((resolve) => {
       if (first) { first = false; resolve({ ok: true }); return; }
       if (signal.aborted) resolve(failure('cancelled', 'Cancelled.'));
@@ -245,20 +245,15 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
       return Promise.race([p, late]).finally(() => clearTimeout(timer));
     };
     const cancelled = failure('cancelled', 'Cancelled.');
-    await startAll(emulator, ['queue']);
-    const restarted = emulator.restart('queue');
-    const stopped = emulator.stop('queue');
-    assert.deepEqual(await bounded(restarted, 'the restart'), cancelled);
-    assert.deepEqual(await bounded(stopped, 'the stop'), { ok: true });
-    assert.equal(emulator.status('queue').status, 'closed');
-
-    first = true;
-    await startAll(emulator, ['queue']);
-    const cleaned = emulator.clean('queue');
-    const stoppedAfterClean = emulator.stop('queue');
-    assert.deepEqual(await bounded(cleaned, 'the clean'), cancelled);
-    assert.deepEqual(await bounded(stoppedAfterClean, 'the stop'), { ok: true });
-    assert.equal(emulator.status('queue').status, 'closed');
+    for (const op of ['restart', 'clean'] as const) {
+      first = true;
+      await startAll(emulator, ['queue']);
+      const restarting = emulator[op]('queue');
+      const stopped = emulator.stop('queue');
+      assert.deepEqual(await bounded(restarting, `the ${op}`), cancelled);
+      assert.deepEqual(await bounded(stopped, `the stop after the ${op}`), { ok: true });
+      assert.equal(emulator.status('queue').status, 'closed');
+    }
   });
 
   it('a clean of a running service counts as a start under way (it starts the service again); one of a stopped service does not', async () => {
