@@ -300,17 +300,17 @@ export async function uploadBlob(clients: StorageClients, container: string, nam
  * A message needs a pop receipt, which a peek does not give: its queue's visible messages are
  * received one at a time (hidden for 30 s) until it is found; it is deleted and the ones ahead of
  * it are made visible again at once. Their dequeue counts go up by one: the REST API has no other way.
+ * @param abortSignal ends the requests under way (an AbortError)
  * @throws Error when a message is not found among the first {@link PEEK_LIMIT} visible messages
  *   (received by another client, or hidden); the SDK's RestError on a failed request (404 when the
- *   item is gone)
+ *   item is gone); an AbortError once `abortSignal` aborts
  */
-export async function deleteItem(clients: StorageClients, ref: ItemRef, signal?: AbortSignal): Promise<void> {
-  const abortSignal = signal;
+export async function deleteItem(clients: StorageClients, ref: ItemRef, abortSignal?: AbortSignal): Promise<void> {
   switch (ref.kind) {
     case 'container': await service(clients.blob, 'Blob').getContainerClient(ref.name).delete({ abortSignal }); return;
     case 'blob': await blobClient(clients, ref.container, ref.name).delete({ deleteSnapshots: 'include', abortSignal }); return;
     case 'queue': await service(clients.queue, 'Queue').getQueueClient(ref.name).delete({ abortSignal }); return;
-    case 'message': await deleteMessage(clients, ref.queue, ref.messageId, signal); return;
+    case 'message': await deleteMessage(clients, ref.queue, ref.messageId, abortSignal); return;
     case 'table': await service(clients.table, 'Table').deleteTable(ref.name, { abortSignal }); return;
     case 'entity': await service(clients.tableClient(ref.table), 'Table').deleteEntity(ref.partitionKey, ref.rowKey, { abortSignal }); return;
   }
@@ -470,8 +470,7 @@ async function deleteMessage(clients: StorageClients, queue: string, messageId: 
  * @returns the messages not deleted, each with why: not found among the first visible messages, or
  *   the first line of the error of the request that failed (the rest are then not looked for)
  */
-async function deleteMessages(clients: StorageClients, queue: string, messageIds: readonly string[], signal?: AbortSignal): Promise<Map<string, string>> {
-  const abortSignal = signal;
+async function deleteMessages(clients: StorageClients, queue: string, messageIds: readonly string[], abortSignal?: AbortSignal): Promise<Map<string, string>> {
   const client = service(clients.queue, 'Queue').getQueueClient(queue);
   const wanted = new Set(messageIds);
   const held: { messageId: string; popReceipt: string }[] = [];
