@@ -847,11 +847,28 @@ export class Emulator {
     return error !== undefined ? failure('setting', `${serviceName(kind)} data was not cleaned: ${error.message}`, { setting: LOCATION_SETTING }) : undefined;
   }
 
-  /** What clean would delete, for a confirmation: a folder and file names, or "in-memory data". */
+  /**
+   * What clean would delete, for a confirmation: a folder and file names, or "in-memory data". A
+   * running service whose memory mode or data folder changed since it started (a restart put off)
+   * is stopped, its data then deleted where the settings in force keep it, and started there: the
+   * text says so, and what of the data it runs with is dropped (in memory) or kept (on disk).
+   */
   cleanTarget(kind: ServiceKind): string {
     const o = this.settings.options;
-    if (o.inMemoryPersistence) return `all ${serviceName(kind)} data held in memory`;
-    return `${dataFileNames(kind).join(', ')} in ${o.location}`;
+    const name = serviceName(kind);
+    const target = o.inMemoryPersistence ? `all ${name} data held in memory` : `${dataFileNames(kind).join(', ')} in ${o.location}`;
+    const started = this.isRunning(kind) ? this.startedWith[kind] : undefined;
+    if (started === undefined) return target;
+    if (started.inMemoryPersistence && !o.inMemoryPersistence) {
+      return `all ${name} data held in memory, where it runs now, and ${target}, where it starts again (azurite.inMemoryPersistence changed since it started)`;
+    }
+    if (!started.inMemoryPersistence && o.inMemoryPersistence) {
+      return `nothing on disk: ${name} starts again in memory (azurite.inMemoryPersistence changed since it started); its data in ${started.location} is kept`;
+    }
+    if (!started.inMemoryPersistence && started.location !== o.location) {
+      return `${target}, where it starts again (azurite.location changed since it started); its data in ${started.location} is kept`;
+    }
+    return target;
   }
 
   /** The endpoint of a running service. */

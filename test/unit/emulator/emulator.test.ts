@@ -256,6 +256,26 @@ describe('Emulator (real azurite engine, real SDK clients)', () => {
     }
   });
 
+  it('says what a clean deletes and keeps when a running service\'s memory mode or folder changed since it started (a restart put off)', async () => {
+    const context = { workspaceFolder: undefined, homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false };
+    const a = tempDir('clean-a-');
+    const b = tempDir('clean-b-');
+    const raw = { blobPort: 0, queuePort: 0, tablePort: 0 };
+    const { emulator } = track(makeEmulator({ ...raw, inMemoryPersistence: true }));
+    await startAll(emulator, ['blob']);
+    assert.equal(emulator.cleanTarget('blob'), 'all Blob data held in memory');
+    // Turned to disk while Blob runs in memory (the restart question answered Later).
+    await emulator.updateSettings(parseSettings({ ...raw, location: a }, context));
+    assert.equal(emulator.cleanTarget('blob'), `all Blob data held in memory, where it runs now, and __azurite_db_blob__.json, __azurite_db_blob_extent__.json, __blobstorage__ in ${a}, where it starts again (azurite.inMemoryPersistence changed since it started)`);
+    assert.equal(emulator.cleanTarget('queue'), `__azurite_db_queue__.json, __azurite_db_queue_extent__.json, __queuestorage__ in ${a}`, 'a stopped service: what the settings in force name');
+    assert.ok((await emulator.stop('blob')).ok);
+    await startAll(emulator, ['blob']);
+    await emulator.updateSettings(parseSettings({ ...raw, location: b }, context));
+    assert.equal(emulator.cleanTarget('blob'), `__azurite_db_blob__.json, __azurite_db_blob_extent__.json, __blobstorage__ in ${b}, where it starts again (azurite.location changed since it started); its data in ${a} is kept`);
+    await emulator.updateSettings(parseSettings({ ...raw, location: a, inMemoryPersistence: true }, context));
+    assert.equal(emulator.cleanTarget('blob'), `nothing on disk: Blob starts again in memory (azurite.inMemoryPersistence changed since it started); its data in ${a} is kept`);
+  });
+
   it('a clean of a running service counts as a start under way (it starts the service again); one of a stopped service does not', async () => {
     const { emulator } = track(makeEmulator({ inMemoryPersistence: true }));
     await startAll(emulator, ['blob', 'queue']);
