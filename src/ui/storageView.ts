@@ -83,11 +83,16 @@ export interface StorageTreeSnapshot {
 
 /** Arguments the view's commands accept besides the node (tests and other extensions). */
 export interface StorageCommandArgs {
-  /** Skip the confirmations. */
+  /** Skip the confirmations (Upload: blobs that exist are replaced). */
   readonly skipConfirmation?: boolean;
   /** Save: the file to write (absolute). Upload: the files to upload (absolute paths). */
   readonly file?: string;
   readonly files?: readonly string[];
+  /**
+   * Upload: what to do with files whose blob exists, instead of asking: `'replace'` them, or
+   * `'skip'` them and upload only the others.
+   */
+  readonly existing?: 'replace' | 'skip';
 }
 
 /** The items of a listing a reload lists again: the notes beside them are made anew. */
@@ -109,6 +114,8 @@ interface Listing {
 
 const SERVICE_LABELS: Record<ServiceKind, string> = { blob: 'Blob Containers', queue: 'Queues', table: 'Tables' };
 const MORE = 'Load more…';
+/** The upload question's button that uploads only the files whose blob does not exist. */
+const SKIP_EXISTING = 'Skip Existing';
 
 /** See the file comment. */
 export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode.TreeDragAndDropController<StorageNode>, vscode.Disposable {
@@ -472,10 +479,16 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     if (place === undefined) return [];
     const files = args.files ?? (await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Upload', title: `Upload to ${place.container}/${place.prefix}` }))?.map((u) => u.fsPath);
     if (files === undefined || files.length === 0) return [];
-    return this.uploadAll(node.account, place, files.map((f) => ({ name: path.basename(f), content: f })), args.skipConfirmation === true);
+    const existing = args.existing ?? (args.skipConfirmation === true ? 'replace' : undefined);
+    return this.uploadAll(node.account, place, files.map((f) => ({ name: path.basename(f), content: f })), existing);
   }
 
-  private async uploadAll(account: string, place: { container: string; prefix: string }, files: readonly { name: string; content: UploadContent }[], skipConfirmation: boolean): Promise<string[]> {
+  /**
+   * Uploads `files` to `place`. Files whose blob exists are replaced or skipped as `existing` says;
+   * when it is undefined, the user is asked (modal: Replace, or Skip Existing when some are new).
+   * Resolves to the blob names written.
+   */
+  private async uploadAll(account: string, place: { container: string; prefix: string }, files: readonly { name: string; content: UploadContent }[], existingChoice: 'replace' | 'skip' | undefined): Promise<string[]> {
     const data = this.data();
     try {
       const clients = this.clients(account);
@@ -488,15 +501,24 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
         return [];
       }
       let items = named;
-      if (!skipConfirmation) {
+      if (existingChoice !== 'replace') {
         const existing = await withDelayedProgress(`Checking which blobs exist in ${place.container}`, true, (o) => data.existingBlobs(clients, place.container, named.map((f) => f.blob), o));
+        let replace = false;
         if (existing.length > 0) {
-          const what = existing.length === 1 ? `Blob "${existing[0]}" exists` : `${existing.length} of these blobs exist`;
-          const choice = await vscode.window.showWarningMessage(`${what} in container ${place.container}. Replace?`, { modal: true, detail: 'The blob content and properties are replaced; this cannot be undone.' }, 'Replace');
-          if (choice !== 'Replace') return [];
+          if (existingChoice === undefined) {
+            const what = existing.length === 1 ? `Blob "${existing[0]}" exists` : `${existing.length} of these blobs exist`;
+            // Skipping is offered only when something would still be uploaded.
+            const skip = existing.length < named.length ? [SKIP_EXISTING] : [];
+            const choice = await vscode.window.showWarningMessage(`${what} in container ${place.container}. Replace?`,
+              { modal: true, detail: `The blob content and properties are replaced; this cannot be undone.${skip.length > 0 ? ` ${SKIP_EXISTING} uploads only the ${named.length - existing.length === 1 ? 'file' : `${named.length - existing.length} files`} whose blob is new.` : ''}` },
+              'Replace', ...skip);
+            if (choice !== 'Replace' && choice !== SKIP_EXISTING) return [];
+            replace = choice === 'Replace';
+          }
         }
-        // Replaced only where the user said so: a blob that another client makes meanwhile stays.
-        items = named.map((f) => ({ ...f, onlyIfNew: !existing.includes(f.blob) }));
+        // Replaced only where the user said so: a blob that another client makes meanwhile stays
+        // (a file skipped, or not asked about, is written only if its blob is still new).
+        items = named.filter((f) => replace || !existing.includes(f.blob)).map((f) => ({ ...f, onlyIfNew: !(replace && existing.includes(f.blob)) }));
       }
       const { failures } = await withDelayedProgress(`Uploading to ${place.container}`, true, (o) => data.uploadBlobs(clients, place.container, items, o));
       this.refreshListing(`${account}/blob/${place.container}`);
@@ -506,7 +528,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
         void notify('error', `Azurite: ${named.length - failures.length} of ${named.length} files uploaded to ${place.container}; not uploaded: ${shown.join('; ')}.`);
       }
       const failed = new Set(failures.map((f) => f.blob));
-      return named.map((f) => f.blob).filter((b) => !failed.has(b));
+      return items.map((f) => f.blob).filter((b) => !failed.has(b));
     } catch (err) {
       this.refreshListing(`${account}/blob/${place.container}`);
       if ((err as Error).name !== 'AbortError') void notify('error', `Azurite: upload to ${place.container} failed: ${errorText(err)}`);
@@ -562,7 +584,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       }
     }
     if (token.isCancellationRequested || files.length === 0) return;
-    await this.uploadAll(target.account, place, files, false);
+    await this.uploadAll(target.account, place, files, undefined);
   }
 
   /**

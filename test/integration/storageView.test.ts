@@ -184,6 +184,34 @@ describe('Storage view', () => {
     assert.equal(await docs.exists(), false);
   });
 
+  it('Upload Files… skips the files whose blob exists when told to, and replaces them when told to', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const box = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('box');
+    await box.create();
+    await box.getBlockBlobClient('kept.txt').uploadData(Buffer.from('already there'));
+    await waitFor('the container', async () => find(await a.storageTree(), `${ACCOUNT}/blob/box`));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-skip-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'kept.txt'), 'from the disk');
+      fs.writeFileSync(path.join(dir, 'new.txt'), 'new');
+      const files = [path.join(dir, 'kept.txt'), path.join(dir, 'new.txt')];
+      const skipped = await vscode.commands.executeCommand<string[]>('azurite.storage.upload', a.storageNode(`${ACCOUNT}/blob/box`), { files, existing: 'skip' });
+      assert.deepEqual(skipped, ['new.txt']);
+      assert.equal((await box.getBlobClient('kept.txt').downloadToBuffer()).toString(), 'already there');
+      assert.equal((await box.getBlobClient('new.txt').downloadToBuffer()).toString(), 'new');
+
+      fs.writeFileSync(path.join(dir, 'new.txt'), 'newer');
+      const replaced = await vscode.commands.executeCommand<string[]>('azurite.storage.upload', a.storageNode(`${ACCOUNT}/blob/box`), { files, existing: 'replace' });
+      assert.deepEqual(replaced, ['kept.txt', 'new.txt']);
+      assert.equal((await box.getBlobClient('kept.txt').downloadToBuffer()).toString(), 'from the disk');
+      assert.equal((await box.getBlobClient('new.txt').downloadToBuffer()).toString(), 'newer');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('uploads files and folders dropped on a folder, and opens an image in VS Code\'s image preview', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });
