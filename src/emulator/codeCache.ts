@@ -19,6 +19,14 @@
  * bundle must not contain `import()`: a vm.Script has no module loader for it (esbuild.mjs fails the
  * build if it does). Process-wide hooks (`module.enableCompileCache`, the `v8-compile-cache`
  * package) are not used: the extension host is shared with other extensions.
+ *
+ * A cache file is the SHA-256 digest of V8's cache data (32 bytes) followed by that data, and is
+ * written to a temporary file that is flushed to disk (fsync) before it is renamed into place. V8
+ * checks a cache's header (its version, flags and source length) but not its body, outside debug
+ * builds: a body damaged on disk (a power loss after a save that was not flushed, a disk error) is
+ * deserialized as it is and crashes the process (SIGSEGV, measured with Node 20), every load, until
+ * the file is deleted. So the digest is checked before V8 sees the data; a file whose digest does
+ * not match is {@link CodeCacheState} `'damaged'`, loaded without, and written again.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -39,6 +47,24 @@ export const STALE_TEMP_MS = 10 * 60_000;
  */
 export const STALE_OTHER_FLAGS_MS = 14 * 24 * 60 * 60_000;
 
+/** The length of the digest at the start of a cache file (SHA-256, bytes). */
+const DIGEST_BYTES = 32;
+
+/** The SHA-256 digest of `data`. */
+function digest(data: Uint8Array): Buffer {
+  return createHash('sha256').update(data).digest();
+}
+
+/**
+ * V8's cache data in a cache file's content (digest, then data); undefined when the digest does not
+ * match (a damaged file, or one written by an earlier version of this code, with no digest).
+ */
+export function cacheData(file: Buffer): Buffer | undefined {
+  if (file.length <= DIGEST_BYTES) return undefined;
+  const data = file.subarray(DIGEST_BYTES);
+  return digest(data).equals(file.subarray(0, DIGEST_BYTES)) ? data : undefined;
+}
+
 /** `v8Flags` as the short hash in a cache file's name. */
 function flagsKey(v8Flags: string): string {
   return createHash('sha256').update(v8Flags).digest('hex').slice(0, 8);
@@ -50,8 +76,10 @@ export type CodeCacheState =
   | 'used'
   /** No cache file for this bundle and V8 version yet. */
   | 'missing'
-  /** A cache file was there but V8 refused it (corrupt, or made by other flags). */
+  /** A cache file was there but V8 refused it (made by another V8 or other flags). */
   | 'rejected'
+  /** A cache file was there but its digest did not match its data; V8 was not given it. */
+  | 'damaged'
   /** The cache folder could not be read; loaded without a cache. */
   | 'unreadable';
 
@@ -59,6 +87,7 @@ const STATE_TEXT: Record<CodeCacheState, string> = {
   used: 'used',
   missing: 'none yet, saved once this load has run',
   rejected: 'out of date, saved again once this load has run',
+  damaged: 'damaged (its checksum does not match), loaded without it and saved again once this load has run',
   unreadable: 'could not be read, loaded without it',
 };
 
@@ -134,7 +163,8 @@ export class CodeCachedModule<T> {
     let cachedData: Buffer | undefined;
     if (unchanged) {
       try {
-        cachedData = fs.readFileSync(cacheFile);
+        cachedData = cacheData(fs.readFileSync(cacheFile));
+        if (cachedData === undefined) this.state = 'damaged';
       } catch (err) {
         this.state = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable';
       }
@@ -161,7 +191,7 @@ export class CodeCachedModule<T> {
   /**
    * Writes the cache if the last load had none or V8 refused it; otherwise does nothing. Call it
    * after the loaded code has run what should be cached (a service start). Writes to a temporary
-   * file and renames it, then deletes other caches of the same file (and temporary files older than
+   * file, flushes it to disk and renames it (a failed write removes it), then deletes other caches of the same file (and temporary files older than
    * {@link STALE_TEMP_MS}). Resolves when done; never
    * rejects (a failure is logged).
    */
@@ -170,15 +200,23 @@ export class CodeCachedModule<T> {
     this.needsSave = false;
     const script = this.script;
     this.saving = (async () => {
+      let temp: string | undefined;
       try {
         // Under the key of the source that was compiled, and only while the file is still that one.
         const target = this.loadedCacheFile;
         if (target === undefined || this.cacheFile() !== target) throw new Error(`${this.file} changed after it was loaded`);
         const data = script.createCachedData();
         await fs.promises.mkdir(this.cacheDir, { recursive: true });
-        const temp = `${target}.${process.pid}.tmp`;
-        await fs.promises.writeFile(temp, data);
+        temp = `${target}.${process.pid}.tmp`;
+        const handle = await fs.promises.open(temp, 'w');
+        try {
+          await handle.writeFile(Buffer.concat([digest(data), data]));
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
         await fs.promises.rename(temp, target);
+        temp = undefined;
         const base = path.basename(this.file, '.js');
         const sameFlags = `${base}-${flagsKey(this.v8Flags)}-`;
         const ofFlags = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-[0-9a-f]{8}-[0-9a-f]{16}\\.cache$`);
@@ -206,6 +244,8 @@ export class CodeCachedModule<T> {
         }
         this.log.info(`${this.label} saved (${(data.length / 1048576).toFixed(1)} MiB, ${target}): the next window starts faster.`);
       } catch (err) {
+        // A partial file on a full disk would keep the space the next write of user data needs.
+        if (temp !== undefined) await fs.promises.rm(temp, { force: true }).catch(() => undefined);
         this.log.info(`${this.label} not saved: ${(err as Error).message}`);
       }
     })();

@@ -107,9 +107,37 @@ describe('CodeCachedModule (V8 code cache for the engine bundle)', function () {
     const cacheFile = path.join(cacheDir, fs.readdirSync(cacheDir)[0]);
     fs.writeFileSync(cacheFile, Buffer.alloc(4096, 7));
     const refused = loadInChild(file, cacheDir);
-    assert.equal(refused.state, 'rejected');
+    assert.equal(refused.state, 'damaged');
     assert.deepEqual((refused.value as { doubled: number }).doubled, 42);
     assert.equal(loadInChild(file, cacheDir).state, 'used');
+  });
+
+  it('a cache whose header is intact but whose body was damaged on disk is not given to V8 (which would crash the process), and is written again', () => {
+    // A larger bundle, so that the damage lands in code V8 deserializes.
+    fs.writeFileSync(file, Array.from({ length: 200 }, (_, i) => `exports.f${i} = (x) => [x, ${i}, 'text ${i}'].map((v) => String(v).repeat(2));\n`).join('') + 'exports.answer = () => exports.f7(3);\n');
+    const first = loadInChild(file, cacheDir);
+    assert.equal(first.state, 'missing');
+    const cacheFile = path.join(cacheDir, first.files[0]);
+    const content = fs.readFileSync(cacheFile);
+    // What a file keeps after a power loss on some file systems: its length, zeros for data not flushed.
+    content.fill(0, Math.floor(content.length / 2));
+    fs.writeFileSync(cacheFile, content);
+    const damaged = loadInChild(file, cacheDir);
+    assert.equal(damaged.state, 'damaged');
+    assert.deepEqual(damaged.value, ['33', '77', 'text 7text 7']);
+    assert.ok(damaged.lines.some((l) => l.includes('damaged')), damaged.lines.join('\n'));
+    assert.equal(loadInChild(file, cacheDir).state, 'used');
+  });
+
+  it('a save that fails leaves no temporary file behind (on a full disk it would hold the space user data needs)', async () => {
+    const lines: string[] = [];
+    const c = new CodeCachedModule<{ answer(): unknown }>(file, cacheDir, { info: (l) => lines.push(l) });
+    c.load();
+    // The rename fails: a folder stands where the cache file goes.
+    fs.mkdirSync(path.join(c.loadedFile!, 'in-the-way'), { recursive: true });
+    await c.save();
+    assert.ok(lines.some((l) => l.startsWith('Engine code cache not saved')), lines.join('\n'));
+    assert.deepEqual(fs.readdirSync(cacheDir).filter((f) => f.endsWith('.tmp')), []);
   });
 
   it("a changed file gets a new cache; the old one and an abandoned .tmp are deleted, another window's save in progress is not", () => {
