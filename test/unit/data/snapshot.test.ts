@@ -808,6 +808,30 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     assert.equal(n, 100);
   });
 
+  it('exports and loads back entities holding U+2028 and U+2029 beside others of their partition (a transaction with them fails in Azurite)', async () => {
+    const emulator = await running();
+    const notes = sdkClients(emulator).table('notes');
+    await notes.createTable();
+    // Text pasted from a word processor or a web page; the keys and a name may carry them too.
+    await notes.createEntity({ partitionKey: 'p', rowKey: '1', text: 'first line\u2028second line' });
+    await notes.createEntity({ partitionKey: 'p', rowKey: '2', text: 'plain' });
+    await notes.createEntity({ partitionKey: 'p', rowKey: '3\u2029', ['para\u2029name']: 'x' });
+    await notes.createEntity({ partitionKey: 'p', rowKey: '4', text: 'plain too' });
+    const folder = tempDir('export-');
+    await exportSnapshot(dataClients(emulator), folder);
+    const snapshot = await readSnapshot(folder);
+    assert.deepEqual(transactionBatches(snapshot.tables[0]!.entities).map((b) => b.map((e) => e.rowKey)), [['1'], ['2', '4'], ['3\u2029']]);
+    await resetAccount(dataClients(emulator), snapshot);
+    const back: Record<string, unknown>[] = [];
+    for await (const e of notes.listEntities<Record<string, unknown>>()) back.push({ rowKey: e.rowKey, text: e.text, para: e['para\u2029name'] });
+    assert.deepEqual(back, [
+      { rowKey: '1', text: 'first line\u2028second line', para: undefined },
+      { rowKey: '2', text: 'plain', para: undefined },
+      { rowKey: '3\u2029', text: undefined, para: 'x' },
+      { rowKey: '4', text: 'plain too', para: undefined },
+    ]);
+  });
+
   it('exports a whole number outside Int32 that a client stored unannotated so that it loads again', async () => {
     const emulator = await running();
     const events = sdkClients(emulator).table('events');
