@@ -487,7 +487,7 @@ export async function exportSnapshot(clients: StorageClients, folder: string, op
           try {
             await downloadToFile(container.getBlobClient(b.name), file, options.signal);
           } catch (err) {
-            if (!isNotFound(err)) throw err;
+            if (!isNotFound(err)) throw blobReadError(c.name, b.name, err);
             // The whole container deleted meanwhile: its blobs are not "left out" one by one.
             if (isContainerNotFound(err)) {
               throw new Error(`container ${c.name} was deleted while the export read its blobs; nothing was written: export again`, { cause: err });
@@ -1152,6 +1152,23 @@ type ContainerClient = ReturnType<NonNullable<StorageClients['blob']>['getContai
 /** The error of a queue or table that exists already, as a container's create gives it (409). */
 function exists(what: string): Error {
   return Object.assign(new Error(`${what}: it exists already (made by a client meanwhile), and is left as it is`), { statusCode: 409 });
+}
+
+/**
+ * The error of a blob the export could not read, naming it (the SDK's error as `cause`, its
+ * `statusCode` kept); a cancel's AbortError as it is. A blob in the Archive tier cannot be read
+ * (BlobArchived, 409, as in Azure), and a snapshot does not keep access tiers (docs/SNAPSHOT.md):
+ * the error says how to make it readable. Azurite moves a blob out of Archive at once (Set Blob
+ * Tier answers 202 but does not wait, unlike Azure's rehydration: `LokiBlobMetadataStore.setTier`).
+ */
+function blobReadError(container: string, name: string, err: unknown): unknown {
+  if ((err as Error).name === 'AbortError') return err;
+  const e = err as { statusCode?: unknown; code?: unknown; details?: { errorCode?: unknown } };
+  const archived = e.code === 'BlobArchived' || e.details?.errorCode === 'BlobArchived';
+  const message = archived
+    ? `blob ${container}/${name} is in the Archive tier, whose content cannot be read: set its tier to Hot or Cool with a client (Azurite does so at once), then try again`
+    : `blob ${container}/${name}: ${messageOf(err)}`;
+  return Object.assign(new Error(message, { cause: err }), e.statusCode !== undefined ? { statusCode: e.statusCode } : {});
 }
 
 /**

@@ -832,6 +832,21 @@ describe('Snapshots, seeds and reset (real engine, real SDKs)', function () {
     ]);
   });
 
+  it('an export that meets a blob in the Archive tier names it and says how to make it readable', async () => {
+    const emulator = await running();
+    const cold = sdkClients(emulator).blob().getContainerClient('cold');
+    await cold.create();
+    await cold.getBlockBlobClient('a.txt').uploadData(Buffer.from('a'));
+    await cold.getBlockBlobClient('old/report.txt').uploadData(Buffer.from('kept'));
+    await cold.getBlobClient('old/report.txt').setAccessTier('Archive');
+    await assert.rejects(exportSnapshot(dataClients(emulator), tempDir('export-')),
+      { message: 'blob cold/old/report.txt is in the Archive tier, whose content cannot be read: set its tier to Hot or Cool with a client (Azurite does so at once), then try again' });
+    await cold.getBlobClient('old/report.txt').setAccessTier('Hot');
+    const folder = tempDir('export-');
+    await exportSnapshot(dataClients(emulator), folder);
+    assert.equal(fs.readFileSync(path.join(folder, 'blob', 'cold', 'old', 'report.txt'), 'utf8'), 'kept');
+  });
+
   it('exports a whole number outside Int32 that a client stored unannotated so that it loads again', async () => {
     const emulator = await running();
     const events = sdkClients(emulator).table('events');
