@@ -485,10 +485,15 @@ function typedValue(file: string, line: number, name: string, raw: unknown, anno
   }
 }
 
+/** An ISO 8601 date (`2024-01-31`) or date and time (`2024-01-31T12:00`, seconds and fraction optional, then `Z` or an offset, optional). */
+const ISO_DATE_TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?$/;
+
 /** The EDM types whose values are JSON strings of a given shape, and what the shape is (for errors). */
 const STRING_VALUE_RULES: Readonly<Record<'Int64' | 'DateTime' | 'Guid' | 'Binary', { readonly test: (s: string) => boolean; readonly needs: string }>> = {
   Int64: { test: (s) => /^-?[0-9]+$/.test(s) && BigInt(s) <= 2n ** 63n - 1n && BigInt(s) >= -(2n ** 63n), needs: 'Edm.Int64 needs a whole number as a string ("123")' },
-  DateTime: { test: (s) => !Number.isNaN(Date.parse(s)), needs: 'Edm.DateTime needs an ISO 8601 date string ("2024-01-31T12:00:00.000Z")' },
+  // A date, then optionally a time and a zone, as ISO 8601 writes them; `Date.parse` alone also takes
+  // "1", "2020" and "01/02/2020", which the service stores as given and a client's parser refuses later.
+  DateTime: { test: (s) => ISO_DATE_TIME.test(s) && !Number.isNaN(Date.parse(s)), needs: 'Edm.DateTime needs an ISO 8601 date string ("2024-01-31T12:00:00.000Z")' },
   Guid: { test: (s) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s), needs: 'Edm.Guid needs a GUID string' },
   Binary: { test: (s) => /^[A-Za-z0-9+/]*={0,2}$/.test(s) && s.length % 4 === 0, needs: 'Edm.Binary needs a base64 string' },
 };

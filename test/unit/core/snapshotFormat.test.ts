@@ -66,6 +66,13 @@ describe('Snapshot format (pure)', () => {
     assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1"}\n{"PartitionKey":"a",'), /^SnapshotFormatError: table\/t\.jsonl:2: not JSON/);
     assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1","x@odata.type":"Edm.Int64","x":12}'), /t\.jsonl:1: property "x": Edm\.Int64 needs a whole number as a string/);
     assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1","x@odata.type":"Edm.Decimal","x":"1"}'), /unknown type "Edm\.Decimal"/);
+    // Date.parse takes these; the service stores them as given, and a client's parser fails later.
+    for (const date of ['1', '2020', '01/02/2020', 'Tuesday, 1 Jan 2020', '2020-13-01T00:00:00Z']) {
+      assert.throws(() => parseEntities('table/t.jsonl', `{"PartitionKey":"a","RowKey":"1","at@odata.type":"Edm.DateTime","at":"${date}"}`), /t\.jsonl:1: property "at": Edm\.DateTime needs an ISO 8601 date string/, date);
+    }
+    for (const date of ['2020-01-02', '2020-01-02T03:04Z', '2020-01-02T03:04:05.1234567Z', '2020-01-02T03:04:05+01:00', '0001-01-01T00:00:00.0000000Z']) {
+      assert.equal(parseEntities('table/t.jsonl', `{"PartitionKey":"a","RowKey":"1","at@odata.type":"Edm.DateTime","at":"${date}"}`)[0]!.properties['at']!.value, date);
+    }
     assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1"}\n{"PartitionKey":"a","RowKey":"1"}'), /t\.jsonl:2: PartitionKey "a", RowKey "1" appears twice/);
     assert.throws(() => parseEntities('table/t.jsonl', '{"PartitionKey":"a","RowKey":"1","Timestamp":"2024-01-01T00:00:00Z"}'), /"Timestamp" is set by the service/);
     // The SDK writes these as the entity's own fields: the key would be replaced, the others dropped.
