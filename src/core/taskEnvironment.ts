@@ -1,5 +1,6 @@
 /**
- * The environment variables that tasks written in tasks.json set themselves. Pure; no vscode.
+ * The environment variables that tasks written in tasks.json set themselves, and terminal profiles
+ * and JavaScript Debug Terminal launches (profileVariables, launchVariables). Pure; no vscode.
  *
  * VS Code applies an extension's environment variable collection to a task's terminal too, after
  * the task's own `options.env` (measured in code-server 4.139.1: a `process` task that set
@@ -53,6 +54,44 @@ export function taskVariables(sources: readonly TasksSource[], names: readonly s
     const tasks = Array.isArray(source.value.tasks) ? source.value.tasks.filter(isRecord) : [];
     if (tasks.length > 0) look(envOf(source.value, platform), `every task of ${source.name}`);
     for (const task of tasks) look(envOf(task, platform), `the task "${taskLabel(task)}" (${source.name})`);
+  }
+  return [...found.values()];
+}
+
+/**
+ * Which of `names` a terminal profile sets in its `env` (`terminal.integrated.profiles.<platform>`:
+ * profile name → `{ path, args, env, … }`, or null to hide a built-in one). VS Code merges a
+ * profile's `env` into its terminals' launch and applies an extension's collection after it, as for
+ * a task (read in VS Code 1.139's terminal code), so such a variable is left to the profile.
+ * @param profiles the setting's value for the platform
+ * @param setting what a description calls the setting (`terminal.integrated.profiles.linux`)
+ */
+export function profileVariables(profiles: unknown, names: readonly string[], platform: TaskPlatform, setting: string): TaskVariable[] {
+  const found = new Map<string, TaskVariable>();
+  if (!isRecord(profiles)) return [];
+  for (const [profile, value] of Object.entries(profiles)) {
+    if (!isRecord(value) || !isRecord(value.env)) continue;
+    for (const v of variablesSet(value.env, names.filter((n) => !found.has(n)), platform)) found.set(v.name, { ...v, by: `the terminal profile "${profile}" (${setting})` });
+  }
+  return [...found.values()];
+}
+
+/**
+ * Which of `names` a JavaScript Debug Terminal launch sets in its `env`: a launch configuration of
+ * type `node-terminal` (its command runs in a terminal that js-debug creates with that `env`, and
+ * VS Code applies an extension's collection over it, as for a task). Other launches are not
+ * terminals of ours: their `env` reaches their process directly (ui/debugEnvironment.ts keeps it).
+ * @param sources the `launch` configuration section at each level (`{ configurations: [...] }`), each with what to call it
+ */
+export function launchVariables(sources: readonly TasksSource[], names: readonly string[], platform: TaskPlatform): TaskVariable[] {
+  const found = new Map<string, TaskVariable>();
+  for (const source of sources) {
+    if (!isRecord(source.value) || !Array.isArray(source.value.configurations)) continue;
+    for (const config of source.value.configurations.filter(isRecord)) {
+      if (config.type !== 'node-terminal' || !isRecord(config.env)) continue;
+      const name = typeof config.name === 'string' ? config.name : 'node-terminal';
+      for (const v of variablesSet(config.env, names.filter((n) => !found.has(n)), platform)) found.set(v.name, { ...v, by: `the launch configuration "${name}" (${source.name})` });
+    }
   }
   return [...found.values()];
 }

@@ -21,8 +21,9 @@
  * Azurite found serving it on its configured port (Emulator.servedElsewhereKinds). A variable the user
  * sets in `terminal.integrated.env.<platform>` is left to that value: VS Code applies an extension's
  * collection after that setting, so setting it here would override the user's. So is one a task in
- * a tasks.json sets in its `options.env` (core/taskEnvironment.ts): VS Code applies the collection
- * over a task's own variables too. For a folder the
+ * a tasks.json sets in its `options.env`, a terminal profile in its `env`, or a JavaScript Debug
+ * Terminal launch (`node-terminal`) in its `env` (core/taskEnvironment.ts): VS Code applies the
+ * collection over those too. For a folder the
  * setting is read with the folder's URI (VS Code 1.139 registers it per window, so in a multi-root
  * workspace that gives the workspace's value; read per folder in case that changes). Not
  * persistent (the scoped collections share the global one's flag): VS Code would otherwise restore
@@ -31,7 +32,7 @@
  */
 import * as vscode from 'vscode';
 import { CONNECTION_VARIABLES, type ConnectionVariable, type ConnectionVariables } from '../core/localSettings';
-import { taskVariables, variablesSet, type TaskPlatform, type TasksSource } from '../core/taskEnvironment';
+import { launchVariables, profileVariables, taskVariables, variablesSet, type TaskPlatform, type TasksSource } from '../core/taskEnvironment';
 import type { Emulator } from '../emulator/emulator';
 import type { ConnectionEnvironment } from './connectionEnvironment';
 
@@ -43,6 +44,12 @@ const TERMINAL_ENV_SECTION = 'terminal.integrated.env';
 
 /** The configuration section of tasks.json files: VS Code reads them, the user's too, as this section. */
 const TASKS_SECTION = 'tasks';
+
+/** VS Code's setting of terminal profiles, per platform; a profile's `env` is its terminals'. */
+const PROFILES_SECTION = 'terminal.integrated.profiles';
+
+/** The configuration section of launch.json files (and a workspace file's `launch`). */
+const LAUNCH_SECTION = 'launch';
 
 /** A platform's key under `terminal.integrated.env` (and in tasks.json). */
 type TerminalPlatform = TaskPlatform;
@@ -81,7 +88,9 @@ export class TerminalEnvironment implements vscode.Disposable {
       // Another Azurite found serving a service, or that finding forgotten.
       emulator.onDidChangeServedElsewhere(() => this.refresh()),
       environment.onDidChange(() => this.refresh()),
-      vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration(TERMINAL_ENV_SECTION) || e.affectsConfiguration(TASKS_SECTION)) this.refresh(); }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if ([TERMINAL_ENV_SECTION, TASKS_SECTION, PROFILES_SECTION, LAUNCH_SECTION].some((section) => e.affectsConfiguration(section))) this.refresh();
+      }),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.foldersChanged()),
     ];
     this.refresh();
@@ -210,9 +219,11 @@ export class TerminalEnvironment implements vscode.Disposable {
 /**
  * The variables of `current` that the user sets for terminals: those `terminal.integrated.env.<platform>`
  * names (a value, "" or null), read for `folder` when given, or whose identity-based form it sets to
- * a string (`AzureWebJobsStorage__accountName`; null removes it); then those a task sets in its
- * `options.env` (core/taskEnvironment.ts), in the user's tasks.json, the workspace's and, for
- * `folder` (every folder when undefined), the folder's. `by` names the setting or the task; `note`
+ * a string (`AzureWebJobsStorage__accountName`; null removes it); then those a terminal profile
+ * sets in its `env` (`terminal.integrated.profiles.<platform>`), a task in its `options.env`, or a
+ * `node-terminal` launch in its `env` (core/taskEnvironment.ts), in the user's tasks.json or
+ * launch.json, the workspace's and, for `folder` (every folder when undefined), the folder's. `by`
+ * names the setting, the profile, the task or the launch; `note`
  * is what the description adds: " (AzureWebJobsStorage__accountName: an identity-based connection)"
  * for an identity-based form, else ''.
  */
@@ -220,25 +231,31 @@ function userVariables(current: ConnectionVariables, folder: vscode.WorkspaceFol
   const users = vscode.workspace.getConfiguration(TERMINAL_ENV_SECTION, folder?.uri).get<Record<string, unknown>>(platform) ?? {};
   const ours = TERMINAL_VARIABLES.filter((name) => current.variables[name] !== undefined);
   const found = variablesSet(users, ours, platform).map((v) => ({ ...v, by: `${TERMINAL_ENV_SECTION}.${platform}` }));
-  const rest = ours.filter((name) => !found.some((f) => f.name === name));
-  return [...found, ...taskVariables(tasksSources(folder), rest, platform)].map((v) => ({ ...v, name: v.name as ConnectionVariable }));
+  const all: { readonly name: string; readonly by: string; readonly note: string }[] = [...found];
+  const rest = (): ConnectionVariable[] => ours.filter((name) => !all.some((f) => f.name === name));
+  all.push(...profileVariables(vscode.workspace.getConfiguration(PROFILES_SECTION, folder?.uri).get<unknown>(platform), rest(), platform, `${PROFILES_SECTION}.${platform}`));
+  all.push(...taskVariables(sectionSources(TASKS_SECTION, folder, 'tasks.json'), rest(), platform));
+  all.push(...launchVariables(sectionSources(LAUNCH_SECTION, folder, 'launch.json'), rest(), platform));
+  return all.map((v) => ({ ...v, name: v.name as ConnectionVariable }));
 }
 
 /**
- * The tasks.json contents whose tasks may run in a terminal of `folder` (of any folder when
- * undefined): the user's, the workspace's (a single folder's tasks.json, or a multi-root
- * workspace file's `tasks`) and, in a multi-root workspace, each folder's.
+ * The tasks.json (`section` 'tasks') or launch.json ('launch') contents whose tasks or launches may
+ * run in a terminal of `folder` (of any folder when undefined): the user's, the workspace's (a
+ * single folder's file, or a multi-root workspace file's section) and, in a multi-root workspace,
+ * each folder's.
+ * @param file what a description calls the file (`tasks.json`)
  */
-function tasksSources(folder: vscode.WorkspaceFolder | undefined): TasksSource[] {
+function sectionSources(section: string, folder: vscode.WorkspaceFolder | undefined, file: string): TasksSource[] {
   const multiRoot = vscode.workspace.workspaceFile !== undefined;
-  const all = vscode.workspace.getConfiguration().inspect<unknown>(TASKS_SECTION);
+  const all = vscode.workspace.getConfiguration().inspect<unknown>(section);
   const sources: TasksSource[] = [
-    { value: all?.globalValue, name: 'the user tasks.json' },
-    { value: all?.workspaceValue, name: multiRoot ? 'the workspace file' : 'tasks.json' },
+    { value: all?.globalValue, name: `the user ${file}` },
+    { value: all?.workspaceValue, name: multiRoot ? 'the workspace file' : file },
   ];
   if (multiRoot) {
     for (const f of folder === undefined ? vscode.workspace.workspaceFolders ?? [] : [folder]) {
-      sources.push({ value: vscode.workspace.getConfiguration(undefined, f.uri).inspect<unknown>(TASKS_SECTION)?.workspaceFolderValue, name: `tasks.json of ${f.name}` });
+      sources.push({ value: vscode.workspace.getConfiguration(undefined, f.uri).inspect<unknown>(section)?.workspaceFolderValue, name: `${file} of ${f.name}` });
     }
   }
   return sources;

@@ -567,6 +567,42 @@ describe('Live settings, port conflicts and terminals', () => {
     }
   });
 
+  it('leaves a variable that a terminal profile or a JavaScript Debug Terminal launch sets to it: its terminal runs with its own value', async function () {
+    if (process.platform === 'win32') this.skip(); // the profile runs /bin/sh
+    const a = await api();
+    const theirs = 'DefaultEndpointsProtocol=https;AccountName=mine;AccountKey=a2V5;EndpointSuffix=core.windows.net';
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'profile-')), 'env.txt');
+    const platform = process.platform === 'darwin' ? 'osx' : 'linux';
+    const profiles = vscode.workspace.getConfiguration('terminal.integrated.profiles');
+    const launch = vscode.workspace.getConfiguration('launch');
+    await profiles.update(platform, {
+      cloud: { path: '/bin/sh', args: ['-c', `printf '%s|%s' "$AZURE_STORAGE_CONNECTION_STRING" "$AzureWebJobsStorage" > ${JSON.stringify(out)}`], env: { AZURE_STORAGE_CONNECTION_STRING: theirs } },
+    }, vscode.ConfigurationTarget.Workspace);
+    try {
+      await vscode.commands.executeCommand('azurite.start_blob');
+      const cs = a.emulator.connectionString();
+      await waitFor('the variables', () => (a.terminalVariables().AzureWebJobsStorage === cs ? true : undefined));
+      assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: cs });
+      assert.match(a.terminalDescription() ?? '', new RegExp(`AZURE_STORAGE_CONNECTION_STRING not set in terminals: the terminal profile "cloud" \\(terminal\\.integrated\\.profiles\\.${platform}\\) sets its own`));
+      // A terminal of that profile sees its own value, and ours for the variable it does not set.
+      await vscode.commands.executeCommand('workbench.action.terminal.newWithProfile', { profileName: 'cloud' });
+      const written = await waitFor('the profile\'s terminal to write its environment', () => (fs.existsSync(out) && fs.readFileSync(out, 'utf8').includes('|') ? fs.readFileSync(out, 'utf8') : undefined), 30_000);
+      assert.equal(written, `${theirs}|${cs}`);
+
+      // A node-terminal launch runs its command in a terminal js-debug makes with its env: the same.
+      await profiles.update(platform, undefined, vscode.ConfigurationTarget.Workspace);
+      await waitFor('ours again once no profile sets it', () => (a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs ? true : undefined));
+      await launch.update('configurations', [{ type: 'node-terminal', request: 'launch', name: 'npm start', command: 'npm start', env: { AzureWebJobsStorage: theirs } }], vscode.ConfigurationTarget.Workspace);
+      await waitFor('AzureWebJobsStorage left to the launch', () =>
+        (a.terminalVariables().AzureWebJobsStorage === undefined && a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs ? true : undefined));
+      assert.match(a.terminalDescription() ?? '', /AzureWebJobsStorage not set in terminals: the launch configuration "npm start" \(launch\.json\) sets its own/);
+    } finally {
+      await profiles.update(platform, undefined, vscode.ConfigurationTarget.Workspace);
+      await launch.update('configurations', undefined, vscode.ConfigurationTarget.Workspace);
+      for (const t of vscode.window.terminals) t.dispose();
+    }
+  });
+
   it('copies the endpoint URLs alone', async () => {
     const a = await api();
     await vscode.commands.executeCommand('azurite.start_blob');

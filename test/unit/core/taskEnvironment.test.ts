@@ -1,9 +1,10 @@
 /**
- * core/taskEnvironment.ts: the connection variables that tasks written in tasks.json set
- * themselves, which the terminals' collection leaves to them.
+ * core/taskEnvironment.ts: the connection variables that tasks written in tasks.json, terminal
+ * profiles and JavaScript Debug Terminal launches set themselves, which the terminals' collection
+ * leaves to them.
  */
 import * as assert from 'node:assert/strict';
-import { taskVariables, variablesSet } from '../../../src/core/taskEnvironment';
+import { launchVariables, profileVariables, taskVariables, variablesSet } from '../../../src/core/taskEnvironment';
 
 const NAMES = ['AZURE_STORAGE_CONNECTION_STRING', 'AzureWebJobsStorage'];
 
@@ -60,5 +61,31 @@ describe('core/taskEnvironment', () => {
     assert.deepEqual(variablesSet({ AZURE_STORAGE_CONNECTION_STRING: null, AzureWebJobsStorage: '' }, NAMES, 'linux').map((v) => v.name), NAMES);
     assert.deepEqual(variablesSet({ AZUREWEBJOBSSTORAGE: 'x' }, NAMES, 'linux'), []);
     assert.deepEqual(variablesSet({ AZUREWEBJOBSSTORAGE: 'x' }, NAMES, 'windows').map((v) => v.name), ['AzureWebJobsStorage']);
+  });
+
+  it('finds a variable a terminal profile sets in its env, naming the profile; built-in profiles and hidden ones (null) set none', () => {
+    const profiles = {
+      bash: { path: 'bash', icon: 'terminal-bash' },
+      tmux: null,
+      cloud: { path: 'bash', env: { AzureWebJobsStorage__accountName: 'prod', OTHER: '1' } },
+      prod: { path: 'bash', env: { AZURE_STORAGE_CONNECTION_STRING: 'cloud' } },
+    };
+    assert.deepEqual(profileVariables(profiles, NAMES, 'linux', 'terminal.integrated.profiles.linux'), [
+      { name: 'AzureWebJobsStorage', note: ' (AzureWebJobsStorage__accountName: an identity-based connection)', by: 'the terminal profile "cloud" (terminal.integrated.profiles.linux)' },
+      { name: 'AZURE_STORAGE_CONNECTION_STRING', note: '', by: 'the terminal profile "prod" (terminal.integrated.profiles.linux)' },
+    ]);
+    for (const value of [undefined, null, 'x', [], { p: { env: 'x' } }]) assert.deepEqual(profileVariables(value, NAMES, 'linux', 's'), [], JSON.stringify(value));
+  });
+
+  it('finds a variable a node-terminal launch sets in its env, and not one another launch type sets (its env reaches its process directly)', () => {
+    const launch = { version: '0.2.0', configurations: [
+      { type: 'node', request: 'launch', name: 'app', env: { AZURE_STORAGE_CONNECTION_STRING: 'cloud' } },
+      { type: 'node-terminal', request: 'launch', name: 'npm start', command: 'npm start', env: { AzureWebJobsStorage: 'cloud' } },
+      null,
+    ] };
+    assert.deepEqual(launchVariables([{ value: launch, name: 'launch.json' }], NAMES, 'linux'), [
+      { name: 'AzureWebJobsStorage', note: '', by: 'the launch configuration "npm start" (launch.json)' },
+    ]);
+    for (const value of [undefined, null, { configurations: 'x' }]) assert.deepEqual(launchVariables([{ value, name: 'launch.json' }], NAMES, 'linux'), []);
   });
 });
