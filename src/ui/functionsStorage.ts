@@ -27,6 +27,9 @@
  * itself (js-debug's child session for the launched process, which waits for its configuration to
  * resolve), nor by a restart or another launch meanwhile. A `func: host start` run on its own after
  * such a launch (its preLaunchTask failed, say, so no session came of it) asks.
+ * A child session a debugger starts itself (js-debug's `__pendingTargetId`: a process the program
+ * spawned) starts nothing: its launch saw to the storage, and a service the user stopped since
+ * (to try a retry path, say) stays stopped.
  * Off with `azurite.debugEnvironment: false`.
  */
 import * as vscode from 'vscode';
@@ -125,6 +128,10 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     // restart or another launch while debugging.
     if (this.liveSessions.size === 0) this.dismissal = undefined;
     if (this.dismissal !== undefined) return seen;
+    // A session the debugger starts itself for a process its launch runs (js-debug's child session
+    // for a process the program spawns, or a worker restarted) belongs to a launch that saw to its
+    // storage: a service the user stopped since stays stopped.
+    if (this.liveSessions.size > 0 && config.__pendingTargetId !== undefined) return seen;
     const outcomes = await this.ensure(folder, `debug session "${String(config.name)}"`);
     if (outcomes.some((o) => !o.ok && o.reason === 'cancelled')) {
       this.dismissal = { preLaunchTask: startsTaskBeforeSession(config) };

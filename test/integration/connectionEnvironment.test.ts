@@ -315,6 +315,46 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     assert.equal(env.AzureWebJobsStorage, cs, 'UseDevelopmentStorage=true is ours to override');
   });
 
+  it('a service the user stops during a Functions debug session stays stopped when the debugger starts a child session (a process the program spawns)', async () => {
+    const a = await api();
+    fixtures.push(path.join(workspace(), 'fnchild'));
+    writeLocalSettings('fnchild', 'UseDevelopmentStorage=true');
+    await a.rescanLocalSettings();
+    const dir = fs.mkdtempSync(path.join(workspace(), '.debug-'));
+    fixtures.push(dir);
+    const [ready, go, childDone] = ['ready', 'go', 'child-done'].map((f) => path.join(dir, f));
+    const program = path.join(dir, 'spawns.js');
+    // Waits for the test's "go", then spawns a node process: js-debug attaches to it in a child session.
+    fs.writeFileSync(program, [
+      "const fs = require('fs'); const { spawnSync } = require('child_process');",
+      `fs.writeFileSync(${JSON.stringify(ready)}, '');`,
+      `const t = setInterval(() => { if (!fs.existsSync(${JSON.stringify(go)})) return; clearInterval(t);`,
+      `  spawnSync(process.execPath, ['-e', ${JSON.stringify(`require('fs').writeFileSync(${JSON.stringify(childDone)}, '')`)}], { stdio: 'inherit' }); }, 50);`,
+      '',
+    ].join('\n'));
+    const name = 'azurite functions child';
+    const children: vscode.DebugSession[] = [];
+    const started = vscode.debug.onDidStartDebugSession((s) => { if (s.parentSession !== undefined) children.push(s); });
+    const terminated = new Promise<void>((resolve) => {
+      const sub = vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) { sub.dispose(); resolve(); } });
+    });
+    try {
+      assert.equal(await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], { type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole' }), true);
+      await waitFor('the program to run', () => fs.existsSync(ready), 30_000);
+      assert.equal(a.emulator.status('queue').status, 'running', 'the launch started Queue');
+      const childrenBefore = children.length;
+      await vscode.commands.executeCommand('azurite.close_queue');
+      assert.equal(a.emulator.status('queue').status, 'closed');
+      fs.writeFileSync(go, '');
+      await waitFor('the spawned process to run', () => fs.existsSync(childDone), 30_000);
+      await terminated;
+      assert.ok(children.length > childrenBefore, 'the debugger attached to the spawned process in a child session');
+      assert.equal(a.emulator.status('queue').status, 'closed', 'the child session started Queue again');
+    } finally {
+      started.dispose();
+    }
+  });
+
   it('starts only what no other Azurite serves before a debug session of a Functions project, and shows no error for the rest', async () => {
     const a = await api();
     fixtures.push(path.join(workspace(), 'fnapp'));
