@@ -26,14 +26,33 @@ export function markerFileName(kind: ServiceKind): string {
 }
 
 /**
+ * Replaces `file` with `text` at once: written to a temporary file beside it, then renamed over it.
+ * Another window reading the marker (a start's {@link takeUnfinishedSave} or {@link waitForLiveSave})
+ * then sees the old marker or the new one, never the empty file a write in place shows between its
+ * truncate and its write; an empty marker reads as a save that did not finish, and was taken (and
+ * removed) while that save was still under way. Throws what the write or the rename throws (the
+ * temporary file removed).
+ */
+function replaceFile(file: string, text: string): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(temp, text);
+    fs.renameSync(temp, file);
+  } catch (err) {
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+}
+
+/**
  * Writes the marker for `kind` in `location`, synchronously (one small file, no fsync), so that it
- * is in the file system even if the process is killed right after. Never throws: a folder that
- * cannot be written is reported by the save itself.
+ * is in the file system even if the process is killed right after; replaced at once, never seen
+ * half-written. Never throws: a folder that cannot be written is reported by the save itself.
  */
 export function beginSave(location: string, kind: ServiceKind): void {
   const marker: Omit<UnfinishedSave, 'location'> & ProcessIdentity = { kind, startedAtMs: Date.now(), pid: process.pid, ...processIdentity() };
   try {
-    fs.writeFileSync(path.join(location, markerFileName(kind)), JSON.stringify(marker));
+    replaceFile(path.join(location, markerFileName(kind)), JSON.stringify(marker));
   } catch {
     // Best effort: without the marker an unfinished save goes unreported, nothing else changes.
   }
@@ -47,7 +66,7 @@ export function abandonSave(location: string, kind: ServiceKind): void {
   const file = path.join(location, markerFileName(kind));
   try {
     const marker = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-    fs.writeFileSync(file, JSON.stringify({ ...marker, ended: true }));
+    replaceFile(file, JSON.stringify({ ...marker, ended: true }));
   } catch {
     // No marker (it could not be written), or not readable: nothing to wait for either way.
   }

@@ -45,6 +45,37 @@ describe('save marker: whose save is still under way', function () {
     assert.equal(await waited(), false, 'a marker without the fields: the id alone decides');
   });
 
+  it('a start that reads the marker while another window writes it never sees it half-written, so never takes a save under way', async () => {
+    // Another window's engine beginning saves, one after another, for 2 s.
+    const compiled = path.resolve(__dirname, '..', '..', '..', 'src', 'emulator', 'shutdownMarker.js');
+    const writer = spawn(process.execPath, ['-e', `
+      const { beginSave } = require(${JSON.stringify(compiled)});
+      beginSave(${JSON.stringify(location)}, 'blob');
+      process.stdout.write('ready');
+      const end = Date.now() + 2000;
+      while (Date.now() < end) beginSave(${JSON.stringify(location)}, 'blob');`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => writer.once('exit', resolve));
+    try {
+      await new Promise((resolve) => writer.stdout!.once('data', resolve));
+      let reads = 0;
+      const taken: unknown[] = [];
+      // Until well before the writer ends: a marker of an ended process is rightly taken.
+      const until = Date.now() + 1000;
+      while (Date.now() < until) {
+        reads++;
+        const save = await takeUnfinishedSave(location, 'blob');
+        if (save !== undefined) taken.push(save);
+      }
+      assert.ok(reads > 50, `only ${reads} reads while the other window wrote`);
+      assert.deepEqual(taken, [], `taken ${taken.length} times in ${reads} reads`);
+      await exited;
+      assert.deepEqual(fs.readdirSync(location).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left once the writer ended');
+    } finally {
+      writer.kill('SIGKILL');
+      await exited;
+    }
+  });
+
   it('beginSave records the process, the boot and the process\'s start time', () => {
     beginSave(location, 'blob');
     const marker = JSON.parse(fs.readFileSync(path.join(location, markerFileName('blob')), 'utf8')) as Record<string, unknown>;
