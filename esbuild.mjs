@@ -57,10 +57,14 @@ const skippedPatches = new Set((argValue('skip-patch') ?? '').split(',').filter(
  *   (freeing n extents sorted the extent index n times); src/engine/lokiBatches.ts skips a
  *   remove of none and sends a remove or an update of one through LokiJS's single-document path,
  *   which keeps indices in place.
+ * - batchLineSeparators: table/batch/TableBatchSerialization.js finds each operation's JSON in a
+ *   table transaction with a pattern whose `.` stops at U+2028/U+2029, which JSON sends raw, so such
+ *   a transaction failed with 500; src/engine/tableBatchText.ts escapes them before azurite reads it.
  * Verified by test/unit/engine/*.test.ts: crc64 (bit-identical to azurite's function, 0 B–8 MiB,
  * whole and chunked), uriTemplateCache (same dispatch results), extentProtection (azurite's own
  * store and GC iterator spare a new extent), lokiBatches (the same documents and answers as LokiJS
- * without it) and bundledEngine (real SDK uploads through out/engine-bundle.js, which is built
+ * without it), tableBatchText (azurite's serializer with and without it; SDK transactions through
+ * the engine) and bundledEngine (real SDK uploads through out/engine-bundle.js, which is built
  * with this plugin).
  */
 const engineSeam = path.join(root, 'src/engine');
@@ -119,6 +123,16 @@ const azuritePatches = [
       'query.LastModifyInMS = {', 'exports.default = LokiExtentMetadata;'],
     footer: [
       `require(${JSON.stringify(path.join(engineSeam, 'extentProtection.ts'))}).protectNewExtents(LokiExtentMetadata.prototype);`,
+    ],
+  },
+  {
+    name: 'batchLineSeparators',
+    verified: '3.37.0',
+    files: ['table/batch/TableBatchSerialization.js'],
+    expect: ['class TableBatchSerialization extends', 'deserializeBatchRequest(batchRequestsString) {',
+      'const jsonOperationBody = subRequest.match(/{+.+}+/);', 'exports.TableBatchSerialization = TableBatchSerialization;'],
+    footer: [
+      `require(${JSON.stringify(path.join(engineSeam, 'tableBatchText.ts'))}).readLineSeparators(TableBatchSerialization.prototype);`,
     ],
   },
   {

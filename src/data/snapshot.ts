@@ -789,7 +789,8 @@ function entityFromSdk(table: string, e: Record<string, unknown>): EntityEntry {
  * Characters Azurite's table transaction parser cannot take: it finds each operation's JSON with a
  * regular expression whose `.` stops at a line separator (U+2028) or paragraph separator (U+2029),
  * which JSON leaves unescaped, and answers the whole transaction 500 "Transaction Failed"
- * (docs/ENGINE.md, "Table transactions"). A single Insert Entity takes them.
+ * (docs/ENGINE.md, "Table transactions"). Our engine's seam fixes that, but an attached Azurite (a
+ * Docker container, the CLI) has no seam. A single Insert Entity takes them everywhere.
  */
 const BATCH_UNSAFE = /[\u2028\u2029]/;
 
