@@ -674,7 +674,10 @@ export class Emulator {
     }
   }
 
-  /** The steps of a start; `seedSignal` aborts when a stop, clean or dispose() is asked for meanwhile (see setAfterStart). */
+  /**
+   * The steps of a start; `seedSignal` aborts when a stop, clean or dispose() is asked for meanwhile
+   * (see setAfterStart), which also ends the start's wait for another process's save of its data.
+   */
   private async startSteps(kind: ServiceKind, seedSignal: AbortSignal): Promise<Outcome> {
     // A start queued before dispose() began, or a restart after a settings change, runs no more.
     if (this.disposed) return this.shutDownFailure(kind, 'started');
@@ -708,8 +711,9 @@ export class Emulator {
     this.startedWith[kind] = startedWith;
     // From here until the start's outcome is known, a closure by Azurite is that outcome.
     this.closedInStart.set(kind, undefined);
-    const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o, true));
-    this.failedStart[kind] = outcome.ok ? undefined : { options: startedWith, message: outcome.message };
+    const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o, true), seedSignal);
+    // A cancelled start (a stop asked while it waited) shows no error to forget later.
+    this.failedStart[kind] = outcome.ok || outcome.reason === 'cancelled' ? undefined : { options: startedWith, message: outcome.message };
     // In the start's own folder, and before anything queued after the start (a stop writes a new marker).
     // A report that fails (a log that throws) never fails the start.
     if (outcome.ok && !options.inMemory) await this.reportUnfinishedSave(kind, options.location).catch(() => undefined);

@@ -126,8 +126,11 @@ export class ServiceManager {
    * its bound is stopped as soon as it does, and a next start waits for that stop, as long as its
    * own listen may take; a previous start that is still under way after that fails the new one
    * (reason `timeout`), since only ending the engine ends it.
+   * @param signal aborted when the user asks for a stop or clean meanwhile: a wait for another
+   *   process's save of the same data ends then, and the start resolves to a `cancelled` outcome
+   *   with the service closed and no error
    */
-  async start(options: HostServiceOptions, blockers: readonly Blocker[] = [], check?: StartCheck): Promise<Outcome> {
+  async start(options: HostServiceOptions, blockers: readonly Blocker[] = [], check?: StartCheck, signal?: AbortSignal): Promise<Outcome> {
     if (this.current.status !== 'closed') return this.illegal('start');
     const stillStarting = await this.lateStartEnded('start', options);
     if (stillStarting !== undefined) return stillStarting;
@@ -170,7 +173,13 @@ export class ServiceManager {
         return this.fail(`azurite.location resolves to ${JSON.stringify(options.location)}, and checking that it is a folder ${name} can write to did not finish within ${formatBound(err.boundMs)} (a drive or file system that does not answer). Set azurite.location to a local folder you can write to, or turn on azurite.inMemoryPersistence.`, 'timeout', 'azurite.location');
       }
       if (problem !== undefined) return this.fail(describeLocationError(options.location, problem), 'location', 'azurite.location');
-      const stillSaving = await this.earlierSaveStillRunning(options.location);
+      const stillSaving = await this.earlierSaveStillRunning(options.location, signal);
+      if (stillSaving?.reason === 'cancelled') {
+        // Not a failure: the item shows the service stopped, as the stop asked, not in red.
+        this.apply({ type: 'failed', message: stillSaving.message });
+        this.set({ status: 'closed' });
+        return failure('cancelled', `${name} was not started: ${stillSaving.message}`);
+      }
       if (stillSaving !== undefined) return this.fail(`${name} service could not start: ${stillSaving.message}`, stillSaving.reason, stillSaving.reason === 'timeout' ? 'azurite.location' : undefined);
     }
     // The emulator began shutting down during the checks: its stop waits behind this start, and a
@@ -307,20 +316,23 @@ export class ServiceManager {
   /**
    * Waits, up to the stop's bound, for a save of this service's data in `location` that a process
    * still runs (a window that reloaded or closed left its engine saving; see ./shutdownMarker.ts).
+   * @param signal aborted when the user asks for a stop or clean meanwhile: the wait ends (reason `cancelled`)
    * @returns undefined when there was none or it ended; else the end of a message saying which
-   *   process still saves and what to do (reason `timeout`), or that the emulator is shutting down
-   *   (reason `state`)
+   *   process still saves and what to do (reason `timeout`), that the emulator is shutting down
+   *   (reason `state`), or that a stop was asked for (reason `cancelled`)
    */
-  private async earlierSaveStillRunning(location: string): Promise<{ message: string; reason: FailureReason } | undefined> {
+  private async earlierSaveStillRunning(location: string, signal?: AbortSignal): Promise<{ message: string; reason: FailureReason } | undefined> {
     const boundMs = this.bounds.stopMs;
+    const shuttingDown = (): boolean => this.context.shuttingDown?.() === true;
     const waited = await waitForLiveSave(location, this.kind, {
       boundMs,
       ownPid: this.context.enginePid?.(),
       onWait: (save) => this.context.onWaitForSave?.(save),
-      cancelled: () => this.context.shuttingDown?.() === true,
+      cancelled: () => shuttingDown() || signal?.aborted === true,
     });
     if (waited === undefined || waited.ended === true) return undefined;
-    if (waited.ended === 'cancelled') return { message: 'the emulator is shutting down (the window is closing or reloading).', reason: 'state' };
+    if (waited.ended === 'cancelled' && shuttingDown()) return { message: 'the emulator is shutting down (the window is closing or reloading).', reason: 'state' };
+    if (waited.ended === 'cancelled') return { message: `a stop was asked for while it waited for process ${waited.save.pid} to finish saving its data.`, reason: 'cancelled' };
     const message = `process ${waited.save.pid} (the emulator engine of a window that reloaded or closed, or of another window on the same folder) is still saving ${serviceName(this.kind)} data in ${JSON.stringify(location)} after ${formatBound(boundMs)} more. Going on now would read the data from before that save and then write over it. Try again once that process has ended (or end it).`;
     return { message, reason: 'timeout' };
   }

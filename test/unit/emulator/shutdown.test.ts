@@ -355,6 +355,18 @@ describe('Shutdown saves everything (disk mode, real engine, real SDK clients)',
       await closing.dispose();
       const cut = await closingStart;
       assert.ok(!cut.ok && /shutting down/.test(cut.message), JSON.stringify(cut));
+      // A Stop asked while the start waits ends the wait at once: the start is cancelled, and the
+      // service is stopped, with no error to show.
+      const stoppingLog = new KeepLog();
+      const stopping = emulatorOn(location, stoppingLog, { stopMs: 30_000 });
+      const stoppedStart = stopping.start('blob');
+      await pollUntil('the start to wait', () => stoppingLog.lines.some((l) => /^Blob: waiting for the save/.test(l)));
+      assert.deepEqual(await stopping.stop('blob'), { ok: true });
+      const stoppedOutcome = await stoppedStart;
+      assert.ok(!stoppedOutcome.ok && stoppedOutcome.reason === 'cancelled', JSON.stringify(stoppedOutcome));
+      assert.match(stoppedOutcome.message, new RegExp(`^Blob was not started: a stop was asked for while it waited for process ${saver.pid} to finish saving its data\\.$`));
+      assert.deepEqual(stopping.status('blob'), { status: 'closed' });
+      await stopping.dispose();
       // A marker naming this window's own engine (its removal failed; a crashed engine's id reused) is not waited for.
       const own = emulatorOn(location, new KeepLog());
       await own.warmUp();
