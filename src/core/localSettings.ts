@@ -103,9 +103,12 @@ function sameHost(a: string, b: string): boolean {
  * True when a connection string points at the development storage on this machine:
  * `UseDevelopmentStorage=true` (with no `DevelopmentStorageProxyUri`, or one whose host is a
  * loopback name or Docker's name for the machine a container runs on, `host.docker.internal`: a
- * proxy elsewhere is another emulator), or a Blob/Queue/Table endpoint whose host and port are one
- * of `own` (names of this machine count as one host: loopback names, product-style names under
- * `.localhost`, and `host.docker.internal`).
+ * proxy elsewhere is another emulator), or Blob/Queue/Table endpoints whose hosts and ports are
+ * each one of `own` (names of this machine count as one host: loopback names, product-style names
+ * under `.localhost`, and `host.docker.internal`). A string that also points a service elsewhere
+ * (another endpoint that is not ours, or an `EndpointSuffix` for a service it gives no endpoint,
+ * which the SDKs build a cloud URL from) is the user's own: replaced by ours, it would send that
+ * service to the emulator.
  */
 export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[]): boolean {
   const pairs = connectionStringPairs(value);
@@ -115,19 +118,27 @@ export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[])
     const host = hostOf(proxy); // not a URL: not ours to replace
     return host !== undefined && isThisMachine(host);
   }
+  let ours = false;
+  let elsewhere = false;
   for (const key of ['blobendpoint', 'queueendpoint', 'tableendpoint']) {
     const endpoint = pairs.get(key);
-    if (endpoint === undefined) continue;
+    if (endpoint === undefined || endpoint === '') {
+      // The SDKs make this service's endpoint from the account and the suffix: the cloud's.
+      if ((pairs.get('endpointsuffix') ?? '') !== '') elsewhere = true;
+      continue;
+    }
     let url: URL;
     try {
       url = new URL(endpoint);
     } catch {
+      elsewhere = true;
       continue;
     }
     const port = endpointPort(url);
-    if (own.some((o) => o.port === port && sameHost(o.host, url.hostname))) return true;
+    if (own.some((o) => o.port === port && sameHost(o.host, url.hostname))) ours = true;
+    else elsewhere = true;
   }
-  return false;
+  return ours && !elsewhere;
 }
 
 /**

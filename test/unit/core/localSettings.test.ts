@@ -37,6 +37,10 @@ describe('core/localSettings', () => {
     assert.equal(isDevelopmentStorage('BlobEndpoint=http://devstoreaccount1.blob.localhost.example.com:10000', own), false);
     assert.equal(isDevelopmentStorage('BlobEndpoint=not a url', own), false);
     assert.equal(isDevelopmentStorage(CLOUD, own), false);
+    // A string that sends another service elsewhere is the user's own: ours would send it to the emulator.
+    assert.equal(isDevelopmentStorage('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=k;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;QueueEndpoint=https://acct.queue.core.windows.net', own), false);
+    assert.equal(isDevelopmentStorage('DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=k;BlobEndpoint=http://127.0.0.1:10000/acct;EndpointSuffix=core.windows.net', own), false);
+    assert.equal(isDevelopmentStorage('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=k;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;QueueEndpoint=http://127.0.0.1:41234/devstoreaccount1;TableEndpoint=http://localhost:10000/devstoreaccount1;EndpointSuffix=x', own), true);
   });
 
   it('classifies local.settings.json: absent, development, own, unknown (never throws)', () => {
