@@ -142,13 +142,27 @@ export class Accounts implements vscode.Disposable {
     if (value === undefined || value.trim() === '') return [];
     const parsed = parseAccountsVariable(value);
     if ('error' in parsed) {
-      this.log.error(`${parsed.error} Only devstoreaccount1 is served; ${ACCOUNTS_SETTING} is the way to add accounts here.`);
+      this.variableProblem(`${parsed.error} Only devstoreaccount1 is served; ${ACCOUNTS_SETTING} is the way to add accounts here.`);
       return [];
     }
     if (parsed.devKeyIgnored === true) {
-      this.log.error(`${ACCOUNTS_VARIABLE} gives devstoreaccount1 a key of its own, which is not used: this extension serves devstoreaccount1 with its well-known key (what UseDevelopmentStorage=true and the tools expect), so a request signed with that other key gets 403. Give the key to an account of another name, or leave devstoreaccount1 out of ${ACCOUNTS_VARIABLE}.`);
+      this.variableProblem(`${ACCOUNTS_VARIABLE} gives devstoreaccount1 a key of its own, which is not used: this extension serves devstoreaccount1 with its well-known key (what UseDevelopmentStorage=true and the tools expect), so a request signed with that other key gets 403. Give the key to an account of another name, or leave devstoreaccount1 out of ${ACCOUNTS_VARIABLE}.`);
     }
     return parsed.accounts;
+  }
+
+  /** The last problem of the AZURITE_ACCOUNTS variable shown: each is shown once per window, and logged each time it is read. */
+  private shownVariableProblem: string | undefined;
+
+  /**
+   * Logs a problem of the `AZURITE_ACCOUNTS` variable and, the first time, shows it as a warning:
+   * an account a user expects is missing, or their requests get 403, and the log alone is not seen.
+   */
+  private variableProblem(message: string): void {
+    this.log.error(message);
+    if (this.shownVariableProblem === message) return;
+    this.shownVariableProblem = message;
+    void notify('warning', `Azurite: ${message}`);
   }
 
   /** The stored key of `name`, made and stored the first time. */

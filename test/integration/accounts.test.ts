@@ -154,6 +154,31 @@ describe('Custom accounts', () => {
     }
   });
 
+  it('says in a warning, once, what is wrong with an AZURITE_ACCOUNTS variable it cannot use: a malformed value, a key of its own for devstoreaccount1', async () => {
+    const a = await api();
+    const key = Buffer.alloc(64, 7).toString('base64');
+    try {
+      for (const [value, said] of [
+        ['envaccount', 'Azurite: AZURITE_ACCOUNTS is not name:key1[:key2];name2:key1;… (its entry 1 of 1 is not). Only devstoreaccount1 is served; azurite.accounts is the way to add accounts here.'],
+        [`devstoreaccount1:${key};envaccount:${key}`, 'Azurite: AZURITE_ACCOUNTS gives devstoreaccount1 a key of its own, which is not used: '],
+      ] as const) {
+        process.env['AZURITE_ACCOUNTS'] = value;
+        await setAccounts(['tenant1']); // a change of the setting re-reads the accounts
+        await setAccounts(undefined);
+        await a.accountsReady();
+        await waitFor(`the warning about ${value}`, () => a.notifications().find((n) => n.startsWith(said)));
+        // Read again: logged, not shown again.
+        await setAccounts(['tenant1']);
+        await setAccounts(undefined);
+        await a.accountsReady();
+        assert.equal(a.notifications().filter((n) => n.startsWith(said)).length, 1);
+      }
+      assert.deepEqual(a.emulator.accounts().map((x) => x.name), ['devstoreaccount1', 'envaccount']);
+    } finally {
+      delete process.env['AZURITE_ACCOUNTS'];
+    }
+  });
+
   it('a Secret Storage that cannot be read: ready resolves, the error names the accounts, devstoreaccount1 is served', async () => {
     await setAccounts(['tenant1']);
     const noKeyring = () => Promise.reject(new Error('no keyring'));
