@@ -174,7 +174,10 @@ export function parseSettings(raw: RawSettings, location: LocationContext, secre
     let host = DEFAULT_HOST;
     const rawHost = raw[hostKey];
     if (rawHost !== undefined && rawHost !== null) {
-      if (typeof rawHost === 'string' && rawHost.trim() !== '' && !/\s/.test(rawHost.trim())) host = rawHost.trim();
+      if (typeof rawHost === 'string' && rawHost.includes(':') && rawHost.includes('%')) {
+        // A zone (fe80::1%eth0): WHATWG URLs, and so the SDKs and this extension's clients, take none.
+        fail(hostKey, rawHost, `an IPv6 address with a zone (the part from "%") cannot be written in a URL, so no client could reach it through a connection string. Use "::" (every address) or "::1" (this machine), or an address without a zone.`, [kind]);
+      } else if (typeof rawHost === 'string' && rawHost.trim() !== '' && !/\s/.test(rawHost.trim())) host = rawHost.trim();
       else fail(hostKey, rawHost, `use a host name or IP address to listen on, such as "${DEFAULT_HOST}" (this machine only) or "0.0.0.0" (all interfaces).`, [kind]);
     }
     let port = DEFAULT_PORTS[kind];

@@ -211,6 +211,15 @@ describe('core/settings', () => {
       });
     }
 
+    it('rejects an IPv6 host with a zone, which no URL can carry, saying what to use', () => {
+      for (const value of ['fe80::1%eth0', '[fe80::1%25eth0]']) {
+        const e = onlyError({ blobHost: value });
+        assert.equal(e.key, 'azurite.blobHost');
+        assert.match(e.message, /^azurite\.blobHost is ".*"; an IPv6 address with a zone \(the part from "%"\) cannot be written in a URL, so no client could reach it through a connection string\. Use "::" \(every address\) or "::1" \(this machine\), or an address without a zone\.$/);
+        assert.deepEqual(e.services, ['blob']);
+      }
+    });
+
     it('falls back to 127.0.0.1 for a bad host', () => {
       assert.equal(parseSettings({ tableHost: '' }, withFolder).options.services.table.host, '127.0.0.1');
     });
