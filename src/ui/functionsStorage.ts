@@ -215,8 +215,14 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     await Promise.all(running.map((k) => this.emulator.start(k)));
     if (kinds.length === 0) return [];
     if (!(await this.deps.prepareStart())) return [CANCELLED];
-    this.log.info(`Starting ${kinds.join(', ')} for ${why}: local.settings.json uses the development storage.`);
-    const outcomes = await Promise.all(kinds.map((k) => this.emulator.start(k)));
+    // Probed again, as autoStart does: the data-folder question may have stayed open while another
+    // window or the Azurite CLI began serving a port.
+    const now = await Promise.all(kinds.map((k) => (this.emulator.status(k).status === 'running' ? undefined : this.emulator.servedElsewhere(k))));
+    now.forEach((e, i) => { if (e !== undefined) this.log.info(`Not starting ${serviceName(kinds[i]!)} for ${why}: ${e}.`); });
+    const toStart = kinds.filter((_, i) => now[i] === undefined);
+    if (toStart.length === 0) return [];
+    this.log.info(`Starting ${toStart.join(', ')} for ${why}: local.settings.json uses the development storage.`);
+    const outcomes = await Promise.all(toStart.map((k) => this.emulator.start(k)));
     outcomes.forEach((o) => showOutcome(o, this.deps));
     return outcomes;
   }

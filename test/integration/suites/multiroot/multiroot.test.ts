@@ -5,6 +5,8 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -268,6 +270,43 @@ describe('multi-root workspace', () => {
       await waitFor('every debug session to end', () => live.size === 0 || undefined, 20_000);
     } finally {
       subs.forEach((d) => d.dispose());
+      await cleanUp();
+    }
+  });
+
+  it('a Functions launch leaves to another Azurite a port it began serving while the folder question was open, with no error', async () => {
+    const { a, folder, app, cleanUp } = await functionsLaunchFixture('fnlate');
+    const program = path.join(app, 'done.js');
+    const out = path.join(app, 'done.txt');
+    fs.writeFileSync(program, `require('fs').writeFileSync(${JSON.stringify(out)}, 'ran');\n`);
+    // Table's port: free when the launch probes it, taken by another Azurite's Table while the question is open.
+    const free = http.createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const port = (free.address() as net.AddressInfo).port;
+    await new Promise((resolve) => free.close(resolve));
+    const other = http.createServer((_req, res) => { res.setHeader('Server', 'Azurite-Table/3.37.0'); res.end(); });
+    try {
+      await configure({ tablePort: port });
+      await a.rescanLocalSettings();
+      const before = a.notifications().length;
+      const name = 'azurite multi-root late other azurite';
+      const terminated = new Promise<void>((resolve) => {
+        const sub = vscode.debug.onDidTerminateDebugSession((s) => { if (s.name === name) { sub.dispose(); resolve(); } });
+      });
+      void vscode.debug.startDebugging(folder, { type: 'node', request: 'launch', name, program, runtimeExecutable: process.execPath, console: 'internalConsole' });
+      await waitFor('the folder question', () => a.dataFolderQuestions().open || undefined, 20_000);
+      await new Promise<void>((resolve) => other.listen(port, '127.0.0.1', resolve));
+      await waitFor('the question answered and the program run', async () => {
+        if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        return fs.existsSync(out) || undefined;
+      }, 30_000);
+      await terminated;
+      assert.equal(a.emulator.status('blob').status, 'running', 'the answer started Blob');
+      assert.equal(a.emulator.status('table').status, 'closed', 'Table is left to the other Azurite');
+      assert.deepEqual(a.notifications().slice(before), [], 'no error for a start the user did not ask for');
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+      await vscode.workspace.getConfiguration('azurite').update('tablePort', undefined, vscode.ConfigurationTarget.Workspace);
       await cleanUp();
     }
   });
