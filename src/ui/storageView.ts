@@ -88,9 +88,11 @@ export interface StorageCommandArgs {
   /** Save: the file to write (absolute). Upload: the files to upload (absolute paths). */
   readonly file?: string;
   readonly files?: readonly string[];
+  /** Save of several blobs: the folder to write them in (absolute). */
+  readonly folder?: string;
   /**
    * Upload: what to do with files whose blob exists, instead of asking: `'replace'` them, or
-   * `'skip'` them and upload only the others.
+   * `'skip'` them and upload only the others. Save of several blobs: the same, for blobs whose file exists.
    */
   readonly existing?: 'replace' | 'skip';
 }
@@ -156,7 +158,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       vscode.commands.registerCommand(COMMANDS.storageRefresh, () => this.invalidate()),
       vscode.commands.registerCommand(COMMANDS.storageLoadMore, (node: StorageNode) => this.loadMore(node)),
       vscode.commands.registerCommand(COMMANDS.storageOpen, (node: StorageNode) => this.open(node)),
-      vscode.commands.registerCommand(COMMANDS.storageSave, (node: StorageNode, args?: StorageCommandArgs) => this.save(node, args)),
+      vscode.commands.registerCommand(COMMANDS.storageSave, (...args: unknown[]) => this.saveSelection(args)),
       vscode.commands.registerCommand(COMMANDS.storageUpload, (node: StorageNode, args?: StorageCommandArgs) => this.upload(node, args)),
       vscode.commands.registerCommand(COMMANDS.storageDelete, (...args: unknown[]) => this.delete(args)),
     );
@@ -453,6 +455,83 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       const doc = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(doc, { preview: true });
     }
+  }
+
+  /**
+   * Save Blob As… with the arguments VS Code gives a context-menu command (the node clicked, then
+   * the selected nodes) or a caller's (`node, { file }`, `node, [nodes], { folder, existing }`):
+   * one blob selected, {@link save}; several, {@link saveMany}.
+   */
+  private async saveSelection(args: readonly unknown[]): Promise<string | string[] | undefined> {
+    const nodes: StorageNode[] = [];
+    let options: StorageCommandArgs = {};
+    for (const a of args) {
+      if (Array.isArray(a)) nodes.push(...(a as StorageNode[]));
+      else if (isNode(a)) nodes.push(a);
+      else if (typeof a === 'object' && a !== null) options = a as StorageCommandArgs;
+    }
+    const blobs = [...new Map(nodes.filter((n) => n.type === 'blob').map((n) => [n.id, n] as const)).values()];
+    if (blobs.length <= 1) return this.save(blobs[0] ?? (args[0] as StorageNode), options);
+    return this.saveMany(blobs, options);
+  }
+
+  /**
+   * Save Blobs…: several selected blobs into a folder the user picks (or `args.folder`), each as a
+   * file named as the last part of its name. Refuses, saving nothing, when two would get the same
+   * file name. Files that exist are replaced or skipped as `args.existing` says, or as the user
+   * answers (Replace, or Skip Existing when some are new). Resolves to the files written.
+   */
+  private async saveMany(blobs: readonly (StorageNode & { type: 'blob' })[], args: StorageCommandArgs): Promise<string[]> {
+    const base = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const folder = args.folder ?? (await vscode.window.showOpenDialog({
+      title: `Save ${blobs.length} blobs`, openLabel: 'Save Here', canSelectFiles: false, canSelectFolders: true, canSelectMany: false,
+      ...(base !== undefined ? { defaultUri: base } : {}),
+    }))?.[0]?.fsPath;
+    if (folder === undefined) return [];
+    const named = blobs.map((b) => ({ blob: b, file: path.join(folder, path.posix.basename(b.info.name)) }));
+    const seen = new Set<string>();
+    const twice = named.find((n) => (seen.has(n.file) ? true : (seen.add(n.file), false)));
+    if (twice !== undefined) {
+      void notify('error', `Azurite: nothing was saved: two of the blobs would both become file "${path.basename(twice.file)}" in ${folder}. Save them one at a time.`);
+      return [];
+    }
+    const existing = (await Promise.all(named.map(async (n) => ((await fs.stat(n.file).then(() => true, () => false)) ? [n] : [])))).flat();
+    let choice = args.existing ?? (args.skipConfirmation === true ? 'replace' : undefined);
+    if (existing.length > 0 && choice === undefined) {
+      const what = existing.length === 1 ? `File "${path.basename(existing[0]!.file)}" exists` : `${existing.length} of these files exist`;
+      const skip = existing.length < named.length ? [SKIP_EXISTING] : [];
+      const answer = await vscode.window.showWarningMessage(`${what} in ${folder}. Replace?`,
+        { modal: true, detail: `The file content is replaced.${skip.length > 0 ? ` ${SKIP_EXISTING} saves only the blobs whose file is new.` : ''}` },
+        'Replace', ...skip);
+      if (answer !== 'Replace' && answer !== SKIP_EXISTING) return [];
+      choice = answer === 'Replace' ? 'replace' : 'skip';
+    }
+    const items = named.filter((n) => choice === 'replace' || !existing.includes(n));
+    const written: string[] = [];
+    const failures: string[] = [];
+    try {
+      await withDelayedProgress(`Saving ${items.length} blobs`, true, async (o) => {
+        for (const [i, { blob, file }] of items.entries()) {
+          o.progress?.({ done: i, total: items.length, message: blob.info.name });
+          try {
+            await this.data().saveBlob(this.clients(blob.account), blob.container, blob.info.name, file, o.signal);
+            written.push(file);
+          } catch (err) {
+            if ((err as Error).name === 'AbortError') throw err;
+            failures.push(`${blob.info.name}: ${errorText(err)}`);
+          }
+        }
+      });
+    } catch (err) {
+      if ((err as Error).name !== 'AbortError') void notify('error', `Azurite: saving blobs failed: ${errorText(err)}`);
+      return written;
+    }
+    if (failures.length > 0) {
+      const shown = failures.slice(0, 5);
+      if (failures.length > 5) shown.push(`… and ${failures.length - 5} more`);
+      void notify('error', `Azurite: ${written.length} of ${items.length} blobs saved to ${folder}; not saved: ${shown.join('; ')}.`);
+    }
+    return written;
   }
 
   /** Save Blob As…: writes a blob's content to a file the user picks (or `args.file`). */

@@ -212,6 +212,41 @@ describe('Storage view', () => {
     }
   });
 
+  it('Save Blob As… with several blobs selected saves each into one folder, skipping or replacing files that exist as told, and refuses two of one file name', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const box = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('saves');
+    await box.create();
+    for (const [name, text] of [['one.txt', '1'], ['a/two.txt', '2'], ['b/two.txt', 'other 2'], ['b/three.txt', '3']]) await box.getBlockBlobClient(name!).uploadData(Buffer.from(text!));
+    await waitFor('the blobs in the tree', async () => {
+      const tree = await a.storageTree(4);
+      return ['one.txt', 'a/two.txt', 'b/two.txt', 'b/three.txt'].every((n) => find(tree, `${ACCOUNT}/blob/saves/${n}`) !== undefined) || undefined;
+    });
+    const node = (name: string) => a.storageNode(`${ACCOUNT}/blob/saves/${name}`);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-save-many-'));
+    try {
+      const selected = [node('one.txt'), node('a/two.txt'), node('b/three.txt')];
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.storage.save', selected[0], selected, { folder: dir }), ['one.txt', 'two.txt', 'three.txt'].map((f) => path.join(dir, f)));
+      assert.deepEqual(['one.txt', 'two.txt', 'three.txt'].map((f) => fs.readFileSync(path.join(dir, f), 'utf8')), ['1', '2', '3']);
+      // A file that exists is kept when told to skip, replaced when told to replace.
+      fs.writeFileSync(path.join(dir, 'two.txt'), 'mine');
+      fs.rmSync(path.join(dir, 'three.txt'));
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.storage.save', selected[0], selected.slice(1), { folder: dir, existing: 'skip' }), [path.join(dir, 'three.txt')]);
+      assert.equal(fs.readFileSync(path.join(dir, 'two.txt'), 'utf8'), 'mine');
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.storage.save', selected[1], selected.slice(1), { folder: dir, existing: 'replace' }), ['two.txt', 'three.txt'].map((f) => path.join(dir, f)));
+      assert.equal(fs.readFileSync(path.join(dir, 'two.txt'), 'utf8'), '2');
+      // Two blobs that would be one file: nothing saved, and the error says which name.
+      const shown = a.notifications().length;
+      const clash = [node('a/two.txt'), node('b/two.txt')];
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.storage.save', clash[0], clash, { folder: dir, existing: 'replace' }), []);
+      assert.deepEqual(a.notifications().slice(shown), [`Azurite: nothing was saved: two of the blobs would both become file "two.txt" in ${dir}. Save them one at a time.`]);
+      assert.equal(fs.readFileSync(path.join(dir, 'two.txt'), 'utf8'), '2');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('uploads files and folders dropped on a folder, and opens an image in VS Code\'s image preview', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });
