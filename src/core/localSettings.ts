@@ -45,6 +45,12 @@ export type WebJobsStorageUse =
    * the services are ours to start, but the string is the file's (ours would name devstoreaccount1).
    */
   | { readonly kind: 'emulatorAccount'; readonly account: string }
+  /**
+   * A connection string naming our endpoints for some services and another place for others (a
+   * cloud `QueueEndpoint`, an `EndpointSuffix`): the services are ours to start, but the string is
+   * the file's (ours would send those others to the emulator).
+   */
+  | { readonly kind: 'partlyEmulator' }
   /** Anything else: a cloud account, another emulator, an identity-based connection (`AzureWebJobsStorage__…`). Theirs wins. */
   | { readonly kind: 'own' }
   /** Not readable as JSON, encrypted (`IsEncrypted: true`), or not an object. */
@@ -111,12 +117,20 @@ function sameHost(a: string, b: string): boolean {
  * service to the emulator.
  */
 export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[]): boolean {
+  return emulatorEndpoints(value, own) === 'all';
+}
+
+/**
+ * Whether a connection string's services are this emulator's: `all` (see {@link isDevelopmentStorage}),
+ * `some` (some endpoints ours, another elsewhere), or `none`.
+ */
+function emulatorEndpoints(value: string, own: readonly OwnEndpoint[]): 'all' | 'some' | 'none' {
   const pairs = connectionStringPairs(value);
   if (pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true') {
     const proxy = pairs.get('developmentstorageproxyuri');
-    if (proxy === undefined || proxy === '') return true;
+    if (proxy === undefined || proxy === '') return 'all';
     const host = hostOf(proxy); // not a URL: not ours to replace
-    return host !== undefined && isThisMachine(host);
+    return host !== undefined && isThisMachine(host) ? 'all' : 'none';
   }
   let ours = false;
   let elsewhere = false;
@@ -138,7 +152,7 @@ export function isDevelopmentStorage(value: string, own: readonly OwnEndpoint[])
     if (own.some((o) => o.port === port && sameHost(o.host, url.hostname))) ours = true;
     else elsewhere = true;
   }
-  return ours && !elsewhere;
+  return !ours ? 'none' : elsewhere ? 'some' : 'all';
 }
 
 /**
@@ -210,10 +224,13 @@ export function classifyLocalSettings(text: string, own: readonly OwnEndpoint[],
  * What a connection string names: `development` (the development storage: {@link isDevelopmentStorage},
  * with no account named or the development account, devstoreaccount1), `emulatorAccount` (our
  * endpoints with another account, named by `AccountName` or else by an endpoint: see
- * {@link endpointAccount}), or `own` (anything else). Never throws.
+ * {@link endpointAccount}), `partlyEmulator` (some of our endpoints, other services elsewhere), or
+ * `own` (anything else). Never throws.
  */
 function classifyConnectionString(value: string, own: readonly OwnEndpoint[]): Exclude<WebJobsStorageUse, { kind: 'absent' | 'unknown' }> {
-  if (!isDevelopmentStorage(value, own)) return { kind: 'own' };
+  const endpoints = emulatorEndpoints(value, own);
+  if (endpoints === 'some') return { kind: 'partlyEmulator' };
+  if (endpoints === 'none') return { kind: 'own' };
   const pairs = connectionStringPairs(value);
   const account = pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true' ? undefined : pairs.get('accountname') ?? endpointAccount(pairs);
   return account === undefined || account === DEVELOPMENT_ACCOUNT ? { kind: 'development' } : { kind: 'emulatorAccount', account };
@@ -309,6 +326,7 @@ export function decideVariables(
       const use = useOf(f);
       return use.kind === 'unknown' ? [`${f.label} could not be read (${use.reason})`]
         : use.kind === 'emulatorAccount' ? [`${f.label} sets its own (account ${use.account} of this emulator)`]
+          : use.kind === 'partlyEmulator' ? [`${f.label} sets its own (some services of this emulator, others elsewhere)`]
           : use.kind === 'own' ? [`${f.label} sets its own`] : [];
     });
     return reasons.length > 0 ? reasons.join('; ') : undefined;
@@ -365,7 +383,7 @@ export function isReplaceableInherited(value: string, own: readonly OwnEndpoint[
 
 /** True when any file points `AzureWebJobsStorage` at the development storage (a Functions project that needs the emulator). */
 export function needsDevelopmentStorage(files: readonly LocalSettingsFile[]): boolean {
-  return files.some((f) => f.dotenv !== true && (f.use.kind === 'development' || f.use.kind === 'emulatorAccount'));
+  return files.some((f) => f.dotenv !== true && (f.use.kind === 'development' || f.use.kind === 'emulatorAccount' || f.use.kind === 'partlyEmulator'));
 }
 
 /**

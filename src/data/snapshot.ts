@@ -796,9 +796,11 @@ const BATCH_UNSAFE = /[\u2028\u2029]/;
 
 /**
  * Entities grouped into table transactions: one partition each (a transaction's rule), at most
- * 100 entities and about 3 MiB of JSON each, in the entities' order within a partition.
+ * 100 entities and about 3 MiB of JSON each, in the entities' order within a partition (the order
+ * does not matter to the table, which sorts by key).
  * @returns the batches; an entity larger than the byte bound goes alone, and so does one that
- *   holds U+2028 or U+2029 anywhere (keys, names, values), which a transaction would refuse
+ *   holds U+2028 or U+2029 anywhere (keys, names, values), which a transaction would refuse: such
+ *   a batch of one comes where the entity does, before the rest of its partition's open batch
  */
 export function transactionBatches(entities: readonly EntityEntry[]): EntityEntry[][] {
   const batches: EntityEntry[][] = [];

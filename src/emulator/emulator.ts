@@ -1285,6 +1285,8 @@ export class Emulator {
 
   private report(kind: ServiceKind, outcome: Outcome, success: string): void {
     if (outcome.ok) this.log.info(`${serviceName(kind)}: ${success}`);
+    // Cancelled by the user (a stop asked while the start waited): said, not as an error.
+    else if (outcome.reason === 'cancelled') this.log.info(outcome.message);
     else this.log.error(outcome.message);
   }
 }

@@ -175,8 +175,8 @@ export class ServiceManager {
       if (problem !== undefined) return this.fail(describeLocationError(options.location, problem), 'location', 'azurite.location');
       const stillSaving = await this.earlierSaveStillRunning(options.location, signal);
       if (stillSaving?.reason === 'cancelled') {
-        // Not a failure: the item shows the service stopped, as the stop asked, not in red.
-        this.apply({ type: 'failed', message: stillSaving.message });
+        // Not a failure: the item shows the service stopped, as the stop asked, not in red (no
+        // `failed` event, whose state would carry the message as an error).
         this.set({ status: 'closed' });
         return failure('cancelled', `${name} was not started: ${stillSaving.message}`);
       }

@@ -37,7 +37,15 @@ function replaceFile(file: string, text: string): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
     fs.writeFileSync(temp, text);
-    fs.renameSync(temp, file);
+    try {
+      fs.renameSync(temp, file);
+    } catch (err) {
+      // Windows refuses to replace a file another process has open (another window reading the
+      // marker): written in place then, as before, rather than no marker at all.
+      if (!['EPERM', 'EACCES', 'EBUSY'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+      fs.writeFileSync(file, text);
+      fs.rmSync(temp, { force: true });
+    }
   } catch (err) {
     fs.rmSync(temp, { force: true });
     throw err;

@@ -97,6 +97,11 @@ export interface StorageCommandArgs {
   readonly existing?: 'replace' | 'skip';
 }
 
+/** `args.existing` when it is one of its values; anything else (a caller's typo) asks, as none does. */
+function existingChoice(args: StorageCommandArgs): 'replace' | 'skip' | undefined {
+  return args.existing === 'replace' || args.existing === 'skip' ? args.existing : undefined;
+}
+
 /** The items of a listing a reload lists again: the notes beside them are made anew. */
 function countShown(listing: Listing): number {
   return listing.items.filter((i) => i.type !== 'note').length;
@@ -496,7 +501,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       return [];
     }
     const existing = (await Promise.all(named.map(async (n) => ((await fs.stat(n.file).then(() => true, () => false)) ? [n] : [])))).flat();
-    let choice = args.existing ?? (args.skipConfirmation === true ? 'replace' : undefined);
+    let choice = existingChoice(args) ?? (args.skipConfirmation === true ? 'replace' : undefined);
     if (existing.length > 0 && choice === undefined) {
       const what = existing.length === 1 ? `File "${path.basename(existing[0]!.file)}" exists` : `${existing.length} of these files exist`;
       const skip = existing.length < named.length ? [SKIP_EXISTING] : [];
@@ -558,7 +563,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     if (place === undefined) return [];
     const files = args.files ?? (await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Upload', title: `Upload to ${place.container}/${place.prefix}` }))?.map((u) => u.fsPath);
     if (files === undefined || files.length === 0) return [];
-    const existing = args.existing ?? (args.skipConfirmation === true ? 'replace' : undefined);
+    const existing = existingChoice(args) ?? (args.skipConfirmation === true ? 'replace' : undefined);
     return this.uploadAll(node.account, place, files.map((f) => ({ name: path.basename(f), content: f })), existing);
   }
 
@@ -604,7 +609,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       if (failures.length > 0) {
         const shown = failures.slice(0, 5).map((f) => `${f.blob}: ${f.message}`);
         if (failures.length > 5) shown.push(`… and ${failures.length - 5} more`);
-        void notify('error', `Azurite: ${named.length - failures.length} of ${named.length} files uploaded to ${place.container}; not uploaded: ${shown.join('; ')}.`);
+        const skipped = named.length - items.length;
+        void notify('error', `Azurite: ${items.length - failures.length} of ${items.length} files uploaded to ${place.container}${skipped > 0 ? ` (${skipped} skipped: their blobs exist)` : ''}; not uploaded: ${shown.join('; ')}.`);
       }
       const failed = new Set(failures.map((f) => f.blob));
       return items.map((f) => f.blob).filter((b) => !failed.has(b));

@@ -102,6 +102,14 @@ describe('core/localSettings', () => {
     const decided = decideVariables('cs', { running: ['Blob'] }, files);
     assert.deepEqual(decided.variables, { AZURE_STORAGE_CONNECTION_STRING: 'cs' }, 'ours names devstoreaccount1: not over the file\'s account');
     assert.match(decided.description, /AzureWebJobsStorage not set: api\/local\.settings\.json sets its own \(account myapp of this emulator\)$/);
+    // Some services here and another elsewhere: ours to start, the file's to keep.
+    const mixed = classifyLocalSettings(settings('DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=k;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;TableEndpoint=https://acct.table.core.windows.net'), own);
+    assert.deepEqual(mixed, { kind: 'partlyEmulator' });
+    const mixedFiles: LocalSettingsFile[] = [{ label: 'api/local.settings.json', use: mixed }];
+    assert.equal(needsDevelopmentStorage(mixedFiles), true, 'Blob is still ours to start');
+    const kept = decideVariables('cs', { running: ['Blob'] }, mixedFiles);
+    assert.deepEqual(kept.variables, { AZURE_STORAGE_CONNECTION_STRING: 'cs' });
+    assert.match(kept.description, /AzureWebJobsStorage not set: api\/local\.settings\.json sets its own \(some services of this emulator, others elsewhere\)$/);
   });
 
   it('injects AzureWebJobsStorage only when no file sets its own, and says why not', () => {
