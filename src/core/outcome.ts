@@ -35,6 +35,11 @@ export interface Failure {
   readonly conflict?: PortConflict;
   /** The file at fault, when one is (a malformed seed or snapshot file): the UI offers Open File. */
   readonly file?: FileLocation;
+  /**
+   * The secret at fault, kept in VS Code's Secret Storage rather than a setting (the certificate
+   * password): the UI offers the command that sets it instead of Open Settings.
+   */
+  readonly secret?: 'certificatePassword';
 }
 
 /** A place in a file on this machine. */
@@ -49,7 +54,7 @@ export interface FileLocation {
 export type Outcome = { readonly ok: true } | Failure;
 
 /** A failure, with only the fields given. */
-export function failure(reason: FailureReason, message: string, extra: { setting?: string | undefined; conflict?: PortConflict | undefined; file?: FileLocation | undefined } = {}): Failure {
+export function failure(reason: FailureReason, message: string, extra: { setting?: string | undefined; conflict?: PortConflict | undefined; file?: FileLocation | undefined; secret?: 'certificatePassword' | undefined } = {}): Failure {
   return {
     ok: false,
     message,
@@ -57,6 +62,7 @@ export function failure(reason: FailureReason, message: string, extra: { setting
     ...(extra.setting !== undefined ? { setting: extra.setting } : {}),
     ...(extra.conflict !== undefined ? { conflict: extra.conflict } : {}),
     ...(extra.file !== undefined ? { file: extra.file } : {}),
+    ...(extra.secret !== undefined ? { secret: extra.secret } : {}),
   };
 }
 

@@ -126,7 +126,7 @@ async function inspect(https: HttpsOptions, onLeaf: (leaf: X509Certificate, rema
       if (/private key/i.test(reason(err))) {
         return `azurite.cert (${JSON.stringify(https.cert)}) holds no private key that can be read (${reason(err)}); a server needs one: export the PFX with its private key, or use a PEM certificate and key (azurite.cert and azurite.key).`;
       }
-      const password = https.pwdFromSecretStorage === true ? 'The certificate password in Secret Storage' : 'azurite.pwd';
+      const password = https.pwdFromSecretStorage === true ? SECRET_PASSWORD_REFUSED : 'azurite.pwd';
       const fix = https.pwdFromSecretStorage === true ? 'run "Azurite: Set Certificate Password" again and check' : 'check the password, and';
       return `${password} does not open azurite.cert (${JSON.stringify(https.cert)}: ${reason(err)}); ${fix} that azurite.cert is a PFX (PKCS #12) file — for a PEM certificate set azurite.key instead.`;
     }
@@ -154,6 +154,11 @@ async function inspect(https: HttpsOptions, onLeaf: (leaf: X509Certificate, rema
   // Decided here, not from the TLS library's error text: OpenSSL takes a key of another type
   // without an error, and Electron's BoringSSL words its errors differently.
   if (!leaf.checkPrivateKey(privateKey)) {
+    // A chain written issuer first (`cat ca.crt server.crt`): the key is right, the order is not.
+    const later = pemCertificates(cert).slice(1).findIndex((c) => c.checkPrivateKey(privateKey));
+    if (later >= 0) {
+      return `azurite.cert (${JSON.stringify(https.cert)}) has the certificate of azurite.key in place ${later + 2} of its chain, but a server presents the first one with its key; put the server's certificate first in the file, then its issuers.`;
+    }
     return `azurite.key (${JSON.stringify(https.key)}) is not the private key of azurite.cert (${JSON.stringify(https.cert)}); set azurite.key to the key the certificate was made with.`;
   }
   try {
@@ -162,6 +167,21 @@ async function inspect(https: HttpsOptions, onLeaf: (leaf: X509Certificate, rema
     return `azurite.cert (${JSON.stringify(https.cert)}) and azurite.key (${JSON.stringify(https.key)}) do not load together (${reason(err)}); use a PEM certificate and the unencrypted PEM key it was made with.`;
   }
   return onLeaf(leaf, REMAKE_PEM);
+}
+
+/** How {@link certificateProblem}'s message begins when the password in Secret Storage does not open the PFX. */
+export const SECRET_PASSWORD_REFUSED = 'The certificate password in Secret Storage';
+
+/** The certificates of a PEM file, in its order (those that do not parse left out). */
+function pemCertificates(pem: Buffer): X509Certificate[] {
+  const blocks = pem.toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  return blocks.flatMap((block) => {
+    try {
+      return [new X509Certificate(block)];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** What {@link servedCertificate} read from a started service. */

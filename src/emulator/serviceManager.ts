@@ -15,7 +15,7 @@ import { findFreePort, probePortHolder } from './ports';
 import type { HostServiceOptions, ServiceHandle } from './engineHost';
 import type { ContentBytes, SelfClosure } from './azurite';
 import { describeSelfClosure } from '../core/engineLoss';
-import { certificateProblem } from './certificates';
+import { certificateProblem, SECRET_PASSWORD_REFUSED } from './certificates';
 import { ENGINE_GONE } from './engineProtocol';
 import { waitForLiveSave, type UnfinishedSave } from './shutdownMarker';
 
@@ -160,6 +160,11 @@ export class ServiceManager {
       });
       if (problem instanceof StepTimeout) {
         return this.fail(`${name} service could not start: reading the HTTPS certificate (azurite.cert is ${JSON.stringify(https.cert)}${https.key !== undefined ? `, azurite.key ${JSON.stringify(https.key)}` : ''}) did not finish within ${formatBound(problem.boundMs)}. Is it on a drive that does not answer? Put the files in a local folder and point azurite.cert${https.key !== undefined ? ' and azurite.key' : ''} at them.`, 'timeout', 'azurite.cert');
+      }
+      // The password in Secret Storage does not open the PFX: what to offer is the command that sets it.
+      if (problem !== undefined && https.pwdFromSecretStorage === true && problem.startsWith(SECRET_PASSWORD_REFUSED)) {
+        this.apply({ type: 'failed', message: problem });
+        return failure('certificate', problem, { secret: 'certificatePassword' });
       }
       // The setting the message is about (a key that is not the certificate's names azurite.key): what Open Settings opens.
       if (problem !== undefined) return this.fail(problem, 'certificate', /^azurite\.(key|pwd)\b/.exec(problem)?.[0] ?? 'azurite.cert');

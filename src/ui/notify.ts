@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { azuriteConfig, settingsTarget } from '../config';
-import { OPEN_SETTINGS } from '../core/commandIds';
+import { COMMANDS, OPEN_SETTINGS } from '../core/commandIds';
 import type { Emulator } from '../emulator/emulator';
 import { failure, type FileLocation, type Outcome } from '../core/outcome';
 import { plainNotificationText } from '../core/notificationText';
@@ -60,7 +60,8 @@ export function notify(level: 'info' | 'warning' | 'error', text: string, ...act
  * Shows a failed outcome (ok outcomes, cancellations and what was refused because the emulator is
  * shutting down show nothing), with the actions its typed
  * fields call for: "Use Port N" for a taken port with a free one found, "Open File" when a file
- * is at fault (a seed's, at a start), "Open Settings" when a setting is. Does not wait for the user.
+ * is at fault (a seed's, at a start), "Set Certificate Password" when the password in Secret
+ * Storage is, "Open Settings" when a setting is. Does not wait for the user.
  * @param deps what "Use Port N" needs; without them it is not offered
  */
 export function showOutcome(outcome: Outcome, deps?: NotifyDeps): void {
@@ -72,9 +73,12 @@ export function showOutcome(outcome: Outcome, deps?: NotifyDeps): void {
   const usePort = deps !== undefined && conflict?.freePort !== undefined ? `Use Port ${conflict.freePort}` : undefined;
   const setting = outcome.setting;
   const file = outcome.file;
-  const actions = [...(usePort ? [usePort] : []), ...(file ? [OPEN_FILE] : []), ...(setting ? ['Open Settings'] : [])];
+  const secret = outcome.secret === 'certificatePassword' ? SET_CERTIFICATE_PASSWORD : undefined;
+  const actions = [...(usePort ? [usePort] : []), ...(file ? [OPEN_FILE] : []), ...(secret ? [secret] : []), ...(setting ? ['Open Settings'] : [])];
   void notify('error', outcome.message, ...actions).then(async (choice) => {
-    if (choice === OPEN_FILE && file !== undefined) {
+    if (choice !== undefined && choice === secret) {
+      await vscode.commands.executeCommand(COMMANDS.setCertificatePassword);
+    } else if (choice === OPEN_FILE && file !== undefined) {
       await openFileAt(file);
     } else if (choice === 'Open Settings') {
       await vscode.commands.executeCommand(OPEN_SETTINGS, setting);
@@ -131,6 +135,9 @@ export async function writeSetting(key: string, value: unknown): Promise<boolean
 
 /** The action that opens the file a failure names. */
 export const OPEN_FILE = 'Open File';
+
+/** The action of a failure whose certificate password in Secret Storage is wrong: runs `azurite.setCertificatePassword`. */
+export const SET_CERTIFICATE_PASSWORD = 'Set Certificate Password';
 
 /**
  * Opens `file` in an editor with the cursor at its line (1-based; 0 for none). Never rejects: a file

@@ -6,6 +6,7 @@
  * PFX password goes to Secret Storage.
  */
 import * as assert from 'node:assert/strict';
+import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -164,6 +165,33 @@ describe('Exposure, bounded starts and the certificate password', function () {
     assert.ok(a.notifications().slice(shown).every((n) => !n.includes(secret)));
     assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', ''), true);
     assert.equal(await a.storedCertificatePassword(), undefined);
+  });
+
+  it('a certificate password in Secret Storage that does not open the PFX fails the start with Set Certificate Password to offer, not Open Settings', async () => {
+    const a = await api();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pfx-'));
+    const [cert, key, pfx] = ['dev.pem', 'dev-key.pem', 'dev.pfx'].map((f) => path.join(dir, f));
+    for (const args of [
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1'],
+      ['pkcs12', '-export', '-in', cert, '-inkey', key, '-out', pfx, '-passout', 'pass:the right one'],
+    ]) {
+      const made = childProcess.spawnSync('openssl', args, { encoding: 'utf8' });
+      assert.equal(made.status, 0, `openssl (the test needs its CLI): ${made.error?.message ?? made.stderr}`);
+    }
+    try {
+      await vscode.commands.executeCommand('azurite.setCertificatePassword', 'not the one');
+      await config().update('cert', pfx, target);
+      await waitFor('the PFX with the stored password', () => a.emulator.options.https?.pwdFromSecretStorage === true || undefined);
+      const [outcome] = await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob');
+      assert.ok(outcome !== undefined && !outcome.ok && outcome.secret === 'certificatePassword', JSON.stringify(outcome));
+      assert.match(outcome.message, /^The certificate password in Secret Storage does not open azurite\.cert/);
+      const message = await waitFor('the error', () => a.notifications().find((n) => n.startsWith('The certificate password in Secret Storage')));
+      assert.deepEqual(a.notificationActions(message), ['Set Certificate Password']);
+    } finally {
+      await config().update('cert', undefined, target);
+      await vscode.commands.executeCommand('azurite.setCertificatePassword', '');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('azurite.pwd in settings.json: a one-time notice; Move to Secret Storage stores it and removes the setting', async () => {

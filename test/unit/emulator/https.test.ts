@@ -461,6 +461,19 @@ describe('HTTPS, OAuth, keep-alive and product-style URLs (real engine, real SDK
       );
     });
 
+    it('says to put the server\'s certificate first when the chain file has its issuer first (the key is right)', async () => {
+      const issued = makeIssuedCertificate(dir);
+      const chain = path.join(path.dirname(issued.cert), 'issuer-first-chain.pem');
+      fs.writeFileSync(chain, Buffer.concat([fs.readFileSync(issued.ca), fs.readFileSync(issued.cert)]));
+      assert.equal(
+        await certificateProblem({ cert: chain, key: issued.key }),
+        `azurite.cert (${JSON.stringify(chain)}) has the certificate of azurite.key in place 2 of its chain, but a server presents the first one with its key; put the server's certificate first in the file, then its issuers.`,
+      );
+      const leafFirst = path.join(path.dirname(issued.cert), 'leaf-first-chain.pem');
+      fs.writeFileSync(leafFirst, Buffer.concat([fs.readFileSync(issued.cert), fs.readFileSync(issued.ca)]));
+      assert.equal(await certificateProblem({ cert: leafFirst, key: issued.key }), undefined);
+    });
+
     it('names a key of another type than the certificate (an EC key with an RSA certificate), which loads without an error on OpenSSL', async () => {
       const rsa = makeRsaCertificate(dir, 'rsa-with-ec');
       assert.equal(
