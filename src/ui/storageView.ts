@@ -97,6 +97,22 @@ export interface StorageCommandArgs {
   readonly existing?: 'replace' | 'skip';
 }
 
+/**
+ * A view command's arguments as VS Code gives them from the context menu (the node clicked, then
+ * the selected nodes) or a caller does (nodes or arrays of them, then an options object): the
+ * nodes in order (repeats kept) and the last options object.
+ */
+function commandArguments(args: readonly unknown[]): { nodes: StorageNode[]; options: StorageCommandArgs } {
+  const nodes: StorageNode[] = [];
+  let options: StorageCommandArgs = {};
+  for (const a of args) {
+    if (Array.isArray(a)) nodes.push(...(a as StorageNode[]));
+    else if (isNode(a)) nodes.push(a);
+    else if (typeof a === 'object' && a !== null) options = a as StorageCommandArgs;
+  }
+  return { nodes, options };
+}
+
 /** `args.existing` when it is one of its values; anything else (a caller's typo) asks, as none does. */
 function existingChoice(args: StorageCommandArgs): 'replace' | 'skip' | undefined {
   return args.existing === 'replace' || args.existing === 'skip' ? args.existing : undefined;
@@ -468,13 +484,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
    * one blob selected, {@link save}; several, {@link saveMany}.
    */
   private async saveSelection(args: readonly unknown[]): Promise<string | string[] | undefined> {
-    const nodes: StorageNode[] = [];
-    let options: StorageCommandArgs = {};
-    for (const a of args) {
-      if (Array.isArray(a)) nodes.push(...(a as StorageNode[]));
-      else if (isNode(a)) nodes.push(a);
-      else if (typeof a === 'object' && a !== null) options = a as StorageCommandArgs;
-    }
+    const { nodes, options } = commandArguments(args);
     const blobs = [...new Map(nodes.filter((n) => n.type === 'blob').map((n) => [n.id, n] as const)).values()];
     if (blobs.length <= 1) return this.save(blobs[0] ?? (args[0] as StorageNode), options);
     return this.saveMany(blobs, options);
@@ -678,13 +688,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
    * number of items deleted.
    */
   private async delete(args: readonly unknown[]): Promise<number> {
-    const nodes: StorageNode[] = [];
-    let options: StorageCommandArgs = {};
-    for (const a of args) {
-      if (Array.isArray(a)) nodes.push(...(a as StorageNode[]));
-      else if (isNode(a)) nodes.push(a);
-      else if (typeof a === 'object' && a !== null) options = a as StorageCommandArgs;
-    }
+    const { nodes, options } = commandArguments(args);
     const unique = [...new Map(nodes.map((n) => [n.id, n] as const)).values()];
     const all = unique.map((n) => ({ node: n, ref: refOf(n) })).filter((r): r is { node: StorageNode; ref: ItemRef } => r.ref !== undefined);
     // A blob whose container is selected too goes with it (so do messages and entities): deleted
