@@ -503,6 +503,13 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       ...(base !== undefined ? { defaultUri: base } : {}),
     }))?.[0]?.fsPath;
     if (folder === undefined) return [];
+    // A last part that names no file of the folder: "." or ".." (a name no SDK sends, since URLs
+    // resolve such segments, but one a raw request can store).
+    const unnamed = blobs.find((b) => ['', '.', '..'].includes(path.posix.basename(b.info.name)));
+    if (unnamed !== undefined) {
+      void notify('error', `Azurite: nothing was saved: the name of blob "${unnamed.info.name}" does not end in a file name. Save it on its own with Save Blob As….`);
+      return [];
+    }
     const named = blobs.map((b) => ({ blob: b, file: path.join(folder, path.posix.basename(b.info.name)) }));
     const seen = new Set<string>();
     const twice = named.find((n) => (seen.has(n.file) ? true : (seen.add(n.file), false)));

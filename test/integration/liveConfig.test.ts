@@ -585,7 +585,16 @@ describe('Live settings, port conflicts and terminals', () => {
       assert.deepEqual(a.terminalVariables(), { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: cs });
       assert.match(a.terminalDescription() ?? '', new RegExp(`AZURE_STORAGE_CONNECTION_STRING not set in terminals: the terminal profile "cloud" \\(terminal\\.integrated\\.profiles\\.${platform}\\) sets its own`));
       // A terminal of that profile sees its own value, and ours for the variable it does not set.
-      await vscode.commands.executeCommand('workbench.action.terminal.newWithProfile', { profileName: 'cloud' });
+      // The workbench's profile list takes the setting a moment after the extension host does.
+      await waitFor('a terminal of the profile to open', async () => {
+        try {
+          await vscode.commands.executeCommand('workbench.action.terminal.newWithProfile', { profileName: 'cloud' });
+          return true;
+        } catch (err) {
+          if (!/Could not find terminal profile/.test(String(err))) throw err;
+          return undefined;
+        }
+      });
       const written = await waitFor('the profile\'s terminal to write its environment', () => (fs.existsSync(out) && fs.readFileSync(out, 'utf8').includes('|') ? fs.readFileSync(out, 'utf8') : undefined), 30_000);
       assert.equal(written, `${theirs}|${cs}`);
 
