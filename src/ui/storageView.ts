@@ -503,8 +503,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       ...(base !== undefined ? { defaultUri: base } : {}),
     }))?.[0]?.fsPath;
     if (folder === undefined) return [];
-    // A last part that names no file of the folder: "." or ".." (a name no SDK sends, since URLs
-    // resolve such segments, but one a raw request can store).
+    // A last part that names no file of the folder: "." or ".." (no SDK sends such a name, since
+    // URLs resolve those segments; checked all the same, as the file would be the folder or its parent).
     const unnamed = blobs.find((b) => ['', '.', '..'].includes(path.posix.basename(b.info.name)));
     if (unnamed !== undefined) {
       void notify('error', `Azurite: nothing was saved: the name of blob "${unnamed.info.name}" does not end in a file name. Save it on its own with Save Blob As….`);
