@@ -113,9 +113,33 @@ function commandArguments(args: readonly unknown[]): { nodes: StorageNode[]; opt
   return { nodes, options };
 }
 
-/** `args.existing` when it is one of its values; anything else (a caller's typo) asks, as none does. */
+/**
+ * What a caller said to do with items that exist: `args.existing` when it is one of its values,
+ * else `'replace'` with `skipConfirmation`; undefined (ask) otherwise, a caller's typo included.
+ */
 function existingChoice(args: StorageCommandArgs): 'replace' | 'skip' | undefined {
-  return args.existing === 'replace' || args.existing === 'skip' ? args.existing : undefined;
+  if (args.existing === 'replace' || args.existing === 'skip') return args.existing;
+  return args.skipConfirmation === true ? 'replace' : undefined;
+}
+
+/**
+ * Asks (modal) whether to replace what exists: Replace, and Skip Existing when `skipDetail` is
+ * given (something would still be written).
+ * @param question e.g. `2 of these blobs exist in container docs. Replace?`
+ * @param detail the modal's detail; `skipDetail`, when given, follows it
+ * @returns the answer, or undefined when dismissed
+ */
+async function askReplaceOrSkip(question: string, detail: string, skipDetail: string | undefined): Promise<'replace' | 'skip' | undefined> {
+  const skip = skipDetail !== undefined ? [SKIP_EXISTING] : [];
+  const answer = await vscode.window.showWarningMessage(question, { modal: true, detail: `${detail}${skipDetail !== undefined ? ` ${SKIP_EXISTING} ${skipDetail}` : ''}` }, 'Replace', ...skip);
+  return answer === 'Replace' ? 'replace' : answer === SKIP_EXISTING ? 'skip' : undefined;
+}
+
+/** The first five of `failures`, then "… and N more", joined with "; " (for a notification). */
+function firstFailures(failures: readonly string[]): string {
+  const shown = failures.slice(0, 5);
+  if (failures.length > 5) shown.push(`… and ${failures.length - 5} more`);
+  return shown.join('; ');
 }
 
 /** The items of a listing a reload lists again: the notes beside them are made anew. */
@@ -518,15 +542,12 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       return [];
     }
     const existing = (await Promise.all(named.map(async (n) => ((await fs.stat(n.file).then(() => true, () => false)) ? [n] : [])))).flat();
-    let choice = existingChoice(args) ?? (args.skipConfirmation === true ? 'replace' : undefined);
+    let choice = existingChoice(args);
     if (existing.length > 0 && choice === undefined) {
       const what = existing.length === 1 ? `File "${path.basename(existing[0]!.file)}" exists` : `${existing.length} of these files exist`;
-      const skip = existing.length < named.length ? [SKIP_EXISTING] : [];
-      const answer = await vscode.window.showWarningMessage(`${what} in ${folder}. Replace?`,
-        { modal: true, detail: `The file content is replaced.${skip.length > 0 ? ` ${SKIP_EXISTING} saves only the blobs whose file is new.` : ''}` },
-        'Replace', ...skip);
-      if (answer !== 'Replace' && answer !== SKIP_EXISTING) return [];
-      choice = answer === 'Replace' ? 'replace' : 'skip';
+      choice = await askReplaceOrSkip(`${what} in ${folder}. Replace?`, 'The file content is replaced.',
+        existing.length < named.length ? 'saves only the blobs whose file is new.' : undefined);
+      if (choice === undefined) return [];
     }
     const items = named.filter((n) => choice === 'replace' || !existing.includes(n));
     const written: string[] = [];
@@ -548,11 +569,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       if ((err as Error).name !== 'AbortError') void notify('error', `Azurite: saving blobs failed: ${errorText(err)}`);
       return written;
     }
-    if (failures.length > 0) {
-      const shown = failures.slice(0, 5);
-      if (failures.length > 5) shown.push(`… and ${failures.length - 5} more`);
-      void notify('error', `Azurite: ${written.length} of ${items.length} blobs saved to ${folder}; not saved: ${shown.join('; ')}.`);
-    }
+    if (failures.length > 0) void notify('error', `Azurite: ${written.length} of ${items.length} blobs saved to ${folder}; not saved: ${firstFailures(failures)}.`);
     return written;
   }
 
@@ -580,8 +597,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     if (place === undefined) return [];
     const files = args.files ?? (await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Upload', title: `Upload to ${place.container}/${place.prefix}` }))?.map((u) => u.fsPath);
     if (files === undefined || files.length === 0) return [];
-    const existing = existingChoice(args) ?? (args.skipConfirmation === true ? 'replace' : undefined);
-    return this.uploadAll(node.account, place, files.map((f) => ({ name: path.basename(f), content: f })), existing);
+    return this.uploadAll(node.account, place, files.map((f) => ({ name: path.basename(f), content: f })), existingChoice(args));
   }
 
   /**
@@ -605,17 +621,14 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       if (existingChoice !== 'replace') {
         const existing = await withDelayedProgress(`Checking which blobs exist in ${place.container}`, true, (o) => data.existingBlobs(clients, place.container, named.map((f) => f.blob), o));
         let replace = false;
-        if (existing.length > 0) {
-          if (existingChoice === undefined) {
-            const what = existing.length === 1 ? `Blob "${existing[0]}" exists` : `${existing.length} of these blobs exist`;
-            // Skipping is offered only when something would still be uploaded.
-            const skip = existing.length < named.length ? [SKIP_EXISTING] : [];
-            const choice = await vscode.window.showWarningMessage(`${what} in container ${place.container}. Replace?`,
-              { modal: true, detail: `The blob content and properties are replaced; this cannot be undone.${skip.length > 0 ? ` ${SKIP_EXISTING} uploads only the ${named.length - existing.length === 1 ? 'file' : `${named.length - existing.length} files`} whose blob is new.` : ''}` },
-              'Replace', ...skip);
-            if (choice !== 'Replace' && choice !== SKIP_EXISTING) return [];
-            replace = choice === 'Replace';
-          }
+        if (existing.length > 0 && existingChoice === undefined) {
+          const what = existing.length === 1 ? `Blob "${existing[0]}" exists` : `${existing.length} of these blobs exist`;
+          const fresh = named.length - existing.length;
+          // Skipping is offered only when something would still be uploaded.
+          const answer = await askReplaceOrSkip(`${what} in container ${place.container}. Replace?`, 'The blob content and properties are replaced; this cannot be undone.',
+            fresh > 0 ? `uploads only the ${fresh === 1 ? 'file' : `${fresh} files`} whose blob is new.` : undefined);
+          if (answer === undefined) return [];
+          replace = answer === 'replace';
         }
         // Replaced only where the user said so: a blob that another client makes meanwhile stays
         // (a file skipped, or not asked about, is written only if its blob is still new).
@@ -624,10 +637,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       const { failures } = await withDelayedProgress(`Uploading to ${place.container}`, true, (o) => data.uploadBlobs(clients, place.container, items, o));
       this.refreshListing(`${account}/blob/${place.container}`);
       if (failures.length > 0) {
-        const shown = failures.slice(0, 5).map((f) => `${f.blob}: ${f.message}`);
-        if (failures.length > 5) shown.push(`… and ${failures.length - 5} more`);
         const skipped = named.length - items.length;
-        void notify('error', `Azurite: ${items.length - failures.length} of ${items.length} files uploaded to ${place.container}${skipped > 0 ? ` (${skipped} skipped: their blobs exist)` : ''}; not uploaded: ${shown.join('; ')}.`);
+        void notify('error', `Azurite: ${items.length - failures.length} of ${items.length} files uploaded to ${place.container}${skipped > 0 ? ` (${skipped} skipped: their blobs exist)` : ''}; not uploaded: ${firstFailures(failures.map((f) => `${f.blob}: ${f.message}`))}.`);
       }
       const failed = new Set(failures.map((f) => f.blob));
       return items.map((f) => f.blob).filter((b) => !failed.has(b));
