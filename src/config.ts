@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { DEFAULT_LOCATION_FOLDER, locationNeedsFolder, parseSettings, type LocationContext, type NamedFolder, type ParsedSettings, type RawSettings, type SecretSettings } from './core/settings';
+import { certificatePath, DEFAULT_LOCATION_FOLDER, locationNeedsFolder, parseSettings, type LocationContext, type NamedFolder, type ParsedSettings, type RawSettings, type SecretSettings } from './core/settings';
 import { SERVICE_KINDS } from './core/services';
 
 /** The settings section: the Azurite extension's, so existing settings.json files keep working. */
@@ -121,6 +121,14 @@ export function readSettings(globalStoragePath: string, chosenFolder?: string, s
     if (!setSomewhere) raw[`${kind}Port`] = undefined;
   }
   return parseSettings(raw as RawSettings, locationContext(globalStoragePath, chosenFolder), secrets);
+}
+
+/**
+ * The absolute path `azurite.cert` stands for now (core/settings.ts certificatePath), or undefined:
+ * the file whose password in Secret Storage the settings read.
+ */
+export function configuredCertificate(globalStoragePath: string, chosenFolder?: string): string | undefined {
+  return certificatePath(azuriteConfig().get<unknown>('cert'), locationContext(globalStoragePath, chosenFolder));
 }
 
 /**

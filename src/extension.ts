@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { COMMANDS, PASSIVE_CONTEXT_KEY } from './core/commandIds';
-import { DATA_FOLDER_KEY, dataFolderQuestionState, ensureDataFolderChosen, locationContext, readExtensionSettings, readSettings, warningThreshold } from './config';
+import { configuredCertificate, DATA_FOLDER_KEY, dataFolderQuestionState, ensureDataFolderChosen, locationContext, readExtensionSettings, readSettings, warningThreshold } from './config';
 import { MemoryAlerts, writeLimit } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
 import { notify, recordedNotifications, recordedActions, showOutcome, usePortNow } from './ui/notify';
@@ -33,8 +33,9 @@ import { Accounts } from './ui/accounts';
 import { accountKeySecret } from './core/accounts';
 import { StorageView, type StorageNode, type StorageTreeSnapshot } from './ui/storageView';
 import { bindToLoopback, ExposureAlerts } from './ui/exposureAlerts';
+import type { ExposedService } from './core/hosts';
 import { LocationNotice, useLocation } from './ui/locationNotice';
-import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, setCertificatePassword, watchPasswordSetting } from './ui/certificatePassword';
+import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, passwordSecretKey, setCertificatePassword, watchPasswordSetting } from './ui/certificatePassword';
 import type { ServiceKind } from './core/services';
 
 /**
@@ -115,14 +116,18 @@ export interface TestingApi extends ExtensionApi {
   engineCodeCache(): { state: CodeCacheState | undefined; file: string | undefined };
   /** Runs what "Bind to 127.0.0.1" on the exposure notification runs. */
   bindToLoopback(kind: ServiceKind): Promise<Outcome>;
+  /** Runs what a button (`choice`) of the exposure notification about `services` on `host` runs; the binds' outcomes. */
+  answerExposure(choice: string, services: readonly ExposedService[], host: string): Promise<Outcome[]>;
   /** Runs what Raise Limit on a memory notification runs once `mb` (MB) is typed; true when written. */
   raiseLimitTo(mb: number): Promise<boolean>;
   /** Runs what "Use Port N" on a port conflict's notification runs (the start's outcome; undefined when nothing started). */
   usePort(kind: ServiceKind, port: number): Promise<Outcome | undefined>;
   /** Runs what "Use That Folder" on the notice of the Azurite extension's data runs. */
   useLocation(folder: string): Promise<Outcome>;
-  /** The PFX password in Secret Storage, read back. */
-  storedCertificatePassword(): Thenable<string | undefined>;
+  /** The PFX password in Secret Storage of the certificate file at `cert` (absolute), or without it the one earlier versions kept for every workspace, read back. */
+  storedCertificatePassword(cert?: string): Thenable<string | undefined>;
+  /** This extension's Secret Storage (to store or remove what an earlier version kept, say). */
+  readonly secretStorage: vscode.SecretStorage;
   /** Runs what "Move to Secret Storage" on the azurite.pwd notice runs. */
   movePasswordToSecretStorage(): Promise<boolean>;
   /** The Storage view's tree as it shows now, expanded `depth` levels (first pages). */
@@ -175,11 +180,13 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   // The code cache's lines. A passive extension (above) neither logs them nor saves the cache.
   codeCache?.logTo((line) => channel.info(line));
 
-  // The PFX password from Secret Storage (Azurite: Set Certificate Password); a change applies like a settings change.
-  const password = new CertificatePassword(context.secrets, () => watcher.refresh());
   // The folder chosen for data in a multi-root workspace (ensureDataFolderChosen), if any.
   const dataFolder = (): string | undefined => context.workspaceState.get<string>(DATA_FOLDER_KEY);
-  const settings = () => readSettings(context.globalStorageUri.fsPath, dataFolder(), { pwd: password.current });
+  // The PFX password from Secret Storage (Azurite: Set Certificate Password), kept per certificate
+  // file; a change applies like a settings change.
+  const certificate = (): string | undefined => configuredCertificate(context.globalStorageUri.fsPath, dataFolder());
+  const password = new CertificatePassword(context.secrets, () => watcher.refresh(), certificate);
+  const settings = () => readSettings(context.globalStorageUri.fsPath, dataFolder(), { pwdFor: (cert) => password.passwordFor(cert) });
   const log = channelLog(channel);
   // The engine runs in a child process, which loads dist/engine.js through a V8 code cache in global
   // storage (later windows skip compiling azurite).
@@ -211,6 +218,9 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   // The settings watcher's (made below, once what it needs exists); before it, no limit change waits.
   let limitSettled = (): Promise<void> => Promise.resolve();
   const reload = async (): Promise<readonly Failure[]> => {
+    // A certificate set since: its stored password is read first, so that a start does not take the
+    // PFX for one without a password. Only then does the reload wait; otherwise it applies at once.
+    if (!password.loaded()) await password.load();
     const applied = emulator.updateSettings(settings());
     statusBar.refresh();
     terminal.refresh();
@@ -220,7 +230,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     emulator,
     reloadSettings: () => void reload(),
     showMemoryPanel: () => memoryPanel.show(),
-    setCertificatePassword: (given: unknown) => setCertificatePassword(password, given),
+    setCertificatePassword: (given: unknown) => setCertificatePassword(password, given, certificate()),
     accounts: async () => {
       // The keys, not the engine's round trip: the copied string only needs them.
       await accounts.known;
@@ -276,9 +286,11 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     const present = settings().errors.filter((e) => e.services.length === 0).map((e) => failure('setting', e.message, { setting: e.key }));
     for (const problem of [...present, ...problems]) showOutcome(problem, deps);
   });
+  // Services on an address other machines reach: said once per service and address ("Don't Show Again" per workspace).
+  const exposure = new ExposureAlerts(deps, dataIdle, context.workspaceState);
   context.subscriptions.push(
     target, accounts, statusBar, connectionEnv, terminal, watcher, memoryPanel, memoryAlerts, password,
-    new ExposureAlerts(deps, dataIdle), watchPasswordSetting(password, context.globalState),
+    exposure, watchPasswordSetting(password, context.globalState),
     DebugEnvironment.register(connectionEnv, debugEnabled, log, emulator),
     FunctionsStorage.register(new FunctionsStorage(emulator, connectionEnv, debugEnabled, deps, log, () => target.attached())),
     AzuriteTaskProvider.register(emulator, deps, (kinds, signal) => snapshots.reset({ skipConfirmation: true }, kinds, signal), () => target.attached()),
@@ -334,11 +346,13 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     settleInterrupted: (op, choice, args) => snapshots.settleInterrupted(op, choice, args),
     operationsStorage: () => (context.storageUri ?? context.globalStorageUri).fsPath,
     bindToLoopback: (kind) => bindToLoopback(kind, deps, dataIdle),
+    answerExposure: (choice, services, host) => exposure.answer(choice, services, host),
     usePort: (kind, port) => usePortNow(kind, port, deps),
     raiseLimitTo: (mb) => writeLimitWhole(mb),
     useLocation: (folder) => useLocation(folder, deps),
-    storedCertificatePassword: () => context.secrets.get(PASSWORD_SECRET_KEY),
+    storedCertificatePassword: (cert) => context.secrets.get(cert === undefined ? PASSWORD_SECRET_KEY : passwordSecretKey(cert)),
     movePasswordToSecretStorage: () => movePasswordToSecretStorage(password),
+    secretStorage: context.secrets,
     storageTree: (depth) => storageView.snapshot(depth),
     storageNode: (id) => storageView.node(id),
     storageDrop: (id, transfer) => storageView.handleDrop(storageView.node(id), transfer, new vscode.CancellationTokenSource().token),

@@ -111,15 +111,36 @@ export function reachableUrls(host: string, port: number, https: boolean, networ
   return hosts.map((h) => `${https ? 'https' : 'http'}://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port}/${account}`);
 }
 
+/** A service listening on a non-loopback address: its kind and port (what {@link exposureNotice} names). */
+export interface ExposedService {
+  readonly kind: ServiceKind;
+  readonly port: number;
+}
+
+/** "Blob", "Blob and Queue", "Blob, Queue, and Table" (English conjunction list). */
+export function listOf(words: readonly string[]): string {
+  return new Intl.ListFormat('en', { style: 'long', type: 'conjunction' }).format(words);
+}
+
 /**
- * The notification for a service that started on a non-loopback address: who can reach it, that
- * its account key is public, and the setting to change.
+ * The notification for services that started on one non-loopback address `host`: who can reach
+ * them, that their account key is public, and the settings to change. One service: "Azurite Blob
+ * listens on …, port 10000: …"; several (an autostart of all three): one notice naming each, in
+ * the order given.
+ * @param services at least one
  */
-export function exposureNotice(kind: ServiceKind, host: string, port: number): string {
-  const name = serviceName(kind);
-  return `Azurite ${name} listens on ${describeListenHost(host)}, port ${port}: other machines on your network can reach it, ` +
-    `and its account key is the public development key, so anyone who reaches it can read, change and delete its data. ` +
-    `azurite.${kind}Host is ${JSON.stringify(host)}; 127.0.0.1 keeps it on this machine.`;
+export function exposureNotice(services: readonly ExposedService[], host: string): string {
+  const one = services.length === 1;
+  const names = listOf(services.map((s) => serviceName(s.kind)));
+  const ports = listOf(services.map((s) => String(s.port)));
+  const settings = listOf(services.map((s) => `azurite.${s.kind}Host`));
+  return one
+    ? `Azurite ${names} listens on ${describeListenHost(host)}, port ${ports}: other machines on your network can reach it, ` +
+      `and its account key is the public development key, so anyone who reaches it can read, change and delete its data. ` +
+      `${settings} is ${JSON.stringify(host)}; 127.0.0.1 keeps it on this machine.`
+    : `Azurite ${names} listen on ${describeListenHost(host)}, ports ${ports}: other machines on your network can reach them, ` +
+      `and their account key is the public development key, so anyone who reaches them can read, change and delete their data. ` +
+      `${settings} are ${JSON.stringify(host)}; 127.0.0.1 keeps them on this machine.`;
 }
 
 /**

@@ -112,11 +112,24 @@ export interface LocationContext extends PathVariableContext {
 }
 
 /**
- * Values kept in VS Code's Secret Storage rather than settings.json. `pwd`: the PFX password stored
- * by `Azurite: Set Certificate Password`, used when `azurite.pwd` is not set (the setting wins).
+ * Values kept in VS Code's Secret Storage rather than settings.json. `pwdFor`: the PFX password
+ * stored by `Azurite: Set Certificate Password` for the certificate file at an absolute path (as
+ * {@link certificatePath} resolves `azurite.cert`), used when `azurite.pwd` is not set (the setting
+ * wins); undefined when none is stored for it.
  */
 export interface SecretSettings {
-  readonly pwd?: string;
+  readonly pwdFor?: (cert: string) => string | undefined;
+}
+
+/**
+ * `azurite.cert` resolved to the absolute path the settings use (as `azurite.location` resolves,
+ * a relative path needing a folder), or undefined when unset, not a string or not resolvable (the
+ * settings then report it). What a stored certificate password is kept for.
+ */
+export function certificatePath(cert: unknown, location: LocationContext): string | undefined {
+  if (typeof cert !== 'string' || cert.trim() === '') return undefined;
+  const resolved = resolveLocation(cert, { ...location, relativeNeedsFolder: true });
+  return typeof resolved === 'string' ? resolved : undefined;
 }
 
 /** The result of {@link parseSettings}: options built from every valid value, plus the errors. */
@@ -229,7 +242,7 @@ export function parseSettings(raw: RawSettings, location: LocationContext, secre
     }
   }
 
-  const { https, oauth } = parseHttps(raw, location, fail, secrets.pwd);
+  const { https, oauth } = parseHttps(raw, location, fail, secrets.pwdFor);
 
   const loose = bool('loose', ALL);
   let apiVersionCheck: ApiVersionCheck = DEFAULT_API_VERSION_CHECK;
@@ -289,7 +302,7 @@ type Fail = (key: string, value: unknown, fix: string, services: readonly Servic
  * no OAuth, an incomplete combination is an error that blocks every service. Empty strings are unset.
  * Paths resolve like `azurite.location` ({@link resolveLocation}). The password is never shown.
  */
-function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail, secretPwd: string | undefined): { https: HttpsOptions | undefined; oauth: 'basic' | undefined } {
+function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail, secretPwdFor: ((cert: string) => string | undefined) | undefined): { https: HttpsOptions | undefined; oauth: 'basic' | undefined } {
   const given = (key: string): boolean => {
     const v = raw[key];
     return v !== undefined && v !== null && !(typeof v === 'string' && (key === 'pwd' ? v === '' : v.trim() === ''));
@@ -319,6 +332,7 @@ function parseHttps(raw: RawSettings, ctx: LocationContext, fail: Fail, secretPw
 
   // The stored password stands in for an unset azurite.pwd, and only where a PFX is configured: a
   // password kept for another project is no error here.
+  const secretPwd = cert !== undefined && !given('key') ? secretPwdFor?.(cert) : undefined;
   const fromSecret = pwd === undefined && !given('pwd') && given('cert') && !given('key') && secretPwd !== undefined && secretPwd !== '';
   if (fromSecret) pwd = secretPwd;
 

@@ -14,6 +14,8 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import * as vscode from 'vscode';
 import { LIFECYCLE_BOUNDS } from '../../src/core/bounds';
 import { exposureNotice } from '../../src/core/hosts';
+import { PASSWORD_SECRET_KEY, passwordSecretKey } from '../../src/ui/certificatePassword';
+import { BIND_TO_LOOPBACK, DONT_SHOW_AGAIN } from '../../src/ui/exposureAlerts';
 import { PROGRESS_DELAY_MS } from '../../src/ui/progress';
 import type { Outcome } from '../../src/emulator/serviceManager';
 import { api, configure, manyBlobsSnapshot, reset, waitFor } from './helpers';
@@ -25,7 +27,7 @@ describe('Exposure, bounded starts and the certificate password', function () {
   this.timeout(60_000);
   before(reset);
   afterEach(async () => {
-    for (const key of ['blobHost', 'cert', 'pwd', 'location']) await config().update(key, undefined, target);
+    for (const key of ['blobHost', 'queueHost', 'tableHost', 'cert', 'pwd', 'location']) await config().update(key, undefined, target);
     await reset();
   });
 
@@ -36,7 +38,7 @@ describe('Exposure, bounded starts and the certificate password', function () {
     const shown = a.notifications().length;
     assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
     const port = a.emulator.endpoint('blob')!.port;
-    const notice = exposureNotice('blob', '0.0.0.0', port);
+    const notice = exposureNotice([{ kind: 'blob', port }], '0.0.0.0');
     await waitFor('the exposure notification', () => a.notifications().slice(shown).includes(notice));
     const item = a.statusItems().blob;
     assert.equal(item.backgroundColor, 'statusBarItem.warningBackground');
@@ -75,6 +77,47 @@ describe('Exposure, bounded starts and the certificate password', function () {
     assert.equal(a.statusItems().blob.backgroundColor, undefined);
     const exposureNotices = a.notifications().slice(shown).filter((n) => n.startsWith('Azurite Blob listens on'));
     assert.equal(exposureNotices.length, 2, 'the restart on 127.0.0.1 adds no notice');
+  });
+
+  it('services started together on 0.0.0.0 share one notice; Don\'t Show Again is kept per service and address; Bind binds each', async () => {
+    const a = await api();
+    const kinds = ['blob', 'queue', 'table'] as const;
+    const hosts = async (host: string): Promise<void> => {
+      for (const kind of kinds) await config().update(`${kind}Host`, host, target);
+      await waitFor(`the hosts ${host} to reach the emulator`, () => kinds.every((k) => a.emulator.options.services[k].host === host));
+    };
+    const exposureNotices = (from: number): string[] => a.notifications().slice(from).filter((n) => /^Azurite [A-Za-z, ]+ listens? on /.test(n));
+    const ports = () => kinds.map((kind) => ({ kind, port: a.emulator.endpoint(kind)!.port }));
+    await hosts('0.0.0.0');
+    let shown = a.notifications().length;
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start'), [{ ok: true }, { ok: true }, { ok: true }]);
+    const all = exposureNotice(ports(), '0.0.0.0');
+    assert.match(all, /^Azurite Blob, Queue, and Table listen on all interfaces \(0\.0\.0\.0\), ports /);
+    await waitFor('the one notice', () => exposureNotices(shown).length > 0 || undefined);
+    assert.deepEqual(exposureNotices(shown), [all]);
+    assert.deepEqual(a.notificationActions(all), [BIND_TO_LOOPBACK, DONT_SHOW_AGAIN]);
+
+    // What "Don't Show Again" runs, for Queue and Table (Blob's notice is what the other tests check).
+    assert.deepEqual(await a.answerExposure(DONT_SHOW_AGAIN, ports().slice(1), '0.0.0.0'), []);
+    // Back on loopback, then on 0.0.0.0 again: Blob warns again (alone), Queue and Table do not.
+    await vscode.commands.executeCommand('azurite.close');
+    await hosts('127.0.0.1');
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start'), [{ ok: true }, { ok: true }, { ok: true }]);
+    await vscode.commands.executeCommand('azurite.close');
+    await hosts('0.0.0.0');
+    shown = a.notifications().length;
+    assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start'), [{ ok: true }, { ok: true }, { ok: true }]);
+    const blobOnly = exposureNotice(ports().slice(0, 1), '0.0.0.0');
+    await waitFor('Blob\'s notice', () => exposureNotices(shown).length > 0 || undefined);
+    assert.deepEqual(exposureNotices(shown), [blobOnly]);
+    assert.equal(a.statusItems().queue.backgroundColor, 'statusBarItem.warningBackground', 'the item still says it');
+
+    // What "Bind to 127.0.0.1" runs for a notice naming two services: each is bound and restarted.
+    await configure({ restartOnConfigChange: true });
+    assert.deepEqual(await a.answerExposure(BIND_TO_LOOPBACK, ports().slice(0, 2), '0.0.0.0'), [{ ok: true }, { ok: true }]);
+    await waitFor('Blob and Queue on 127.0.0.1', () => a.emulator.endpoint('blob')?.host === '127.0.0.1' && a.emulator.endpoint('queue')?.host === '127.0.0.1');
+    assert.deepEqual(kinds.map((k) => config().inspect<string>(`${k}Host`)?.workspaceValue), ['127.0.0.1', '127.0.0.1', '0.0.0.0']);
+    await a.settled();
   });
 
   it('Bind to 127.0.0.1 of a Blob on disk restarts it once an import under way is done, and the import completes', async function () {
@@ -153,18 +196,63 @@ describe('Exposure, bounded starts and the certificate password', function () {
     assert.equal(a.statusItems().blob.backgroundColor, undefined);
   });
 
-  it('Set Certificate Password stores into Secret Storage; the settings use it for a PFX; never shown', async () => {
+  it('Set Certificate Password stores into Secret Storage for the file azurite.cert names; each file keeps its own; never shown', async () => {
     const a = await api();
     const secret = 'pfx pass 12 ✓';
+    const [dev, other] = ['/nonexistent/dev.pfx', '/nonexistent/other.pfx'];
     const shown = a.notifications().length;
-    assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', secret), true);
-    assert.equal(await a.storedCertificatePassword(), secret);
-    await config().update('cert', '/nonexistent/dev.pfx', target);
-    await waitFor('the PFX with the stored password', () => a.emulator.options.https?.pwdFromSecretStorage === true && a.emulator.options.https.pwd === secret);
-    assert.deepEqual(a.emulator.settingErrors('blob'), []);
-    assert.ok(a.notifications().slice(shown).every((n) => !n.includes(secret)));
-    assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', ''), true);
-    assert.equal(await a.storedCertificatePassword(), undefined);
+    try {
+      // No azurite.cert: no file to keep it for, and the error says what to set.
+      assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', secret), false);
+      const first = 'Azurite: set azurite.cert to your PFX file first; the certificate password is kept for that file.';
+      assert.ok(a.notifications().slice(shown).includes(first));
+      assert.deepEqual(a.notificationActions(first), ['Open Settings']);
+      assert.equal(await a.storedCertificatePassword(), undefined);
+
+      await config().update('cert', dev, target);
+      await waitFor('dev.pfx to reach the emulator', () => a.emulator.settingErrors('blob').some((e) => e.startsWith('azurite.cert ')) || undefined);
+      assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', secret), true);
+      assert.equal(await a.storedCertificatePassword(dev), secret);
+      await waitFor('the PFX with the stored password', () => a.emulator.options.https?.pwdFromSecretStorage === true && a.emulator.options.https.pwd === secret);
+      assert.deepEqual(a.emulator.settingErrors('blob'), []);
+
+      // Another project's file: not this password. It gets its own, and dev.pfx keeps its one.
+      await config().update('cert', other, target);
+      await waitFor('other.pfx without a password', () => (a.emulator.options.https === undefined && a.emulator.settingErrors('blob').some((e) => e.startsWith('azurite.cert '))) || undefined);
+      assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', 'other pass'), true);
+      await waitFor('other.pfx with its password', () => a.emulator.options.https?.cert === other && a.emulator.options.https.pwd === 'other pass');
+      await config().update('cert', dev, target);
+      await waitFor('dev.pfx with its own password again', () => a.emulator.options.https?.cert === dev && a.emulator.options.https.pwd === secret);
+      assert.ok(a.notifications().slice(shown).every((n) => !n.includes(secret) && !n.includes('other pass')));
+
+      assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', ''), true);
+      assert.equal(await a.storedCertificatePassword(dev), undefined);
+      assert.equal(await a.storedCertificatePassword(other), 'other pass');
+    } finally {
+      for (const cert of [dev, other]) await a.secretStorage.delete(passwordSecretKey(cert));
+    }
+  });
+
+  it('the password earlier versions kept for every workspace stands in for a file without its own, until one is set or removed for it', async () => {
+    const a = await api();
+    const [one, two] = ['/nonexistent/one.pfx', '/nonexistent/two.pfx'];
+    try {
+      await config().update('cert', one, target);
+      await waitFor('one.pfx to reach the emulator', () => a.emulator.settingErrors('blob').some((e) => e.startsWith('azurite.cert ')) || undefined);
+      // As an earlier version stored it: the settings take it up at once (Secret Storage's change event).
+      await a.secretStorage.store(PASSWORD_SECRET_KEY, 'shared pw');
+      await waitFor('one.pfx with the shared password', () => a.emulator.options.https?.pwd === 'shared pw' || undefined);
+      assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', 'own pw'), true);
+      await waitFor('one.pfx with its own', () => a.emulator.options.https?.pwd === 'own pw' || undefined);
+      // Removed for one.pfx: the shared one no longer stands in there, and still does for two.pfx.
+      assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', ''), true);
+      await waitFor('one.pfx without a password', () => (a.emulator.options.https === undefined && a.emulator.settingErrors('blob').some((e) => e.startsWith('azurite.cert '))) || undefined);
+      assert.equal(await a.storedCertificatePassword(), 'shared pw', 'other workspaces keep the shared one');
+      await config().update('cert', two, target);
+      await waitFor('two.pfx with the shared password', () => (a.emulator.options.https?.cert === two && a.emulator.options.https.pwd === 'shared pw') || undefined);
+    } finally {
+      for (const key of [PASSWORD_SECRET_KEY, passwordSecretKey(one), passwordSecretKey(two)]) await a.secretStorage.delete(key);
+    }
   });
 
   it('a certificate password in Secret Storage that does not open the PFX fails the start with Set Certificate Password to offer, not Open Settings', async () => {
@@ -179,8 +267,9 @@ describe('Exposure, bounded starts and the certificate password', function () {
       assert.equal(made.status, 0, `openssl (the test needs its CLI): ${made.error?.message ?? made.stderr}`);
     }
     try {
-      await vscode.commands.executeCommand('azurite.setCertificatePassword', 'not the one');
       await config().update('cert', pfx, target);
+      await waitFor('the PFX to reach the emulator', () => a.emulator.settingErrors('blob').some((e) => e.startsWith('azurite.cert ')) || undefined);
+      await vscode.commands.executeCommand('azurite.setCertificatePassword', 'not the one');
       await waitFor('the PFX with the stored password', () => a.emulator.options.https?.pwdFromSecretStorage === true || undefined);
       const [outcome] = await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob');
       assert.ok(outcome !== undefined && !outcome.ok && outcome.secret === 'certificatePassword', JSON.stringify(outcome));
@@ -188,14 +277,16 @@ describe('Exposure, bounded starts and the certificate password', function () {
       const message = await waitFor('the error', () => a.notifications().find((n) => n.startsWith('The certificate password in Secret Storage')));
       assert.deepEqual(a.notificationActions(message), ['Set Certificate Password']);
     } finally {
+      await a.secretStorage.delete(passwordSecretKey(pfx));
       await config().update('cert', undefined, target);
-      await vscode.commands.executeCommand('azurite.setCertificatePassword', '');
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it('azurite.pwd in settings.json: a one-time notice; Move to Secret Storage stores it and removes the setting', async () => {
     const a = await api();
+    const dev = '/nonexistent/dev.pfx';
+    await config().update('cert', dev, target);
     const shown = a.notifications().length;
     await config().update('pwd', 'from-settings', target);
     const notice = await waitFor('the move notice', () => a.notifications().slice(shown).find((n) => n.startsWith('azurite.pwd keeps your certificate password in settings.json in plain text.')));
@@ -203,42 +294,51 @@ describe('Exposure, bounded starts and the certificate password', function () {
     assert.match(notice, /the setting is removed from this workspace's settings \(anyone who shares that file then sets the password with "Azurite: Set Certificate Password" too\)\.$/);
     assert.equal(await a.movePasswordToSecretStorage(), true);
     assert.equal(config().inspect<string>('pwd')?.workspaceValue, undefined);
-    assert.equal(await a.storedCertificatePassword(), 'from-settings');
+    assert.equal(await a.storedCertificatePassword(dev), 'from-settings');
     await config().update('pwd', 'again', target);
     await a.settled();
     const notices = a.notifications().slice(shown).filter((n) => n.startsWith('azurite.pwd keeps'));
     assert.equal(notices.length, 1, 'offered once');
-    await vscode.commands.executeCommand('azurite.setCertificatePassword', '');
+    await a.secretStorage.delete(passwordSecretKey(dev));
   });
 
   it('Move to Secret Storage loses no password: refused while user and workspace settings differ, or another one is stored', async () => {
     const a = await api();
     const user = vscode.ConfigurationTarget.Global;
+    const dev = '/nonexistent/dev.pfx';
     try {
-      await config().update('pwd', 'user-pw', user);
+      // No azurite.cert: no file to keep it for.
       await config().update('pwd', 'project-pw', target);
       let shown = a.notifications().length;
       assert.equal(await a.movePasswordToSecretStorage(), false);
+      assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: azurite.cert is not set')));
+      assert.equal(config().inspect<string>('pwd')?.workspaceValue, 'project-pw');
+
+      await config().update('cert', dev, target);
+      await config().update('pwd', 'user-pw', user);
+      await config().update('pwd', 'project-pw', target);
+      shown = a.notifications().length;
+      assert.equal(await a.movePasswordToSecretStorage(), false);
       assert.deepEqual([config().inspect<string>('pwd')?.globalValue, config().inspect<string>('pwd')?.workspaceValue], ['user-pw', 'project-pw']);
-      assert.equal(await a.storedCertificatePassword(), undefined);
+      assert.equal(await a.storedCertificatePassword(dev), undefined);
       assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: your workspace, user settings set different passwords')));
 
       await vscode.commands.executeCommand('azurite.setCertificatePassword', 'stored-before');
       await config().update('pwd', 'user-pw', target);
       shown = a.notifications().length;
       assert.equal(await a.movePasswordToSecretStorage(), false);
-      assert.equal(await a.storedCertificatePassword(), 'stored-before');
-      assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: it already holds another certificate password')));
+      assert.equal(await a.storedCertificatePassword(dev), 'stored-before');
+      assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: it already holds another password for azurite.cert')));
 
       // The same password everywhere, nothing else stored: moved, and removed from both places.
       await vscode.commands.executeCommand('azurite.setCertificatePassword', '');
       assert.equal(await a.movePasswordToSecretStorage(), true);
       assert.deepEqual([config().inspect<string>('pwd')?.globalValue, config().inspect<string>('pwd')?.workspaceValue], [undefined, undefined]);
-      assert.equal(await a.storedCertificatePassword(), 'user-pw');
+      assert.equal(await a.storedCertificatePassword(dev), 'user-pw');
     } finally {
       await config().update('pwd', undefined, user);
       await config().update('pwd', undefined, target);
-      await vscode.commands.executeCommand('azurite.setCertificatePassword', '');
+      await a.secretStorage.delete(passwordSecretKey(dev));
     }
   });
 });

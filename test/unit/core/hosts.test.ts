@@ -47,8 +47,12 @@ describe('core/hosts', () => {
   });
 
   it('says who can reach the service, that the key is public, and which setting keeps it local', () => {
-    assert.equal(exposureNotice('blob', '0.0.0.0', 10000),
+    assert.equal(exposureNotice([{ kind: 'blob', port: 10000 }], '0.0.0.0'),
       'Azurite Blob listens on all interfaces (0.0.0.0), port 10000: other machines on your network can reach it, and its account key is the public development key, so anyone who reaches it can read, change and delete its data. azurite.blobHost is "0.0.0.0"; 127.0.0.1 keeps it on this machine.');
+    // Services that started together: one notice naming each, its port and its setting.
+    assert.equal(exposureNotice([{ kind: 'blob', port: 10000 }, { kind: 'queue', port: 10001 }, { kind: 'table', port: 10002 }], '192.168.1.5'),
+      'Azurite Blob, Queue, and Table listen on 192.168.1.5, ports 10000, 10001, and 10002: other machines on your network can reach them, and their account key is the public development key, so anyone who reaches them can read, change and delete their data. azurite.blobHost, azurite.queueHost, and azurite.tableHost are "192.168.1.5"; 127.0.0.1 keeps them on this machine.');
+    assert.match(exposureNotice([{ kind: 'queue', port: 1 }, { kind: 'table', port: 2 }], '0.0.0.0'), /^Azurite Queue and Table listen on all interfaces \(0\.0\.0\.0\), ports 1 and 2: /);
   });
 
   it('reachesListener: a URL reaches our listener on its address, on loopback or this machine\'s addresses for a wildcard, never by another host name', () => {

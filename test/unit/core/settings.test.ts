@@ -5,6 +5,7 @@
 import * as assert from 'node:assert/strict';
 import {
   azuriteExtensionLocation,
+  certificatePath,
   DEFAULT_LOCATION_FOLDER,
   defaultLocation,
   errorsFor,
@@ -898,23 +899,37 @@ describe('core/settings: settings that contradict each other', () => {
 });
 
 describe('core/settings: the certificate password from Secret Storage', () => {
+  const stored = { pwdFor: () => 's3cret' };
+
+  it('asks for the password of the certificate file at its resolved path, only for a PFX', () => {
+    const asked: string[] = [];
+    const pwdFor = (cert: string): string | undefined => { asked.push(cert); return cert === `${WS}/certs/dev.pfx` ? 'mine' : undefined; };
+    assert.equal(parseSettings({ cert: 'certs/dev.pfx' }, withFolder, { pwdFor }).options.https?.pwd, 'mine');
+    assert.equal(parseSettings({ cert: '/elsewhere/dev.pfx' }, withFolder, { pwdFor }).options.https, undefined);
+    parseSettings({ cert: '/c/c.pem', key: '/c/k.pem' }, withFolder, { pwdFor });
+    assert.deepEqual(asked, [`${WS}/certs/dev.pfx`, '/elsewhere/dev.pfx']);
+    assert.equal(certificatePath('certs/dev.pfx', withFolder), asked[0]);
+    assert.equal(certificatePath('  ', withFolder), undefined);
+    assert.equal(certificatePath('certs/dev.pfx', { ...withFolder, workspaceFolder: undefined }), undefined, 'relative with no folder: the settings report it');
+  });
+
   it('uses the stored password for a PFX when azurite.pwd is unset, and says where it came from', () => {
-    const { options, errors } = parseSettings({ cert: '/c/dev.pfx' }, withFolder, { pwd: 's3cret' });
+    const { options, errors } = parseSettings({ cert: '/c/dev.pfx' }, withFolder, stored);
     assert.deepEqual(errors, []);
     assert.deepEqual(options.https, { cert: '/c/dev.pfx', pwd: 's3cret', pwdFromSecretStorage: true });
   });
 
   it('lets azurite.pwd win over the stored password', () => {
-    assert.deepEqual(parseSettings({ cert: '/c/dev.pfx', pwd: 'in-settings' }, withFolder, { pwd: 's3cret' }).options.https, { cert: '/c/dev.pfx', pwd: 'in-settings' });
+    assert.deepEqual(parseSettings({ cert: '/c/dev.pfx', pwd: 'in-settings' }, withFolder, stored).options.https, { cert: '/c/dev.pfx', pwd: 'in-settings' });
   });
 
   it('ignores a stored password without a certificate, and with a PEM key', () => {
-    assert.deepEqual(parseSettings({}, withFolder, { pwd: 's3cret' }), parseSettings({}, withFolder));
-    assert.deepEqual(parseSettings({ cert: '/c/c.pem', key: '/c/k.pem' }, withFolder, { pwd: 's3cret' }).options.https, { cert: '/c/c.pem', key: '/c/k.pem' });
+    assert.deepEqual(parseSettings({}, withFolder, stored), parseSettings({}, withFolder));
+    assert.deepEqual(parseSettings({ cert: '/c/c.pem', key: '/c/k.pem' }, withFolder, stored).options.https, { cert: '/c/c.pem', key: '/c/k.pem' });
   });
 
   it('never puts the stored password in a message', () => {
-    const { errors } = parseSettings({ cert: '/c/dev.pem' }, withFolder, { pwd: 's3cret' });
+    const { errors } = parseSettings({ cert: '/c/dev.pem' }, withFolder, stored);
     assert.equal(errors.length, 1);
     assert.ok(!errors[0]!.message.includes('s3cret'));
     assert.match(errors[0]!.message, /the password in Secret Storage only opens PFX files/);
