@@ -35,7 +35,7 @@ import { StorageView, type StorageNode, type StorageTreeSnapshot } from './ui/st
 import { bindToLoopback, ExposureAlerts } from './ui/exposureAlerts';
 import type { ExposedService } from './core/hosts';
 import { LocationNotice, useLocation } from './ui/locationNotice';
-import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, passwordSecretKey, setCertificatePassword, watchPasswordSetting } from './ui/certificatePassword';
+import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, passwordSecretKey, REMOVED_MARK, setCertificatePassword, watchPasswordSetting } from './ui/certificatePassword';
 import type { ServiceKind } from './core/services';
 
 /**
@@ -124,7 +124,7 @@ export interface TestingApi extends ExtensionApi {
   usePort(kind: ServiceKind, port: number): Promise<Outcome | undefined>;
   /** Runs what "Use That Folder" on the notice of the Azurite extension's data runs. */
   useLocation(folder: string): Promise<Outcome>;
-  /** The PFX password in Secret Storage of the certificate file at `cert` (absolute), or without it the one earlier versions kept for every workspace, read back. */
+  /** The PFX password in Secret Storage of the certificate file at `cert` (absolute; undefined when none or removed), or without it the one for every file without its own, read back. */
   storedCertificatePassword(cert?: string): Thenable<string | undefined>;
   /** This extension's Secret Storage (to store or remove what an earlier version kept, say). */
   readonly secretStorage: vscode.SecretStorage;
@@ -219,8 +219,13 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
   let limitSettled = (): Promise<void> => Promise.resolve();
   const reload = async (): Promise<readonly Failure[]> => {
     // A certificate set since: its stored password is read first, so that a start does not take the
-    // PFX for one without a password. Only then does the reload wait; otherwise it applies at once.
-    if (!password.loaded()) await password.load();
+    // PFX for one without a password. Only then does the reload wait; otherwise it applies at once
+    // (the settings watcher looks for restarts right after calling it, against the settings applied).
+    if (!password.loaded()) {
+      await password.load();
+      // The watcher looked before these settings applied: it reads them again (now at once) and looks again.
+      watcher.refresh();
+    }
     const applied = emulator.updateSettings(settings());
     statusBar.refresh();
     terminal.refresh();
@@ -230,7 +235,19 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     emulator,
     reloadSettings: () => void reload(),
     showMemoryPanel: () => memoryPanel.show(),
-    setCertificatePassword: (given: unknown) => setCertificatePassword(password, given, certificate()),
+    setCertificatePassword: async (given: unknown) => {
+      // A relative azurite.cert in a multi-root workspace resolves against the folder a start uses.
+      if (!(await ensureDataFolderChosen(context.workspaceState))) return false;
+      // Started again once the new password is stored (the Set Certificate Password of their failure).
+      const failed = emulator.failedForCertificatePassword();
+      const cert = certificate();
+      const stored = await setCertificatePassword(password, given, cert);
+      if (stored && cert !== undefined && password.storedFor(cert) !== undefined && failed.length > 0 && await deps.prepareStart()) {
+        const outcomes = await Promise.all(failed.filter((k) => emulator.status(k).status === 'closed').map((k) => emulator.start(k)));
+        for (const outcome of outcomes) showOutcome(outcome, deps);
+      }
+      return stored;
+    },
     accounts: async () => {
       // The keys, not the engine's round trip: the copied string only needs them.
       await accounts.known;
@@ -350,7 +367,10 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     usePort: (kind, port) => usePortNow(kind, port, deps),
     raiseLimitTo: (mb) => writeLimitWhole(mb),
     useLocation: (folder) => useLocation(folder, deps),
-    storedCertificatePassword: (cert) => context.secrets.get(cert === undefined ? PASSWORD_SECRET_KEY : passwordSecretKey(cert)),
+    storedCertificatePassword: async (cert) => {
+      const value = await context.secrets.get(cert === undefined ? PASSWORD_SECRET_KEY : passwordSecretKey(cert));
+      return value === REMOVED_MARK ? undefined : value;
+    },
     movePasswordToSecretStorage: () => movePasswordToSecretStorage(password),
     secretStorage: context.secrets,
     storageTree: (depth) => storageView.snapshot(depth),

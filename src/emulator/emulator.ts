@@ -154,7 +154,7 @@ export class Emulator {
   /** Whether each service was last started in memory mode (settings may have changed since). */
   private readonly lastStartInMemory: Record<ServiceKind, boolean> = { blob: false, queue: false, table: false };
   /** Each service's last start, while it failed: its options and message; a change of them clears that error. */
-  private readonly failedStart: Partial<Record<ServiceKind, { readonly options: EmulatorOptions; readonly message: string }>> = {};
+  private readonly failedStart: Partial<Record<ServiceKind, { readonly options: EmulatorOptions; readonly message: string; readonly secret?: Failure['secret'] }>> = {};
   /** The options each running service was started with. */
   private readonly startedWith: Partial<Record<ServiceKind, EmulatorOptions>> = {};
   /** Each service's lifecycle operations, one at a time (./lifecycleQueue.ts). */
@@ -508,6 +508,15 @@ export class Emulator {
     return errorsFor(this.settings.errors, kind).map((e) => e.message);
   }
 
+  /**
+   * The services whose last start failed because the certificate password in Secret Storage does
+   * not open the PFX (`Failure.secret`), while that failure still stands (no settings change since
+   * that would start them differently): what a new password should start again.
+   */
+  failedForCertificatePassword(): ServiceKind[] {
+    return SERVICE_KINDS.filter((k) => this.failedStart[k]?.secret === 'certificatePassword' && this.status(k).status === 'closed');
+  }
+
   /** True when `azurite.<kind>Port` holds a value that is not a port (the options then hold the default). */
   portSettingInvalid(kind: ServiceKind): boolean {
     return this.settings.errors.some((e) => e.key === `azurite.${kind}Port` && !isPortNumber(e.value));
@@ -713,7 +722,7 @@ export class Emulator {
     this.closedInStart.set(kind, undefined);
     const outcome = await this.services[kind].start(options, this.blockers(kind), async (o) => this.ownPortHolder(o) ?? this.checkMemoryLimit(o, true), seedSignal);
     // A cancelled start (a stop asked while it waited) shows no error to forget later.
-    this.failedStart[kind] = outcome.ok || outcome.reason === 'cancelled' ? undefined : { options: startedWith, message: outcome.message };
+    this.failedStart[kind] = outcome.ok || outcome.reason === 'cancelled' ? undefined : { options: startedWith, message: outcome.message, secret: outcome.secret };
     // In the start's own folder, and before anything queued after the start (a stop writes a new marker).
     // A report that fails (a log that throws) never fails the start.
     if (outcome.ok && !options.inMemory) await this.reportUnfinishedSave(kind, options.location).catch(() => undefined);

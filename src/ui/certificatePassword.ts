@@ -17,10 +17,21 @@ import { notify, showOutcome } from './notify';
  * read: it stands in for a certificate file that has no password of its own.
  */
 export const PASSWORD_SECRET_KEY = 'azurite.pwd';
-/** The Secret Storage key of the password of the certificate file at the absolute path `cert`. */
-export function passwordSecretKey(cert: string): string {
-  return `${PASSWORD_SECRET_KEY}:${cert}`;
+/**
+ * The Secret Storage key of the password of the certificate file at the absolute path `cert`. On
+ * Windows the drive letter is lower-cased: VS Code gives folder paths with a lower-case one, a user
+ * may type `C:\`, and both name one file.
+ */
+export function passwordSecretKey(cert: string, platform: NodeJS.Platform = process.platform): string {
+  const file = platform === 'win32' ? cert.replace(/^[A-Za-z]:/, (drive) => drive.toLowerCase()) : cert;
+  return `${PASSWORD_SECRET_KEY}:${file}`;
 }
+/**
+ * What a certificate file's entry holds once its password was removed while the shared one of
+ * earlier versions exists: "none here", so that one no longer stands in. Not an empty string,
+ * which some Secret Storage providers read back as nothing.
+ */
+export const REMOVED_MARK = '\u0000removed';
 /** globalState key: the move of `azurite.pwd` to Secret Storage was offered (offered once). */
 export const MOVE_OFFERED_KEY = 'azurite.pwdMoveOffered';
 /** The action on the one-time notice. */
@@ -28,12 +39,12 @@ export const MOVE_TO_SECRET_STORAGE = 'Move to Secret Storage';
 
 /**
  * The stored passwords, kept in memory so settings can be read synchronously: the one of each
- * certificate file read so far, and the one earlier versions kept for every workspace. A stored
- * empty string is a password removed for that file while the shared one exists: it then stands
+ * certificate file read so far, and the one earlier versions kept for every workspace (which a
+ * moved user-level `azurite.pwd` also becomes). A file's entry holding {@link REMOVED_MARK} stands
  * for "none", not for the shared one.
  */
 export class CertificatePassword implements vscode.Disposable {
-  /** Per certificate file (absolute path) read so far: its own password, undefined when none is stored. */
+  /** Per certificate file read so far, by its Secret Storage key: what the entry holds, undefined when none is stored. */
   private readonly own = new Map<string, string | undefined>();
   /** The password earlier versions kept for every workspace ({@link PASSWORD_SECRET_KEY}). */
   private shared: string | undefined;
@@ -42,72 +53,87 @@ export class CertificatePassword implements vscode.Disposable {
   readonly ready: Promise<void>;
 
   /**
-   * @param changed called after a stored password read so far changes (re-read the settings, restart what needs it)
+   * @param changed called after a stored password read so far changes, in this window or another
+   *   (re-read the settings, restart what needs it)
    * @param configured the absolute path `azurite.cert` names now, or undefined (config.ts configuredCertificate)
    */
   constructor(private readonly secrets: vscode.SecretStorage, changed: () => void, private readonly configured: () => string | undefined) {
     this.ready = Promise.all([this.readShared(), this.load()]).then(() => undefined);
     this.subscription = secrets.onDidChange((e) => {
-      if (e.key === PASSWORD_SECRET_KEY) {
-        void this.readShared().then(changed);
-        return;
-      }
-      const cert = [...this.own.keys()].find((c) => passwordSecretKey(c) === e.key);
-      if (cert !== undefined) void this.readOwn(cert).then(changed);
+      if (e.key === PASSWORD_SECRET_KEY) void this.readShared().then(changed);
+      else if (this.own.has(e.key)) void this.readKey(e.key).then(changed);
     });
   }
 
-  /** The password stored for the certificate file at `cert` (absolute), else the shared one; undefined when neither is (or before it is read). */
+  /** The password for the certificate file at `cert` (absolute): its own, else the shared one; undefined when neither is stored (or before it is read). */
   passwordFor(cert: string): string | undefined {
-    return this.own.get(cert) ?? this.shared;
+    const own = this.own.get(passwordSecretKey(cert));
+    return own === REMOVED_MARK ? undefined : own ?? this.shared;
   }
 
-  /** The password stored for the configured certificate itself (not the shared one), if any. */
-  get storedForCertificate(): string | undefined {
-    const cert = this.configured();
-    const value = cert === undefined ? undefined : this.own.get(cert);
-    return value === '' ? undefined : value;
+  /** The password stored for the file at `cert` itself (not the shared one), if any. */
+  storedFor(cert: string): string | undefined {
+    const own = this.own.get(passwordSecretKey(cert));
+    return own === REMOVED_MARK ? undefined : own;
   }
 
-  /** True when `azurite.cert` names a file now. */
-  hasCertificate(): boolean {
-    return this.configured() !== undefined;
+  /** The password earlier versions kept for every workspace, if any (read at construction). */
+  get sharedPassword(): string | undefined {
+    return this.shared;
+  }
+
+  /** The absolute path `azurite.cert` names now, or undefined. */
+  certificate(): string | undefined {
+    return this.configured();
   }
 
   /** True when the configured certificate's password has been read (or none is configured): settings read now see it. */
   loaded(): boolean {
     const cert = this.configured();
-    return cert === undefined || this.own.has(cert);
+    return cert === undefined || this.own.has(passwordSecretKey(cert));
   }
 
   /** Reads the configured certificate's password, unless read already; never rejects. */
   async load(): Promise<void> {
     const cert = this.configured();
-    if (cert !== undefined && !this.own.has(cert)) await this.readOwn(cert);
+    if (cert !== undefined && !this.own.has(passwordSecretKey(cert))) await this.readKey(passwordSecretKey(cert));
   }
 
   /**
-   * Stores `password` for the configured certificate; an empty one removes it (and, where the shared
-   * password of earlier versions exists, keeps an empty entry, so that one no longer stands in).
-   * Resolves when stored and read back.
-   * @throws Error when no `azurite.cert` is set, or Secret Storage refuses (no keychain)
+   * Stores `password` for the certificate file at `cert` (absolute); an empty one removes it (where
+   * the shared password of earlier versions exists, the entry then holds {@link REMOVED_MARK}, so
+   * that one no longer stands in). Resolves when stored and read back; the change event that
+   * follows re-reads the settings.
+   * @throws Error when Secret Storage refuses (no keychain)
    */
-  async store(password: string): Promise<void> {
-    const cert = this.configured();
-    if (cert === undefined) throw new Error('azurite.cert is not set');
+  async store(cert: string, password: string): Promise<void> {
+    await this.ready;
     const key = passwordSecretKey(cert);
+    // Known before the write, so that its change event (in this window too) re-reads the settings.
+    if (!this.own.has(key)) await this.readKey(key);
     if (password !== '') await this.secrets.store(key, password);
-    else if (this.shared !== undefined) await this.secrets.store(key, '');
+    else if (this.shared !== undefined) await this.secrets.store(key, REMOVED_MARK);
     else await this.secrets.delete(key);
-    await this.readOwn(cert);
+    await this.readKey(key);
+  }
+
+  /**
+   * Stores `password` as the one for every certificate file without its own (what a user-level
+   * `azurite.pwd` was). Resolves when stored and read back.
+   * @throws Error when Secret Storage refuses (no keychain)
+   */
+  async storeShared(password: string): Promise<void> {
+    await this.ready;
+    await this.secrets.store(PASSWORD_SECRET_KEY, password);
+    await this.readShared();
   }
 
   dispose(): void {
     this.subscription.dispose();
   }
 
-  private async readOwn(cert: string): Promise<void> {
-    this.own.set(cert, await this.read(passwordSecretKey(cert)));
+  private async readKey(key: string): Promise<void> {
+    this.own.set(key, await this.read(key));
   }
 
   private async readShared(): Promise<void> {
@@ -128,14 +154,15 @@ export class CertificatePassword implements vscode.Disposable {
  * `azurite.setCertificatePassword`: asks for the password of the certificate file `azurite.cert`
  * names (masked) and stores it for that file. A string argument is stored without asking (scripts,
  * tests). Empty input removes the stored password.
- * @param certificate the absolute path `azurite.cert` names now, or undefined (then nothing is
- *   asked: an error notification says to set azurite.cert first, with Open Settings)
+ * @param certificate the absolute path `azurite.cert` names now (config.ts configuredCertificate),
+ *   or undefined: then nothing is asked, and an error notification says to set azurite.cert first,
+ *   with Open Settings
  * @returns true when something was stored or removed, false when the box was dismissed, no
  *   certificate is set, or Secret Storage refused (an error notification says so)
  */
 export async function setCertificatePassword(password: CertificatePassword, given: unknown, certificate: string | undefined): Promise<boolean> {
   if (certificate === undefined) {
-    showOutcome(failure('setting', 'Azurite: set azurite.cert to your PFX file first; the certificate password is kept for that file.', { setting: 'azurite.cert' }));
+    showOutcome(failure('setting', 'Azurite: set azurite.cert to your PFX file first (it is unset, or a relative path with no folder open); the certificate password is kept for that file.', { setting: 'azurite.cert' }));
     return false;
   }
   const file = path.basename(certificate);
@@ -147,7 +174,8 @@ export async function setCertificatePassword(password: CertificatePassword, give
   });
   if (value === undefined) return false;
   try {
-    await password.store(value);
+    // For the file the box named, even if azurite.cert changed while it was open.
+    await password.store(certificate, value);
   } catch (err) {
     // No keychain (a headless Linux, a remote without one): say so rather than "command failed".
     void notify('error', `Azurite: the certificate password could not be ${value === '' ? 'removed from' : 'stored in'} VS Code's Secret Storage (${(err as Error).message}). Set azurite.pwd in your settings instead.`);
@@ -169,42 +197,50 @@ function passwordText(value: unknown): string | undefined {
 }
 
 /**
- * Moves `azurite.pwd` from settings.json into Secret Storage, for the certificate file `azurite.cert`
- * names: stores the value in force and removes the setting from every place it is set (user,
- * workspace). Nothing is moved (and a warning says why) when no `azurite.cert` is set (the password
- * is kept for a file), when those places hold different passwords (the user one may serve other
- * workspaces), or when Secret Storage already holds another password for that file: each would lose
- * a password that is in use. A setting that cannot be written is said in an error notification.
+ * Moves `azurite.pwd` from settings.json into Secret Storage and removes the setting where it was
+ * moved from: a workspace value becomes the password of the certificate file `azurite.cert` names,
+ * a user value the one for every file without its own (as the user setting served every
+ * workspace). Nothing is moved (and a warning says why) when a workspace value has no `azurite.cert`
+ * to be kept for, or when Secret Storage already holds another password in the place a value would
+ * go: either would lose a password that is in use. A setting that cannot be written is said in an
+ * error notification.
  * @returns true when the password was moved
  */
 export async function movePasswordToSecretStorage(password: CertificatePassword): Promise<boolean> {
   await password.ready;
   await password.load();
   const config = azuriteConfig();
-  const value = passwordText(config.get<unknown>('pwd'));
-  if (value === undefined) return false;
-  if (!password.hasCertificate()) {
-    void notify('warning', 'azurite.pwd was not moved to Secret Storage: azurite.cert is not set, and Secret Storage keeps a password for the certificate file it names. Set azurite.cert first.');
-    return false;
-  }
+  if (passwordText(config.get<unknown>('pwd')) === undefined) return false;
   // Read without a resource, as every azurite.* setting is here: no workspace folder value.
   const where = config.inspect<unknown>('pwd');
-  const places = ([
-    [where?.workspaceValue, vscode.ConfigurationTarget.Workspace, 'workspace'],
-    [where?.globalValue, vscode.ConfigurationTarget.Global, 'user'],
-  ] as const).filter(([v]) => v !== undefined);
-  if (places.some(([v]) => passwordText(v) !== value)) {
-    void notify('warning', `azurite.pwd was not moved to Secret Storage: your ${places.map(([, , name]) => name).join(', ')} settings set different passwords, and moving the one in force would remove the other, which other workspaces may use. Keep azurite.pwd in one of them, or use "Azurite: Set Certificate Password".`);
+  const workspaceValue = passwordText(where?.workspaceValue);
+  const userValue = passwordText(where?.globalValue);
+  if (workspaceValue === undefined && userValue === undefined) return false; // set only where it cannot be moved from (a folder's settings)
+  const cert = password.certificate();
+  if (workspaceValue !== undefined && cert === undefined) {
+    void notify('warning', 'azurite.pwd was not moved to Secret Storage: azurite.cert is not set, and Secret Storage keeps a workspace\'s password for the certificate file it names. Set azurite.cert first.');
     return false;
   }
-  const stored = password.storedForCertificate;
-  if (stored !== undefined && stored !== value) {
+  const stored = cert === undefined ? undefined : password.storedFor(cert);
+  // What serves azurite.cert here once the setting is gone: its own entry, if any, must be the value in force now.
+  if (stored !== undefined && stored !== (workspaceValue ?? userValue)) {
     void notify('warning', 'azurite.pwd was not moved to Secret Storage: it already holds another password for azurite.cert (used where azurite.pwd is not set). Use "Azurite: Set Certificate Password" to replace it, then remove azurite.pwd.');
     return false;
   }
+  const shared = password.sharedPassword;
+  if (userValue !== undefined && shared !== undefined && shared !== userValue) {
+    void notify('warning', 'azurite.pwd was not moved to Secret Storage: your user settings\' password would become the one for every certificate file without its own, and Secret Storage already holds another one there (stored by an earlier version). Keep azurite.pwd, or use "Azurite: Set Certificate Password" for each file.');
+    return false;
+  }
   try {
-    await password.store(value);
-    for (const [, target] of places) await config.update('pwd', undefined, target);
+    if (workspaceValue !== undefined) {
+      await password.store(cert!, workspaceValue);
+      await config.update('pwd', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    if (userValue !== undefined) {
+      await password.storeShared(userValue);
+      await config.update('pwd', undefined, vscode.ConfigurationTarget.Global);
+    }
   } catch (err) {
     void notify('error', `azurite.pwd could not be moved to Secret Storage: ${(err as Error).message}`);
     return false;
@@ -219,13 +255,13 @@ export async function movePasswordToSecretStorage(password: CertificatePassword)
  */
 export async function offerPasswordMove(password: CertificatePassword, state: vscode.Memento): Promise<'moved' | 'declined' | 'none'> {
   // Without azurite.cert there is no file to keep the password for: offered once one is set.
-  if (passwordText(azuriteConfig().get<unknown>('pwd')) === undefined || !password.hasCertificate() || state.get<boolean>(MOVE_OFFERED_KEY) === true) return 'none';
+  if (passwordText(azuriteConfig().get<unknown>('pwd')) === undefined || password.certificate() === undefined || state.get<boolean>(MOVE_OFFERED_KEY) === true) return 'none';
   await state.update(MOVE_OFFERED_KEY, true);
   // Workspace settings may be shared (a .vscode/settings.json in source control): removing the
   // password there takes it from everyone who uses that file, so the notice says where it goes from.
   const where = azuriteConfig().inspect<unknown>('pwd');
   const places = [
-    ...(where?.globalValue !== undefined ? ['your user settings'] : []),
+    ...(where?.globalValue !== undefined ? ['your user settings (it then serves every workspace from Secret Storage, as it does from there)'] : []),
     ...(where?.workspaceValue !== undefined ? ['this workspace\'s settings (anyone who shares that file then sets the password with "Azurite: Set Certificate Password" too)'] : []),
   ];
   const choice = await notify('info',

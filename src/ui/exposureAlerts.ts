@@ -27,8 +27,8 @@ export const EXPOSURE_ACCEPTED_KEY = 'azurite.exposureAccepted';
  * the restarts of a Clean, a Reset or a settings change on the same address say nothing more (the
  * status bar item stays yellow). A start on loopback, or the host setting set back to loopback,
  * ends it: a later start on such an address notifies again, unless this workspace answered
- * "Don't Show Again" for that service and address. The notice waits until no start is under way
- * (its checks, listen or seed), so that the services an autostart starts together share one.
+ * "Don't Show Again" for that service and address. The notice waits until every start under way
+ * listens (not for seeds), so that the services an autostart starts together share one.
  */
 export class ExposureAlerts implements vscode.Disposable {
   private readonly subscriptions: { dispose(): void }[];
@@ -96,9 +96,13 @@ export class ExposureAlerts implements vscode.Disposable {
     return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
   }
 
-  /** Shows the pending notices once no start is under way (its checks, listen or seed). */
+  /**
+   * Shows the pending notices once every start under way listens (or has ended): not after a seed,
+   * during which the service already takes connections from other machines.
+   */
   private showWhenStartsEnd(): void {
-    if (this.pending.size > 0 && this.deps.emulator.startsUnderWay().length === 0) this.showPending();
+    const { emulator } = this.deps;
+    if (this.pending.size > 0 && emulator.startsUnderWay().every((k) => emulator.status(k).status === 'running')) this.showPending();
   }
 
   /** One notification per address for the pending services still running there, in service order. */
@@ -108,8 +112,12 @@ export class ExposureAlerts implements vscode.Disposable {
       const started = this.pending.get(kind);
       if (started === undefined) continue;
       const now = this.deps.emulator.status(kind);
-      // Stopped meanwhile, or restarted elsewhere: the notice would be about what no longer is.
-      if (now.status !== 'running' || now.endpoint.host !== started.host) continue;
+      // Stopped meanwhile, or restarted elsewhere: the notice would be about what no longer is, and
+      // a later start on that address says it.
+      if (now.status !== 'running' || now.endpoint.host !== started.host) {
+        if (this.notified.get(kind) === started.host) this.notified.delete(kind);
+        continue;
+      }
       byHost.set(started.host, [...(byHost.get(started.host) ?? []), { kind, port: now.endpoint.port }]);
     }
     this.pending.clear();

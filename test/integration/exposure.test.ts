@@ -10,6 +10,7 @@ import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as tls from 'node:tls';
 import { BlobServiceClient } from '@azure/storage-blob';
 import * as vscode from 'vscode';
 import { LIFECYCLE_BOUNDS } from '../../src/core/bounds';
@@ -204,7 +205,7 @@ describe('Exposure, bounded starts and the certificate password', function () {
     try {
       // No azurite.cert: no file to keep it for, and the error says what to set.
       assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', secret), false);
-      const first = 'Azurite: set azurite.cert to your PFX file first; the certificate password is kept for that file.';
+      const first = 'Azurite: set azurite.cert to your PFX file first (it is unset, or a relative path with no folder open); the certificate password is kept for that file.';
       assert.ok(a.notifications().slice(shown).includes(first));
       assert.deepEqual(a.notificationActions(first), ['Open Settings']);
       assert.equal(await a.storedCertificatePassword(), undefined);
@@ -228,6 +229,9 @@ describe('Exposure, bounded starts and the certificate password', function () {
       assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', ''), true);
       assert.equal(await a.storedCertificatePassword(dev), undefined);
       assert.equal(await a.storedCertificatePassword(other), 'other pass');
+      // One entry per file: on Windows, a drive letter typed in either case names the same one.
+      assert.equal(passwordSecretKey('C:\\certs\\dev.pfx', 'win32'), passwordSecretKey('c:\\certs\\dev.pfx', 'win32'));
+      assert.notEqual(passwordSecretKey('/C/dev.pfx', 'linux'), passwordSecretKey('/c/dev.pfx', 'linux'));
     } finally {
       for (const cert of [dev, other]) await a.secretStorage.delete(passwordSecretKey(cert));
     }
@@ -255,17 +259,10 @@ describe('Exposure, bounded starts and the certificate password', function () {
     }
   });
 
-  it('a certificate password in Secret Storage that does not open the PFX fails the start with Set Certificate Password to offer, not Open Settings', async () => {
+  it('a certificate password in Secret Storage that does not open the PFX fails the start with Set Certificate Password to offer, which starts it again', async () => {
     const a = await api();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pfx-'));
-    const [cert, key, pfx] = ['dev.pem', 'dev-key.pem', 'dev.pfx'].map((f) => path.join(dir, f));
-    for (const args of [
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1'],
-      ['pkcs12', '-export', '-in', cert, '-inkey', key, '-out', pfx, '-passout', 'pass:the right one'],
-    ]) {
-      const made = childProcess.spawnSync('openssl', args, { encoding: 'utf8' });
-      assert.equal(made.status, 0, `openssl (the test needs its CLI): ${made.error?.message ?? made.stderr}`);
-    }
+    const pfx = makePfx(dir, 'dev', 'the right one');
     try {
       await config().update('cert', pfx, target);
       await waitFor('the PFX to reach the emulator', () => a.emulator.settingErrors('blob').some((e) => e.startsWith('azurite.cert ')) || undefined);
@@ -276,8 +273,40 @@ describe('Exposure, bounded starts and the certificate password', function () {
       assert.match(outcome.message, /^The certificate password in Secret Storage does not open azurite\.cert/);
       const message = await waitFor('the error', () => a.notifications().find((n) => n.startsWith('The certificate password in Secret Storage')));
       assert.deepEqual(a.notificationActions(message), ['Set Certificate Password']);
+      // What that action runs, given the right password: the start that failed runs again.
+      assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', 'the right one'), true);
+      assert.equal(a.emulator.status('blob').status, 'running');
+      assert.equal(await servedCommonName(a.emulator.endpoint('blob')!.port), 'dev');
     } finally {
+      await vscode.commands.executeCommand('azurite.close');
       await a.secretStorage.delete(passwordSecretKey(pfx));
+      await config().update('cert', undefined, target);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a running service restarts on a newly set azurite.cert with the password stored for that file', async () => {
+    const a = await api();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pfx-'));
+    const [first, second] = [makePfx(dir, 'first', 'pw one'), makePfx(dir, 'second', 'pw two')];
+    try {
+      await configure({ restartOnConfigChange: true });
+      await config().update('cert', first, target);
+      await waitFor('first.pfx to reach the emulator', () => a.emulator.settingErrors('blob').some((e) => e.startsWith('azurite.cert ')) || undefined);
+      assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', 'pw one'), true);
+      await waitFor('first.pfx with its password', () => a.emulator.options.https?.pwd === 'pw one' || undefined);
+      assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+      assert.equal(await servedCommonName(a.emulator.endpoint('blob')!.port), 'first');
+      // A file this window has not read a password for (stored as another window would store it):
+      // read when azurite.cert names it, before the settings apply, then the restart.
+      await a.secretStorage.store(passwordSecretKey(second), 'pw two');
+      await config().update('cert', second, target);
+      await waitFor('Blob serving second.pfx', async () => (a.emulator.status('blob').status === 'running' && await servedCommonName(a.emulator.endpoint('blob')!.port) === 'second') || undefined);
+      await a.settled();
+      assert.deepEqual(a.emulator.settingErrors('blob'), []);
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      for (const pfx of [first, second]) await a.secretStorage.delete(passwordSecretKey(pfx));
       await config().update('cert', undefined, target);
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -302,43 +331,69 @@ describe('Exposure, bounded starts and the certificate password', function () {
     await a.secretStorage.delete(passwordSecretKey(dev));
   });
 
-  it('Move to Secret Storage loses no password: refused while user and workspace settings differ, or another one is stored', async () => {
+  it('Move to Secret Storage: a workspace value for azurite.cert\'s file, a user value for every file; refused where it would replace another', async () => {
     const a = await api();
     const user = vscode.ConfigurationTarget.Global;
     const dev = '/nonexistent/dev.pfx';
     try {
-      // No azurite.cert: no file to keep it for.
+      // No azurite.cert: no file to keep a workspace's password for.
       await config().update('pwd', 'project-pw', target);
       let shown = a.notifications().length;
       assert.equal(await a.movePasswordToSecretStorage(), false);
       assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: azurite.cert is not set')));
       assert.equal(config().inspect<string>('pwd')?.workspaceValue, 'project-pw');
 
+      // Both places, with different passwords: each goes where it served, and nothing is lost.
       await config().update('cert', dev, target);
       await config().update('pwd', 'user-pw', user);
-      await config().update('pwd', 'project-pw', target);
-      shown = a.notifications().length;
-      assert.equal(await a.movePasswordToSecretStorage(), false);
-      assert.deepEqual([config().inspect<string>('pwd')?.globalValue, config().inspect<string>('pwd')?.workspaceValue], ['user-pw', 'project-pw']);
-      assert.equal(await a.storedCertificatePassword(dev), undefined);
-      assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: your workspace, user settings set different passwords')));
-
-      await vscode.commands.executeCommand('azurite.setCertificatePassword', 'stored-before');
-      await config().update('pwd', 'user-pw', target);
-      shown = a.notifications().length;
-      assert.equal(await a.movePasswordToSecretStorage(), false);
-      assert.equal(await a.storedCertificatePassword(dev), 'stored-before');
-      assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: it already holds another password for azurite.cert')));
-
-      // The same password everywhere, nothing else stored: moved, and removed from both places.
-      await vscode.commands.executeCommand('azurite.setCertificatePassword', '');
       assert.equal(await a.movePasswordToSecretStorage(), true);
       assert.deepEqual([config().inspect<string>('pwd')?.globalValue, config().inspect<string>('pwd')?.workspaceValue], [undefined, undefined]);
-      assert.equal(await a.storedCertificatePassword(dev), 'user-pw');
+      assert.equal(await a.storedCertificatePassword(dev), 'project-pw');
+      assert.equal(await a.storedCertificatePassword(), 'user-pw');
+      await waitFor('dev.pfx with the moved password', () => a.emulator.options.https?.pwd === 'project-pw' || undefined);
+
+      // Another password already kept for the file, or for every file: refused, the setting kept.
+      await config().update('pwd', 'another', target);
+      shown = a.notifications().length;
+      assert.equal(await a.movePasswordToSecretStorage(), false);
+      assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: it already holds another password for azurite.cert')));
+      assert.equal(config().inspect<string>('pwd')?.workspaceValue, 'another');
+      await config().update('pwd', undefined, target);
+      await a.secretStorage.delete(passwordSecretKey(dev));
+      await config().update('pwd', 'user-other', user);
+      shown = a.notifications().length;
+      assert.equal(await a.movePasswordToSecretStorage(), false);
+      assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: your user settings\' password would become the one for every certificate file')));
+      assert.equal(await a.storedCertificatePassword(), 'user-pw');
     } finally {
       await config().update('pwd', undefined, user);
       await config().update('pwd', undefined, target);
-      await a.secretStorage.delete(passwordSecretKey(dev));
+      for (const key of [PASSWORD_SECRET_KEY, passwordSecretKey(dev)]) await a.secretStorage.delete(key);
     }
   });
 });
+
+/** Makes `<dir>/<name>.pfx` (a self-signed EC certificate for 127.0.0.1, common name `name`) with `password`; its path. */
+function makePfx(dir: string, name: string, password: string): string {
+  const [cert, key, pfx] = [`${name}.pem`, `${name}-key.pem`, `${name}.pfx`].map((f) => path.join(dir, f));
+  for (const args of [
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=${name}`, '-addext', 'subjectAltName=IP:127.0.0.1'],
+    ['pkcs12', '-export', '-in', cert, '-inkey', key, '-out', pfx, '-passout', `pass:${password}`],
+  ]) {
+    const made = childProcess.spawnSync('openssl', args, { encoding: 'utf8' });
+    assert.equal(made.status, 0, `openssl (the test needs its CLI): ${made.error?.message ?? made.stderr}`);
+  }
+  return pfx;
+}
+
+/** The common name of the certificate served on 127.0.0.1:`port`. */
+function servedCommonName(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+      const cn = socket.getPeerCertificate().subject?.CN;
+      socket.end();
+      resolve(Array.isArray(cn) ? cn.join(',') : String(cn));
+    });
+    socket.once('error', reject);
+  });
+}
