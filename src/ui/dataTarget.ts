@@ -45,15 +45,20 @@ export class DataTarget implements vscode.Disposable {
         if (e.affectsConfiguration(ATTACH_SETTING)) void this.reread();
       }),
     );
+    // An attach refused for naming a local service applies once the local services have stopped:
+    // not during a restart or a Clean (its stop, then its start), nor service by service. Looked at
+    // when a state changes and when a start ends (one that failed ends after its `closed`).
+    const stoppedForGood = (): boolean => this.refusedOwn && SERVICE_KINDS.every((k) => emulator.status(k).status === 'closed') && emulator.startsUnderWay().length === 0;
     const sub = emulator.onDidChangeState(() => {
-      // An attach refused for naming a local service applies once the local services have stopped:
-      // not during a restart or a Clean (its stop, then its start), nor service by service.
-      if (this.refusedOwn && SERVICE_KINDS.every((k) => emulator.status(k).status === 'closed') && emulator.startsUnderWay().length === 0) void this.reread();
+      if (stoppedForGood()) void this.reread();
       else this.changed.fire();
+    });
+    const starts = emulator.onDidChangeStartsUnderWay(() => {
+      if (stoppedForGood()) void this.reread();
     });
     // A service's certificate, read once it listens: its clients trust it from now on.
     const trust = emulator.onDidTrustCertificate(() => this.changed.fire());
-    this.subscriptions.push({ dispose: () => sub.dispose() }, { dispose: () => trust.dispose() });
+    this.subscriptions.push({ dispose: () => sub.dispose() }, { dispose: () => starts.dispose() }, { dispose: () => trust.dispose() });
     this.report();
   }
 
@@ -147,14 +152,19 @@ export class DataTarget implements vscode.Disposable {
   /**
    * An attach that names a service this window runs (`UseDevelopmentStorage=true` pasted while the
    * local Blob listens on 10000) becomes an error: attaching stops the local services, which would
-   * leave nothing where it points, and in-memory data would be gone. Once every local service has
-   * stopped (none starting, restarting or cleaning), the setting applies.
+   * leave nothing where it points, and in-memory data would be gone. A service still starting (or
+   * stopping, or cleaning) counts with the address it is configured for, unless that is any free
+   * port. Once every local service has stopped (none starting, restarting or cleaning), the setting
+   * applies.
    */
   private refuseOwn(parsed: AttachTarget | { error: string } | undefined): AttachTarget | { error: string } | undefined {
     this.refusedOwn = false;
     if (parsed === undefined || 'error' in parsed) return parsed;
+    const underWay = this.emulator.startsUnderWay();
     for (const kind of SERVICE_KINDS) {
-      const own = this.emulator.endpoint(kind);
+      const configured = this.emulator.options.services[kind];
+      const busy = underWay.includes(kind) || this.emulator.status(kind).status !== 'closed';
+      const own = this.emulator.endpoint(kind) ?? (busy && configured.port !== 0 ? configured : undefined);
       const named = parsed[kind];
       if (own === undefined || named === undefined) continue;
       const url = new URL(named);

@@ -16,7 +16,7 @@ import { TableServiceClient } from '@azure/data-tables';
 import { DATA_FILES } from '../../src/core/dataFiles';
 import { DEV_ACCOUNT_KEY } from '../../src/core/connectionString';
 import { PROGRESS_DELAY_MS } from '../../src/ui/progress';
-import { api, configure, freePorts, manyBlobsSnapshot, reset, runTask, startOtherAzurite, waitFor } from './helpers';
+import { api, configure, freePorts, manyBlobsSnapshot, reset, runTask, startOtherAzurite, waitFor, withEngineHeld } from './helpers';
 
 describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function () {
   this.timeout(120_000);
@@ -385,6 +385,61 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
       await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
       await vscode.commands.executeCommand('azurite.close_blob');
       await vscode.workspace.getConfiguration('azurite').update('blobHost', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('an azurite.attach that names the port a local Blob is still starting on is refused too, and applies once it stops', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const a = await api();
+    const attach = vscode.workspace.getConfiguration('azurite');
+    const [port] = await freePorts(1);
+    await configure({ inMemoryPersistence: true, blobPort: port });
+    // The engine loaded (its process known), then Blob stopped again.
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    await vscode.commands.executeCommand('azurite.close_blob');
+    const shown = a.notifications().length;
+    try {
+      let starting: Thenable<unknown> | undefined;
+      await withEngineHeld(a.emulator.enginePid!, async () => {
+        starting = vscode.commands.executeCommand('azurite.start_blob');
+        // Its start under way (its checks or its listen: it waits for the engine either way).
+        await waitFor('Blob\'s start under way', () => a.emulator.startsUnderWay().includes('blob') || undefined);
+        await attach.update('attach', { blob: `http://127.0.0.1:${port}` }, vscode.ConfigurationTarget.Workspace);
+        const said = await waitFor('the refusal', () => a.notifications().slice(shown).find((n) => n.startsWith('azurite.attach')));
+        assert.match(said, new RegExp(`^azurite\\.attach names 127\\.0\\.0\\.1:${port}, where this window's own Blob service runs`));
+      });
+      assert.deepEqual(await starting, [{ ok: true }], 'the start went on');
+      await a.settled();
+      assert.equal(a.statusItems().attach.visible, false);
+      await vscode.commands.executeCommand('azurite.close_blob');
+      await waitFor('the attached item once the local Blob stopped', () => a.statusItems().attach.visible || undefined);
+    } finally {
+      await attach.update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      await reset();
+    }
+  });
+
+  it('a refused azurite.attach applies once a restart that fails leaves the local Blob stopped', async () => {
+    const a = await api();
+    const attach = vscode.workspace.getConfiguration('azurite');
+    const holder = net.createServer();
+    const [held] = await freePorts(1);
+    await new Promise<void>((resolve) => holder.listen(held, '127.0.0.1', resolve));
+    try {
+      await configure({ inMemoryPersistence: true, restartOnConfigChange: true });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const port = a.emulator.endpoint('blob')!.port;
+      const shown = a.notifications().length;
+      await attach.update('attach', { blob: `http://127.0.0.1:${port}` }, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the refusal', () => a.notifications().slice(shown).find((n) => n.startsWith('azurite.attach')));
+      // The restart for a port another program holds: its stop, then a start that fails.
+      await configure({ blobPort: held });
+      await waitFor('Blob stopped by the failed restart', () => (a.emulator.status('blob').status === 'closed' && a.emulator.startsUnderWay().length === 0) || undefined);
+      await waitFor('the attached item once the local Blob stopped', () => a.statusItems().attach.visible || undefined);
+    } finally {
+      await attach.update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      holder.close();
+      await reset();
     }
   });
 
