@@ -110,15 +110,19 @@ function headOnlyMessage(err: unknown): string {
  * account or key it was given: Azurite answers a request for an account it does not serve with 404
  * (`ResourceNotFound`; the Table service with an XML body and no code), and one started with
  * `AZURITE_ACCOUNTS` serves only the accounts named there, not devstoreaccount1; a request signed
- * with another key gets 403 (`AuthorizationFailure`, `AuthenticationFailed`). Measured against the
- * engine (test/unit/emulator/attachAccountHint.test.ts).
+ * with another key gets 403 (`AuthorizationFailure`, `AuthenticationFailed`). Another code (a table,
+ * container or queue that is not there) gets no hint. Measured against the engine
+ * (test/unit/emulator/attachAccountHint.test.ts).
  * @param err what the SDK threw (a RestError)
  * @param target the attached Azurite's `label` (host:port) and `accountName`
  * @returns the hint, with a leading space, or '' when the error is neither
  */
 export function attachAccountHint(err: unknown, target: { readonly label: string; readonly accountName: string }): string {
-  const e = err as { statusCode?: unknown; code?: unknown } | undefined;
-  const code = typeof e?.code === 'string' ? e.code : undefined;
+  const e = err as { statusCode?: unknown; code?: unknown; details?: { errorCode?: unknown }; response?: { headers?: { get?(name: string): string | undefined } } } | undefined;
+  // The SDKs put the service's error code in different places: `code` (Blob, Queue), `details.errorCode`
+  // (Table, whose JSON errors such as TableNotFound leave `code` unset), the x-ms-error-code header.
+  const fromHeader = typeof e?.response?.headers?.get === 'function' ? e.response.headers.get('x-ms-error-code') : undefined;
+  const code = [e?.code, e?.details?.errorCode, fromHeader].find((c): c is string => typeof c === 'string' && c !== '');
   if (e?.statusCode === 404 && (code === undefined || code === 'ResourceNotFound')) {
     return ` Does the Azurite at ${target.label} serve account ${target.accountName}? One started with AZURITE_ACCOUNTS serves only the accounts named there: give azurite.attach one of them (AccountName and AccountKey).`;
   }

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
-import { TableServiceClient } from '@azure/data-tables';
+import { TableClient, TableServiceClient } from '@azure/data-tables';
 import { attachAccountHint, describeRestError } from '../../../src/core/restErrors';
 import { disposeAfterEach, makeEmulator, startAll } from '../helpers/emulatorFixture';
 describe('attachAccountHint (real azurite engine, real SDK clients)', () => {
@@ -44,5 +44,12 @@ describe('attachAccountHint (real azurite engine, real SDK clients)', () => {
     // A container that is not there is not the account's fault.
     const missing = await BlobServiceClient.fromConnectionString(emulator.connectionString()).getContainerClient('missing').getProperties().catch((e: unknown) => e);
     assert.equal(attachAccountHint(missing, { label: 'x', accountName: 'devstoreaccount1' }), '');
+    // Nor a table or an entity that is not there (the Table service's JSON error, whose code the SDK does not lift).
+    const tables = TableClient.fromConnectionString(emulator.connectionString(), 'missing', { allowInsecureConnection: true });
+    for (const attempt of [() => tables.getEntity('p', 'r'), () => tables.listEntities().next(), () => tables.deleteEntity('p', 'r')]) {
+      const err = await attempt().then(() => assert.fail('answered'), (e: unknown) => e);
+      assert.equal((err as { statusCode?: number }).statusCode, 404);
+      assert.equal(attachAccountHint(err, { label: 'x', accountName: 'devstoreaccount1' }), '', describeRestError(err));
+    }
   });
 });
