@@ -19,8 +19,13 @@ export interface AttachTarget {
   readonly blob?: string;
   readonly queue?: string;
   readonly table?: string;
-  /** For the status bar: the endpoints' host and port, e.g. `192.168.1.5:10000`. */
+  /** For the status bar: the endpoints' host and port, e.g. `192.168.1.5:10000` (several joined by `, `). */
   readonly label: string;
+  /**
+   * What may keep the attach from working, to say as a warning: an endpoint's dotted host name that
+   * Azurite takes for a production-style URL ({@link accountFromHostName}).
+   */
+  readonly notice?: string;
 }
 
 /** The setting's key. */
@@ -121,8 +126,7 @@ function endpointWithAccount(raw: string, accountName: string): string | { error
   const url = parseUrl(raw);
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return { error: `"${raw}" is not an http or https URL.` };
   const pathPart = url.pathname.replace(/\/+$/, '');
-  const labels = url.hostname.split('.');
-  const productStyle = labels.length > 1 && (labels[0] === accountName || labels[0] === `${accountName}-secondary`);
+  const productStyle = url.hostname.includes('.') && isProductStyle(url.hostname, accountName);
   return `${url.protocol}//${url.host}${pathPart === '' && !productStyle ? `/${accountName}` : pathPart}`;
 }
 
@@ -139,9 +143,32 @@ function parseUrl(raw: string): URL | undefined {
   }
 }
 
-function withLabel(t: Omit<AttachTarget, 'label'>): AttachTarget {
-  const hosts = [...new Set((['blob', 'queue', 'table'] as const).map((k) => t[k]).filter((u): u is string => u !== undefined).map((u) => new URL(u).host))];
-  return { ...t, label: hosts.length === 1 ? hosts[0]! : hosts.join(', ') };
+function withLabel(t: Omit<AttachTarget, 'label' | 'notice'>): AttachTarget {
+  const urls = (['blob', 'queue', 'table'] as const).map((k) => t[k]).filter((u): u is string => u !== undefined).map((u) => new URL(u));
+  const hosts = [...new Set(urls.map((u) => u.host))];
+  // A dotted host name Azurite reads an account from, in an endpoint whose path gives the account.
+  const misread = urls.find((u) => accountFromHostName(u.hostname) !== undefined && !isProductStyle(u.hostname, t.accountName));
+  const notice = misread === undefined ? undefined
+    : `${ATTACH_SETTING}: Azurite takes a host name with a dot, such as ${misread.hostname}, for a production-style URL and reads the account from its first label ("${accountFromHostName(misread.hostname)}"), not from the path: its requests fail with 400 or 404 unless that Azurite runs with --disableProductStyleUrl. Or give its IP address, or a name without a dot.`;
+  return { ...t, label: hosts.length === 1 ? hosts[0]! : hosts.join(', '), ...(notice !== undefined ? { notice } : {}) };
+}
+
+/**
+ * The account Azurite reads from a request's host name when product-style URLs are on (its
+ * default): the first label of a name with a dot, except an IPv4 address and `host.docker.internal`
+ * (azurite's `extractStoragePartsFromPath` and `NO_ACCOUNT_HOST_NAMES`); undefined when it reads the
+ * account from the path. IPv6 literals (`[…]`) have no labels.
+ */
+export function accountFromHostName(hostname: string): string | undefined {
+  const dot = hostname.indexOf('.');
+  if (dot <= 0 || hostname.startsWith('[') || /^(?:[0-9]{1,3}\.){3}[0-9]{1,3}$/.test(hostname) || hostname.toLowerCase() === 'host.docker.internal') return undefined;
+  return hostname.slice(0, dot);
+}
+
+/** True when `hostname`'s first label is the account or its `-secondary` (a product-style URL meant as such). */
+function isProductStyle(hostname: string, accountName: string): boolean {
+  const first = hostname.split('.')[0];
+  return first === accountName || first === `${accountName}-secondary`;
 }
 
 /**

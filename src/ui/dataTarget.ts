@@ -178,6 +178,8 @@ export class DataTarget implements vscode.Disposable {
 
   /** The attach error last shown in a notification (not shown again until the setting changes to another). */
   private shownError: string | undefined;
+  /** The attach notice ({@link AttachTarget.notice}) last shown, likewise. */
+  private shownNotice: string | undefined;
 
   private report(): void {
     const error = this.attachError();
@@ -193,6 +195,15 @@ export class DataTarget implements vscode.Disposable {
     this.shownError = error;
     const t = this.attached();
     if (t !== undefined) this.log.info(`Attached to the Azurite at ${t.label} (account ${t.accountName}).`);
+    // What may keep it from working (a dotted host name): a warning, once per text.
+    const notice = t?.notice;
+    if (notice !== undefined && notice !== this.shownNotice) {
+      this.log.info(notice);
+      void notify('warning', notice, 'Open Settings').then((choice) => {
+        if (choice === 'Open Settings') void vscode.commands.executeCommand(OPEN_SETTINGS, ATTACH_SETTING);
+      });
+    }
+    this.shownNotice = notice;
   }
 
   dispose(): void {

@@ -453,6 +453,11 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
       assert.equal(a.statusItems().attach.visible, false);
       await a.settled();
       assert.equal(a.notifications().slice(shown).filter((n) => n.startsWith('azurite.attach')).length, 1);
+      // One Azurite would misread (a dotted host name taken for a production-style URL): attached, with a warning.
+      await vscode.workspace.getConfiguration('azurite').update('attach', 'UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://docker.local', vscode.ConfigurationTarget.Workspace);
+      const warned = await waitFor('the warning', () => a.notifications().slice(shown).find((n) => n.startsWith('azurite.attach: Azurite takes a host name with a dot, such as docker.local')));
+      assert.deepEqual(a.notificationActions(warned), ['Open Settings']);
+      assert.equal(a.statusItems().attach.visible, true);
     } finally {
       await vscode.workspace.getConfiguration('azurite').update('attach', undefined, vscode.ConfigurationTarget.Workspace);
     }

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { attachConnectionString, parseAttach, servesDevelopmentStorage, type AttachTarget } from '../../../src/core/attach';
+import { accountFromHostName, attachConnectionString, parseAttach, servesDevelopmentStorage, type AttachTarget } from '../../../src/core/attach';
 import { DEV_ACCOUNT_KEY } from '../../../src/core/connectionString';
 
 describe('azurite.attach (parsing)', () => {
@@ -47,6 +47,18 @@ describe('azurite.attach (parsing)', () => {
     const product = parseAttach({ blob: 'http://devstoreaccount1.blob.localhost:10000', queue: 'http://devstoreaccount1-secondary.queue.localhost:10001' }) as AttachTarget;
     assert.equal(product.blob, 'http://devstoreaccount1.blob.localhost:10000');
     assert.equal(product.queue, 'http://devstoreaccount1-secondary.queue.localhost:10001');
+  });
+
+  it('warns of a dotted host name that Azurite reads an account from (a production-style URL), and only of such a one', () => {
+    const notice = (v: unknown): string | undefined => (parseAttach(v) as AttachTarget).notice;
+    assert.equal(notice('UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://docker.local'),
+      'azurite.attach: Azurite takes a host name with a dot, such as docker.local, for a production-style URL and reads the account from its first label ("docker"), not from the path: its requests fail with 400 or 404 unless that Azurite runs with --disableProductStyleUrl. Or give its IP address, or a name without a dot.');
+    assert.match(notice({ blob: 'http://azurite:10000', queue: 'http://mybox.lan:10001' }) ?? '', /such as mybox\.lan, .* \("mybox"\)/);
+    for (const quiet of ['UseDevelopmentStorage=true', { blob: 'http://azurite:10000' }, { blob: 'http://192.168.1.5:10000' }, { blob: 'http://host.docker.internal:10000' },
+      { blob: 'http://HOST.DOCKER.INTERNAL:10000' }, { blob: 'http://[::1]:10000' }, { blob: 'http://devstoreaccount1.blob.localhost:10000' }]) {
+      assert.equal(notice(quiet), undefined, JSON.stringify(quiet));
+    }
+    assert.deepEqual(['a.b', 'x', '10.0.0.1', '[::ffff:1.2.3.4]', 'host.docker.internal'].map(accountFromHostName), ['a', undefined, undefined, undefined, undefined]);
   });
 
   it('says what is wrong', () => {
