@@ -138,7 +138,7 @@ export function serviceView(input: ServiceViewInput): StatusView {
       const stateError = state.error !== undefined && state.error !== settingErrors.join(' ') && !settingErrors.includes(state.error) ? [state.error] : [];
       const problems = [...settingErrors, ...stateError];
       const failed = problems.length > 0;
-      const port = input.configuredPort === undefined ? `azurite.${input.kind}Port is not valid` : `port ${input.configuredPort}`;
+      const port = input.configuredPort === undefined ? `azurite.${input.kind}Port is not valid` : input.configuredPort === 0 ? 'any free port' : `port ${input.configuredPort}`;
       const elsewhere = input.servedElsewhere === true && !failed;
       const lines = [
         `${heading} — ${failed ? 'not running' : elsewhere ? 'stopped here, served by another Azurite' : 'stopped'} (${port})`,

@@ -481,6 +481,16 @@ export class Emulator {
     }
   }
 
+  /**
+   * The data `kind` holds while it runs or stops (its final save): the mode and folder it started
+   * with, whatever the settings say since; undefined while it is stopped or starting.
+   */
+  dataInUse(kind: ServiceKind): { readonly inMemory: boolean; readonly location: string } | undefined {
+    const status = this.services[kind].state.status;
+    if (status !== 'running' && status !== 'closing') return undefined;
+    return { inMemory: this.lastStartInMemory[kind], location: this.startedWith[kind]?.location ?? this.settings.options.location };
+  }
+
   /** True when `kind` runs in memory mode: a restart would drop its data. */
   isRunningInMemory(kind: ServiceKind): boolean {
     return this.isRunning(kind) && this.lastStartInMemory[kind];

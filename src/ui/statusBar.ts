@@ -161,15 +161,17 @@ export class StatusBar implements vscode.Disposable {
     // A start asked for shows at once, also while it waits (the engine's load, a stop before it, its checks).
     const state: ServiceState = status.status === 'closed' && this.emulator.startsUnderWay().includes(kind) ? { status: 'starting' } : status;
     const options = this.emulator.options;
-    // A running service keeps the mode it started in until it restarts.
-    const inMemory = state.status === 'running' ? this.emulator.isRunningInMemory(kind) : options.inMemoryPersistence;
+    // A running service keeps the mode and folder it started with until it restarts, and a stopping
+    // one saves there: not what the settings say since.
+    const inUse = this.emulator.dataInUse(kind);
+    const inMemory = inUse?.inMemory ?? options.inMemoryPersistence;
     const newest = this.emulator.newestApiVersion(kind);
     this.items[kind].render(serviceView({
       kind,
       state,
       configuredPort: this.emulator.portSettingInvalid(kind) ? undefined : options.services[kind].port,
       inMemory,
-      location: this.emulator.dataLocation(kind),
+      location: inUse?.location ?? this.emulator.dataLocation(kind),
       accountUrl: state.status === 'running' ? endpointUrl(this.emulator.clientAddress(kind)) : undefined,
       settingErrors: this.emulator.settingErrors(kind),
       // Measured while it runs; a stopped service's files may be cleaned or its location changed since.
@@ -184,16 +186,16 @@ export class StatusBar implements vscode.Disposable {
     this.items.memory.render(memoryView(this.emulator.memoryReport(), this.warningThreshold()), this.emulator.isMemoryInUse() && !this.isAttached());
   }
 
-  /**
-   * Measures each running disk-mode service's data on disk for its tooltip; keeps a timer only while
-   * one runs (sizes change with writes, which send no events in disk mode).
-   */
   /** The services whose data folder is being measured now. */
   private readonly measuring = new Set<ServiceKind>();
   /** The services whose state changed while a measurement ran: measured again once it ends. */
   private readonly remeasure = new Set<ServiceKind>();
 
-  /** @param stateChanged a service started, stopped or was cleaned: a measurement begun before may be of data gone since */
+  /**
+   * Measures each running disk-mode service's data on disk for its tooltip; keeps a timer only while
+   * one runs (sizes change with writes, which send no events in disk mode).
+   * @param stateChanged a service started, stopped or was cleaned: a measurement begun before may be of data gone since
+   */
   private measureDisk(stateChanged = false): void {
     const kinds = this.emulator.runningKinds().filter((k) => !this.emulator.isRunningInMemory(k));
     for (const kind of kinds) {

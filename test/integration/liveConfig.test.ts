@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
 import type { Outcome } from '../../src/emulator/serviceManager';
-import { api, configure, reset, runTask, waitFor } from './helpers';
+import { api, configure, reset, runTask, waitFor, withEngineHeld } from './helpers';
 import { recordedNotifications, writeSetting } from '../../src/ui/notify';
 
 async function listen(server: http.Server): Promise<number> {
@@ -56,6 +56,32 @@ describe('Live settings, port conflicts and terminals', () => {
     const again = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('survives');
     assert.equal((await again.getBlockBlobClient('b').downloadToBuffer()).toString(), 'still here');
     await vscode.commands.executeCommand('azurite.clean_blob', { skipConfirmation: true });
+  });
+
+  it('while a service stops, its item names the data it holds, not what the settings say since', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const a = await api();
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'nextone'));
+    try {
+      await configure({ inMemoryPersistence: true });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      // Disk mode from now on: the in-memory Blob keeps running until the question is answered.
+      await configure({ inMemoryPersistence: false, location: folder });
+      assert.equal(a.emulator.isRunningInMemory('blob'), true);
+      let closing: Thenable<unknown> | undefined;
+      await withEngineHeld(a.emulator.enginePid!, async () => {
+        closing = vscode.commands.executeCommand('azurite.close_blob');
+        await waitFor('Blob stopping', () => a.emulator.status('blob').status === 'closing' || undefined);
+        const tooltip = a.statusItems().blob.tooltip;
+        assert.ok(tooltip.includes('in memory') && !tooltip.includes(path.basename(folder)), tooltip);
+      });
+      await closing;
+      // Stopped: what the next start would use.
+      assert.ok(a.statusItems().blob.tooltip.includes(path.basename(folder)), a.statusItems().blob.tooltip);
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('restarts once for changes written in a row (the Settings editor writes while the user types), on the last value: no data folder is made at a partial path', async () => {

@@ -65,6 +65,8 @@ describe('core/statusView', () => {
       assert.equal(q.text, '$(debug-start) Queue');
       assert.equal(q.command, 'azurite.start_queue');
       assert.ok(q.tooltip.startsWith('**Azurite Queue service** — stopped (port 10001)'));
+      // azurite.queuePort 0: a free port is found at each start.
+      assert.ok(serviceView(input({ status: 'closed' }, { kind: 'queue', configuredPort: 0 })).tooltip.startsWith('**Azurite Queue service** — stopped (any free port)'));
       const t = serviceView(input({ status: 'closed' }, { kind: 'table', configuredPort: 10002 }));
       assert.equal(t.text, '$(debug-start) Table');
       assert.equal(t.command, 'azurite.start_table');
