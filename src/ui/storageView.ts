@@ -33,7 +33,10 @@ import { withDelayedProgress } from './progress';
 
 /** The view's id (package.json `contributes.views`). */
 export const STORAGE_VIEW_ID = 'azurite.storage';
-/** The URI scheme of blob content (read-only): `azurite-blob:/<account>/<container>/<blob name>`. */
+/**
+ * The URI scheme of blob content (read-only): `azurite-blob://<where>/<account>/<container>/<blob name>`,
+ * `<where>` being {@link LOCAL_TARGET} or the attached Azurite's label ({@link targetAuthority}).
+ */
 export const BLOB_SCHEME = 'azurite-blob';
 /** The URI scheme of a message's or an entity's JSON (read-only). */
 export const ITEM_SCHEME = 'azurite-item';
@@ -191,7 +194,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   private readonly view: vscode.TreeView<StorageNode>;
 
   constructor(private readonly deps: { readonly emulator: Emulator; readonly target: DataTarget; readonly extensionPath: string; readonly log: { error(line: string): void } }) {
-    this.blobs = new BlobFileSystem(() => this.data(), (account) => this.clients(account));
+    this.blobs = new BlobFileSystem(() => this.data(), (account) => this.clients(account), () => this.where());
     this.view = vscode.window.createTreeView(STORAGE_VIEW_ID, { treeDataProvider: this, dragAndDropController: this, canSelectMany: true, showCollapseAll: true });
     const dataChanged = deps.emulator.onDidChangeData((kind) => this.invalidate(kind));
     this.subscriptions.push(
@@ -219,6 +222,11 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   }
 
   /** SDK clients of an account, kept while the target's endpoints stay the same. */
+  /** {@link targetAuthority} of where the view works now: the authority of the blob URIs it makes. */
+  private where(): string {
+    return targetAuthority(this.deps.target.attached());
+  }
+
   private clients(account: string): StorageClients {
     const endpoints = this.accounts().find((e) => e.accountName === account);
     if (endpoints === undefined) throw vscode.FileSystemError.Unavailable(`No running service serves account ${account}.`);
@@ -245,7 +253,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   }
 
   getTreeItem(node: StorageNode): vscode.TreeItem {
-    return treeItem(node);
+    return treeItem(node, this.where());
   }
 
   getParent(): undefined {
@@ -470,7 +478,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
    */
   private async open(node: StorageNode): Promise<void> {
     if (node.type === 'blob') {
-      const uri = blobUri(node.account, node.container, node.info.name);
+      const uri = blobUri(node.account, node.container, node.info.name, this.where());
       const editor = editorFor(node.info.name, node.info.contentType);
       if (editor === 'image') await vscode.commands.executeCommand('vscode.openWith', uri, 'imagePreview.previewEditor');
       else if (editor === 'binary' && vscode.extensions.getExtension(HEX_EDITOR_EXTENSION) !== undefined) await vscode.commands.executeCommand('vscode.openWith', uri, 'hexEditor.hexedit');
@@ -767,7 +775,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     const walk = async (node: StorageNode | undefined, level: number): Promise<StorageTreeSnapshot[]> => {
       const children = await this.getChildren(node);
       return Promise.all(children.map(async (child) => {
-        const item = treeItem(child);
+        const item = treeItem(child, this.where());
         const label = typeof item.label === 'string' ? item.label : item.label?.label ?? '';
         const expandable = item.collapsibleState !== vscode.TreeItemCollapsibleState.None;
         return {
@@ -801,15 +809,31 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
 
 /** The hex editor extension (ms-vscode.hexeditor); VS Code's binary-file notice otherwise. */
 const HEX_EDITOR_EXTENSION = 'ms-vscode.hexeditor';
-/** The URI of a blob's content in the read-only file system. */
-export function blobUri(account: string, container: string, name: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: BLOB_SCHEME, path: `/${account}/${container}/${name}` });
+/** The authority of a blob URI read from the local emulator (and of one without an authority, as earlier versions made them). */
+export const LOCAL_TARGET = 'local';
+
+/**
+ * The authority of blob URIs read from where the Storage view works now: {@link LOCAL_TARGET}, or
+ * the `host:port` of the attached Azurite's Blob endpoint (`attached` when it gives none).
+ */
+export function targetAuthority(attached: { readonly blob?: string } | undefined): string {
+  if (attached === undefined) return LOCAL_TARGET;
+  return attached.blob !== undefined ? new URL(attached.blob).host : 'attached';
+}
+
+/**
+ * The URI of a blob's content in the read-only file system.
+ * @param where {@link targetAuthority} of the emulator it is read from: an editor left open after
+ *   `azurite.attach` changes does not show another Azurite's blob of the same name
+ */
+export function blobUri(account: string, container: string, name: string, where: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: BLOB_SCHEME, authority: where, path: `/${account}/${container}/${name}` });
 }
 
 /** Parses a blob URI. @returns undefined when it names no blob (an account or a container) */
-export function parseBlobUri(uri: vscode.Uri): { account: string; container: string; name: string } | undefined {
+export function parseBlobUri(uri: vscode.Uri): { where: string; account: string; container: string; name: string } | undefined {
   const match = /^\/([^/]+)\/([^/]+)\/(.+)$/s.exec(uri.path);
-  return match === null ? undefined : { account: match[1]!, container: match[2]!, name: match[3]! };
+  return match === null ? undefined : { where: uri.authority === '' ? LOCAL_TARGET : uri.authority, account: match[1]!, container: match[2]!, name: match[3]! };
 }
 
 /**
@@ -825,12 +849,18 @@ export class BlobFileSystem implements vscode.FileSystemProvider, vscode.Disposa
   /**
    * @param data the data layer (loaded on first use)
    * @param clients the SDK clients of an account; throws FileSystemError.Unavailable when none serves it
+   * @param where {@link targetAuthority} of where the Storage view works now
    */
-  constructor(private readonly data: () => DataLayer, private readonly clients: (account: string) => StorageClients) {}
+  constructor(private readonly data: () => DataLayer, private readonly clients: (account: string) => StorageClients, private readonly where: () => string) {}
 
   private target(uri: vscode.Uri): { clients: StorageClients; container: string; name: string } {
     const parsed = parseBlobUri(uri);
     if (parsed === undefined) throw vscode.FileSystemError.FileNotFound(uri);
+    const now = this.where();
+    if (parsed.where !== now) {
+      const said = (w: string): string => (w === LOCAL_TARGET ? 'the local emulator' : `the Azurite at ${w}`);
+      throw vscode.FileSystemError.Unavailable(`This blob was opened from ${said(parsed.where)}; the Storage view now works on ${said(now)} (azurite.attach). Open it again from there.`);
+    }
     return { clients: this.clients(parsed.account), container: parsed.container, name: parsed.name };
   }
 
@@ -938,7 +968,8 @@ class ItemDocuments implements vscode.TextDocumentContentProvider, vscode.Dispos
   }
 }
 
-function treeItem(node: StorageNode): vscode.TreeItem {
+/** The tree item of `node`; `where`: {@link targetAuthority} of its blob URIs. */
+function treeItem(node: StorageNode, where: string): vscode.TreeItem {
   const C = vscode.TreeItemCollapsibleState;
   let item: vscode.TreeItem;
   switch (node.type) {
@@ -964,7 +995,7 @@ function treeItem(node: StorageNode): vscode.TreeItem {
     case 'blob': {
       const b = node.info;
       item = new vscode.TreeItem(visibleName(b.name.split('/').pop() || b.name), C.None);
-      item.resourceUri = blobUri(node.account, node.container, b.name);
+      item.resourceUri = blobUri(node.account, node.container, b.name, where);
       item.description = [formatBytes(b.size), b.contentType, b.lastModified?.toLocaleString()].filter((p) => p !== undefined && p !== '').join(' · ');
       item.tooltip = new vscode.MarkdownString(blobTooltipMarkdown(b));
       item.command = { command: COMMANDS.storageOpen, title: 'Open', arguments: [node] };

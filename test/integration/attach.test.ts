@@ -443,6 +443,43 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     }
   });
 
+  it('a blob editor left open when the window attaches does not show the attached Azurite\'s blob of the same name', async () => {
+    const a = await api();
+    const attach = vscode.workspace.getConfiguration('azurite');
+    await attach.update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+    await waitFor('detached', () => a.statusItems().attach.visible === false || undefined);
+    await configure({ inMemoryPersistence: true });
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    const same = 'same-name';
+    await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient(same).createIfNotExists();
+    await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient(same).getBlockBlobClient('a.txt').upload('local', 5);
+    const elsewhere = BlobServiceClient.fromConnectionString(connectionString).getContainerClient(same);
+    await elsewhere.createIfNotExists();
+    await elsewhere.getBlockBlobClient('a.txt').upload('elsewhere', 9);
+    try {
+      const id = `devstoreaccount1/blob/${same}/a.txt`;
+      await waitFor('the local blob in the tree', async () => { await a.storageTree(); return a.storageNode(id) !== undefined ? true : undefined; });
+      await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(id));
+      const doc = await waitFor('the local blob\'s editor', () => (vscode.window.activeTextEditor?.document.getText() === 'local' ? vscode.window.activeTextEditor.document : undefined));
+      await attach.update('attach', connectionString, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the attached item', () => a.statusItems().attach.visible || undefined);
+      // Read again (as VS Code does on the change event attaching fires): refused, naming both.
+      await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(doc.uri)), /This blob was opened from the local emulator; the Storage view now works on the Azurite at 127\.0\.0\.1:/);
+      assert.notEqual(doc.getText(), 'elsewhere');
+      assert.equal(doc.uri.authority, 'local');
+      // The attached Azurite's blob opens under its own URI.
+      await waitFor('the attached blob in the tree', async () => { await a.storageTree(); return a.storageNode(id) !== undefined ? true : undefined; });
+      await vscode.commands.executeCommand('azurite.storage.open', a.storageNode(id));
+      const there = await waitFor('the attached blob\'s editor', () => (vscode.window.activeTextEditor?.document.getText() === 'elsewhere' ? vscode.window.activeTextEditor.document : undefined));
+      assert.equal(there.uri.authority, `127.0.0.1:${blobPort}`);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await attach.update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      await elsewhere.deleteIfExists();
+      await reset();
+    }
+  });
+
   it('an azurite.attach that cannot be read is said in a notification, once per value, not only in the log', async () => {
     const a = await api();
     const shown = a.notifications().length;
