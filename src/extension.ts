@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { COMMANDS, PASSIVE_CONTEXT_KEY } from './core/commandIds';
-import { configuredCertificate, DATA_FOLDER_KEY, dataFolderQuestionState, ensureDataFolderChosen, locationContext, readExtensionSettings, readSettings, warningThreshold } from './config';
+import { azuriteConfig, configuredCertificate, DATA_FOLDER_KEY, dataFolderQuestionState, ensureDataFolderChosen, locationContext, readExtensionSettings, readSettings, warningThreshold } from './config';
+import { locationNeedsFolder } from './core/settings';
 import { MemoryAlerts, writeLimit } from './ui/memoryAlerts';
 import { MemoryPanel } from './ui/memoryPanel';
 import { notify, recordedNotifications, recordedActions, showOutcome, usePortNow } from './ui/notify';
@@ -221,14 +222,13 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     // A certificate set since: its stored password is read first, so that a start does not take the
     // PFX for one without a password. Only then does the reload wait; otherwise it applies at once
     // (the settings watcher looks for restarts right after calling it, against the settings applied).
-    if (!password.loaded()) {
-      await password.load();
-      // The watcher looked before these settings applied: it reads them again (now at once) and looks again.
-      watcher.refresh();
-    }
+    const late = !password.loaded();
+    if (late) await password.load();
     const applied = emulator.updateSettings(settings());
     statusBar.refresh();
     terminal.refresh();
+    // The watcher looked before these settings applied: it looks again.
+    if (late) watcher.lookForRestarts();
     return applied;
   };
   const deps = {
@@ -236,13 +236,20 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     reloadSettings: () => void reload(),
     showMemoryPanel: () => memoryPanel.show(),
     setCertificatePassword: async (given: unknown) => {
-      // A relative azurite.cert in a multi-root workspace resolves against the folder a start uses.
-      if (!(await ensureDataFolderChosen(context.workspaceState))) return false;
+      // A relative azurite.cert resolves against the folder a start uses: in a multi-root workspace,
+      // asked as a start asks it (and applied, as for a Clean).
+      const raw = azuriteConfig().get<unknown>('cert');
+      if (typeof raw === 'string' && raw.trim() !== '' && locationNeedsFolder(raw, locationContext(context.globalStorageUri.fsPath, dataFolder()))) {
+        const before = dataFolder();
+        if (!(await ensureDataFolderChosen(context.workspaceState))) return false;
+        if (dataFolder() !== before) await reload();
+      }
       // Started again once the new password is stored (the Set Certificate Password of their failure).
       const failed = emulator.failedForCertificatePassword();
       const cert = certificate();
       const stored = await setCertificatePassword(password, given, cert);
-      if (stored && cert !== undefined && password.storedFor(cert) !== undefined && failed.length > 0 && await deps.prepareStart()) {
+      // Not if azurite.cert changed while the password box was open: the failure was another file's.
+      if (stored && cert !== undefined && certificate() === cert && password.storedFor(cert) !== undefined && failed.length > 0 && await deps.prepareStart()) {
         const outcomes = await Promise.all(failed.filter((k) => emulator.status(k).status === 'closed').map((k) => emulator.start(k)));
         for (const outcome of outcomes) showOutcome(outcome, deps);
       }

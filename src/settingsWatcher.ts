@@ -164,6 +164,14 @@ export class SettingsWatcher implements vscode.Disposable {
     this.restartWhenQuiet();
   }
 
+  /**
+   * Looks for restarts again (as after a change), for settings applied later than the reload this
+   * watcher called returned control: one that first read a newly configured certificate's password.
+   */
+  lookForRestarts(): void {
+    this.restartWhenQuiet();
+  }
+
   /** {@link changed} once the settings have stayed unchanged for {@link RESTART_QUIET_MS} (each change starts the wait again). */
   private changedWhenQuiet(): void {
     this.limitQuiet.arm(() => this.changed());

@@ -77,7 +77,12 @@ export class CertificatePassword implements vscode.Disposable {
     return own === REMOVED_MARK ? undefined : own;
   }
 
-  /** The password earlier versions kept for every workspace, if any (read at construction). */
+  /** What the entry of the file at `cert` holds as read (a password, {@link REMOVED_MARK}, or undefined for none). */
+  entryFor(cert: string): string | undefined {
+    return this.own.get(passwordSecretKey(cert));
+  }
+
+  /** The password kept for every file without its own (earlier versions', or a moved user-level azurite.pwd), if any; kept up to date. */
   get sharedPassword(): string | undefined {
     return this.shared;
   }
@@ -199,10 +204,11 @@ function passwordText(value: unknown): string | undefined {
 /**
  * Moves `azurite.pwd` from settings.json into Secret Storage and removes the setting where it was
  * moved from: a workspace value becomes the password of the certificate file `azurite.cert` names,
- * a user value the one for every file without its own (as the user setting served every
- * workspace). Nothing is moved (and a warning says why) when a workspace value has no `azurite.cert`
- * to be kept for, or when Secret Storage already holds another password in the place a value would
- * go: either would lose a password that is in use. A setting that cannot be written is said in an
+ * a user value the one for every file without its own (in another workspace whose file has its
+ * own entry, that entry then serves instead). Nothing is moved (and a warning says why) when a
+ * workspace value has no `azurite.cert` to be kept for, when this file's entry holds another
+ * password or a removal, or when the shared entry holds another password: each would change the
+ * password in use here. A setting that cannot be written is said in an
  * error notification.
  * @returns true when the password was moved
  */
@@ -221,9 +227,10 @@ export async function movePasswordToSecretStorage(password: CertificatePassword)
     void notify('warning', 'azurite.pwd was not moved to Secret Storage: azurite.cert is not set, and Secret Storage keeps a workspace\'s password for the certificate file it names. Set azurite.cert first.');
     return false;
   }
-  const stored = cert === undefined ? undefined : password.storedFor(cert);
-  // What serves azurite.cert here once the setting is gone: its own entry, if any, must be the value in force now.
-  if (stored !== undefined && stored !== (workspaceValue ?? userValue)) {
+  // What serves azurite.cert here once the setting is gone: its own entry, if any (a removal too),
+  // must be the value in force now.
+  const entry = cert === undefined ? undefined : password.entryFor(cert);
+  if (entry !== undefined && entry !== (workspaceValue ?? userValue)) {
     void notify('warning', 'azurite.pwd was not moved to Secret Storage: it already holds another password for azurite.cert (used where azurite.pwd is not set). Use "Azurite: Set Certificate Password" to replace it, then remove azurite.pwd.');
     return false;
   }
@@ -233,14 +240,12 @@ export async function movePasswordToSecretStorage(password: CertificatePassword)
     return false;
   }
   try {
-    if (workspaceValue !== undefined) {
-      await password.store(cert!, workspaceValue);
-      await config.update('pwd', undefined, vscode.ConfigurationTarget.Workspace);
-    }
-    if (userValue !== undefined) {
-      await password.storeShared(userValue);
-      await config.update('pwd', undefined, vscode.ConfigurationTarget.Global);
-    }
+    // Both stored before either setting goes, and the user value removed first: the workspace value
+    // stays in force until both are in Secret Storage (no restart on the wrong password meanwhile).
+    if (workspaceValue !== undefined) await password.store(cert!, workspaceValue);
+    if (userValue !== undefined) await password.storeShared(userValue);
+    if (userValue !== undefined) await config.update('pwd', undefined, vscode.ConfigurationTarget.Global);
+    if (workspaceValue !== undefined) await config.update('pwd', undefined, vscode.ConfigurationTarget.Workspace);
   } catch (err) {
     void notify('error', `azurite.pwd could not be moved to Secret Storage: ${(err as Error).message}`);
     return false;
@@ -261,7 +266,7 @@ export async function offerPasswordMove(password: CertificatePassword, state: vs
   // password there takes it from everyone who uses that file, so the notice says where it goes from.
   const where = azuriteConfig().inspect<unknown>('pwd');
   const places = [
-    ...(where?.globalValue !== undefined ? ['your user settings (it then serves every workspace from Secret Storage, as it does from there)'] : []),
+    ...(where?.globalValue !== undefined ? ['your user settings (it then serves every certificate file that has no password of its own)'] : []),
     ...(where?.workspaceValue !== undefined ? ['this workspace\'s settings (anyone who shares that file then sets the password with "Azurite: Set Certificate Password" too)'] : []),
   ];
   const choice = await notify('info',

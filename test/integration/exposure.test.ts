@@ -365,6 +365,14 @@ describe('Exposure, bounded starts and the certificate password', function () {
       assert.equal(await a.movePasswordToSecretStorage(), false);
       assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: your user settings\' password would become the one for every certificate file')));
       assert.equal(await a.storedCertificatePassword(), 'user-pw');
+      // The file's password removed (the shared one no longer serves it): the user value would not serve it either.
+      await config().update('pwd', undefined, user);
+      assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', ''), true);
+      await config().update('pwd', 'user-pw', user);
+      shown = a.notifications().length;
+      assert.equal(await a.movePasswordToSecretStorage(), false);
+      assert.ok(a.notifications().slice(shown).some((n) => n.startsWith('azurite.pwd was not moved to Secret Storage: it already holds another password for azurite.cert')));
+      assert.equal(config().inspect<string>('pwd')?.globalValue, 'user-pw');
     } finally {
       await config().update('pwd', undefined, user);
       await config().update('pwd', undefined, target);
