@@ -121,6 +121,45 @@ describe('Exposure, bounded starts and the certificate password', function () {
     await a.settled();
   });
 
+  it('the notice shows once the service listens, not after its seed', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const a = await api();
+    const seed = fs.mkdtempSync(path.join(os.tmpdir(), 'seed-exposed-'));
+    fs.mkdirSync(path.join(seed, 'table'));
+    fs.writeFileSync(path.join(seed, 'table', 'Users.jsonl'), '{"PartitionKey":"u","RowKey":"1"}\n');
+    try {
+      // The engine loaded (its process known), the seed set.
+      assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_table'), [{ ok: true }]);
+      await vscode.commands.executeCommand('azurite.close_table');
+      await configure({ seed });
+      await config().update('tableHost', '0.0.0.0', target);
+      await waitFor('tableHost 0.0.0.0 to reach the emulator', () => a.emulator.options.services.table.host === '0.0.0.0');
+      const pid = a.emulator.enginePid!;
+      const shown = a.notifications().length;
+      // Held as Table starts listening: its seed, which comes next, cannot end meanwhile.
+      let held = false;
+      const sub = a.emulator.onDidChangeState(({ kind, state }) => {
+        if (kind === 'table' && state.status === 'running' && !held) { process.kill(pid, 'SIGSTOP'); held = true; }
+      });
+      const starting = vscode.commands.executeCommand<Outcome[]>('azurite.start_table');
+      try {
+        await waitFor('Table listening', () => held || undefined);
+        assert.ok(a.emulator.startsUnderWay().includes('table'), 'the seed is still under way');
+        const notice = exposureNotice([{ kind: 'table', port: a.emulator.endpoint('table')!.port }], '0.0.0.0');
+        assert.ok(a.notifications().slice(shown).includes(notice), 'shown while the seed loads');
+      } finally {
+        process.kill(pid, 'SIGCONT');
+        sub.dispose();
+      }
+      assert.deepEqual(await starting, [{ ok: true }]);
+    } finally {
+      await vscode.commands.executeCommand('azurite.close');
+      await config().update('seed', undefined, target);
+      await config().update('tableHost', undefined, target);
+      fs.rmSync(seed, { recursive: true, force: true });
+    }
+  });
+
   it('Bind to 127.0.0.1 of a Blob on disk restarts it once an import under way is done, and the import completes', async function () {
     if (process.platform === 'win32') this.skip(); // SIGSTOP
     // A backstop only: about 16 s here (the 1500-blob import on disk), 60 s would be close on a 3x slower machine.
