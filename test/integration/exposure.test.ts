@@ -125,27 +125,28 @@ describe('Exposure, bounded starts and the certificate password', function () {
     if (process.platform === 'win32') this.skip(); // SIGSTOP
     const a = await api();
     const seed = fs.mkdtempSync(path.join(os.tmpdir(), 'seed-exposed-'));
-    fs.mkdirSync(path.join(seed, 'table'));
-    fs.writeFileSync(path.join(seed, 'table', 'Users.jsonl'), '{"PartitionKey":"u","RowKey":"1"}\n');
+    // Blob, not Queue or Table: an earlier test answered Don't Show Again for those on 0.0.0.0 in this workspace.
+    fs.mkdirSync(path.join(seed, 'blob', 'fixtures'), { recursive: true });
+    fs.writeFileSync(path.join(seed, 'blob', 'fixtures', 'hello.txt'), 'hello');
     try {
       // The engine loaded (its process known), the seed set.
-      assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_table'), [{ ok: true }]);
-      await vscode.commands.executeCommand('azurite.close_table');
+      assert.deepEqual(await vscode.commands.executeCommand<Outcome[]>('azurite.start_blob'), [{ ok: true }]);
+      await vscode.commands.executeCommand('azurite.close_blob');
       await configure({ seed });
-      await config().update('tableHost', '0.0.0.0', target);
-      await waitFor('tableHost 0.0.0.0 to reach the emulator', () => a.emulator.options.services.table.host === '0.0.0.0');
+      await config().update('blobHost', '0.0.0.0', target);
+      await waitFor('blobHost 0.0.0.0 to reach the emulator', () => a.emulator.options.services.blob.host === '0.0.0.0');
       const pid = a.emulator.enginePid!;
       const shown = a.notifications().length;
-      // Held as Table starts listening: its seed, which comes next, cannot end meanwhile.
+      // Held as Blob starts listening: its seed, which comes next, cannot end meanwhile.
       let held = false;
       const sub = a.emulator.onDidChangeState(({ kind, state }) => {
-        if (kind === 'table' && state.status === 'running' && !held) { process.kill(pid, 'SIGSTOP'); held = true; }
+        if (kind === 'blob' && state.status === 'running' && !held) { process.kill(pid, 'SIGSTOP'); held = true; }
       });
-      const starting = vscode.commands.executeCommand<Outcome[]>('azurite.start_table');
+      const starting = vscode.commands.executeCommand<Outcome[]>('azurite.start_blob');
       try {
-        await waitFor('Table listening', () => held || undefined);
-        assert.ok(a.emulator.startsUnderWay().includes('table'), 'the seed is still under way');
-        const notice = exposureNotice([{ kind: 'table', port: a.emulator.endpoint('table')!.port }], '0.0.0.0');
+        await waitFor('Blob listening', () => held || undefined);
+        assert.ok(a.emulator.startsUnderWay().includes('blob'), 'the seed is still under way');
+        const notice = exposureNotice([{ kind: 'blob', port: a.emulator.endpoint('blob')!.port }], '0.0.0.0');
         assert.ok(a.notifications().slice(shown).includes(notice), 'shown while the seed loads');
       } finally {
         process.kill(pid, 'SIGCONT');
@@ -155,7 +156,7 @@ describe('Exposure, bounded starts and the certificate password', function () {
     } finally {
       await vscode.commands.executeCommand('azurite.close');
       await config().update('seed', undefined, target);
-      await config().update('tableHost', undefined, target);
+      await config().update('blobHost', undefined, target);
       fs.rmSync(seed, { recursive: true, force: true });
     }
   });
