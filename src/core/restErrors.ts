@@ -97,12 +97,22 @@ export function describeRestError(err: unknown): string {
  * @returns e.g. "AuthenticationFailed: Forbidden", "Forbidden", or "the request failed"
  */
 function headOnlyMessage(err: unknown): string {
-  const e = err as { statusCode?: unknown; details?: { errorCode?: unknown }; response?: { headers?: { get?(name: string): string | undefined } } } | undefined;
-  const fromHeader = typeof e?.response?.headers?.get === 'function' ? e.response.headers.get('x-ms-error-code') : undefined;
-  const errorCode = typeof e?.details?.errorCode === 'string' ? e.details.errorCode : fromHeader;
+  const e = err as { statusCode?: unknown } | undefined;
+  const errorCode = serviceErrorCode(err);
   const status = typeof e?.statusCode === 'number' ? STATUS_CODES[e.statusCode] : undefined;
-  if (errorCode !== undefined && errorCode !== '') return status !== undefined ? `${errorCode}: ${status}` : errorCode;
+  if (errorCode !== undefined) return status !== undefined ? `${errorCode}: ${status}` : errorCode;
   return status ?? 'the request failed';
+}
+
+/**
+ * The service's error code of an SDK error, from where the SDK keeps it: `details.errorCode` (every
+ * SDK; the Table SDK's only place for its JSON errors such as TableNotFound), else the
+ * `x-ms-error-code` header; undefined when neither gives one.
+ */
+function serviceErrorCode(err: unknown): string | undefined {
+  const e = err as { details?: { errorCode?: unknown }; response?: { headers?: { get?(name: string): string | undefined } } } | undefined;
+  const fromHeader = typeof e?.response?.headers?.get === 'function' ? e.response.headers.get('x-ms-error-code') : undefined;
+  return [e?.details?.errorCode, fromHeader].find((c): c is string => typeof c === 'string' && c !== '');
 }
 
 /**
@@ -118,11 +128,9 @@ function headOnlyMessage(err: unknown): string {
  * @returns the hint, with a leading space, or '' when the error is neither
  */
 export function attachAccountHint(err: unknown, target: { readonly label: string; readonly accountName: string }): string {
-  const e = err as { statusCode?: unknown; code?: unknown; details?: { errorCode?: unknown }; response?: { headers?: { get?(name: string): string | undefined } } } | undefined;
-  // The SDKs put the service's error code in different places: `code` (Blob, Queue), `details.errorCode`
-  // (Table, whose JSON errors such as TableNotFound leave `code` unset), the x-ms-error-code header.
-  const fromHeader = typeof e?.response?.headers?.get === 'function' ? e.response.headers.get('x-ms-error-code') : undefined;
-  const code = [e?.code, e?.details?.errorCode, fromHeader].find((c): c is string => typeof c === 'string' && c !== '');
+  const e = err as { statusCode?: unknown; code?: unknown } | undefined;
+  // `code` (Blob, Queue), else where the Table SDK keeps it (its JSON errors leave `code` unset).
+  const code = typeof e?.code === 'string' && e.code !== '' ? e.code : serviceErrorCode(err);
   if (e?.statusCode === 404 && (code === undefined || code === 'ResourceNotFound')) {
     return ` Does the Azurite at ${target.label} serve account ${target.accountName}? One started with AZURITE_ACCOUNTS serves only the accounts named there: give azurite.attach one of them (AccountName and AccountKey).`;
   }
