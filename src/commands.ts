@@ -34,8 +34,11 @@ export { COMMANDS, serviceCommand } from './core/commandIds';
 export interface CommandDeps extends NotifyDeps {
   /** Opens the memory usage view. */
   readonly showMemoryPanel: () => void;
-  /** `Azurite: Set Certificate Password` (./ui/certificatePassword.ts); a string argument is stored without asking. */
-  readonly setCertificatePassword: (given: unknown) => Promise<boolean>;
+  /**
+   * `Azurite: Set Certificate Password` (./ui/certificatePassword.ts); a string argument is stored
+   * without asking, and `('', { everyFile: true })` removes the password kept for every file too.
+   */
+  readonly setCertificatePassword: (given: unknown, options: unknown) => Promise<boolean>;
   /**
    * The local engine's accounts, the development account first (./ui/accounts.ts), once the
    * accounts of the current `azurite.accounts` are known (keys read from Secret Storage).
@@ -196,7 +199,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     return emulator.memoryReportNow().catch(() => emulator.memoryReport());
   });
 
-  reg(COMMANDS.setCertificatePassword, (given) => deps.setCertificatePassword(given));
+  reg(COMMANDS.setCertificatePassword, (given, options) => deps.setCertificatePassword(given, options));
 
   reg(COMMANDS.reclaimMemory, async (): Promise<number> => {
     const attached = deps.attached();

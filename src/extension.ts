@@ -36,7 +36,7 @@ import { StorageView, type StorageNode, type StorageTreeSnapshot } from './ui/st
 import { bindToLoopback, ExposureAlerts } from './ui/exposureAlerts';
 import type { ExposedService } from './core/hosts';
 import { LocationNotice, useLocation } from './ui/locationNotice';
-import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, passwordSecretKey, REMOVED_MARK, setCertificatePassword, watchPasswordSetting } from './ui/certificatePassword';
+import { CertificatePassword, movePasswordToSecretStorage, PASSWORD_SECRET_KEY, passwordSecretKey, REMOVED_MARK, setCertificatePasswordAndRestart, watchPasswordSetting } from './ui/certificatePassword';
 import type { ServiceKind } from './core/services';
 
 /**
@@ -235,26 +235,20 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
     emulator,
     reloadSettings: () => void reload(),
     showMemoryPanel: () => memoryPanel.show(),
-    setCertificatePassword: async (given: unknown) => {
+    setCertificatePassword: (given: unknown, options: unknown): Promise<boolean> => setCertificatePasswordAndRestart(given, options, {
+      password,
       // A relative azurite.cert resolves against the folder a start uses: in a multi-root workspace,
       // asked as a start asks it (and applied, as for a Clean).
-      const raw = azuriteConfig().get<unknown>('cert');
-      if (typeof raw === 'string' && raw.trim() !== '' && locationNeedsFolder(raw, locationContext(context.globalStorageUri.fsPath, dataFolder()))) {
+      chooseFolder: async () => {
+        const raw = azuriteConfig().get<unknown>('cert');
+        if (typeof raw !== 'string' || raw.trim() === '' || !locationNeedsFolder(raw, locationContext(context.globalStorageUri.fsPath, dataFolder()))) return true;
         const before = dataFolder();
         if (!(await ensureDataFolderChosen(context.workspaceState))) return false;
         if (dataFolder() !== before) await reload();
-      }
-      // Started again once the new password is stored (the Set Certificate Password of their failure).
-      const failed = emulator.failedForCertificatePassword();
-      const cert = certificate();
-      const stored = await setCertificatePassword(password, given, cert);
-      // Not if azurite.cert changed while the password box was open: the failure was another file's.
-      if (stored && cert !== undefined && certificate() === cert && password.storedFor(cert) !== undefined && failed.length > 0 && await deps.prepareStart()) {
-        const outcomes = await Promise.all(failed.filter((k) => emulator.status(k).status === 'closed').map((k) => emulator.start(k)));
-        for (const outcome of outcomes) showOutcome(outcome, deps);
-      }
-      return stored;
-    },
+        return true;
+      },
+      notifyDeps: deps,
+    }),
     accounts: async () => {
       // The keys, not the engine's round trip: the copied string only needs them.
       await accounts.known;

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { azuriteConfig } from '../config';
 import { failure } from '../core/outcome';
-import { notify, showOutcome } from './notify';
+import { notify, showOutcome, type NotifyDeps } from './notify';
 
 /**
  * The Secret Storage key of the PFX password that earlier versions kept for every workspace. Still
@@ -133,6 +133,23 @@ export class CertificatePassword implements vscode.Disposable {
     await this.readShared();
   }
 
+  /**
+   * Removes the password kept for every certificate file without its own (earlier versions', or a
+   * moved user-level `azurite.pwd`) and that of the file at `cert` (absolute). Other files keep
+   * theirs. Resolves when removed and read back; the change events that follow re-read the settings.
+   * @throws Error when Secret Storage refuses (no keychain)
+   */
+  async removeEveryFile(cert: string): Promise<void> {
+    await this.ready;
+    const key = passwordSecretKey(cert);
+    if (!this.own.has(key)) await this.readKey(key);
+    await this.secrets.delete(PASSWORD_SECRET_KEY);
+    await this.readShared();
+    // No removal mark needed once the shared one is gone.
+    await this.secrets.delete(key);
+    await this.readKey(key);
+  }
+
   dispose(): void {
     this.subscription.dispose();
   }
@@ -158,14 +175,16 @@ export class CertificatePassword implements vscode.Disposable {
 /**
  * `azurite.setCertificatePassword`: asks for the password of the certificate file `azurite.cert`
  * names (masked) and stores it for that file. A string argument is stored without asking (scripts,
- * tests). Empty input removes the stored password.
+ * tests). Empty input removes the stored password; where the password kept for every file without
+ * its own exists, a modal question asks whether to remove that one too (with a string argument,
+ * `options` `{ everyFile: true }` says so; otherwise this file's only).
  * @param certificate the absolute path `azurite.cert` names now (config.ts configuredCertificate),
  *   or undefined: then nothing is asked, and an error notification says to set azurite.cert first,
  *   with Open Settings
  * @returns true when something was stored or removed, false when the box was dismissed, no
  *   certificate is set, or Secret Storage refused (an error notification says so)
  */
-export async function setCertificatePassword(password: CertificatePassword, given: unknown, certificate: string | undefined): Promise<boolean> {
+export async function setCertificatePassword(password: CertificatePassword, given: unknown, certificate: string | undefined, options?: unknown): Promise<boolean> {
   if (certificate === undefined) {
     showOutcome(failure('setting', 'Azurite: set azurite.cert to your PFX file first (it is unset, or a relative path with no folder open); the certificate password is kept for that file.', { setting: 'azurite.cert' }));
     return false;
@@ -178,18 +197,79 @@ export async function setCertificatePassword(password: CertificatePassword, give
     ignoreFocusOut: true,
   });
   if (value === undefined) return false;
+  // Removing, while the password an earlier version kept for every file exists: for this file only
+  // (it stops serving here), or that one too. A script says which in the second argument.
+  let everyFile = false;
+  if (value === '' && password.sharedPassword !== undefined) {
+    if (typeof given === 'string') everyFile = isEveryFile(options);
+    else {
+      const choice = await vscode.window.showWarningMessage(
+        `Azurite: remove the password of ${file} only, or also the one kept for every certificate file that has no password of its own (stored by an earlier version or moved from a user-level azurite.pwd; other workspaces may use it)?`,
+        { modal: true }, THIS_FILE_ONLY, EVERY_FILE);
+      if (choice === undefined) return false;
+      everyFile = choice === EVERY_FILE;
+    }
+  }
   try {
     // For the file the box named, even if azurite.cert changed while it was open.
-    await password.store(certificate, value);
+    if (everyFile) await password.removeEveryFile(certificate);
+    else await password.store(certificate, value);
   } catch (err) {
     // No keychain (a headless Linux, a remote without one): say so rather than "command failed".
     void notify('error', `Azurite: the certificate password could not be ${value === '' ? 'removed from' : 'stored in'} VS Code's Secret Storage (${(err as Error).message}). Set azurite.pwd in your settings instead.`);
     return false;
   }
   void notify('info', value === ''
-    ? `Azurite: the password of ${file} was removed from Secret Storage.`
+    ? `Azurite: the password of ${file}${everyFile ? ' and the one for every file without its own were' : ' was'} removed from Secret Storage.`
     : `Azurite: the password of ${file} is in Secret Storage${azuriteConfig().get('pwd') ? '; azurite.pwd in your settings still wins while it is set' : ''}.`);
   return true;
+}
+
+/** The removal question's answers ({@link setCertificatePassword}). */
+export const THIS_FILE_ONLY = 'This File Only';
+export const EVERY_FILE = 'Every File';
+
+/** True for the command's second argument `{ everyFile: true }`. */
+function isEveryFile(options: unknown): boolean {
+  return typeof options === 'object' && options !== null && (options as { everyFile?: unknown }).everyFile === true;
+}
+
+/** What {@link setCertificatePasswordAndRestart} works with. */
+export interface PasswordCommandDeps {
+  readonly password: CertificatePassword;
+  /**
+   * Asks which workspace folder a relative `azurite.cert` resolves against in a multi-root
+   * workspace, as a start asks it, and applies the answer; resolves true when there is nothing to
+   * ask or it was answered, false when dismissed.
+   */
+  readonly chooseFolder: () => Promise<boolean>;
+  /** The emulator whose services failed for the stored password, and how to start them again (notify.ts). */
+  readonly notifyDeps: NotifyDeps;
+}
+
+/**
+ * The `azurite.setCertificatePassword` command: asks the folder question a relative `azurite.cert`
+ * needs, stores the password ({@link setCertificatePassword}), and then starts again the services
+ * whose last start failed for the password stored before (Emulator.failedForCertificatePassword;
+ * their error notification's Set Certificate Password runs this). Not if `azurite.cert` changed
+ * while the password box was open (the failure was another file's) or the password was removed.
+ * A start that fails again is said as any start failure is.
+ * @param given the command's first argument: a string is stored without asking (scripts, tests)
+ * @param options the second: `{ everyFile: true }` with `''` removes the shared password too
+ * @returns as {@link setCertificatePassword}; false too when the folder question was dismissed
+ */
+export async function setCertificatePasswordAndRestart(given: unknown, options: unknown, deps: PasswordCommandDeps): Promise<boolean> {
+  if (!(await deps.chooseFolder())) return false;
+  const { password, notifyDeps } = deps;
+  const emulator = notifyDeps.emulator;
+  const failed = emulator.failedForCertificatePassword();
+  const cert = password.certificate();
+  const stored = await setCertificatePassword(password, given, cert, options);
+  if (stored && cert !== undefined && password.certificate() === cert && password.storedFor(cert) !== undefined && failed.length > 0 && await notifyDeps.prepareStart()) {
+    const outcomes = await Promise.all(failed.filter((k) => emulator.status(k).status === 'closed').map((k) => emulator.start(k)));
+    for (const outcome of outcomes) showOutcome(outcome, notifyDeps);
+  }
+  return stored;
 }
 
 /**

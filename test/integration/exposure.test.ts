@@ -294,6 +294,13 @@ describe('Exposure, bounded starts and the certificate password', function () {
       assert.equal(await a.storedCertificatePassword(), 'shared pw', 'other workspaces keep the shared one');
       await config().update('cert', two, target);
       await waitFor('two.pfx with the shared password', () => (a.emulator.options.https?.cert === two && a.emulator.options.https.pwd === 'shared pw') || undefined);
+      // Removed for every file: the shared one goes too (a script says so; the palette asks).
+      const shown = a.notifications().length;
+      assert.equal(await vscode.commands.executeCommand<boolean>('azurite.setCertificatePassword', '', { everyFile: true }), true);
+      assert.equal(await a.storedCertificatePassword(), undefined);
+      assert.equal(await a.storedCertificatePassword(two), undefined);
+      await waitFor('two.pfx without a password', () => (a.emulator.options.https === undefined && a.emulator.settingErrors('blob').some((e) => e.startsWith('azurite.cert '))) || undefined);
+      assert.ok(a.notifications().slice(shown).includes('Azurite: the password of two.pfx and the one for every file without its own were removed from Secret Storage.'));
     } finally {
       for (const key of [PASSWORD_SECRET_KEY, passwordSecretKey(one), passwordSecretKey(two)]) await a.secretStorage.delete(key);
     }
