@@ -31,6 +31,10 @@ export const DOTENV_GLOB = '**/{.env,.env.local,.env.development,.env.developmen
  * the project's local.settings.json (a copy, stale until the next build; the project's file decides).
  */
 export const LOCAL_SETTINGS_EXCLUDE = '{**/node_modules/**,**/bin/**,**/obj/**}';
+/** A path inside a folder {@link LOCAL_SETTINGS_EXCLUDE} leaves out. */
+const EXCLUDED_SEGMENT = /\/(node_modules|bin|obj)(\/|$)/;
+/** How long after the last folder created the files are read again, in ms. */
+const CREATED_FOLDER_QUIET_MS = 500;
 /** Most files of each kind read; past it, neither variable is injected (a file not read may set its own). */
 export const MAX_LOCAL_SETTINGS_FILES = 20;
 
@@ -54,6 +58,8 @@ export class ConnectionEnvironment implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly disposables: vscode.Disposable[] = [];
   private scanning: Promise<void> = Promise.resolve();
+  /** The rescan after folders were created ({@link folderCreated}), while it waits. */
+  private rescanTimer: NodeJS.Timeout | undefined;
   private generation = 0;
   /** Fires after the local.settings.json files were read again (created, changed, deleted). */
   readonly onDidChange: vscode.Event<void> = this.changed.event;
@@ -62,16 +68,24 @@ export class ConnectionEnvironment implements vscode.Disposable {
     const watcher = vscode.workspace.createFileSystemWatcher(LOCAL_SETTINGS_GLOB);
     const dotenvWatcher = vscode.workspace.createFileSystemWatcher(DOTENV_GLOB);
     // VS Code reports a deleted folder (rm -rf, a branch switched) as the folder alone, not as the
-    // files in it, which the watcher above then never sees go: a folder deleted that held a file
-    // read here reads them again.
-    const deletions = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
+    // files in it, which the watchers above then never see go: a folder deleted that held a file
+    // read here reads them again. So too a folder moved in (mv, a drag from outside the
+    // workspace): its files, never seen come, are read once the burst of folders created ends.
+    const folders = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
     const rescan = (): void => void this.rescan();
     this.disposables.push(
-      watcher, dotenvWatcher, deletions, this.changed,
+      watcher, dotenvWatcher, folders, this.changed,
       watcher.onDidCreate(rescan), watcher.onDidChange(rescan), watcher.onDidDelete(rescan),
       dotenvWatcher.onDidCreate(rescan), dotenvWatcher.onDidChange(rescan), dotenvWatcher.onDidDelete(rescan),
-      deletions.onDidDelete((gone) => { if (this.files.some((f) => isInside(f.uri, gone))) rescan(); }),
-      vscode.workspace.onDidChangeWorkspaceFolders(rescan),
+      folders.onDidDelete((gone) => { if (this.files.some((f) => isInside(f.uri, gone))) rescan(); }),
+      folders.onDidCreate((created) => void this.folderCreated(created)),
+      { dispose: () => clearTimeout(this.rescanTimer) },
+      // The folders added are not searched yet: until they are, their files count as unread (not
+      // as absent, which would let a terminal opened there meanwhile get what they may set).
+      vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        this.unsearched = 'the workspace folders changed and the search for their files has not ended';
+        rescan();
+      }),
     );
     void this.rescan();
   }
@@ -86,6 +100,19 @@ export class ConnectionEnvironment implements vscode.Disposable {
       scan = this.scanning;
       await scan;
     } while (scan !== this.scanning);
+  }
+
+  /**
+   * A file or folder created: if a folder, outside the folders not searched, the files are read
+   * again {@link CREATED_FOLDER_QUIET_MS} after the last one (an `npm install` or a build creates
+   * hundreds).
+   */
+  private async folderCreated(created: vscode.Uri): Promise<void> {
+    if (EXCLUDED_SEGMENT.test(created.path)) return;
+    const type = await vscode.workspace.fs.stat(created).then((s) => s.type, () => vscode.FileType.Unknown);
+    if ((type & vscode.FileType.Directory) === 0) return;
+    clearTimeout(this.rescanTimer);
+    this.rescanTimer = setTimeout(() => void this.rescan(), CREATED_FOLDER_QUIET_MS);
   }
 
   /** Reads every local.settings.json and .env file again; resolves when it, and any scan begun meanwhile, is done and onDidChange has fired. */

@@ -276,6 +276,22 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
     await waitFor('AzureWebJobsStorage to come back once the folder is gone', () => a.terminalVariables().AzureWebJobsStorage === cs, 20_000);
   });
 
+  it('a folder holding a local.settings.json moved into the workspace (mv, not a file written) counts', async () => {
+    const a = await api();
+    // Beside the workspace (one file system: a rename, as mv does), then moved in.
+    const outside = fs.mkdtempSync(path.join(path.dirname(workspace()), 'moved-in-'));
+    const inside = path.join(workspace(), 'moved-functions');
+    fixtures.push(outside, inside);
+    fs.mkdirSync(path.join(outside, 'app'));
+    fs.writeFileSync(path.join(outside, 'app', 'local.settings.json'), JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: CLOUD } }));
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    const cs = a.emulator.connectionString();
+    await waitFor('AzureWebJobsStorage in terminals', () => a.terminalVariables().AzureWebJobsStorage === cs);
+    // No rescan asked for: only what VS Code's file watcher reports.
+    fs.renameSync(outside, inside);
+    await waitFor('AzureWebJobsStorage to be left out once the project is in the workspace', () => a.terminalVariables().AzureWebJobsStorage === undefined && a.terminalVariables().AZURE_STORAGE_CONNECTION_STRING === cs, 20_000);
+  });
+
   it('injects neither variable past 20 local.settings.json files (one not read may set its own); copies in bin/ and obj/ do not count', async () => {
     const a = await api();
     fixtures.push(path.join(workspace(), 'many'));

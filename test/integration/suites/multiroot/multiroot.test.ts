@@ -621,7 +621,16 @@ describe('multi-root workspace', () => {
           [dev, { AZURE_STORAGE_CONNECTION_STRING: undefined, AzureWebJobsStorage: cs }], [cloud, none]);
 
         // The dev folder leaves the workspace: its scoped collection is cleared. Back, it is set again.
-        await updateFolders(1, 1, vscode.Uri.file(spare));
+        // As the folders change, before spare's files are searched: its terminals get nothing its
+        // project may set its own value of (its file is not seen yet, not absent).
+        let atChange: Record<string, string | undefined> | undefined;
+        const sub = vscode.workspace.onDidChangeWorkspaceFolders((e) => { if (e.added[0] !== undefined) atChange = a.terminalVariables(e.added[0]); });
+        try {
+          await updateFolders(1, 1, vscode.Uri.file(spare));
+        } finally {
+          sub.dispose();
+        }
+        assert.deepEqual(atChange, none, 'spare\'s terminals before its files were read');
         const spareFolder = vscode.workspace.workspaceFolders![1]!;
         await expect('the removed folder\'s collection cleared', { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: undefined }, [dev, none], [spareFolder, none]);
         assert.equal(a.terminalDescription(dev), undefined);
