@@ -33,6 +33,15 @@ export interface MemoryReport {
 }
 
 /**
+ * A limit in bytes as the MB of `azurite.extentMemoryLimit` that gave it (`950 MB`, `0.5 MB`; to the
+ * millionth, a byte being about that: the value typed, not the whole byte Azurite rounds it to), not a
+ * rounded figure: "0.9 GB" could name both a setting and a use above it.
+ */
+export function settingMbText(bytes: number): string {
+  return `${Number((bytes / BYTES_PER_MB).toFixed(6))} MB`;
+}
+
+/**
  * Where the limit in force comes from, for the memory view and the meter's tooltip: the setting,
  * Azurite's default, and a setting asked for but refused.
  * Example: "the default, 50% of total memory or of a container's memory limit; azurite.extentMemoryLimit asks for 1 MB, refused
@@ -42,7 +51,7 @@ export function describeLimitSource(report: MemoryReport): string {
   const source = report.isDefaultLimit ? "the default, 50% of total memory or of a container's memory limit" : 'from azurite.extentMemoryLimit';
   const refused = report.refusedSetting;
   if (refused === undefined) return report.isDefaultLimit ? `${source} (azurite.extentMemoryLimit is unset)` : source;
-  const asked = refused.bytes === undefined ? "is unset now (the default)" : `asks for ${formatBytes(refused.bytes)}`;
+  const asked = refused.bytes === undefined ? "is unset now (the default)" : `asks for ${settingMbText(refused.bytes)}`;
   return `${report.isDefaultLimit ? source : 'from an earlier azurite.extentMemoryLimit'}; azurite.extentMemoryLimit ${asked}, refused while more was in memory (it applies at the next start or settings change once less is)`;
 }
 
@@ -109,8 +118,13 @@ export interface LimitBurstTimings {
   readonly maxMs: number;
 }
 
-/** The timings in force: a burst ends after 5 s without a refusal, or 60 s after it began. */
-export const LIMIT_BURST_TIMINGS: LimitBurstTimings = { gapMs: 5_000, maxMs: 60_000 };
+/**
+ * The timings in force: a burst ends after a minute without a refusal, or 10 minutes after it
+ * began. A client that writes every few seconds (a timer function, a queue producer) into a full
+ * store makes each refusal a separate write (the SDKs do not retry a 409): with a shorter gap,
+ * each raised a notification of its own.
+ */
+export const LIMIT_BURST_TIMINGS: LimitBurstTimings = { gapMs: 60_000, maxMs: 600_000 };
 
 /**
  * Which refused writes to report: the first of each burst, per service, so that Blob's refusals
@@ -158,17 +172,25 @@ export function leastLimitMb(usedBytes: number): number {
   return Math.ceil((Math.max(0, usedBytes) + 1) / BYTES_PER_MB);
 }
 
+/** The most of the memory the engine may use that Raise Limit proposes for content, in percent: the engine's heap and the extension host share that memory. */
+export const PROPOSED_LIMIT_MAX_PERCENT = 75;
+
 /**
- * The limit Raise Limit proposes: twice the one in force, or more when that would still refuse the
- * write that was refused (a 5 MB upload under a 1 MB limit): then the least limit that holds it
- * besides what is stored ({@link leastLimitMb}).
+ * The limit Raise Limit proposes: twice the one in force, but at most
+ * {@link PROPOSED_LIMIT_MAX_PERCENT}% of `systemBytes` (under the default limit, half of it, twice
+ * would be all of it, and the OS would end the engine's process long before); more when that would
+ * still refuse the write that was refused (a 5 MB upload under a 1 MB limit): then the least limit
+ * that holds it besides what is stored ({@link leastLimitMb}).
  * @param limitBytes the limit in force, in bytes
  * @param usedBytes blob and queue content held now, in bytes
  * @param requestedBytes the refused write's size, in bytes (0 for none)
+ * @param systemBytes the memory the engine's process may use, in bytes (emulator/systemMemory.ts); no cap when undefined
  * @returns a whole number of MB (1 MB = {@link BYTES_PER_MB} bytes)
  */
-export function proposedLimitMb(limitBytes: number, usedBytes: number, requestedBytes = 0): number {
-  return Math.max(Math.ceil((limitBytes * 2) / BYTES_PER_MB), leastLimitMb(usedBytes + Math.max(0, requestedBytes)));
+export function proposedLimitMb(limitBytes: number, usedBytes: number, requestedBytes = 0, systemBytes?: number): number {
+  const twice = Math.ceil((limitBytes * 2) / BYTES_PER_MB);
+  const most = systemBytes === undefined ? twice : Math.floor((systemBytes * PROPOSED_LIMIT_MAX_PERCENT) / 100 / BYTES_PER_MB);
+  return Math.max(Math.min(twice, most), leastLimitMb(usedBytes + Math.max(0, requestedBytes)));
 }
 
 /**
@@ -237,7 +259,7 @@ export function formatUsage(report: MemoryReport): string {
 }
 
 /**
- * The full report as Markdown lines (used by the meter's tooltip and `azurite.showMemoryUsage`).
+ * The full report as Markdown lines (the memory meter's status bar tooltip, core/statusView.ts).
  */
 export function describeMemory(report: MemoryReport): string[] {
   const limit = `${formatBytes(report.limitBytes)} (${groupDigits(report.limitBytes)} bytes)`;

@@ -136,7 +136,7 @@ export function memoryPageBody(input: MemoryPageInput): string {
   const attached = input.attachedTo === undefined ? ''
     : `<p class="note" id="attached">This window is attached to the Azurite at ${esc(input.attachedTo)} (azurite.attach), whose memory is its own and not shown here. These figures are the local emulator's, whose services stay stopped while attached.</p>\n`;
   return `<h1 id="headline" class="level-${level}">In-memory extents: ${esc(formatUsage(r))} (${pct}%)${levelWords}</h1>
-${attached}${input.inMemory ? '' : '<p class="note">Blob and Queue keep their data on disk (azurite.inMemoryPersistence off): the memory limit does not apply.</p>'}
+${attached}${input.inMemory ? '' : '<p class="note">Blob and Queue run with their data on disk, as they started (a restart applies azurite.inMemoryPersistence): the memory limit does not apply.</p>'}
 <table>
 ${row('Blob content', bytes(r.blobBytes), 'blob-bytes')}
 ${row('Queue messages', bytes(r.queueBytes), 'queue-bytes')}
@@ -154,6 +154,7 @@ estimated as the JSON length of LokiJS's documents (without content buffers, whi
 which follows but does not equal their heap use. Heap and RSS are the engine's own process's; the
 extension host's are not in them.
 Deleted blobs and messages leave memory when Azurite's GC runs (blob every 10 minutes, queue every
-minute) or at once with <em>Azurite: Reclaim Memory</em>.</p>
+minute), which spares content written in the last 10 minutes (so up to about 20 minutes for blobs),
+or at once with <em>Azurite: Reclaim Memory</em>.</p>
 `;
 }

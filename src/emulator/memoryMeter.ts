@@ -5,7 +5,7 @@
  */
 import { systemMemoryBytes } from './systemMemory';
 import { Emitter, type Disposable, type Event } from '../core/events';
-import { defaultLimitBytes, formatBytes, leastLimitMb, LimitBursts, LIMIT_BURST_TIMINGS, type LimitBurstTimings, type MemoryReport } from '../core/memory';
+import { defaultLimitBytes, formatBytes, groupDigits, leastLimitMb, settingMbText, LimitBursts, LIMIT_BURST_TIMINGS, type LimitBurstTimings, type MemoryReport } from '../core/memory';
 import type { ServiceKind } from '../core/services';
 import type { EngineHost } from './engineHost';
 
@@ -44,7 +44,7 @@ export class MemoryMeter implements Disposable {
   /**
    * Fires once per burst of writes refused by the memory limit, per service: for a service's first
    * refusal after a quiet gap, and again once its burst has lasted its longest
-   * ({@link LIMIT_BURST_TIMINGS}: 5 s, 60 s). A new limit applied, or the service started again
+   * ({@link LIMIT_BURST_TIMINGS}: a minute, 10 minutes). A new limit applied, or the service started again
    * ({@link newBurstOf}), begins a new burst.
    */
   readonly onDidHitLimit: Event<LimitHit> = this.limitEmitter.event;
@@ -94,10 +94,13 @@ export class MemoryMeter implements Disposable {
       // The mirrored figures may trail the engine's by up to its event interval: ask for exact ones.
       await this.host.refreshMemory().catch(() => undefined);
       const r = this.report();
-      const asked = settingBytes ?? this.host.loadResult?.defaultLimitBytes ?? defaultLimitBytes(systemMemoryBytes());
-      // Named in the setting's own unit (MB), not as a rounded figure such as "0.9 GB", which can
-      // name a limit still below what is stored; and above use, not equal to it (see leastLimitMb).
-      return `azurite.extentMemoryLimit asks for ${formatBytes(asked)}, but ${formatBytes(r.usedBytes)} of blob and queue data is in memory, so the limit stays at ${formatBytes(r.limitBytes)}. Set it to ${leastLimitMb(r.usedBytes)} or more (MB), or clean the blob or queue service (or reclaim memory) first.`;
+      const asked = settingBytes === undefined
+        ? `is unset, which asks for the default of ${formatBytes(this.host.loadResult?.defaultLimitBytes ?? defaultLimitBytes(systemMemoryBytes()))}`
+        : `asks for ${settingMbText(settingBytes)}`;
+      // The setting in its own unit (MB) and use to the byte, not as rounded figures such as "0.9 GB",
+      // which can name both a setting and a use above it; the least to set is above use, not equal
+      // to it (see leastLimitMb).
+      return `azurite.extentMemoryLimit ${asked}, but ${formatBytes(r.usedBytes)} (${groupDigits(r.usedBytes)} bytes) of blob and queue data is in memory, so the limit stays at ${formatBytes(r.limitBytes)}. Set it to ${leastLimitMb(r.usedBytes)} or more (MB), or clean the blob or queue service (or reclaim memory) first.`;
     }
     if (this.appliedSetting !== settingBytes) {
       this.appliedSetting = settingBytes;

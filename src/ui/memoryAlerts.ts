@@ -9,12 +9,12 @@
 import * as vscode from 'vscode';
 import { ThresholdWarning, formatBytes, formatUsage, groupDigits, limitInputError, percentUsed, proposedLimitMb, type MemoryReport } from '../core/memory';
 import { COMMANDS, serviceCommand } from '../core/commandIds';
-import { serviceName } from '../core/services';
+import { EXTENT_SERVICE_KINDS, serviceName } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
+import { systemMemoryBytes } from '../emulator/systemMemory';
 import { settingTargetOf, settingsTarget } from '../config';
 import { notify, showOutcome, updateSetting } from './notify';
 
-const ACTIONS = ['Raise Limit', 'Clean Blob', 'Clean Queue', 'Show Memory Usage'] as const;
 
 /** Watches the emulator's memory and limit events. */
 export class MemoryAlerts implements vscode.Disposable {
@@ -48,7 +48,9 @@ export class MemoryAlerts implements vscode.Disposable {
 
   /** @param refusedBytes the size of the write refused at the limit, in bytes (0 for the threshold warning): Raise Limit proposes a limit that holds it */
   private offer(level: 'warning' | 'error', refusedBytes: number, message: string): void {
-    void notify(level, message, ...ACTIONS).then(async (choice) => {
+    // Clean only what holds data in memory: a Clean of a service on disk (or stopped) frees none of it.
+    const cleans = EXTENT_SERVICE_KINDS.filter((k) => this.emulator.isRunningInMemory(k)).map((k) => `Clean ${serviceName(k)}` as const);
+    void notify(level, message, 'Raise Limit', ...cleans, 'Show Memory Usage').then(async (choice) => {
       switch (choice) {
         case 'Raise Limit': await raiseLimit(this.emulator, this.write, refusedBytes); break;
         case 'Clean Blob': await vscode.commands.executeCommand(serviceCommand('clean', 'blob')); break;
@@ -64,8 +66,9 @@ export class MemoryAlerts implements vscode.Disposable {
 }
 
 /**
- * Asks for a new `azurite.extentMemoryLimit` (MB), proposing twice the limit in force, or the least
- * that also holds a refused write of `refusedBytes` (core/memory.ts proposedLimitMb), and writes it
+ * Asks for a new `azurite.extentMemoryLimit` (MB), proposing twice the limit in force (at most 75%
+ * of the memory the engine may use), or the least that also holds a refused write of
+ * `refusedBytes` (core/memory.ts proposedLimitMb), and writes it
  * with `write` ({@link writeLimit} unless given). A value at or below the bytes in use now is
  * refused in the input box (the engine would keep the old limit).
  * @param refusedBytes the size of the write refused at the limit, in bytes; 0 for none
@@ -75,7 +78,7 @@ export async function raiseLimit(emulator: Emulator, write: (mb: number) => Prom
   const value = await vscode.window.showInputBox({
     title: 'Azurite: in-memory limit (azurite.extentMemoryLimit)',
     prompt: `Limit for blob and queue content, in MB (1 MB = 1,048,576 bytes). Now ${formatBytes(report.limitBytes)}.`,
-    value: String(proposedLimitMb(report.limitBytes, report.usedBytes, refusedBytes)),
+    value: String(proposedLimitMb(report.limitBytes, report.usedBytes, refusedBytes, systemMemoryBytes())),
     validateInput: (v) => limitInputError(v, emulator.memoryReport().usedBytes),
   });
   if (value === undefined) return;

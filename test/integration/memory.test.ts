@@ -72,11 +72,17 @@ describe('Memory meter in depth', () => {
   it('applies a raised limit live, refuses one below use with a message, and keeps the data', async () => {
     const a = await api();
     await configure({ extentMemoryLimit: 1 });
+    // Queue stopped: the limit hit's notification then offers no Clean Queue.
+    await vscode.commands.executeCommand('azurite.close_queue');
     await vscode.commands.executeCommand('azurite.start_blob');
     const port = a.emulator.endpoint('blob')!.port;
     const container = await blobContainer('live-limit');
     await container.getBlockBlobClient('big').uploadData(Buffer.alloc(900 * KiB, 1));
+    const shown = a.notifications().length;
     await assert.rejects(container.getBlockBlobClient('more').uploadData(Buffer.alloc(200 * KiB)));
+    const hit = await waitFor('the limit hit notification', () => a.notifications().slice(shown).find((m) => m.startsWith('Blob write of ')));
+    // Queue is stopped: a Clean of it would free none of this memory.
+    assert.deepEqual(a.notificationActions(hit), ['Raise Limit', 'Clean Blob', 'Show Memory Usage']);
     await configure({ extentMemoryLimit: 2 });
     await container.getBlockBlobClient('more').uploadData(Buffer.alloc(200 * KiB));
     assert.equal(a.emulator.endpoint('blob')!.port, port, 'no restart');
@@ -84,8 +90,8 @@ describe('Memory meter in depth', () => {
 
     const before = a.notifications().length;
     await vscode.workspace.getConfiguration('azurite').update('extentMemoryLimit', 0.5, vscode.ConfigurationTarget.Workspace);
-    const refusal = await waitFor('the refusal message', () => a.notifications().slice(before).find((m) => m.startsWith('azurite.extentMemoryLimit asks for 512 KB')));
-    assert.match(refusal, /1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB/);
+    const refusal = await waitFor('the refusal message', () => a.notifications().slice(before).find((m) => m.startsWith('azurite.extentMemoryLimit asks for 0.5 MB, but ')));
+    assert.match(refusal, /1\.1 MB \([\d,]+ bytes\) of blob and queue data is in memory, so the limit stays at 2 MB/);
     assert.equal(vscode.workspace.getConfiguration('azurite').get('extentMemoryLimit'), 0.5, 'the setting stays as typed');
     assert.ok(a.statusItems().memory.text.endsWith('/ 2 MB'), 'the item shows the limit in force');
     assert.deepEqual(await container.getBlockBlobClient('big').downloadToBuffer(), Buffer.alloc(900 * KiB, 1));

@@ -17,6 +17,7 @@ import {
   limitInputError,
   mbToBytes,
   percentUsed,
+  settingMbText,
   ThresholdWarning,
   type MemoryReport,
 } from '../../../src/core/memory';
@@ -157,10 +158,21 @@ describe('core/memory', () => {
     it('says when the setting asks for a limit that is not in force, instead of calling it unset or in force', () => {
       const base = { blobBytes: 0, queueBytes: 3 * 1024 ** 3, usedBytes: 3 * 1024 ** 3, limitBytes: 8 * 1024 ** 3 };
       assert.equal(describeLimitSource({ ...base, isDefaultLimit: true, refusedSetting: { bytes: 1024 ** 3 } }),
-        "the default, 50% of total memory or of a container's memory limit; azurite.extentMemoryLimit asks for 1 GB, refused while more was in memory (it applies at the next start or settings change once less is)");
+        "the default, 50% of total memory or of a container's memory limit; azurite.extentMemoryLimit asks for 1024 MB, refused while more was in memory (it applies at the next start or settings change once less is)");
       assert.equal(describeLimitSource({ ...base, isDefaultLimit: false, refusedSetting: { bytes: undefined } }),
         "from an earlier azurite.extentMemoryLimit; azurite.extentMemoryLimit is unset now (the default), refused while more was in memory (it applies at the next start or settings change once less is)");
       assert.equal(describeLimitSource({ ...base, isDefaultLimit: false }), 'from azurite.extentMemoryLimit');
+    });
+
+    it('names a refused setting in its own MB, not rounded to a figure that use above it also rounds to', () => {
+      // 950 MB asked while 960 MB is stored: both would read "0.9 GB".
+      assert.equal(formatBytes(950 * BYTES_PER_MB), formatBytes(960 * BYTES_PER_MB));
+      assert.equal(settingMbText(mbToBytes(950)), '950 MB');
+      assert.equal(settingMbText(mbToBytes(0.5)), '0.5 MB');
+      // Rounded to a whole byte as Azurite does, read back as typed.
+      assert.equal(settingMbText(mbToBytes(0.3)), '0.3 MB');
+      const base = { blobBytes: 960 * BYTES_PER_MB, queueBytes: 0, usedBytes: 960 * BYTES_PER_MB, limitBytes: 1024 * BYTES_PER_MB, isDefaultLimit: false };
+      assert.match(describeLimitSource({ ...base, refusedSetting: { bytes: mbToBytes(950) } }), /azurite\.extentMemoryLimit asks for 950 MB, refused/);
     });
   });
 
@@ -190,7 +202,7 @@ describe('core/memory', () => {
     // The gap is counted from the burst's last refusal, inclusive.
     const g = new LimitBursts({ gapMs: 100, maxMs: 1_000 });
     assert.deepEqual([g.refused('blob', 0), g.refused('blob', 100), g.refused('blob', 201)], [true, false, true]);
-    assert.deepEqual(LIMIT_BURST_TIMINGS, { gapMs: 5_000, maxMs: 60_000 });
+    assert.deepEqual(LIMIT_BURST_TIMINGS, { gapMs: 60_000, maxMs: 600_000 });
     // Forgotten (a new limit, a restart): the next refusal is reported, of that service only.
     const f = new LimitBursts<'blob' | 'queue'>({ gapMs: 5_000, maxMs: 60_000 });
     assert.deepEqual([f.refused('blob', 0), f.refused('queue', 0)], [true, true]);
@@ -218,6 +230,12 @@ describe('core/memory', () => {
     assert.ok(mbToBytes(proposedLimitMb(BYTES_PER_MB, used, 5 * BYTES_PER_MB)) >= used + 5 * BYTES_PER_MB);
     // A small refused write: twice the limit holds it.
     assert.equal(proposedLimitMb(BYTES_PER_MB, used, 1024), 2);
+    // Under the default limit (half of a 4 GB container's memory), not all of it: 75%.
+    const container = 4096 * BYTES_PER_MB;
+    assert.equal(proposedLimitMb(defaultLimitBytes(container), 0, 0, container), 3072);
+    assert.equal(proposedLimitMb(100 * BYTES_PER_MB, 0, 0, container), 200, 'far below the cap: twice');
+    // Never below what holds the refused write besides what is stored.
+    assert.equal(proposedLimitMb(3000 * BYTES_PER_MB, 2999 * BYTES_PER_MB, 200 * BYTES_PER_MB, container), 3200);
   });
 
   it('suggests a limit of whole MB above what is in use, never equal to it (Azurite would refuse every write)', () => {

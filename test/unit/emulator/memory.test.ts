@@ -181,7 +181,7 @@ describe('Memory meter in depth (real engine, real SDKs)', () => {
     assert.equal(problems[0]!.reason, 'memoryLimit');
     assert.equal(problems[0]!.setting, 'azurite.extentMemoryLimit');
     // 1,126,400 bytes are 1.0742… MB: the least whole MB above them, not "above 1.1 MB".
-    assert.match(problems[0]!.message, /^azurite\.extentMemoryLimit asks for 512 KB, but 1\.1 MB of blob and queue data is in memory, so the limit stays at 2 MB\. Set it to 2 or more \(MB\)/);
+    assert.match(problems[0]!.message, /^azurite\.extentMemoryLimit asks for 0\.5 MB, but 1\.1 MB \([\d,]+ bytes\) of blob and queue data is in memory, so the limit stays at 2 MB\. Set it to 2 or more \(MB\)/);
     assert.equal((await emulator.memoryReportNow()).limitBytes, 2 * MiB, 'the limit in force is shown, not the setting');
     // A change of another setting tries the refused limit again, but does not say it again.
     assert.deepEqual(await emulator.updateSettings(parseSettings({ ...rawOf(emulator), extentMemoryLimit: 0.5, silent: true }, { workspaceFolder: undefined, homeDir: '/tmp', globalStoragePath: '/tmp', rootHasAzuriteData: false })), []);
