@@ -227,6 +227,24 @@ export class SnapshotCommands implements vscode.Disposable {
   }
 
   /** Where the data is, for messages: "the running Blob, Queue" or "the Azurite at host:port". */
+  /** What azurite.attach points at now ("local" for this window's own services), to tell a change while a command waits. */
+  private targetIdentity(): string {
+    const t = this.deps.target.attached();
+    return t === undefined ? 'local' : JSON.stringify(SERVICE_KINDS.map((k) => t[k] ?? null));
+  }
+
+  /**
+   * A failure, shown, when the data target is no longer `before` ({@link targetIdentity}): an
+   * `azurite.attach` changed while a dialog was open (in another window, by Settings Sync, a
+   * `git pull` of .vscode/settings.json). The command would otherwise read or write an Azurite the
+   * user did not choose (a shared one, say); nothing was done yet.
+   */
+  private targetMoved(command: 'Export' | 'Import', before: string): Outcome | undefined {
+    if (this.targetIdentity() === before) return undefined;
+    const now = this.deps.target.attached();
+    return this.show(failure('state', `${command} stopped: azurite.attach changed while it waited (it now ${now === undefined ? 'names no other Azurite: the local emulator is the target' : `points at the Azurite at ${now.label}`}). Nothing was ${command === 'Export' ? 'exported' : 'imported'}; run it again to use that target.`, { setting: 'azurite.attach' }));
+  }
+
   private where(kinds: readonly ServiceKind[]): string {
     const t = this.deps.target.attached();
     return t !== undefined ? `the Azurite at ${t.label}` : `the running ${kinds.map(serviceName).join(', ')}`;
@@ -294,16 +312,22 @@ export class SnapshotCommands implements vscode.Disposable {
   private async exportNow(args: SnapshotCommandArgs): Promise<Outcome> {
     const asked = this.deps.target.kinds();
     if (asked.length === 0) return this.nothingRuns('export');
+    // The Azurite the command began on: azurite.attach may change while a dialog is open.
+    const target = this.targetIdentity();
     const folder = args.folder ?? (await this.pickFolder('Export Here', 'Choose the folder for the snapshot (its blob/, queue/ and table/ are replaced)'));
     if (folder === undefined) return CANCELLED;
     // A service may have stopped while the dialog was open.
     const { kinds, note: silent } = await this.answering(this.deps.target.kinds().filter((k) => asked.includes(k)), 'exported');
+    const moved = this.targetMoved('Export', target);
+    if (moved !== undefined) return moved;
     if (kinds.length === 0) return silent !== '' ? this.show(failure('state', `Export failed: nothing to export.${silent}`, { setting: 'azurite.attach' })) : this.nothingRuns('export');
     const replaced = kinds.filter((k) => fs.existsSync(path.join(folder, k)));
     if (replaced.length > 0 && args.skipConfirmation !== true) {
       const choice = await vscode.window.showWarningMessage(`Replace the snapshot in ${folder}?`,
         { modal: true, detail: `Its ${replaced.map((k) => `${k}/`).join(', ')} will be replaced by the data of ${this.where(kinds)}. Other files stay.` }, 'Replace');
       if (choice !== 'Replace') return CANCELLED;
+      const movedNow = this.targetMoved('Export', target);
+      if (movedNow !== undefined) return movedNow;
     }
     try {
       // Inside: dist/data.js missing or broken (a damaged install) is a failure to show, not a rejection.
@@ -316,7 +340,8 @@ export class SnapshotCommands implements vscode.Disposable {
       // A service that is not running keeps its folder from before: an Import would load it with the new data.
       const older = SERVICE_KINDS.filter((k) => !kinds.includes(k) && fs.existsSync(path.join(folder, k)));
       const kept = older.length > 0 ? ` Its ${older.map((k) => `${k}/`).join(', ')} ${older.length === 1 ? 'is' : 'are'} from before (${older.map(serviceName).join(', ')} ${this.deps.target.isLocal() ? 'not running' : 'not exported'}).` : '';
-      void notify(counts.unreadBlobs !== undefined && counts.unreadBlobs.length > 0 || older.length > 0 || silent !== '' ? 'warning' : 'info', `Snapshot exported to ${folder}: ${data.describeCounts(counts, kinds)}.${silent}${kept}${leftOut}`);
+      const from = this.deps.target.isLocal() ? '' : ` from ${this.where(kinds)}`;
+      void notify(counts.unreadBlobs !== undefined && counts.unreadBlobs.length > 0 || older.length > 0 || silent !== '' ? 'warning' : 'info', `Snapshot exported to ${folder}${from}: ${data.describeCounts(counts, kinds)}.${silent}${kept}${leftOut}`);
       return { ok: true };
     } catch (err) {
       return this.show(this.dataFailure('Export failed', folder, err));
@@ -331,6 +356,8 @@ export class SnapshotCommands implements vscode.Disposable {
   private async importNow(args: SnapshotCommandArgs): Promise<Outcome> {
     const asked = this.deps.target.kinds();
     if (asked.length === 0) return this.nothingRuns('import');
+    // The Azurite the command began on: azurite.attach may change while a dialog is open.
+    const target = this.targetIdentity();
     const folder = args.folder ?? (await this.pickFolder('Import', 'Choose a snapshot folder (with blob/, queue/, table/)'));
     if (folder === undefined) return CANCELLED;
     // A folder one level off (its blob/ chosen), moved or mistyped would import nothing and say
@@ -339,7 +366,12 @@ export class SnapshotCommands implements vscode.Disposable {
     if (notSnapshot !== undefined) return this.show(failure('data', `Import failed: ${notSnapshot}`));
     // A service may have stopped while the dialog was open.
     const { kinds, leftOut, note: silent } = await this.answering(this.deps.target.kinds().filter((k) => asked.includes(k)), 'imported');
+    const moved = this.targetMoved('Import', target);
+    if (moved !== undefined) return moved;
     if (kinds.length === 0) return silent !== '' ? this.show(failure('state', `Import failed: nothing to import into.${silent}`, { setting: 'azurite.attach' })) : this.nothingRuns('import');
+    // Where the clients made next write, as the journal names it for the next window.
+    const where = this.where(kinds);
+    const inMemory = this.inMemory(kinds);
     try {
       const data = this.data();
       const clients = this.targetClients(kinds);
@@ -353,12 +385,15 @@ export class SnapshotCommands implements vscode.Disposable {
       if (names.length > 0 && args.skipConfirmation !== true) {
         const shown = names.length > 12 ? [...names.slice(0, 12), `… and ${names.length - 12} more`] : names;
         const choice = await vscode.window.showWarningMessage(`Replace ${names.length} item${names.length === 1 ? '' : 's'} with the snapshot's?`,
-          { modal: true, detail: `These exist and will be replaced:\n${shown.join('\n')}\nEverything else stays.` }, 'Replace');
+          { modal: true, detail: `These exist in ${where} and will be replaced:\n${shown.join('\n')}\nEverything else stays.` }, 'Replace');
         if (choice !== 'Replace') return CANCELLED;
       }
+      // The clients write where the command began, not where azurite.attach now points.
+      const movedNow = this.targetMoved('Import', target);
+      if (movedNow !== undefined) return movedNow;
       // What the user was asked about is all it may replace (a client may make more meanwhile).
       const confirmed = args.skipConfirmation !== true ? { confirmed: conflicts } : {};
-      const counts = await this.journaled({ operation: 'import', folder, kinds, where: this.where(kinds), inMemory: this.inMemory(kinds) }, (run) =>
+      const counts = await this.journaled({ operation: 'import', folder, kinds, where, inMemory }, (run) =>
         withDelayedProgress('Importing a snapshot', true, (options) => data.importSnapshot(clients, snapshot, run?.scratch ?? os.tmpdir(), { ...options, ...confirmed, reclaim: this.reclaim(), ...(run ? { changing: (backup: string) => run.changing(backup).catch((err: unknown) => {
           throw new Error(`the journal in ${run.scratch} that lets the next window tell an Import cut short could not be written (${(err as Error).message}); nothing was changed`);
         }) } : {}) })));
@@ -367,12 +402,13 @@ export class SnapshotCommands implements vscode.Disposable {
       const why = this.deps.target.attached() !== undefined ? 'azurite.attach gives no endpoint for it' : 'the service is not running';
       const skippedElsewhere = skipped.filter((k) => !leftOut.includes(k));
       const notImported = skippedElsewhere.length === 0 ? '' : ` Not imported: ${skippedElsewhere.map((k) => `${k}/ (${why})`).join(', ')}.`;
-      void notify(silent !== '' ? 'warning' : 'info', `Snapshot imported from ${folder}: ${data.describeCounts(counts, kinds)}.${notImported}${silent}`);
+      const into = this.deps.target.isLocal() ? '' : ` into ${where}`;
+      void notify(silent !== '' ? 'warning' : 'info', `Snapshot imported from ${folder}${into}: ${data.describeCounts(counts, kinds)}.${notImported}${silent}`);
       return { ok: true };
     } catch (err) {
       // Cancelled once it had changed data: its rollback ran, perhaps for a while; say how it ended.
       if ((err as { undone?: unknown } | undefined)?.undone === true) {
-        void notify('info', `Import cancelled: what it had replaced or loaded in ${this.where(kinds)} was put back as it was.`);
+        void notify('info', `Import cancelled: what it had replaced or loaded in ${where} was put back as it was.`);
         return CANCELLED;
       }
       return this.show(this.dataFailure('Import failed', folder, err));

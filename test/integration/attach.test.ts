@@ -297,6 +297,40 @@ describe('Attach to an Azurite that runs elsewhere (azurite.attach)', function (
     }
   });
 
+  it('an Import whose azurite.attach changes before it writes stops and says so: neither Azurite gets the snapshot', async function () {
+    if (process.platform === 'win32') this.skip(); // SIGSTOP
+    const a = await api();
+    const azurite = () => vscode.workspace.getConfiguration('azurite');
+    await azurite().update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+    await waitFor('detached', () => a.statusItems().attach.visible === false || undefined);
+    const snapshot = fs.mkdtempSync(path.join(os.tmpdir(), 'import-moved-'));
+    fs.mkdirSync(path.join(snapshot, 'blob', 'moved-target'), { recursive: true });
+    fs.writeFileSync(path.join(snapshot, 'blob', 'moved-target', 'a.txt'), 'a');
+    try {
+      await configure({ inMemoryPersistence: true });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+      const local = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('moved-target');
+      const progressBefore = a.progressShown().length;
+      let importing: Thenable<{ ok: boolean; message?: string }> | undefined;
+      // The local Blob held: the import waits in its listing of what it would replace there.
+      await withEngineHeld(a.emulator.enginePid!, async () => {
+        importing = vscode.commands.executeCommand('azurite.importSnapshot', { folder: snapshot, skipConfirmation: true });
+        await waitFor('the import reading', () => a.progressShown().slice(progressBefore).includes('Azurite: Reading the snapshot') || undefined, 30_000);
+        await azurite().update('attach', connectionString, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the attached item', () => a.statusItems().attach.visible || undefined);
+        // Before the resume (the local Blob stops once the import ends): nothing written there yet.
+      });
+      const outcome = await importing!;
+      assert.equal(outcome.ok, false);
+      assert.match(outcome.message ?? '', /^Import stopped: azurite\.attach changed while it waited \(it now points at the Azurite at 127\.0\.0\.1:\d+.*\)\. Nothing was imported; run it again to use that target\.$/);
+      assert.equal(await BlobServiceClient.fromConnectionString(connectionString).getContainerClient('moved-target').exists(), false, 'not in the attached Azurite');
+      if (a.emulator.status('blob').status === 'running') assert.equal(await local.exists(), false, 'not in the local Blob');
+    } finally {
+      await azurite().update('attach', undefined, vscode.ConfigurationTarget.Workspace);
+      fs.rmSync(snapshot, { recursive: true, force: true });
+    }
+  });
+
   it('attached to an Azurite that serves Blob only (UseDevelopmentStorage=true names all three), Export and Import work on Blob and name what nothing answers for', async () => {
     const a = await api();
     const [queuePort, tablePort] = await freePorts(2);
