@@ -4,8 +4,9 @@
  * loaded from dist/data.js on first use) through the Azure SDKs against the running services; this
  * file asks, confirms, shows progress with counts and lets the user cancel.
  *
- * Commands take an optional argument object for tests and other extensions: `{ folder?: string,
- * skipConfirmation?: boolean }` (`folder` an absolute path; export and import ask for one without
+ * Commands take an optional argument object for tests, keybindings and other extensions: `{
+ * folder?: string, skipConfirmation?: boolean }` (`folder` resolved as `azurite.seed` is: `~`,
+ * `${workspaceFolder}`, relative to the workspace folder; export and import ask for one without
  * it). Each resolves to an Outcome and never rejects.
  */
 import * as fs from 'node:fs';
@@ -32,7 +33,7 @@ import { beginOperation, interruptedMessage, takeInterrupted, type InterruptedOp
 
 /** Arguments the commands accept (all optional). */
 export interface SnapshotCommandArgs {
-  /** The snapshot folder (absolute); export and import ask for one when absent. */
+  /** The snapshot folder, resolved as `azurite.seed` is (`~`, `${workspaceFolder}`, relative to the workspace folder); export and import ask for one when absent. */
   readonly folder?: string;
   /** Skip the confirmations (tests, tasks). */
   readonly skipConfirmation?: boolean;
@@ -66,6 +67,19 @@ export interface SnapshotDeps {
 export function seedFolder(chosenFolder?: string): string | { fix: string } | undefined {
   const raw = azuriteConfig().get<unknown>('seed');
   if (typeof raw !== 'string' || raw.trim() === '') return undefined;
+  return resolveUserFolder(raw, chosenFolder);
+}
+
+/**
+ * A folder the user names (`azurite.seed`, the `folder` argument of Export and Import) resolved as
+ * `azurite.seed` is: `~`, `${workspaceFolder}` and VS Code's other path variables expanded, a
+ * relative path taken from the workspace folder (in a multi-root workspace, the one chosen for
+ * data). A keybinding's or another extension's arguments reach the command with no variable
+ * expanded: taken as they are, `${workspaceFolder}/x` was a folder of that name under the
+ * extension host's working directory.
+ * @returns the absolute path, or `{ fix }` (core/settings.ts resolveLocation)
+ */
+function resolveUserFolder(raw: string, chosenFolder?: string): string | { fix: string } {
   return resolveLocation(raw, { workspaceFolder: workspaceFolderPath(chosenFolder), workspaceFolders: namedWorkspaceFolders(), homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false, relativeNeedsFolder: true });
 }
 
@@ -227,6 +241,18 @@ export class SnapshotCommands implements vscode.Disposable {
   }
 
   /** Where the data is, for messages: "the running Blob, Queue" or "the Azurite at host:port". */
+  /**
+   * The `folder` argument resolved ({@link resolveUserFolder}), undefined when absent (the command
+   * asks), or a failure, shown, when it cannot be resolved or is not a string.
+   */
+  private folderArgument(command: 'Export' | 'Import', args: SnapshotCommandArgs): string | undefined | Outcome {
+    const raw: unknown = args.folder;
+    if (raw === undefined) return undefined;
+    if (typeof raw !== 'string' || raw.trim() === '') return this.show(failure('data', `${command} failed: its folder argument must be a path (an absolute one, or relative to the workspace folder), not ${JSON.stringify(raw)}.`));
+    const resolved = resolveUserFolder(raw, this.deps.dataFolder());
+    return typeof resolved === 'string' ? resolved : this.show(failure('data', `${command} failed: its folder argument "${raw}" cannot be used: ${resolved.fix}`));
+  }
+
   /** What azurite.attach points at now ("local" for this window's own services), to tell a change while a command waits. */
   private targetIdentity(): string {
     const t = this.deps.target.attached();
@@ -314,7 +340,9 @@ export class SnapshotCommands implements vscode.Disposable {
     if (asked.length === 0) return this.nothingRuns('export');
     // The Azurite the command began on: azurite.attach may change while a dialog is open.
     const target = this.targetIdentity();
-    const folder = args.folder ?? (await this.pickFolder('Export Here', 'Choose the folder for the snapshot (its blob/, queue/ and table/ are replaced)'));
+    const given = this.folderArgument('Export', args);
+    if (typeof given === 'object') return given;
+    const folder = given ?? (await this.pickFolder('Export Here', 'Choose the folder for the snapshot (its blob/, queue/ and table/ are replaced)'));
     if (folder === undefined) return CANCELLED;
     // A service may have stopped while the dialog was open.
     const { kinds, note: silent } = await this.answering(this.deps.target.kinds().filter((k) => asked.includes(k)), 'exported');
@@ -348,17 +376,22 @@ export class SnapshotCommands implements vscode.Disposable {
     }
   }
 
-  /** `Azurite: Import Snapshot…`: a snapshot folder into the running services, replacing items of the same names. */
-  importSnapshot(args: SnapshotCommandArgs = {}): Promise<Outcome> {
-    return this.held(() => this.importNow(args));
+  /**
+   * `Azurite: Import Snapshot…`: a snapshot folder into the running services, replacing items of the same names.
+   * @param only the services to import into, of those running (Import Again: those of the Import cut short); all when undefined
+   */
+  importSnapshot(args: SnapshotCommandArgs = {}, only?: readonly ServiceKind[]): Promise<Outcome> {
+    return this.held(() => this.importNow(args, only));
   }
 
-  private async importNow(args: SnapshotCommandArgs): Promise<Outcome> {
-    const asked = this.deps.target.kinds();
+  private async importNow(args: SnapshotCommandArgs, only: readonly ServiceKind[] | undefined): Promise<Outcome> {
+    const asked = this.deps.target.kinds().filter((k) => only === undefined || only.includes(k));
     if (asked.length === 0) return this.nothingRuns('import');
     // The Azurite the command began on: azurite.attach may change while a dialog is open.
     const target = this.targetIdentity();
-    const folder = args.folder ?? (await this.pickFolder('Import', 'Choose a snapshot folder (with blob/, queue/, table/)'));
+    const given = this.folderArgument('Import', args);
+    if (typeof given === 'object') return given;
+    const folder = given ?? (await this.pickFolder('Import', 'Choose a snapshot folder (with blob/, queue/, table/)'));
     if (folder === undefined) return CANCELLED;
     // A folder one level off (its blob/ chosen), moved or mistyped would import nothing and say
     // "imported": refused, naming what a snapshot folder holds.
@@ -399,9 +432,10 @@ export class SnapshotCommands implements vscode.Disposable {
         }) } : {}) })));
       // Parts of the snapshot for services that do not run were not read: say so, not nothing.
       const skipped = SERVICE_KINDS.filter((k) => !kinds.includes(k) && hasEntries(path.join(folder, k)));
-      const why = this.deps.target.attached() !== undefined ? 'azurite.attach gives no endpoint for it' : 'the service is not running';
+      const why = (k: ServiceKind): string => only !== undefined && !only.includes(k) ? 'not part of the Import cut short'
+        : this.deps.target.attached() !== undefined ? 'azurite.attach gives no endpoint for it' : 'the service is not running';
       const skippedElsewhere = skipped.filter((k) => !leftOut.includes(k));
-      const notImported = skippedElsewhere.length === 0 ? '' : ` Not imported: ${skippedElsewhere.map((k) => `${k}/ (${why})`).join(', ')}.`;
+      const notImported = skippedElsewhere.length === 0 ? '' : ` Not imported: ${skippedElsewhere.map((k) => `${k}/ (${why(k)})`).join(', ')}.`;
       const into = this.deps.target.isLocal() ? '' : ` into ${where}`;
       void notify(silent !== '' ? 'warning' : 'info', `Snapshot imported from ${folder}${into}: ${data.describeCounts(counts, kinds)}.${notImported}${silent}`);
       return { ok: true };
@@ -563,8 +597,10 @@ export class SnapshotCommands implements vscode.Disposable {
         if (started !== undefined && !started.ok) return started;
       }
     }
-    if (choice === IMPORT_AGAIN) return this.importSnapshot({ ...args, folder: journal.folder });
-    if (choice === RESTORE_REPLACED && copy !== undefined) return this.importSnapshot({ ...args, folder: copy });
+    // Into the services it worked on only: others running now (an autostart of all three) would
+    // get the rest of the snapshot, which that Import never meant to load.
+    if (choice === IMPORT_AGAIN) return this.importSnapshot({ ...args, folder: journal.folder }, journal.kinds);
+    if (choice === RESTORE_REPLACED && copy !== undefined) return this.importSnapshot({ ...args, folder: copy }, journal.kinds);
     return this.reset(args, journal.kinds);
   }
 

@@ -403,6 +403,29 @@ describe('Test data: seed, reset, export and import', () => {
     }
   });
 
+  it('a folder argument is resolved as azurite.seed is (keybinding arguments reach the command with ${workspaceFolder} unexpanded)', async () => {
+    const a = await api();
+    a.chooseDataFolder(undefined);
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.start_blob'), [{ ok: true }]);
+    await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('argued').createIfNotExists();
+    const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    const [byVariable, byRelative] = [path.join(root, 'snap-by-variable'), path.join(root, 'snap-relative')];
+    try {
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.exportSnapshot', { folder: '${workspaceFolder}/snap-by-variable', skipConfirmation: true }), { ok: true });
+      assert.ok(fs.existsSync(path.join(byVariable, 'blob', 'argued')), 'exported under the workspace folder');
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.exportSnapshot', { folder: 'snap-relative', skipConfirmation: true }), { ok: true });
+      assert.ok(fs.existsSync(path.join(byRelative, 'blob', 'argued')), 'relative to the workspace folder');
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.importSnapshot', { folder: '${workspaceFolder}/snap-by-variable', skipConfirmation: true }), { ok: true });
+      const unknown = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('azurite.importSnapshot', { folder: '${config:nope}/x', skipConfirmation: true });
+      assert.equal(unknown.ok, false);
+      assert.match(unknown.message ?? '', /^Import failed: its folder argument "\$\{config:nope\}\/x" cannot be used: /);
+      const notText = await vscode.commands.executeCommand<{ ok: boolean; message?: string }>('azurite.exportSnapshot', { folder: 5, skipConfirmation: true });
+      assert.equal(notText.message, 'Export failed: its folder argument must be a path (an absolute one, or relative to the workspace folder), not 5.');
+    } finally {
+      for (const f of [byVariable, byRelative]) fs.rmSync(f, { recursive: true, force: true });
+    }
+  });
+
   it('an Import whose window closed under it is reported once, with the copy of what it replaced (src/ui/operationJournal.ts)', async () => {
     const a = await api();
     // What a window that closed half-way through an Import leaves: its journal, its process gone.
@@ -433,13 +456,21 @@ describe('Test data: seed, reset, export and import', () => {
     const snapshot = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-emulators-import-again-'));
     fs.mkdirSync(path.join(snapshot, 'blob', 'orders'), { recursive: true });
     fs.writeFileSync(path.join(snapshot, 'blob', 'orders', 'o1.json'), '{"id":1}');
+    // The snapshot has a queue too, which the Import cut short (into Blob only) never loaded.
+    fs.mkdirSync(path.join(snapshot, 'queue'));
+    fs.writeFileSync(path.join(snapshot, 'queue', 'again.jsonl'), '{"text":"not for this import"}\n');
     const journal = { version: 1 as const, operation: 'import' as const, kinds: ['blob' as const], folder: snapshot, where: 'the running Blob', inMemory: false, startedAt: new Date().toISOString(), pid: 1, phase: 'changing' as const };
     try {
       assert.deepEqual(a.emulator.runningKinds(), []);
+      // Queue runs now too (an autostart of all three in the new window): it gets nothing.
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.start_queue'), [{ ok: true }]);
+      const shown = a.notifications().length;
       assert.deepEqual(await a.settleInterrupted({ journal, copy: undefined }, 'Import Again', { skipConfirmation: true }), { ok: true });
-      assert.deepEqual(a.emulator.runningKinds(), ['blob']);
+      assert.deepEqual(a.emulator.runningKinds(), ['blob', 'queue']);
       const blobs = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('orders');
       assert.equal((await blobs.getBlockBlobClient('o1.json').downloadToBuffer()).toString(), '{"id":1}');
+      assert.equal(await QueueServiceClient.fromConnectionString(a.emulator.connectionString()).getQueueClient('again').exists(), false, 'Queue not imported into');
+      assert.ok(a.notifications().slice(shown).some((n) => n.startsWith(`Snapshot imported from ${snapshot}: `) && n.endsWith('Not imported: queue/ (not part of the Import cut short).')), a.notifications().slice(shown).join('\n'));
       // A Reset of a seed's services: started too, then emptied.
       await vscode.commands.executeCommand('azurite.close');
       assert.deepEqual(await a.settleInterrupted({ journal: { ...journal, operation: 'seed', kinds: ['blob', 'queue'], where: 'the running Blob, Queue' }, copy: undefined }, 'Reset', { skipConfirmation: true }), { ok: true });
