@@ -81,7 +81,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     }
     // A stopped service's close resolves at once; one that runs or is starting waits for the data operation.
     const toStop = kinds.filter((k) => emulator.status(k).status !== 'closed');
-    if (verb === 'close' && toStop.length > 0) await waitForData(toStop, 'stop');
+    if (verb === 'close' && toStop.length > 0) {
+      // A seed still loading is cut short now, not once a data operation that waits for it is done.
+      emulator.cutSeedShort(toStop);
+      await waitForData(toStop, 'stop');
+    }
     const outcomes = await Promise.all(kinds.map((k) => (verb === 'start' ? emulator.start(k) : emulator.stop(k))));
     outcomes.forEach(showError);
     return outcomes;
@@ -121,6 +125,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       );
       if (choice !== 'Clean') return asked.map(() => CANCELLED);
     }
+    // As for a Close: a seed still loading is cut short now, not after a data operation waiting for it.
+    emulator.cutSeedShort(kinds);
     await waitForData(kinds, 'clean');
     // Every clean is queued at once: a Reset, Import or Export asked for meanwhile waits for all of
     // them (Emulator.lifecycleSettled), not only for the one under way.

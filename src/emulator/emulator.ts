@@ -585,6 +585,16 @@ export class Emulator {
     this.afterStart = hook;
   }
 
+  /**
+   * Cuts short the hook (the seed) of each start of `kinds` under way, as a stop or clean of it does
+   * ({@link setAfterStart}), before that stop is asked for: a Close or Clean first waits for a
+   * Reset, Import or Export under way, which may itself wait for the seed ({@link lifecycleSettled}),
+   * so the seed would otherwise load in full first.
+   */
+  cutSeedShort(kinds: readonly ServiceKind[]): void {
+    for (const kind of kinds) this.abortAfterStart(kind);
+  }
+
   /** Aborts the hook after a start of `kind` under way, if any (see {@link setAfterStart}). */
   private abortAfterStart(kind: ServiceKind): void {
     this.abortsAsked[kind]++;

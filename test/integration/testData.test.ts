@@ -109,6 +109,27 @@ describe('Test data: seed, reset, export and import', () => {
     assert.deepEqual(a.notifications().slice(shown), [], 'nothing to report: the user asked for the stop');
   });
 
+  it('Close during a start\'s seed cuts it short even while an Export waits for that start (the Close waits for the Export, which waited for the seed)', async () => {
+    const a = await api();
+    fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), Array.from({ length: 150_000 }, (_, i) => `{"text":"order ${i}"}\n`).join(''));
+    await configure({ seed });
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'export-behind-seed-'));
+    try {
+      const starting = vscode.commands.executeCommand<{ ok: boolean; reason?: string }[]>('azurite.start_queue');
+      const orders = () => QueueServiceClient.fromConnectionString(a.emulator.connectionString()).getQueueClient('orders');
+      await waitFor('the seed loading', async () => ((await orders().getProperties().catch(() => undefined))?.approximateMessagesCount ?? 0) > 0, 60_000);
+      // Asked for now, it waits for the start (its seed included) before it begins.
+      const exporting = vscode.commands.executeCommand<{ ok: boolean }>('azurite.exportSnapshot', { folder: out, skipConfirmation: true });
+      assert.deepEqual(await vscode.commands.executeCommand('azurite.close_queue'), [{ ok: true }]);
+      const [started] = await starting;
+      assert.deepEqual(started, { ok: false, reason: 'cancelled', message: 'Cancelled.' }, 'the seed was cut short, not loaded in full');
+      assert.equal(a.emulator.status('queue').status, 'closed');
+      await exporting;
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  });
+
   it('on disk, loads the seed only into an empty service', async () => {
     const a = await api();
     const location = fs.mkdtempSync(path.join(os.tmpdir(), 'disk-data-'));
