@@ -48,19 +48,21 @@ export class DebugEnvironment implements vscode.DebugConfigurationProvider {
    * (./connectionEnvironment.ts) to the configuration's `env`, except those it sets itself or its
    * `envFile` defines, and logs what was added. Only the local.settings.json files of the launch's
    * workspace folder are weighed (in a multi-root workspace each folder is its own project). A
-   * launch waits first for the services starting (progress after a second; not an attach, nor a
-   * debugger's child session). With `azurite.debugEnvironment` off, or nothing to
-   * add, the configuration is returned as it came.
+   * launch waits first for the services starting (progress after a second). An attach, a debugger's
+   * child session, `azurite.debugEnvironment` off, or nothing to add: the configuration is
+   * returned as it came.
    */
   async resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration> {
     if (!this.enabled()) return config;
+    // Nothing for an attach (its program runs already: `env` reaches nothing, and the log would say
+    // what did not happen), nor for a child session a debugger starts for a process its program
+    // spawns (js-debug's `__pendingTargetId`, one per process), which inherits its parent's.
+    const launches = config.request !== 'attach' && config.__pendingTargetId === undefined;
+    if (!launches) return config;
     await this.environment.ready();
     // A session launched while a service starts (F5 right after a click, the autostart, a restart
     // for a settings change) gets it once it runs, seed loaded, not a configuration without it.
-    // Not for an attach (its program runs already: `env` reaches nothing), nor for a child session
-    // a debugger starts for one it runs (js-debug's `__pendingTargetId`), which its parent waited for.
-    const launches = config.request !== 'attach' && config.__pendingTargetId === undefined;
-    const starting = launches ? this.services.startsUnderWay() : [];
+    const starting = this.services.startsUnderWay();
     if (starting.length > 0) {
       // Cancel launches it at once, with what runs by then (a large seed can take minutes).
       await withDelayedProgress(`The debug session "${String(config.name)}" waits for ${starting.map(serviceName).join(', ')} to start (Cancel launches it now)`, true,

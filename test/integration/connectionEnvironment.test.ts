@@ -365,6 +365,8 @@ describe('Connection string in debug sessions, tasks and terminals', () => {
       await waitFor('the spawned process to run', () => fs.existsSync(childDone), 30_000);
       await terminated;
       assert.ok(children.length > childrenBefore, 'the debugger attached to the spawned process in a child session');
+      // An attach: env reaches nothing there, and the log would say what did not happen.
+      assert.deepEqual(children.map((c) => c.configuration.env?.AZURE_STORAGE_CONNECTION_STRING), children.map(() => undefined), 'no env for a child session');
       assert.equal(a.emulator.status('queue').status, 'closed', 'the child session started Queue again');
     } finally {
       started.dispose();
