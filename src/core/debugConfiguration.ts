@@ -2,7 +2,7 @@
  * Debug configurations as VS Code hands them to `resolveDebugConfiguration`, and the variables
  * added to them. Pure; no vscode.
  */
-import { identityConnectionKey } from './localSettings';
+import { identityConnectionKey, readsAnyCase } from './localSettings';
 
 /**
  * True for the configuration VS Code passes when the user starts debugging with no launch.json:
@@ -41,11 +41,13 @@ export function startsTaskBeforeSession(config: Readonly<Record<string, unknown>
 
 /**
  * True when `names` has `name` as the platform compares variable names: on Windows without regard
- * to case (its environment has one `Path`, whatever the case written), elsewhere exactly.
+ * to case (its environment has one `Path`, whatever the case written), elsewhere exactly, except
+ * for a variable its reader takes in any case (`AzureWebJobsStorage`: ./localSettings.ts
+ * readsAnyCase).
  * @param platform `process.platform` by default
  */
 export function hasVariableName(names: Iterable<string>, name: string, platform: NodeJS.Platform = process.platform): boolean {
-  if (platform !== 'win32') {
+  if (platform !== 'win32' && !readsAnyCase(name)) {
     for (const n of names) if (n === name) return true;
     return false;
   }
@@ -57,7 +59,8 @@ export function hasVariableName(names: Iterable<string>, name: string, platform:
 /**
  * Adds the connection variables to a launch configuration's `env`, leaving every variable the
  * configuration sets itself (in `env`, or in its envFile: `ownKeys`) as it is, names compared as
- * the platform does ({@link hasVariableName}: `AZUREWEBJOBSSTORAGE` is `AzureWebJobsStorage` on Windows).
+ * the platform does ({@link hasVariableName}: `AZUREWEBJOBSSTORAGE` is `AzureWebJobsStorage` on Windows,
+ * and everywhere for that variable, which the Functions host reads in any case).
  *
  * An `env` value equal to the one VS Code's own environment holds (`inherited`) is not the
  * configuration's: a debugger copied it there before this pass. The Python debugger does, for

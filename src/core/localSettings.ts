@@ -29,6 +29,29 @@ const DEVELOPMENT_ACCOUNT = 'devstoreaccount1';
 export const STORAGE_VARIABLE = 'AZURE_STORAGE_CONNECTION_STRING';
 /** The variable read by Azure Functions (Core Tools, the host). */
 export const WEBJOBS_VARIABLE = 'AzureWebJobsStorage';
+/**
+ * True for a variable read without regard to case on every platform: `AzureWebJobsStorage`, which
+ * the Functions host reads through .NET configuration (keys compared ignoring case), so
+ * `AZUREWEBJOBSSTORAGE` set by the user on Linux is that variable too, and a second entry of ours
+ * would make which one wins depend on the environment's order. `AZURE_STORAGE_CONNECTION_STRING`
+ * is read by exact name (the SDKs' `process.env[…]`, `os.environ[…]`).
+ */
+export function readsAnyCase(name: string): boolean {
+  return name === WEBJOBS_VARIABLE;
+}
+
+/**
+ * The value `env` holds for `name`: by exact name, or for a variable read in any case
+ * ({@link readsAnyCase}) under another case, the first such entry with a non-empty value.
+ */
+export function valueOfVariable(env: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
+  const exact = env[name];
+  if (exact !== undefined && exact !== '' || !readsAnyCase(name)) return exact;
+  const wanted = name.toUpperCase();
+  const key = Object.keys(env).find((k) => k !== name && k.toUpperCase() === wanted && (env[k] ?? '') !== '');
+  return key === undefined ? exact : env[key];
+}
+
 /** Every variable we may set, in this order. */
 export const CONNECTION_VARIABLES = [STORAGE_VARIABLE, WEBJOBS_VARIABLE] as const;
 /** One of {@link CONNECTION_VARIABLES}. */
@@ -311,12 +334,12 @@ export function decideVariables(
   // An identity-based connection there (`AzureWebJobsStorage__accountName`) is the user's too.
   const identity = (name: ConnectionVariable): string | undefined => identityConnectionKey(Object.keys(inherited).filter((k) => (inherited[k] ?? '') !== ''), name);
   const fromEnvironment = (name: ConnectionVariable): boolean => {
-    const value = inherited[name];
+    const value = valueOfVariable(inherited, name);
     return (value !== undefined && value !== '' && !isReplaceableInherited(value, own)) || identity(name) !== undefined;
   };
   const environmentReason = (name: ConnectionVariable): string => {
     const key = identity(name);
-    return `the environment VS Code was started with sets its own${key !== undefined && (inherited[name] ?? '') === '' ? ` (${key}: an identity-based connection)` : ''}`;
+    return `the environment VS Code was started with sets its own${key !== undefined && (valueOfVariable(inherited, name) ?? '') === '' ? ` (${key}: an identity-based connection)` : ''}`;
   };
   const variables: Partial<Record<ConnectionVariable, string>> = {};
   const notSet: string[] = [];

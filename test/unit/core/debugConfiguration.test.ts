@@ -72,9 +72,12 @@ describe('core/debugConfiguration', () => {
     const windows: Record<string, unknown> = { env: { AZUREWEBJOBSSTORAGE: 'cloud' } };
     assert.deepEqual(addEnvironment(windows, vars, new Set(['azure_storage_connection_string']), 'win32'), []);
     assert.deepEqual(windows.env, { AZUREWEBJOBSSTORAGE: 'cloud' }, 'one entry, the user\'s');
-    // Elsewhere names are case-sensitive: both are added beside the user's.
+    // Elsewhere names are case-sensitive, except AzureWebJobsStorage, which the Functions host reads
+    // in any case (.NET configuration): a second entry of ours would make the winner the order's.
     const linux: Record<string, unknown> = { env: { AZUREWEBJOBSSTORAGE: 'cloud' } };
-    assert.deepEqual(addEnvironment(linux, vars, new Set(['azure_storage_connection_string']), 'linux'), ['AzureWebJobsStorage', 'AZURE_STORAGE_CONNECTION_STRING']);
+    assert.deepEqual(addEnvironment(linux, vars, new Set(['azure_storage_connection_string']), 'linux'), ['AZURE_STORAGE_CONNECTION_STRING']);
+    assert.deepEqual(linux.env, { AZUREWEBJOBSSTORAGE: 'cloud', AZURE_STORAGE_CONNECTION_STRING: 'ours' });
+    assert.equal(hasVariableName(['azurewebjobsstorage'], 'AzureWebJobsStorage', 'darwin'), true);
     assert.equal(hasVariableName(['Path'], 'PATH', 'win32'), true);
     assert.equal(hasVariableName(['Path'], 'PATH', 'darwin'), false);
   });

@@ -193,6 +193,10 @@ describe('core/localSettings', () => {
       assert.deepEqual(decideVariables(cs, { running: ['Blob'] }, [], { AZURE_STORAGE_CONNECTION_STRING: inherited, AzureWebJobsStorage: inherited }, own).variables,
         { AZURE_STORAGE_CONNECTION_STRING: cs, AzureWebJobsStorage: cs }, inherited);
     }
+    // AzureWebJobsStorage under another case is that variable for the Functions host, on every platform;
+    // AZURE_STORAGE_CONNECTION_STRING is read by its exact name.
+    assert.deepEqual(decideVariables(cs, { running: ['Blob'] }, [], { AZUREWEBJOBSSTORAGE: cloud, azure_storage_connection_string: cloud }, own).variables,
+      { AZURE_STORAGE_CONNECTION_STRING: cs });
     // devstoreaccount1 on another machine (a shared Azurite) is the user's.
     assert.deepEqual(decideVariables(cs, { running: ['Blob'] }, [], { AZURE_STORAGE_CONNECTION_STRING: 'AccountName=devstoreaccount1;BlobEndpoint=http://10.0.0.5:10000/devstoreaccount1' }, own).variables,
       { AzureWebJobsStorage: cs });

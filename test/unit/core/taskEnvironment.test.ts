@@ -57,9 +57,11 @@ describe('core/taskEnvironment', () => {
     }
   });
 
-  it('reads a variable named with any value, "" and null included, exactly elsewhere than on Windows', () => {
+  it('reads a variable named with any value, "" and null included, exactly elsewhere than on Windows (AzureWebJobsStorage, which the Functions host reads in any case, everywhere in any case)', () => {
     assert.deepEqual(variablesSet({ AZURE_STORAGE_CONNECTION_STRING: null, AzureWebJobsStorage: '' }, NAMES, 'linux').map((v) => v.name), NAMES);
-    assert.deepEqual(variablesSet({ AZUREWEBJOBSSTORAGE: 'x' }, NAMES, 'linux'), []);
+    assert.deepEqual(variablesSet({ azure_storage_connection_string: 'x' }, NAMES, 'linux'), []);
+    assert.deepEqual(variablesSet({ azure_storage_connection_string: 'x' }, NAMES, 'windows').map((v) => v.name), ['AZURE_STORAGE_CONNECTION_STRING']);
+    assert.deepEqual(variablesSet({ AZUREWEBJOBSSTORAGE: 'x' }, NAMES, 'linux').map((v) => v.name), ['AzureWebJobsStorage']);
     assert.deepEqual(variablesSet({ AZUREWEBJOBSSTORAGE: 'x' }, NAMES, 'windows').map((v) => v.name), ['AzureWebJobsStorage']);
   });
 
