@@ -37,6 +37,12 @@ export interface OperationJournal {
   readonly where: string;
   /** Whether it works on this window's own services, every one kept in memory (their data goes with the window). */
   readonly inMemory: boolean;
+  /**
+   * The data folder of this window's own services it works on, kept on disk (absolute): what the
+   * next window's actions check they would work on. Absent for an attached Azurite, in memory, and
+   * in journals of earlier versions.
+   */
+  readonly location?: string | undefined;
   /** When it began (ISO 8601). */
   readonly startedAt: string;
   /** The process (extension host) that runs it, and on Linux what tells it from a later process with its id. */
@@ -53,7 +59,7 @@ export interface OperationJournal {
 }
 
 /** What the caller of {@link beginOperation} gives; the rest is filled in. */
-export type OperationStart = Pick<OperationJournal, 'operation' | 'folder' | 'kinds' | 'where' | 'inMemory'>;
+export type OperationStart = Pick<OperationJournal, 'operation' | 'folder' | 'kinds' | 'where' | 'inMemory' | 'location'>;
 
 /** An operation under way, as {@link beginOperation} returns it. */
 export interface OperationRun {
@@ -158,7 +164,8 @@ async function readJournal(file: string): Promise<OperationJournal | undefined> 
       && (value.phase === 'copying' || value.phase === 'changing') && (value.operation === 'import' || value.operation === 'reset' || value.operation === 'seed')
       && Array.isArray(value.kinds) && value.kinds.every((k) => (SERVICE_KINDS as readonly string[]).includes(k))
       && typeof value.startedAt === 'string' && !Number.isNaN(Date.parse(value.startedAt))
-      && (value.backup === undefined || typeof value.backup === 'string');
+      && (value.backup === undefined || typeof value.backup === 'string')
+      && (value.location === undefined || typeof value.location === 'string');
     return known ? value as OperationJournal : undefined;
   } catch {
     return undefined;

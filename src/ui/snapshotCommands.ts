@@ -29,7 +29,7 @@ import { notify, showOutcome } from './notify';
 import { withDelayedProgress } from './progress';
 import type { DataTarget } from './dataTarget';
 import { attachAccountHint, describeRestError } from '../core/restErrors';
-import { beginOperation, interruptedMessage, takeInterrupted, type InterruptedOperation, type OperationRun, type OperationStart } from './operationJournal';
+import { beginOperation, interruptedMessage, takeInterrupted, type InterruptedOperation, type OperationJournal, type OperationRun, type OperationStart } from './operationJournal';
 
 /** Arguments the commands accept (all optional). */
 export interface SnapshotCommandArgs {
@@ -81,6 +81,11 @@ export function seedFolder(chosenFolder?: string): string | { fix: string } | un
  */
 function resolveUserFolder(raw: string, chosenFolder?: string): string | { fix: string } {
   return resolveLocation(raw, { workspaceFolder: workspaceFolderPath(chosenFolder), workspaceFolders: namedWorkspaceFolders(), homeDir: os.homedir(), globalStoragePath: os.tmpdir(), rootHasAzuriteData: false, relativeNeedsFolder: true });
+}
+
+/** How messages name the operation a journal tells of. */
+function operationName(journal: OperationJournal): string {
+  return journal.operation === 'seed' ? 'seed' : journal.operation === 'import' ? 'Import' : 'Reset';
 }
 
 /** Test data commands and the seed; see the file comment. */
@@ -192,7 +197,8 @@ export class SnapshotCommands implements vscode.Disposable {
    * stops that Import before it changes anything (its copy would be unknown to the next window).
    */
   private async journaled<T>(start: OperationStart, work: (run: OperationRun | undefined) => Promise<T>): Promise<T> {
-    const run = await beginOperation(this.deps.storagePath, start).catch((err: unknown) => {
+    const location = this.localDataFolder(start.kinds);
+    const run = await beginOperation(this.deps.storagePath, { ...start, ...(location !== undefined ? { location } : {}) }).catch((err: unknown) => {
       this.deps.log.error(`No journal kept for this ${start.operation} (the next window cannot tell if it is cut short): ${(err as Error).message}`);
       return undefined;
     });
@@ -251,6 +257,15 @@ export class SnapshotCommands implements vscode.Disposable {
     if (typeof raw !== 'string' || raw.trim() === '') return this.show(failure('data', `${command} failed: its folder argument must be a path (an absolute one, or relative to the workspace folder), not ${JSON.stringify(raw)}.`));
     const resolved = resolveUserFolder(raw, this.deps.dataFolder());
     return typeof resolved === 'string' ? resolved : this.show(failure('data', `${command} failed: its folder argument "${raw}" cannot be used: ${resolved.fix}`));
+  }
+
+  /**
+   * The data folder `kinds` of this window's own services keep their data in, on disk (they share
+   * one: azurite.location); undefined when attached or when one keeps it in memory.
+   */
+  private localDataFolder(kinds: readonly ServiceKind[]): string | undefined {
+    if (!this.deps.target.isLocal() || kinds.length === 0 || kinds.some((k) => this.deps.emulator.isRunningInMemory(k))) return undefined;
+    return this.deps.emulator.dataLocation(kinds[0]!);
   }
 
   /** What azurite.attach points at now ("local" for this window's own services), to tell a change while a command waits. */
@@ -587,7 +602,7 @@ export class SnapshotCommands implements vscode.Disposable {
     // What it worked on: another target since (azurite.attach set or cleared) would get data that is not its own.
     const now = this.where(journal.kinds);
     if (now !== journal.where) {
-      return this.show(failure('setting', `Azurite: ${choice} did nothing: that ${journal.operation === 'seed' ? 'seed' : journal.operation === 'import' ? 'Import' : 'Reset'} worked on ${journal.where}, and this window works on ${now} now (azurite.attach). Set azurite.attach back to work on it.`, { setting: 'azurite.attach' }));
+      return this.show(failure('setting', `Azurite: ${choice} did nothing: that ${operationName(journal)} worked on ${journal.where}, and this window works on ${now} now (azurite.attach). Set azurite.attach back to work on it.`, { setting: 'azurite.attach' }));
     }
     if (this.deps.target.isLocal()) {
       const running = this.deps.emulator.runningKinds();
@@ -595,6 +610,23 @@ export class SnapshotCommands implements vscode.Disposable {
       for (const kind of stopped) {
         const [started] = (await vscode.commands.executeCommand<Outcome[] | undefined>(serviceCommand('start', kind))) ?? [CANCELLED];
         if (started !== undefined && !started.ok) return started;
+      }
+      // The data it worked on: another folder now (azurite.location, the folder chosen for data in a
+      // multi-root workspace) or memory would get what was meant for that data.
+      if (journal.location !== undefined) {
+        const here = this.localDataFolder(journal.kinds);
+        if (here !== journal.location) {
+          const names = journal.kinds.map(serviceName).join(', ');
+          return this.show(failure('setting', `Azurite: ${choice} did nothing: that ${operationName(journal)} worked on the data in ${journal.location}, and ${names} ${here === undefined ? 'keep their data in memory now (azurite.inMemoryPersistence)' : `keep their data in ${here} now (azurite.location, or the folder chosen for data)`}. Point them back at that folder to work on it.`, { setting: here === undefined ? 'azurite.inMemoryPersistence' : 'azurite.location' }));
+        }
+      }
+    }
+    // A seed's Reset loads the seed it names, not another set since.
+    if (journal.operation === 'seed' || (journal.operation === 'reset' && journal.folder !== '')) {
+      const seed = seedFolder(this.deps.dataFolder());
+      const now = typeof seed === 'string' ? seed : undefined;
+      if (now !== journal.folder) {
+        return this.show(failure('setting', `Azurite: ${choice} did nothing: that ${operationName(journal)} loaded the seed in ${journal.folder}, and azurite.seed ${now === undefined ? 'names none now' : `names ${now} now`}. Set it back to finish it, or run Azurite: Reset to load the seed set now.`, { setting: 'azurite.seed' }));
       }
     }
     // Into the services it worked on only: others running now (an autostart of all three) would

@@ -492,11 +492,41 @@ describe('Test data: seed, reset, export and import', () => {
       assert.equal((await blobs.getBlockBlobClient('o1.json').downloadToBuffer()).toString(), '{"id":1}');
       assert.equal(await QueueServiceClient.fromConnectionString(a.emulator.connectionString()).getQueueClient('again').exists(), false, 'Queue not imported into');
       assert.ok(a.notifications().slice(shown).some((n) => n.startsWith(`Snapshot imported from ${snapshot}: `) && n.endsWith('Not imported: queue/ (not part of the Import cut short).')), a.notifications().slice(shown).join('\n'));
-      // A Reset of a seed's services: started too, then emptied.
+      // A Reset of a seed's services (the seed azurite.seed names): started too, then emptied and seeded.
+      await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('left-over').create();
       await vscode.commands.executeCommand('azurite.close');
+      await configure({ seed: snapshot });
       assert.deepEqual(await a.settleInterrupted({ journal: { ...journal, operation: 'seed', kinds: ['blob', 'queue'], where: 'the running Blob, Queue' }, copy: undefined }, 'Reset', { skipConfirmation: true }), { ok: true });
       assert.deepEqual(a.emulator.runningKinds(), ['blob', 'queue']);
-      assert.equal(await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('orders').exists(), false);
+      const afterReset = BlobServiceClient.fromConnectionString(a.emulator.connectionString());
+      assert.equal(await afterReset.getContainerClient('left-over').exists(), false, 'emptied');
+      assert.equal(await afterReset.getContainerClient('orders').exists(), true, 'the seed loaded');
+    } finally {
+      await vscode.workspace.getConfiguration('azurite').update('seed', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('azurite.clean', { skipConfirmation: true });
+      fs.rmSync(snapshot, { recursive: true, force: true });
+    }
+  });
+  it('the actions of an interrupted operation refuse to work on other data than it did: another data folder, or another seed', async () => {
+    const a = await api();
+    await configure({ inMemoryPersistence: false });
+    a.chooseDataFolder(undefined);
+    const snapshot = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-emulators-other-folder-'));
+    fs.mkdirSync(path.join(snapshot, 'blob', 'orders'), { recursive: true });
+    fs.writeFileSync(path.join(snapshot, 'blob', 'orders', 'o1.json'), '{"id":1}');
+    const elsewhere = path.join(os.tmpdir(), 'storage-emulators-data-of-another-folder');
+    const journal = { version: 1 as const, operation: 'import' as const, kinds: ['blob' as const], folder: snapshot, where: 'the running Blob', inMemory: false, location: elsewhere, startedAt: new Date().toISOString(), pid: 1, phase: 'changing' as const };
+    try {
+      // Cut short while Blob kept its data in another folder (another workspace folder chosen then, say).
+      const moved = await a.settleInterrupted({ journal, copy: snapshot }, 'Restore Replaced Items', { skipConfirmation: true });
+      assert.equal(moved.ok, false);
+      assert.equal((moved as { message: string }).message, `Azurite: Restore Replaced Items did nothing: that Import worked on the data in ${elsewhere}, and Blob keep their data in ${a.emulator.dataLocation('blob')} now (azurite.location, or the folder chosen for data). Point them back at that folder to work on it.`);
+      assert.equal(await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('orders').exists(), false, 'nothing restored here');
+      // The folder it worked on: it runs.
+      assert.deepEqual(await a.settleInterrupted({ journal: { ...journal, location: a.emulator.dataLocation('blob') }, copy: snapshot }, 'Restore Replaced Items', { skipConfirmation: true }), { ok: true });
+      // A seed's Reset loads the seed it names: not another one set since (none, here).
+      const seeded = await a.settleInterrupted({ journal: { ...journal, operation: 'seed', location: a.emulator.dataLocation('blob') }, copy: undefined }, 'Reset', { skipConfirmation: true });
+      assert.equal((seeded as { message?: string }).message, `Azurite: Reset did nothing: that seed loaded the seed in ${snapshot}, and azurite.seed names none now. Set it back to finish it, or run Azurite: Reset to load the seed set now.`);
     } finally {
       await vscode.commands.executeCommand('azurite.clean', { skipConfirmation: true });
       fs.rmSync(snapshot, { recursive: true, force: true });
