@@ -78,6 +78,16 @@ export class DataTarget implements vscode.Disposable {
     return t !== undefined ? SERVICE_KINDS.filter((k) => t[k] !== undefined) : this.emulator.runningKinds();
   }
 
+  /**
+   * What the target is, as a string that changes whenever `azurite.attach` comes to name another
+   * Azurite (or none: "local"): what a command that asked something re-checks before it acts, since
+   * the setting may change while a dialog is open (another window, Settings Sync, a `git pull`).
+   */
+  identity(): string {
+    const t = this.attached();
+    return t === undefined ? 'local' : JSON.stringify([...SERVICE_KINDS.map((k) => t[k] ?? null), t.accountName]);
+  }
+
   /** True while working on the local emulator (not attached). */
   isLocal(): boolean {
     return this.attached() === undefined;

@@ -268,20 +268,14 @@ export class SnapshotCommands implements vscode.Disposable {
     return this.deps.emulator.dataLocation(kinds[0]!);
   }
 
-  /** What azurite.attach points at now ("local" for this window's own services), to tell a change while a command waits. */
-  private targetIdentity(): string {
-    const t = this.deps.target.attached();
-    return t === undefined ? 'local' : JSON.stringify(SERVICE_KINDS.map((k) => t[k] ?? null));
-  }
-
   /**
-   * A failure, shown, when the data target is no longer `before` ({@link targetIdentity}): an
+   * A failure, shown, when the data target is no longer `before` (DataTarget.identity): an
    * `azurite.attach` changed while a dialog was open (in another window, by Settings Sync, a
    * `git pull` of .vscode/settings.json). The command would otherwise read or write an Azurite the
    * user did not choose (a shared one, say); nothing was done yet.
    */
   private targetMoved(command: 'Export' | 'Import', before: string): Outcome | undefined {
-    if (this.targetIdentity() === before) return undefined;
+    if (this.deps.target.identity() === before) return undefined;
     const now = this.deps.target.attached();
     return this.show(failure('state', `${command} stopped: azurite.attach changed while it waited (it now ${now === undefined ? 'names no other Azurite: the local emulator is the target' : `points at the Azurite at ${now.label}`}). Nothing was ${command === 'Export' ? 'exported' : 'imported'}; run it again to use that target.`, { setting: 'azurite.attach' }));
   }
@@ -354,7 +348,7 @@ export class SnapshotCommands implements vscode.Disposable {
     const asked = this.deps.target.kinds();
     if (asked.length === 0) return this.nothingRuns('export');
     // The Azurite the command began on: azurite.attach may change while a dialog is open.
-    const target = this.targetIdentity();
+    const target = this.deps.target.identity();
     const given = this.folderArgument('Export', args);
     if (typeof given === 'object') return given;
     const folder = given ?? (await this.pickFolder('Export Here', 'Choose the folder for the snapshot (its blob/, queue/ and table/ are replaced)'));
@@ -403,7 +397,7 @@ export class SnapshotCommands implements vscode.Disposable {
     const asked = this.deps.target.kinds().filter((k) => only === undefined || only.includes(k));
     if (asked.length === 0) return this.nothingRuns('import');
     // The Azurite the command began on: azurite.attach may change while a dialog is open.
-    const target = this.targetIdentity();
+    const target = this.deps.target.identity();
     const given = this.folderArgument('Import', args);
     if (typeof given === 'object') return given;
     const folder = given ?? (await this.pickFolder('Import', 'Choose a snapshot folder (with blob/, queue/, table/)'));

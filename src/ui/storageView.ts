@@ -529,12 +529,13 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
    * answers (Replace, or Skip Existing when some are new). Resolves to the files written.
    */
   private async saveMany(blobs: readonly (StorageNode & { type: 'blob' })[], args: StorageCommandArgs): Promise<string[]> {
+    const target = this.deps.target.identity();
     const base = vscode.workspace.workspaceFolders?.[0]?.uri;
     const folder = args.folder ?? (await vscode.window.showOpenDialog({
       title: `Save ${blobs.length} blobs`, openLabel: 'Save Here', canSelectFiles: false, canSelectFolders: true, canSelectMany: false,
       ...(base !== undefined ? { defaultUri: base } : {}),
     }))?.[0]?.fsPath;
-    if (folder === undefined) return [];
+    if (folder === undefined || this.targetMoved(target, 'nothing was saved')) return [];
     // A last part that names no file of the folder: "." or ".." (no SDK sends such a name, since
     // URLs resolve those segments; checked all the same, as the file would be the folder or its parent).
     const unnamed = blobs.find((b) => ['', '.', '..'].includes(path.posix.basename(b.info.name)));
@@ -555,7 +556,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       const what = existing.length === 1 ? `File "${path.basename(existing[0]!.file)}" exists` : `${existing.length} of these files exist`;
       choice = await askReplaceOrSkip(`${what} in ${folder}. Replace?`, 'The file content is replaced.',
         existing.length < named.length ? 'saves only the blobs whose file is new.' : undefined);
-      if (choice === undefined) return [];
+      if (choice === undefined || this.targetMoved(target, 'nothing was saved')) return [];
     }
     const items = named.filter((n) => choice === 'replace' || !existing.includes(n));
     const written: string[] = [];
@@ -584,12 +585,13 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   /** Save Blob As…: writes a blob's content to a file the user picks (or `args.file`). */
   private async save(node: StorageNode, args: StorageCommandArgs = {}): Promise<string | undefined> {
     if (node?.type !== 'blob') return undefined;
+    const target = this.deps.target.identity();
     const base = vscode.workspace.workspaceFolders?.[0]?.uri;
     const file = args.file ?? (await vscode.window.showSaveDialog({
       title: `Save blob ${node.info.name}`,
       ...(base !== undefined ? { defaultUri: vscode.Uri.joinPath(base, path.posix.basename(node.info.name)) } : {}),
     }))?.fsPath;
-    if (file === undefined) return undefined;
+    if (file === undefined || this.targetMoved(target, `blob ${node.info.name} was not saved`)) return undefined;
     try {
       await withDelayedProgress(`Saving ${node.info.name}`, true, (o) => this.data().saveBlob(this.clients(node.account), node.container, node.info.name, file, o.signal));
       return file;
@@ -603,8 +605,9 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
   private async upload(node: StorageNode, args: StorageCommandArgs = {}): Promise<string[]> {
     const place = uploadPlace(node);
     if (place === undefined) return [];
+    const target = this.deps.target.identity();
     const files = args.files ?? (await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Upload', title: `Upload to ${place.container}/${place.prefix}` }))?.map((u) => u.fsPath);
-    if (files === undefined || files.length === 0) return [];
+    if (files === undefined || files.length === 0 || this.targetMoved(target, 'nothing was uploaded')) return [];
     return this.uploadAll(node.account, place, files.map((f) => ({ name: path.basename(f), content: f })), existingChoice(args));
   }
 
@@ -721,12 +724,14 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     // side by side, one of the two would fail with a 404.
     const refs = all.filter((r) => !all.some((o) => o !== r && o.node.account === r.node.account && holds(o.ref, r.ref)));
     if (refs.length === 0) return 0;
+    const target = this.deps.target.identity();
     if (options.skipConfirmation !== true) {
       const first = refs[0]!;
       const title = refs.length === 1 ? `Delete ${describeRef(first.ref)}?` : `Delete ${refs.length} items?`;
       const messages = refs.length > 1 && refs.some((r) => r.ref.kind === 'message') ? `\nMessages are found by receiving the ones ahead of them. ${MESSAGE_DELETE_EFFECT}` : '';
       const detail = `${refs.length === 1 ? consequence(first.ref) : refs.map((r) => describeRef(r.ref)).slice(0, 10).join('\n')}${messages}\nThis cannot be undone.`;
       if ((await vscode.window.showWarningMessage(title, { modal: true, detail }, 'Delete')) !== 'Delete') return 0;
+      if (this.targetMoved(target, 'nothing was deleted')) return 0;
     }
     const data = this.data();
     let deleted = 0;
@@ -755,6 +760,18 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     // An attached Azurite reports no changes: reload what the deletes touched.
     this.invalidate();
     return deleted;
+  }
+
+  /**
+   * True, with an error notification saying `outcome` ("nothing was deleted"), when the data target
+   * is no longer `before` (DataTarget.identity): `azurite.attach` changed while a dialog was open,
+   * and the items named there are the other Azurite's; the same names here may be other data.
+   */
+  private targetMoved(before: string, outcome: string): boolean {
+    if (this.deps.target.identity() === before) return false;
+    const now = this.deps.target.attached();
+    void notify('error', `Azurite: ${outcome}: azurite.attach changed while the question was open, and the Storage view now shows ${now === undefined ? 'the local emulator' : `the Azurite at ${now.label}`}. Do it again there if you meant to.`);
+    return true;
   }
 
   /** After an upload into a container (`prefixId` is its id): reloads its listings and open blobs. */

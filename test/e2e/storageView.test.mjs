@@ -1,14 +1,18 @@
 // UI (e2e) tier: the Storage view in a real VS Code (code-server) driven by headless Chromium: the
 // welcome view's Start button, a blob written by an SDK client appearing in the expanded tree with no
-// Refresh, opening it in an editor, and deleting it through the context menu and its confirmation.
+// Refresh, opening it in an editor, and deleting it through the context menu and its confirmation;
+// a Delete confirmed after azurite.attach changed under its question deletes nothing.
 // Run: `node esbuild.mjs --production && node --test test/e2e/`.
 // Harness facts: test/harness/README.md.
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { freePort, waitFor } from '../harness/codeServer.mjs';
-import { chooseFromContextMenu, e2eSession } from '../harness/e2eSession.mjs';
-import { devConnectionString, serviceAnswering } from '../harness/devStorage.mjs';
+import { chooseFromContextMenu, e2eSession, notification } from '../harness/e2eSession.mjs';
+import { devConnectionString, serviceAnswering, statusItem } from '../harness/devStorage.mjs';
 
 /** The view container's activity bar entry (package.json `viewsContainers.activitybar`, title "Azurite"). */
 const ACTIVITY = '.part.activitybar .action-item a.action-label[aria-label^="Azurite"], .part.activitybar .action-item[aria-label^="Azurite"]';
@@ -19,6 +23,7 @@ describe('Storage view (code-server + Chromium)', { timeout: 240_000 }, () => {
   const step = session.step;
   let port;
   let page;
+  let workspace;
 
   /** A row of the Storage view's tree by its label. */
   const row = (label) => page.locator(`${VIEW} .monaco-list-row`).filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) });
@@ -46,7 +51,7 @@ describe('Storage view (code-server + Chromium)', { timeout: 240_000 }, () => {
 
   before(async () => {
     port = await freePort();
-    ({ page } = await session.open({ 'azurite.blobPort': port, 'azurite.queuePort': 0, 'azurite.tablePort': 0, 'azurite.inMemoryPersistence': true }));
+    ({ page, workspace } = await session.open({ 'azurite.blobPort': port, 'azurite.queuePort': 0, 'azurite.tablePort': 0, 'azurite.inMemoryPersistence': true }));
   });
 
   after(() => session.close());
@@ -91,5 +96,27 @@ describe('Storage view (code-server + Chromium)', { timeout: 240_000 }, () => {
     await waitFor('hello.txt gone from the tree', async () => !(await row('hello.txt').isVisible()), { timeoutMs: 10_000, intervalMs: 50 });
     const account = BlobServiceClient.fromConnectionString(devConnectionString({ blob: port }));
     assert.equal(await account.getContainerClient('e2e-view').getBlobClient('hello.txt').exists(), false);
+  });
+  step('a Delete confirmed after azurite.attach changed while its question was open deletes nothing, and says why', async () => {
+    const blob = BlobServiceClient.fromConnectionString(devConnectionString({ blob: port })).getContainerClient('e2e-view').getBlockBlobClient('keep.txt');
+    await blob.uploadData(Buffer.from('keep'));
+    await waitFor('keep.txt in the tree', () => row('keep.txt').isVisible(), { timeoutMs: 10_000, intervalMs: 50 });
+    const dialog = page.locator('.monaco-dialog-box');
+    await chooseFromContextMenu(page, row('keep.txt'), 'Delete…', async () => (await dialog.isVisible()) && (await dialog.innerText()).includes('Delete blob "keep.txt"?'));
+    // Meanwhile the workspace's settings point azurite.attach at another Azurite (a git pull, another
+    // window): one that records what it is asked (a blob keep.txt there is not the one the question named).
+    const requests = [];
+    const other = http.createServer((req, res) => { requests.push(`${req.method} ${req.url}`); res.statusCode = 202; res.end(); });
+    await new Promise((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      fs.mkdirSync(path.join(workspace.dir, '.vscode'), { recursive: true });
+      fs.writeFileSync(path.join(workspace.dir, '.vscode', 'settings.json'), JSON.stringify({ 'azurite.attach': { blob: `http://127.0.0.1:${other.address().port}` } }));
+      await waitFor('the window attached', () => page.locator(statusItem('attach')).isVisible(), { timeoutMs: 30_000, intervalMs: 100 });
+      await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
+      await notification(page, /nothing was deleted: azurite\.attach changed while the question was open/);
+      assert.deepEqual(requests.filter((r) => r.startsWith('DELETE ')), [], 'nothing deleted in the Azurite attached since');
+    } finally {
+      other.close();
+    }
   });
 });
