@@ -63,3 +63,26 @@ export function blobMtime(lastModified: Date | undefined, etag: string | undefin
   for (let i = 0; i < etag.length; i++) hash = (hash * 31 + etag.charCodeAt(i)) >>> 0;
   return ms - (ms % 1000) + (hash % 1000);
 }
+
+/**
+ * The file name a blob is saved as in a folder (Save Blobs…): the last part of its name after `/`,
+ * and on Windows after `\` too, which is a separator there: `..\evil.txt` would be saved in the
+ * folder's parent, and `logs\a.txt` in a folder that may not exist. Empty, `.` or `..` when the
+ * name ends in no file name.
+ * @param platform `process.platform` by default
+ */
+export function blobFileName(name: string, platform: NodeJS.Platform = process.platform): string {
+  const last = name.slice(name.lastIndexOf('/') + 1);
+  return platform === 'win32' ? last.slice(last.lastIndexOf('\\') + 1) : last;
+}
+
+/**
+ * What two file names of one folder are compared by on this platform's usual file system: as
+ * written on Linux; on macOS (APFS) and Windows (NTFS) without regard to case and, on macOS, to
+ * the Unicode form (APFS keeps both forms of "é" apart as names but opens either for the other).
+ * Two blobs whose file names are alike here would be written to one file, the second replacing the first.
+ * @param platform `process.platform` by default
+ */
+export function fileNameKey(file: string, platform: NodeJS.Platform = process.platform): string {
+  return platform === 'darwin' || platform === 'win32' ? file.normalize('NFC').toLowerCase() : file;
+}

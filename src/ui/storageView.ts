@@ -20,9 +20,9 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../core/commandIds';
 import { formatBytes } from '../core/memory';
 import { attachAccountHint, describeRestError } from '../core/restErrors';
-import { blobMtime, editorFor } from '../core/blobEditor';
+import { blobFileName, blobMtime, editorFor, fileNameKey } from '../core/blobEditor';
 import { blobTooltipMarkdown, visibleName } from '../core/storageTooltip';
-import { entityDocument } from '../core/snapshotFormat';
+import { entityDocument, unwritableBlobName } from '../core/snapshotFormat';
 import { serviceName, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
 import type { BlobInfo, EntityInfo, ItemRef, MessageInfo, StorageClients, StorageEndpoints, UploadContent } from '../data/index';
@@ -538,14 +538,15 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     if (folder === undefined || this.targetMoved(target, 'nothing was saved')) return [];
     // A last part that names no file of the folder: "." or ".." (no SDK sends such a name, since
     // URLs resolve those segments; checked all the same, as the file would be the folder or its parent).
-    const unnamed = blobs.find((b) => ['', '.', '..'].includes(path.posix.basename(b.info.name)));
+    const unnamed = blobs.find((b) => ['', '.', '..'].includes(blobFileName(b.info.name)));
     if (unnamed !== undefined) {
       void notify('error', `Azurite: nothing was saved: the name of blob "${unnamed.info.name}" does not end in a file name. Save it on its own with Save Blob As….`);
       return [];
     }
-    const named = blobs.map((b) => ({ blob: b, file: path.join(folder, path.posix.basename(b.info.name)) }));
+    const named = blobs.map((b) => ({ blob: b, file: path.join(folder, blobFileName(b.info.name)) }));
+    // Alike as the file system compares names (Report.csv and report.csv on macOS and Windows).
     const seen = new Set<string>();
-    const twice = named.find((n) => (seen.has(n.file) ? true : (seen.add(n.file), false)));
+    const twice = named.find((n) => (seen.has(fileNameKey(n.file)) ? true : (seen.add(fileNameKey(n.file)), false)));
     if (twice !== undefined) {
       void notify('error', `Azurite: nothing was saved: two of the blobs would both become file "${path.basename(twice.file)}" in ${folder}. Save them one at a time.`);
       return [];
@@ -589,7 +590,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
     const base = vscode.workspace.workspaceFolders?.[0]?.uri;
     const file = args.file ?? (await vscode.window.showSaveDialog({
       title: `Save blob ${node.info.name}`,
-      ...(base !== undefined ? { defaultUri: vscode.Uri.joinPath(base, path.posix.basename(node.info.name)) } : {}),
+      ...(base !== undefined ? { defaultUri: vscode.Uri.joinPath(base, blobFileName(node.info.name)) } : {}),
     }))?.fsPath;
     if (file === undefined || this.targetMoved(target, `blob ${node.info.name} was not saved`)) return undefined;
     try {
@@ -626,6 +627,13 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       const twice = named.find((f) => (seen.has(f.blob) ? true : (seen.add(f.blob), false)));
       if (twice !== undefined) {
         void notify('error', `Azurite: nothing was uploaded: two of the files would both become blob "${twice.blob}" in container ${place.container}. Upload them one at a time, or as the folders that hold them.`);
+        return [];
+      }
+      // A name with a control character (a file name Linux and macOS allow): Azurite stores the blob,
+      // and then no client, this view included, can list the container, nor so delete the blob.
+      const unwritable = named.map((f) => unwritableBlobName(f.blob)).find((why) => why !== undefined);
+      if (unwritable !== undefined) {
+        void notify('error', `Azurite: nothing was uploaded: ${unwritable}. Rename that file first.`);
         return [];
       }
       let items = named;

@@ -212,6 +212,31 @@ describe('Storage view', () => {
     }
   });
 
+  it('Upload refuses a file whose name Azurite would store but could not list again (a control character), uploading nothing', async function () {
+    if (process.platform === 'win32') this.skip(); // no such file name there
+    const a = await api();
+    await configure({ inMemoryPersistence: true });
+    await vscode.commands.executeCommand('azurite.start_blob');
+    const box = BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('unlistable');
+    await box.createIfNotExists();
+    await waitFor('the container', async () => find(await a.storageTree(), `${ACCOUNT}/blob/unlistable`));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-unlistable-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'fine.txt'), 'fine');
+      fs.writeFileSync(path.join(dir, 'bad\u0001name.txt'), 'bad');
+      const shown = a.notifications().length;
+      const uploaded = await vscode.commands.executeCommand<string[]>('azurite.storage.upload', a.storageNode(`${ACCOUNT}/blob/unlistable`), { files: [path.join(dir, 'fine.txt'), path.join(dir, 'bad\u0001name.txt')], existing: 'replace' });
+      assert.deepEqual(uploaded, []);
+      assert.ok(a.notifications().slice(shown).includes('Azurite: nothing was uploaded: blob "bad\\u0001name.txt" holds U+0001, which Azurite stores but cannot write back (XML 1.0 has no such character): no client could list its container after it. Rename that file first.'), a.notifications().slice(shown).join('\n'));
+      // The container still lists.
+      const names: string[] = [];
+      for await (const b of box.listBlobsFlat()) names.push(b.name);
+      assert.deepEqual(names, []);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('Save Blob As… with several blobs selected saves each into one folder, skipping or replacing files that exist as told, and refuses two of one file name', async () => {
     const a = await api();
     await configure({ inMemoryPersistence: true });

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { lookup } from 'mime-types';
-import { blobMtime, editorFor } from '../../../src/core/blobEditor';
+import { blobFileName, blobMtime, editorFor, fileNameKey } from '../../../src/core/blobEditor';
 
 describe('core/blobEditor', () => {
   it('goes by Content-Type first', () => {
@@ -59,5 +59,22 @@ describe('core/blobEditor', () => {
     assert.equal(blobMtime(second, '"0x8DE0D4C4B2A1F10"'), a, 'the same write, the same mtime');
     assert.equal(blobMtime(second, undefined), second.getTime());
     assert.equal(blobMtime(undefined, undefined), 0);
+  });
+
+  it('saves a blob as the last part of its name; on Windows a backslash ends a part too (not a way out of the folder)', () => {
+    assert.equal(blobFileName('2024/reports/q1.csv', 'linux'), 'q1.csv');
+    assert.equal(blobFileName('..\\evil.txt', 'linux'), '..\\evil.txt', 'one file name on Linux');
+    assert.equal(blobFileName('..\\evil.txt', 'win32'), 'evil.txt');
+    assert.equal(blobFileName('logs\\a.txt', 'win32'), 'a.txt');
+    assert.equal(blobFileName('dir/', 'linux'), '');
+    assert.equal(blobFileName('a\\..', 'win32'), '..');
+  });
+
+  it('compares file names as the platform\'s file system does: case and Unicode form apart only on Linux', () => {
+    const [upper, lower] = ['/out/Report.csv', '/out/report.csv'];
+    assert.notEqual(fileNameKey(upper, 'linux'), fileNameKey(lower, 'linux'));
+    assert.equal(fileNameKey(upper, 'darwin'), fileNameKey(lower, 'darwin'));
+    assert.equal(fileNameKey('C:\\out\\Report.csv', 'win32'), fileNameKey('C:\\out\\REPORT.CSV', 'win32'));
+    assert.equal(fileNameKey('/out/caf\u00e9.txt', 'darwin'), fileNameKey('/out/cafe\u0301.txt', 'darwin'));
   });
 });
