@@ -27,6 +27,10 @@ export function parseAccountNames(value: unknown): { names: string[] } | { error
   if (!Array.isArray(value)) return { error: `${ACCOUNTS_SETTING} must be a list of account names, like ["tenant1", "tenant2"].` };
   const names: string[] = [];
   for (const entry of value) {
+    if (typeof entry === 'string' && entry.includes(':')) {
+      // AZURITE_ACCOUNTS's `name:key` form: named by its place, not echoed (the key would show in a notification and the log).
+      return { error: `${ACCOUNTS_SETTING}: entry ${names.length + 1} holds a ":" (the name:key form of AZURITE_ACCOUNTS?); list account names only: their keys are made for you and kept in Secret Storage.` };
+    }
     if (typeof entry !== 'string' || !ACCOUNT_NAME.test(entry)) {
       return { error: `${ACCOUNTS_SETTING}: ${JSON.stringify(entry)} is not a storage account name (3 to 24 lowercase letters and digits).` };
     }

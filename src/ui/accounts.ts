@@ -1,7 +1,8 @@
 /**
  * `azurite.accounts`: extra storage accounts for the local engine. Each name's key is generated
- * the first time it is used and kept in VS Code's SecretStorage (`azurite.accountKey.<name>`, shared
- * by every window on this machine), never in settings.json. The engine gets the accounts as
+ * the first time it is used (or taken from an `AZURITE_ACCOUNTS` variable that names the account)
+ * and kept in VS Code's SecretStorage (`azurite.accountKey.<name>`, shared by every window on this
+ * machine), never in settings.json. A key that goes missing there while served is stored again. The engine gets the accounts as
  * Azurite's `AZURITE_ACCOUNTS` in the engine's process only (Emulator.setAccounts); running services take a
  * change at once. A name removed from the setting keeps its key, so adding it back gives the same
  * connection string. Without the setting, an `AZURITE_ACCOUNTS` variable in VS Code's environment
@@ -98,10 +99,14 @@ export class Accounts implements vscode.Disposable {
         if (c !== undefined) void vscode.commands.executeCommand(OPEN_SETTINGS, ACCOUNTS_SETTING);
       });
     } else if (parsed.names.length > 0) {
-      try {
-        extra = await Promise.all(parsed.names.map(async (name) => ({ name, key: await this.keyOf(name) })));
-      } catch (err) {
-        const message = `The keys of ${parsed.names.join(', ')} (${ACCOUNTS_SETTING}) could not be read from or stored in VS Code's Secret Storage: ${(err as Error).message}. Only devstoreaccount1 is served; change the setting or reload the window to try again.`;
+      // Each name on its own: one key Secret Storage refuses to store does not take the others
+      // (served, perhaps with clients using them) out of the engine.
+      const results = await Promise.allSettled(parsed.names.map(async (name) => ({ name, key: await this.keyOf(name) })));
+      extra = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      const failed = parsed.names.filter((_, i) => results[i]!.status === 'rejected');
+      if (failed.length > 0) {
+        const reason = (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as Error;
+        const message = `The key${failed.length === 1 ? '' : 's'} of ${failed.join(', ')} (${ACCOUNTS_SETTING}) could not be read from or stored in VS Code's Secret Storage: ${reason.message}. ${failed.length === 1 ? 'It is' : 'They are'} not served${extra.length > 0 ? ` (${extra.map((a) => a.name).join(', ')} ${extra.length === 1 ? 'is' : 'are'})` : ''}; change the setting or reload the window to try again.`;
         this.log.error(message);
         void notify('error', `Azurite: ${message}`);
       }
@@ -165,14 +170,36 @@ export class Accounts implements vscode.Disposable {
     void notify('warning', `Azurite: ${message}`);
   }
 
-  /** The stored key of `name`, made and stored the first time. */
+  /**
+   * The stored key of `name`; without one, the key to store: the one this window serves the
+   * account with (an entry deleted, or one VS Code could not decrypt and so removed: clients keep
+   * working), else the one an `AZURITE_ACCOUNTS` variable in VS Code's environment gives it (the
+   * connection strings of a user coming from Azurite keep working), else a new one. Stored keys
+   * other than the first are logged (not their value).
+   * @throws Error when Secret Storage refuses to read or store
+   */
   private async keyOf(name: string): Promise<string> {
     const secret = accountKeySecret(name);
     const stored = await this.secrets.get(secret);
     if (stored !== undefined && stored !== '') return stored;
-    await this.secrets.store(secret, generateAccountKey());
+    const held = this.extra.find((a) => a.name === name)?.key;
+    const variable = held === undefined ? this.variableKeyOf(name) : undefined;
+    const key = held ?? variable ?? generateAccountKey();
+    await this.secrets.store(secret, key);
+    this.log.info(held !== undefined ? `Account ${name}: its key was missing from Secret Storage (deleted, or unreadable there); stored again the key it is served with.`
+      : variable !== undefined ? `Account ${name}: the key ${ACCOUNTS_VARIABLE} gives it is kept in Secret Storage.`
+        : `Account ${name}: a new key was made and kept in Secret Storage.`);
     // Read back: when two windows raced, both use the key stored last (onDidChange re-applies).
-    return (await this.secrets.get(secret))!;
+    const now = await this.secrets.get(secret);
+    return now !== undefined && now !== '' ? now : key;
+  }
+
+  /** The key an `AZURITE_ACCOUNTS` variable in VS Code's environment gives `name`, if any. */
+  private variableKeyOf(name: string): string | undefined {
+    const value = process.env[ACCOUNTS_VARIABLE];
+    if (value === undefined || value.trim() === '') return undefined;
+    const parsed = parseAccountsVariable(value);
+    return 'error' in parsed ? undefined : parsed.accounts.find((a) => a.name === name)?.key;
   }
 
   dispose(): void {

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { Accounts } from '../../src/ui/accounts';
+import { accountKeySecret } from '../../src/core/accounts';
 import type { Emulator } from '../../src/emulator/emulator';
 import { api, reset, waitFor } from './helpers';
 
@@ -154,6 +155,42 @@ describe('Custom accounts', () => {
     }
   });
 
+  it('a key that goes missing from Secret Storage while its account is served is stored again, not replaced by a new one', async () => {
+    const a = await api();
+    await setAccounts(['keepkey1']);
+    await waitFor('the account in the engine', () => (a.emulator.accounts().some((x) => x.name === 'keepkey1') ? true : undefined));
+    await a.accountsReady();
+    const key = await a.storedAccountKey('keepkey1');
+    assert.ok(key !== undefined);
+    try {
+      // What VS Code does with an entry it cannot decrypt (a keyring refused): deleted, a change event.
+      await a.secretStorage.delete(accountKeySecret('keepkey1'));
+      await waitFor('the key stored again', async () => ((await a.storedAccountKey('keepkey1')) !== undefined ? true : undefined));
+      await a.accountsReady();
+      assert.equal(await a.storedAccountKey('keepkey1'), key, 'the key clients use, not a new one');
+      assert.equal(a.emulator.accounts().find((x) => x.name === 'keepkey1')?.key, key);
+    } finally {
+      await a.secretStorage.delete(accountKeySecret('keepkey1'));
+    }
+  });
+
+  it('an account azurite.accounts lists that an AZURITE_ACCOUNTS variable also gives keeps the variable\'s key', async () => {
+    const a = await api();
+    const key = Buffer.alloc(64, 9).toString('base64');
+    await a.secretStorage.delete(accountKeySecret('fromvar1'));
+    process.env['AZURITE_ACCOUNTS'] = `fromvar1:${key}`;
+    try {
+      await setAccounts(['fromvar1', 'tenant2']);
+      await waitFor('the accounts in the engine', () => (a.emulator.accounts().some((x) => x.name === 'fromvar1') ? true : undefined));
+      await a.accountsReady();
+      assert.equal(await a.storedAccountKey('fromvar1'), key, 'connection strings made for Azurite keep working');
+      assert.equal(a.emulator.accounts().find((x) => x.name === 'fromvar1')?.key, key);
+    } finally {
+      delete process.env['AZURITE_ACCOUNTS'];
+      await a.secretStorage.delete(accountKeySecret('fromvar1'));
+    }
+  });
+
   it('says in a warning, once, what is wrong with an AZURITE_ACCOUNTS variable it cannot use: a malformed value, a key of its own for devstoreaccount1', async () => {
     const a = await api();
     const key = Buffer.alloc(64, 7).toString('base64');
@@ -194,7 +231,30 @@ describe('Custom accounts', () => {
       accounts.dispose();
     }
     assert.deepEqual(given, [[]]);
-    assert.match(errors[0] ?? '', /^The keys of tenant1 \(azurite\.accounts\) could not be read from or stored in VS Code's Secret Storage: no keyring\. Only devstoreaccount1 is served/);
+    assert.match(errors[0] ?? '', /^The key of tenant1 \(azurite\.accounts\) could not be read from or stored in VS Code's Secret Storage: no keyring\. It is not served; /);
+  });
+
+  it('one key Secret Storage refuses does not take the other accounts out of the engine; the error names that one', async () => {
+    await setAccounts(['tenant1', 'tenant2']);
+    const stored = new Map<string, string>([[accountKeySecret('tenant1'), 'a2V5MQ==']]);
+    // Stores nothing for tenant2 (its keyring entry refused), reads tenant1's.
+    const secrets = {
+      get: async (k: string) => stored.get(k),
+      store: (k: string) => Promise.reject(new Error(`cannot encrypt ${k}`)),
+      delete: async () => undefined,
+      onDidChange: new vscode.EventEmitter<vscode.SecretStorageChangeEvent>().event,
+    } as unknown as vscode.SecretStorage;
+    const given: unknown[] = [];
+    const errors: string[] = [];
+    const emulator = { setAccounts: async (extra: unknown) => { given.push(extra); } } as unknown as Emulator;
+    const accounts = new Accounts(secrets, emulator, { info: () => undefined, error: (line) => errors.push(line) });
+    try {
+      await accounts.ready;
+    } finally {
+      accounts.dispose();
+    }
+    assert.deepEqual(given, [[{ name: 'tenant1', key: 'a2V5MQ==' }]]);
+    assert.equal(errors[0], 'The key of tenant2 (azurite.accounts) could not be read from or stored in VS Code\'s Secret Storage: cannot encrypt azurite.accountKey.tenant2. It is not served (tenant1 is); change the setting or reload the window to try again.');
   });
 
   it('a key another window stores while this one makes its own is taken, also before this window has the account', async () => {

@@ -12,6 +12,9 @@ describe('core/accounts', () => {
     }
     assert.match((parseAccountNames(['devstoreaccount1']) as { error: string }).error, /always there/);
     assert.match((parseAccountNames(['tenant1', 'tenant1']) as { error: string }).error, /twice/);
+    // AZURITE_ACCOUNTS's name:key form: named by its place, its key never echoed (a notification, the log).
+    const pasted = (parseAccountNames(['tenant1', 'tenant2:c2VjcmV0a2V5']) as { error: string }).error;
+    assert.equal(pasted, 'azurite.accounts: entry 2 holds a ":" (the name:key form of AZURITE_ACCOUNTS?); list account names only: their keys are made for you and kept in Secret Storage.');
   });
 
   it('builds AZURITE_ACCOUNTS with the development account first (a value replaces Azurite\'s default)', () => {
