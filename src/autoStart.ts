@@ -13,12 +13,24 @@ import { parseAutoStart, serviceName } from './core/services';
 import type { Emulator } from './emulator/emulator';
 import { showOutcome, type NotifyDeps } from './ui/notify';
 
+/** What {@link autoStart} needs besides the emulator: also `attached()`, the Azurite of `azurite.attach` (its label) while it is set. */
+type AutoStartDeps = NotifyDeps & { readonly attached: () => { readonly label: string } | undefined };
+
 /**
- * Starts the configured services. Resolves when done; never rejects.
- * @param deps also `attached()`, the Azurite of `azurite.attach` (its label) while it is set
+ * Starts the configured services. Resolves when done; never rejects: what throws on the way (the
+ * data folder question's answer that cannot be kept in the workspace's state, say) is shown as an
+ * error naming `azurite.autoStart`, not left an unhandled rejection with nothing started or said.
  * @param info writes a line to the output channel
  */
-export async function autoStart(emulator: Emulator, deps: NotifyDeps & { readonly attached: () => { readonly label: string } | undefined }, info: (line: string) => void): Promise<void> {
+export async function autoStart(emulator: Emulator, deps: AutoStartDeps, info: (line: string) => void): Promise<void> {
+  try {
+    await startConfigured(emulator, deps, info);
+  } catch (err) {
+    showOutcome(failure('other', `Azurite: azurite.autoStart did not start the services: ${err instanceof Error ? err.message : String(err)}. Start them from the status bar or the palette.`, { setting: 'azurite.autoStart' }), deps);
+  }
+}
+
+async function startConfigured(emulator: Emulator, deps: AutoStartDeps, info: (line: string) => void): Promise<void> {
   const kinds = parseAutoStart(readExtensionSettings().autoStart);
   if (!Array.isArray(kinds)) {
     showOutcome(failure('setting', kinds.error, { setting: 'azurite.autoStart' }), deps);
