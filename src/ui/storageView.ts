@@ -22,6 +22,7 @@ import { formatBytes } from '../core/memory';
 import { attachAccountHint, describeRestError } from '../core/restErrors';
 import { blobFileName, blobMtime, editorFor, fileNameKey } from '../core/blobEditor';
 import { blobTooltipMarkdown, visibleName } from '../core/storageTooltip';
+import { describeRef, listForConfirmation } from '../core/deleteText';
 import { entityDocument, unwritableBlobName } from '../core/snapshotFormat';
 import { serviceName, type ServiceKind } from '../core/services';
 import type { Emulator } from '../emulator/emulator';
@@ -737,7 +738,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       const first = refs[0]!;
       const title = refs.length === 1 ? `Delete ${describeRef(first.ref)}?` : `Delete ${refs.length} items?`;
       const messages = refs.length > 1 && refs.some((r) => r.ref.kind === 'message') ? `\nMessages are found by receiving the ones ahead of them. ${MESSAGE_DELETE_EFFECT}` : '';
-      const detail = `${refs.length === 1 ? consequence(first.ref) : refs.map((r) => describeRef(r.ref)).slice(0, 10).join('\n')}${messages}\nThis cannot be undone.`;
+      const detail = `${refs.length === 1 ? consequence(first.ref) : listForConfirmation(refs)}${messages}\nThis cannot be undone.`;
       if ((await vscode.window.showWarningMessage(title, { modal: true, detail }, 'Delete')) !== 'Delete') return 0;
       if (this.targetMoved(target, 'nothing was deleted')) return 0;
     }
@@ -1086,17 +1087,6 @@ function refOf(node: StorageNode): ItemRef | undefined {
     case 'table': return { kind: 'table', name: node.name };
     case 'entity': return { kind: 'entity', table: node.table, partitionKey: node.entity.partitionKey ?? '', rowKey: node.entity.rowKey ?? '' };
     default: return undefined;
-  }
-}
-
-function describeRef(ref: ItemRef): string {
-  switch (ref.kind) {
-    case 'container': return `container "${ref.name}"`;
-    case 'blob': return `blob "${ref.name}"`;
-    case 'queue': return `queue "${ref.name}"`;
-    case 'message': return `message ${ref.messageId}`;
-    case 'table': return `table "${ref.name}"`;
-    case 'entity': return `entity "${ref.partitionKey}" / "${ref.rowKey}"`;
   }
 }
 
