@@ -765,7 +765,8 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
       failures.push(errorText(err));
     }
     if (failures.length > 0) void notify('error', `Azurite: ${failures.length === 1 ? 'a delete' : `${failures.length} deletes`} failed: ${failures.slice(0, 3).join('; ')}`);
-    if (cancelled) void notify('info', `Azurite: delete cancelled; ${deleted} of ${refs.length} item${refs.length === 1 ? '' : 's'} deleted.`);
+    // Requests in flight as the Cancel came are not counted, though the service may have done them.
+    if (cancelled) void notify('info', `Azurite: delete cancelled; ${deleted} of ${refs.length} item${refs.length === 1 ? '' : 's'} deleted, and perhaps those whose delete was under way (up to 8 at a time): Refresh shows what is left.`);
     // An attached Azurite reports no changes: reload what the deletes touched.
     this.invalidate();
     return deleted;
