@@ -23,6 +23,25 @@ async function containers(cs: string): Promise<string[]> {
   return names;
 }
 
+/**
+ * Runs one apply of the current setting by an Accounts of its own over `secrets` (a Secret Storage
+ * that behaves as a keyring can), with our own object in place of the Emulator: what it is given
+ * (`setAccounts`) and what is logged as an error are all these tests read.
+ */
+async function applyWith(secrets: Record<string, unknown>): Promise<{ given: unknown[]; errors: string[] }> {
+  const given: unknown[] = [];
+  const errors: string[] = [];
+  const emulator = { setAccounts: async (extra: unknown) => { given.push(extra); } } as unknown as Emulator;
+  const storage = { ...secrets, onDidChange: new vscode.EventEmitter<vscode.SecretStorageChangeEvent>().event } as unknown as vscode.SecretStorage;
+  const accounts = new Accounts(storage, emulator, { info: () => undefined, error: (line) => errors.push(line) });
+  try {
+    await accounts.ready;
+  } finally {
+    accounts.dispose();
+  }
+  return { given, errors };
+}
+
 describe('Custom accounts', () => {
   before(async () => {
     await reset();
@@ -219,17 +238,7 @@ describe('Custom accounts', () => {
   it('a Secret Storage that cannot be read: ready resolves, the error names the accounts, devstoreaccount1 is served', async () => {
     await setAccounts(['tenant1']);
     const noKeyring = () => Promise.reject(new Error('no keyring'));
-    const secrets = { get: noKeyring, store: noKeyring, delete: noKeyring, keys: noKeyring, onDidChange: new vscode.EventEmitter<vscode.SecretStorageChangeEvent>().event } as unknown as vscode.SecretStorage;
-    const given: unknown[] = [];
-    const errors: string[] = [];
-    // Our own class in place of the Emulator: what it is given is all this test reads.
-    const emulator = { setAccounts: async (extra: unknown) => { given.push(extra); } } as unknown as Emulator;
-    const accounts = new Accounts(secrets, emulator, { info: () => undefined, error: (line) => errors.push(line) });
-    try {
-      await accounts.ready;
-    } finally {
-      accounts.dispose();
-    }
+    const { given, errors } = await applyWith({ get: noKeyring, store: noKeyring, delete: noKeyring, keys: noKeyring });
     assert.deepEqual(given, [[]]);
     assert.match(errors[0] ?? '', /^The key of tenant1 \(azurite\.accounts\) could not be read from or stored in VS Code's Secret Storage: no keyring\. It is not served; /);
   });
@@ -238,21 +247,11 @@ describe('Custom accounts', () => {
     await setAccounts(['tenant1', 'tenant2']);
     const stored = new Map<string, string>([[accountKeySecret('tenant1'), 'a2V5MQ==']]);
     // Stores nothing for tenant2 (its keyring entry refused), reads tenant1's.
-    const secrets = {
+    const { given, errors } = await applyWith({
       get: async (k: string) => stored.get(k),
       store: (k: string) => Promise.reject(new Error(`cannot encrypt ${k}`)),
       delete: async () => undefined,
-      onDidChange: new vscode.EventEmitter<vscode.SecretStorageChangeEvent>().event,
-    } as unknown as vscode.SecretStorage;
-    const given: unknown[] = [];
-    const errors: string[] = [];
-    const emulator = { setAccounts: async (extra: unknown) => { given.push(extra); } } as unknown as Emulator;
-    const accounts = new Accounts(secrets, emulator, { info: () => undefined, error: (line) => errors.push(line) });
-    try {
-      await accounts.ready;
-    } finally {
-      accounts.dispose();
-    }
+    });
     assert.deepEqual(given, [[{ name: 'tenant1', key: 'a2V5MQ==' }]]);
     assert.equal(errors[0], 'The key of tenant2 (azurite.accounts) could not be read from or stored in VS Code\'s Secret Storage: cannot encrypt azurite.accountKey.tenant2. It is not served (tenant1 is); change the setting or reload the window to try again.');
   });
