@@ -56,6 +56,8 @@ export interface CommandDeps extends NotifyDeps {
   readonly prepareClean: () => Promise<boolean>;
   /** Resolves when no Reset, Import or Export is under way: what a Clean or Close waits for, so that it does not restart or stop a service under one. Never rejects. */
   readonly dataIdle: () => Promise<void>;
+  /** Cancels the Reset, Import and Export operations still waiting to begin, each saying `reason` (./ui/snapshotCommands.ts cancelWaiting). */
+  readonly cancelWaitingData: (reason: string) => void;
 }
 
 /** What a caller may pass to `azurite.copyConnectionString`. */
@@ -82,13 +84,22 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     // A stopped service's close resolves at once; one that runs or is starting waits for the data operation.
     const toStop = kinds.filter((k) => emulator.status(k).status !== 'closed');
     if (verb === 'close' && toStop.length > 0) {
-      // A seed still loading is cut short now, not once a data operation that waits for it is done.
-      emulator.cutSeedShort(toStop);
+      cutStartsShort(toStop, 'stopped');
       await waitForData(toStop, 'stop');
     }
     const outcomes = await Promise.all(kinds.map((k) => (verb === 'start' ? emulator.start(k) : emulator.stop(k))));
     outcomes.forEach(showError);
     return outcomes;
+  };
+
+  // A Close or Clean of a service still starting: its seed is cut short now, and the data operations
+  // still waiting to begin (they wait for that start, seed included) are cancelled, not waited for;
+  // else the Close would wait for them, they for the whole seed, and they would then run on a
+  // service about to stop. Operations under way are waited for (below).
+  const cutStartsShort = (kinds: readonly ServiceKind[], verb: string): void => {
+    const starting = emulator.startsUnderWay().filter((k) => kinds.includes(k));
+    emulator.cutSeedShort(kinds);
+    if (starting.length > 0) deps.cancelWaitingData(`${starting.map(serviceName).join(', ')} ${starting.length === 1 ? 'was' : 'were'} ${verb} while ${starting.length === 1 ? 'it' : 'they'} started`);
   };
 
   // A Close or Clean under a Reset, Import or Export would fail it half-way (its rollback then
@@ -126,7 +137,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       if (choice !== 'Clean') return asked.map(() => CANCELLED);
     }
     // As for a Close: a seed still loading is cut short now, not after a data operation waiting for it.
-    emulator.cutSeedShort(kinds);
+    cutStartsShort(kinds, 'cleaned');
     await waitForData(kinds, 'clean');
     // Every clean is queued at once: a Reset, Import or Export asked for meanwhile waits for all of
     // them (Emulator.lifecycleSettled), not only for the one under way.

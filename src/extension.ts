@@ -269,6 +269,7 @@ export function activate(context: vscode.ExtensionContext, codeCache?: Extension
       return go;
     },
     dataIdle: () => dataIdle(),
+    cancelWaitingData: (reason: string) => snapshots.cancelWaiting(reason),
     prepareClean: async () => {
       const before = dataFolder();
       const go = await ensureDataFolderChosen(context.workspaceState);

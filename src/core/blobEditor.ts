@@ -79,10 +79,12 @@ export function blobFileName(name: string, platform: NodeJS.Platform = process.p
 /**
  * What two file names of one folder are compared by on this platform's usual file system: as
  * written on Linux; on macOS (APFS) and Windows (NTFS) without regard to case and, on macOS, to
- * the Unicode form (APFS keeps both forms of "é" apart as names but opens either for the other).
+ * the Unicode form (APFS keeps both forms of "é" apart as names but opens either for the other;
+ * NTFS keeps them apart).
  * Two blobs whose file names are alike here would be written to one file, the second replacing the first.
  * @param platform `process.platform` by default
  */
 export function fileNameKey(file: string, platform: NodeJS.Platform = process.platform): string {
-  return platform === 'darwin' || platform === 'win32' ? file.normalize('NFC').toLowerCase() : file;
+  if (platform === 'darwin') return file.normalize('NFC').toLowerCase();
+  return platform === 'win32' ? file.toLowerCase() : file;
 }

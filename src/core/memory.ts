@@ -178,7 +178,8 @@ export const PROPOSED_LIMIT_MAX_PERCENT = 75;
 /**
  * The limit Raise Limit proposes: twice the one in force, but at most
  * {@link PROPOSED_LIMIT_MAX_PERCENT}% of `systemBytes` (under the default limit, half of it, twice
- * would be all of it, and the OS would end the engine's process long before); more when that would
+ * would be all of it, and the OS would end the engine's process long before), and always above the
+ * one in force (a limit already past that share is raised by a MB); more when that would
  * still refuse the write that was refused (a 5 MB upload under a 1 MB limit): then the least limit
  * that holds it besides what is stored ({@link leastLimitMb}).
  * @param limitBytes the limit in force, in bytes
@@ -189,7 +190,8 @@ export const PROPOSED_LIMIT_MAX_PERCENT = 75;
  */
 export function proposedLimitMb(limitBytes: number, usedBytes: number, requestedBytes = 0, systemBytes?: number): number {
   const twice = Math.ceil((limitBytes * 2) / BYTES_PER_MB);
-  const most = systemBytes === undefined ? twice : Math.floor((systemBytes * PROPOSED_LIMIT_MAX_PERCENT) / 100 / BYTES_PER_MB);
+  // Never below the limit in force (one already past the share is raised by a MB, not lowered).
+  const most = systemBytes === undefined ? twice : Math.max(Math.floor((systemBytes * PROPOSED_LIMIT_MAX_PERCENT) / 100 / BYTES_PER_MB), Math.floor(limitBytes / BYTES_PER_MB) + 1);
   return Math.max(Math.min(twice, most), leastLimitMb(usedBytes + Math.max(0, requestedBytes)));
 }
 

@@ -136,7 +136,7 @@ export function memoryPageBody(input: MemoryPageInput): string {
   const attached = input.attachedTo === undefined ? ''
     : `<p class="note" id="attached">This window is attached to the Azurite at ${esc(input.attachedTo)} (azurite.attach), whose memory is its own and not shown here. These figures are the local emulator's, whose services stay stopped while attached.</p>\n`;
   return `<h1 id="headline" class="level-${level}">In-memory extents: ${esc(formatUsage(r))} (${pct}%)${levelWords}</h1>
-${attached}${input.inMemory ? '' : '<p class="note">Blob and Queue run with their data on disk, as they started (a restart applies azurite.inMemoryPersistence): the memory limit does not apply.</p>'}
+${attached}${input.inMemory ? '' : '<p class="note">Blob and Queue hold no data in memory now (stopped, or running with their data on disk as they started; a start or restart applies azurite.inMemoryPersistence): the memory limit does not apply to them.</p>'}
 <table>
 ${row('Blob content', bytes(r.blobBytes), 'blob-bytes')}
 ${row('Queue messages', bytes(r.queueBytes), 'queue-bytes')}

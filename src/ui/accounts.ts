@@ -175,8 +175,9 @@ export class Accounts implements vscode.Disposable {
    * account with (an entry deleted, or one VS Code could not decrypt and so removed: clients keep
    * working), else the one an `AZURITE_ACCOUNTS` variable in VS Code's environment gives it (the
    * connection strings of a user coming from Azurite keep working), else a new one. Stored keys
-   * other than the first are logged (not their value).
-   * @throws Error when Secret Storage refuses to read or store
+   * other than the first are logged (not their value). A held key that cannot be stored again is
+   * still returned (logged): the account stays served.
+   * @throws Error when Secret Storage refuses to read, or to store a key not held
    */
   private async keyOf(name: string): Promise<string> {
     const secret = accountKeySecret(name);
@@ -185,7 +186,14 @@ export class Accounts implements vscode.Disposable {
     const held = this.extra.find((a) => a.name === name)?.key;
     const variable = held === undefined ? this.variableKeyOf(name) : undefined;
     const key = held ?? variable ?? generateAccountKey();
-    await this.secrets.store(secret, key);
+    try {
+      await this.secrets.store(secret, key);
+    } catch (err) {
+      // Served with that key already (clients use it): it stays served, only not kept.
+      if (held === undefined) throw err;
+      this.log.error(`Account ${name}: its key is missing from Secret Storage and could not be stored again (${(err as Error).message}); it is served with the key it had until this window closes.`);
+      return held;
+    }
     this.log.info(held !== undefined ? `Account ${name}: its key was missing from Secret Storage (deleted, or unreadable there); stored again the key it is served with.`
       : variable !== undefined ? `Account ${name}: the key ${ACCOUNTS_VARIABLE} gives it is kept in Secret Storage.`
         : `Account ${name}: a new key was made and kept in Secret Storage.`);

@@ -32,7 +32,7 @@ export const DOTENV_GLOB = '**/{.env,.env.local,.env.development,.env.developmen
  */
 export const LOCAL_SETTINGS_EXCLUDE = '{**/node_modules/**,**/bin/**,**/obj/**}';
 /** A path inside a folder {@link LOCAL_SETTINGS_EXCLUDE} leaves out. */
-const EXCLUDED_SEGMENT = /\/(node_modules|bin|obj)(\/|$)/;
+const EXCLUDED_SEGMENT = /(^|\/)(node_modules|bin|obj)(\/|$)/;
 /** How long after the last folder created the files are read again, in ms. */
 const CREATED_FOLDER_QUIET_MS = 500;
 /** Most files of each kind read; past it, neither variable is injected (a file not read may set its own). */
@@ -60,6 +60,9 @@ export class ConnectionEnvironment implements vscode.Disposable {
   private scanning: Promise<void> = Promise.resolve();
   /** The rescan after folders were created ({@link folderCreated}), while it waits. */
   private rescanTimer: NodeJS.Timeout | undefined;
+  private disposed = false;
+  /** Workspace folders added since the last search began, by URI: their files count as unread until it ends. */
+  private readonly unsearchedFolders = new Map<string, vscode.WorkspaceFolder>();
   private generation = 0;
   /** Fires after the local.settings.json files were read again (created, changed, deleted). */
   readonly onDidChange: vscode.Event<void> = this.changed.event;
@@ -82,8 +85,8 @@ export class ConnectionEnvironment implements vscode.Disposable {
       { dispose: () => clearTimeout(this.rescanTimer) },
       // The folders added are not searched yet: until they are, their files count as unread (not
       // as absent, which would let a terminal opened there meanwhile get what they may set).
-      vscode.workspace.onDidChangeWorkspaceFolders(() => {
-        this.unsearched = 'the workspace folders changed and the search for their files has not ended';
+      vscode.workspace.onDidChangeWorkspaceFolders((e) => {
+        for (const f of e.added) this.unsearchedFolders.set(f.uri.toString(), f);
         rescan();
       }),
     );
@@ -108,9 +111,10 @@ export class ConnectionEnvironment implements vscode.Disposable {
    * hundreds).
    */
   private async folderCreated(created: vscode.Uri): Promise<void> {
-    if (EXCLUDED_SEGMENT.test(created.path)) return;
+    // Within the workspace folder: a workspace that itself lies under a bin/ folder still counts.
+    if (EXCLUDED_SEGMENT.test(vscode.workspace.asRelativePath(created, false))) return;
     const type = await vscode.workspace.fs.stat(created).then((s) => s.type, () => vscode.FileType.Unknown);
-    if ((type & vscode.FileType.Directory) === 0) return;
+    if ((type & vscode.FileType.Directory) === 0 || this.disposed) return;
     clearTimeout(this.rescanTimer);
     this.rescanTimer = setTimeout(() => void this.rescan(), CREATED_FOLDER_QUIET_MS);
   }
@@ -118,6 +122,8 @@ export class ConnectionEnvironment implements vscode.Disposable {
   /** Reads every local.settings.json and .env file again; resolves when it, and any scan begun meanwhile, is done and onDidChange has fired. */
   rescan(): Promise<void> {
     const generation = ++this.generation;
+    // Searched by this scan (or a newer one), which is what their decisions wait for.
+    const searching = [...this.unsearchedFolders.keys()];
     this.scanning = (async () => {
       let found: FoundFile[];
       try {
@@ -132,6 +138,7 @@ export class ConnectionEnvironment implements vscode.Disposable {
       }
       if (generation !== this.generation) return; // a newer scan owns the result
       this.unsearched = undefined;
+      for (const key of searching) this.unsearchedFolders.delete(key);
       this.files = found;
       for (const f of this.classified()) {
         if (f.dotenv === true && f.use.kind === 'unknown') this.log.error(`${f.label}: could not be read (${f.use.reason}); neither AzureWebJobsStorage nor ${STORAGE_VARIABLE} is injected over it.`);
@@ -173,6 +180,12 @@ export class ConnectionEnvironment implements vscode.Disposable {
           ? { label: f.label, dotenv: f.dotenv, use: classify(f.text, own), storageUse: classify(f.text, own, STORAGE_VARIABLE) }
           : { label: f.label, dotenv: f.dotenv, use: { kind: 'unknown', reason: f.text.error }, storageUse: { kind: 'unknown', reason: f.text.error } };
       });
+    // A workspace folder added since the last search: its files, not searched yet, may set their own.
+    for (const added of this.unsearchedFolders.values()) {
+      if (folder !== undefined && !isInside(added.uri, folder.uri)) continue;
+      const use = { kind: 'unknown', reason: 'the folder was just added to the workspace, and the search for its files has not ended' } as const;
+      files.push({ label: `the local.settings.json and .env files of ${added.name}`, use, storageUse: use });
+    }
     // Past the cap (a file stands for those not read) the search stopped early: this folder's own
     // file may be one it never returned.
     for (const [dotenv, name] of [[false, 'local.settings.json'], [true, '.env']] as const) {
@@ -208,6 +221,7 @@ export class ConnectionEnvironment implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.disposed = true;
     for (const d of this.disposables) d.dispose();
   }
 }

@@ -3,8 +3,8 @@
  * `azurite.memory.warningThreshold` upward (not once per write; re-armed when it has fallen 5
  * points below, core/memory.ts ThresholdWarning), and
  * once per burst of a service's writes refused at the limit (HTTP 409 `MemoryExtentStoreAtSizeLimit`), naming
- * the service, the bytes asked for and the limit. Both offer Raise Limit, Clean Blob, Clean Queue
- * and Show Memory Usage.
+ * the service, the bytes asked for and the limit. Both offer Raise Limit, Clean Blob and Clean Queue
+ * (each only while that service holds data in memory) and Show Memory Usage.
  */
 import * as vscode from 'vscode';
 import { ThresholdWarning, formatBytes, formatUsage, groupDigits, limitInputError, percentUsed, proposedLimitMb, type MemoryReport } from '../core/memory';

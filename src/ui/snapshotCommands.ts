@@ -110,24 +110,38 @@ export class SnapshotCommands implements vscode.Disposable {
    * during an Import, a task's reset say, would delete what the Import writes, and two Imports
    * would back up and roll back each other's items) and the local services' starts (their seed
    * included), stops and restarts under way have finished. Counts it as under way for {@link idle}.
+   * @param name how the user knows it ("Export"), for the notice of {@link cancelWaiting}
    * @param signal once aborted, the waits end and the operation does not run (resolves to the
    *   cancelled outcome at once, and no longer counts as under way)
    */
-  private held(operation: () => Promise<Outcome>, signal?: AbortSignal): Promise<Outcome> {
+  private held(name: string, operation: () => Promise<Outcome>, signal?: AbortSignal): Promise<Outcome> {
     const before = this.last;
     const others = this.busy.size > 0;
+    // Why cancelWaiting() cancelled it, if it did.
+    let dropped: string | undefined;
+    const own = new AbortController();
+    const cancel = (reason: string): void => { dropped = reason; own.abort(); };
     // An abort ends the waits at once (and their progress notifications with them).
-    const aborted = signal === undefined ? undefined : new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
+    const aborted = new Promise<void>((resolve) => {
+      own.signal.addEventListener('abort', () => resolve(), { once: true });
+      if (signal?.aborted === true) resolve();
+      else signal?.addEventListener('abort', () => resolve(), { once: true });
     });
-    const untilAborted = (wait: Promise<unknown>): Promise<unknown> => (aborted === undefined ? wait : Promise.race([wait, aborted]));
-    const isAborted = (): boolean => signal?.aborted === true;
+    const untilAborted = (wait: Promise<unknown>): Promise<unknown> => Promise.race([wait, aborted]);
+    const isAborted = (): boolean => signal?.aborted === true || own.signal.aborted;
+    this.waiting.add(cancel);
     const run = (async () => {
-      if (others) await withDelayedProgress('Waiting for the Reset, Import or Export under way', false, () => untilAborted(before));
-      if (isAborted()) return CANCELLED;
-      if (this.deps.target.isLocal()) {
-        await withDelayedProgress('Waiting for the services to finish starting or stopping', false, () => untilAborted(this.deps.emulator.lifecycleSettled(SERVICE_KINDS)));
+      try {
+        if (others) await withDelayedProgress('Waiting for the Reset, Import or Export under way', false, () => untilAborted(before));
+        if (!isAborted() && this.deps.target.isLocal()) {
+          await withDelayedProgress('Waiting for the services to finish starting or stopping', false, () => untilAborted(this.deps.emulator.lifecycleSettled(SERVICE_KINDS)));
+        }
+      } finally {
+        this.waiting.delete(cancel);
+      }
+      if (dropped !== undefined) {
+        void notify('info', `Azurite: the ${name} asked for was not run: ${dropped}. Run it again once the services run.`);
+        return CANCELLED;
       }
       // Nor once the window closes: the services stop under it, and what it did could not be undone.
       if (isAborted() || this.deps.emulator.shuttingDown) return CANCELLED;
@@ -145,6 +159,20 @@ export class SnapshotCommands implements vscode.Disposable {
 
   dispose(): void {
     this.dataChanged.dispose();
+  }
+
+  /** How to cancel each operation still waiting to begin ({@link held}). */
+  private readonly waiting = new Set<(reason: string) => void>();
+
+  /**
+   * Cancels the Reset, Import and Export operations still waiting to begin, each saying so in a
+   * notification with `reason` ("Blob was stopped while it started"): what a Stop or Clean of a
+   * service still starting does, since it cuts its seed short and then waits for the operations,
+   * which wait for the start; once run, they would work on a service the user is stopping.
+   * Operations under way are not touched.
+   */
+  cancelWaiting(reason: string): void {
+    for (const cancel of [...this.waiting]) cancel(reason);
   }
 
   /** How many Reset, Import and Export operations are under way or waiting for one before them. */
@@ -246,7 +274,6 @@ export class SnapshotCommands implements vscode.Disposable {
     return { kinds: kinds.filter((k) => !silent.some((s) => s.kind === k)), leftOut: silent.map((s) => s.kind), note };
   }
 
-  /** Where the data is, for messages: "the running Blob, Queue" or "the Azurite at host:port". */
   /**
    * The `folder` argument resolved ({@link resolveUserFolder}), undefined when absent (the command
    * asks), or a failure, shown, when it cannot be resolved or is not a string.
@@ -269,6 +296,24 @@ export class SnapshotCommands implements vscode.Disposable {
   }
 
   /**
+   * The refusal of an interrupted operation's action when the local services it worked on keep
+   * their data elsewhere now: another folder (azurite.location, the folder chosen for data in a
+   * multi-root workspace) or memory would get what was meant for that data. Undefined when the
+   * journal names no folder (in memory, attached, or of an earlier version) or the same one. A
+   * service not running counts with the settings a start would use.
+   */
+  private otherData(journal: OperationJournal, choice: string): Failure | undefined {
+    if (journal.location === undefined) return undefined;
+    const { emulator } = this.deps;
+    const running = journal.kinds.every((k) => emulator.status(k).status === 'running');
+    const here = running ? this.localDataFolder(journal.kinds) : emulator.options.inMemoryPersistence ? undefined : emulator.options.location;
+    if (here === journal.location) return undefined;
+    const names = journal.kinds.map(serviceName).join(', ');
+    const keep = journal.kinds.length === 1 ? 'keeps its data' : 'keep their data';
+    return failure('setting', `Azurite: ${choice} did nothing: that ${operationName(journal)} worked on the data in ${journal.location}, and ${names} ${keep} ${here === undefined ? 'in memory now (azurite.inMemoryPersistence)' : `in ${here} now (azurite.location, or the folder chosen for data)`}. Point ${journal.kinds.length === 1 ? 'it' : 'them'} back at that folder to work on it.`, { setting: here === undefined ? 'azurite.inMemoryPersistence' : 'azurite.location' });
+  }
+
+  /**
    * A failure, shown, when the data target is no longer `before` (DataTarget.identity): an
    * `azurite.attach` changed while a dialog was open (in another window, by Settings Sync, a
    * `git pull` of .vscode/settings.json). The command would otherwise read or write an Azurite the
@@ -280,6 +325,7 @@ export class SnapshotCommands implements vscode.Disposable {
     return this.show(failure('state', `${command} stopped: azurite.attach changed while it waited (it now ${now === undefined ? 'names no other Azurite: the local emulator is the target' : `points at the Azurite at ${now.label}`}). Nothing was ${command === 'Export' ? 'exported' : 'imported'}; run it again to use that target.`, { setting: 'azurite.attach' }));
   }
 
+  /** Where the data is, for messages: "the running Blob, Queue" or "the Azurite at host:port". */
   private where(kinds: readonly ServiceKind[]): string {
     const t = this.deps.target.attached();
     return t !== undefined ? `the Azurite at ${t.label}` : `the running ${kinds.map(serviceName).join(', ')}`;
@@ -341,7 +387,7 @@ export class SnapshotCommands implements vscode.Disposable {
 
   /** `Azurite: Export Snapshot…`: the running services' data into a folder. */
   exportSnapshot(args: SnapshotCommandArgs = {}): Promise<Outcome> {
-    return this.held(() => this.exportNow(args));
+    return this.held('Export', () => this.exportNow(args));
   }
 
   private async exportNow(args: SnapshotCommandArgs): Promise<Outcome> {
@@ -390,7 +436,7 @@ export class SnapshotCommands implements vscode.Disposable {
    * @param only the services to import into, of those running (Import Again: those of the Import cut short); all when undefined
    */
   importSnapshot(args: SnapshotCommandArgs = {}, only?: readonly ServiceKind[]): Promise<Outcome> {
-    return this.held(() => this.importNow(args, only));
+    return this.held('Import', () => this.importNow(args, only));
   }
 
   private async importNow(args: SnapshotCommandArgs, only: readonly ServiceKind[] | undefined): Promise<Outcome> {
@@ -470,7 +516,7 @@ export class SnapshotCommands implements vscode.Disposable {
    * @returns the outcome; the cancelled outcome after an abort
    */
   reset(args: SnapshotCommandArgs = {}, kinds?: readonly ServiceKind[], signal?: AbortSignal): Promise<Outcome> {
-    return this.held(() => this.resetNow(args, kinds, signal), signal);
+    return this.held('Reset', () => this.resetNow(args, kinds, signal), signal);
   }
 
   private async resetNow(args: SnapshotCommandArgs, kinds: readonly ServiceKind[] | undefined, signal: AbortSignal | undefined): Promise<Outcome> {
@@ -599,21 +645,18 @@ export class SnapshotCommands implements vscode.Disposable {
       return this.show(failure('setting', `Azurite: ${choice} did nothing: that ${operationName(journal)} worked on ${journal.where}, and this window works on ${now} now (azurite.attach). Set azurite.attach back to work on it.`, { setting: 'azurite.attach' }));
     }
     if (this.deps.target.isLocal()) {
+      // Checked before the starts (which would load a seed into the other data) and after them (a
+      // start may ask which workspace folder keeps the data).
+      const elsewhere = this.otherData(journal, choice);
+      if (elsewhere !== undefined) return this.show(elsewhere);
       const running = this.deps.emulator.runningKinds();
       const stopped = journal.kinds.filter((k) => !running.includes(k));
       for (const kind of stopped) {
         const [started] = (await vscode.commands.executeCommand<Outcome[] | undefined>(serviceCommand('start', kind))) ?? [CANCELLED];
         if (started !== undefined && !started.ok) return started;
       }
-      // The data it worked on: another folder now (azurite.location, the folder chosen for data in a
-      // multi-root workspace) or memory would get what was meant for that data.
-      if (journal.location !== undefined) {
-        const here = this.localDataFolder(journal.kinds);
-        if (here !== journal.location) {
-          const names = journal.kinds.map(serviceName).join(', ');
-          return this.show(failure('setting', `Azurite: ${choice} did nothing: that ${operationName(journal)} worked on the data in ${journal.location}, and ${names} ${here === undefined ? 'keep their data in memory now (azurite.inMemoryPersistence)' : `keep their data in ${here} now (azurite.location, or the folder chosen for data)`}. Point them back at that folder to work on it.`, { setting: here === undefined ? 'azurite.inMemoryPersistence' : 'azurite.location' }));
-        }
-      }
+      const elsewhereNow = this.otherData(journal, choice);
+      if (elsewhereNow !== undefined) return this.show(elsewhereNow);
     }
     // A seed's Reset loads the seed it names, not another set since.
     if (journal.operation === 'seed' || (journal.operation === 'reset' && journal.folder !== '')) {

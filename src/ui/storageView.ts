@@ -620,6 +620,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
    */
   private async uploadAll(account: string, place: { container: string; prefix: string }, files: readonly { name: string; content: UploadContent }[], existingChoice: 'replace' | 'skip' | undefined): Promise<string[]> {
     const data = this.data();
+    const target = this.deps.target.identity();
     try {
       const clients = this.clients(account);
       const named = files.map((f) => ({ ...f, blob: `${place.prefix}${f.name}` }));
@@ -647,7 +648,7 @@ export class StorageView implements vscode.TreeDataProvider<StorageNode>, vscode
           // Skipping is offered only when something would still be uploaded.
           const answer = await askReplaceOrSkip(`${what} in container ${place.container}. Replace?`, 'The blob content and properties are replaced; this cannot be undone.',
             fresh > 0 ? `uploads only the ${fresh === 1 ? 'file' : `${fresh} files`} whose blob is new.` : undefined);
-          if (answer === undefined) return [];
+          if (answer === undefined || this.targetMoved(target, 'nothing was uploaded')) return [];
           replace = answer === 'replace';
         }
         // Replaced only where the user said so: a blob that another client makes meanwhile stays

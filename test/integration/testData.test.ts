@@ -109,7 +109,7 @@ describe('Test data: seed, reset, export and import', () => {
     assert.deepEqual(a.notifications().slice(shown), [], 'nothing to report: the user asked for the stop');
   });
 
-  it('Close during a start\'s seed cuts it short even while an Export waits for that start (the Close waits for the Export, which waited for the seed)', async () => {
+  it('Close during a start\'s seed cuts it short even while an Export waits for that start, which is then not run and says so (the Close had waited for the Export, which waited for the whole seed)', async () => {
     const a = await api();
     fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), Array.from({ length: 150_000 }, (_, i) => `{"text":"order ${i}"}\n`).join(''));
     await configure({ seed });
@@ -119,12 +119,16 @@ describe('Test data: seed, reset, export and import', () => {
       const orders = () => QueueServiceClient.fromConnectionString(a.emulator.connectionString()).getQueueClient('orders');
       await waitFor('the seed loading', async () => ((await orders().getProperties().catch(() => undefined))?.approximateMessagesCount ?? 0) > 0, 60_000);
       // Asked for now, it waits for the start (its seed included) before it begins.
+      const shown = a.notifications().length;
       const exporting = vscode.commands.executeCommand<{ ok: boolean }>('azurite.exportSnapshot', { folder: out, skipConfirmation: true });
       assert.deepEqual(await vscode.commands.executeCommand('azurite.close_queue'), [{ ok: true }]);
       const [started] = await starting;
       assert.deepEqual(started, { ok: false, reason: 'cancelled', message: 'Cancelled.' }, 'the seed was cut short, not loaded in full');
       assert.equal(a.emulator.status('queue').status, 'closed');
-      await exporting;
+      // Not run on the service being stopped (an export of what the cut-short seed left), and said so.
+      assert.deepEqual(await exporting, { ok: false, reason: 'cancelled', message: 'Cancelled.' });
+      assert.equal(fs.existsSync(path.join(out, 'queue')), false, 'nothing exported');
+      assert.ok(a.notifications().slice(shown).includes('Azurite: the Export asked for was not run: Queue was stopped while it started. Run it again once the services run.'), a.notifications().slice(shown).join('\n'));
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }
@@ -520,8 +524,8 @@ describe('Test data: seed, reset, export and import', () => {
       // Cut short while Blob kept its data in another folder (another workspace folder chosen then, say).
       const moved = await a.settleInterrupted({ journal, copy: snapshot }, 'Restore Replaced Items', { skipConfirmation: true });
       assert.equal(moved.ok, false);
-      assert.equal((moved as { message: string }).message, `Azurite: Restore Replaced Items did nothing: that Import worked on the data in ${elsewhere}, and Blob keep their data in ${a.emulator.dataLocation('blob')} now (azurite.location, or the folder chosen for data). Point them back at that folder to work on it.`);
-      assert.equal(await BlobServiceClient.fromConnectionString(a.emulator.connectionString()).getContainerClient('orders').exists(), false, 'nothing restored here');
+      assert.equal((moved as { message: string }).message, `Azurite: Restore Replaced Items did nothing: that Import worked on the data in ${elsewhere}, and Blob keeps its data in ${a.emulator.dataLocation('blob')} now (azurite.location, or the folder chosen for data). Point it back at that folder to work on it.`);
+      assert.equal(a.emulator.status('blob').status, 'closed', 'not even started: a start would load a seed into the other data');
       // The folder it worked on: it runs.
       assert.deepEqual(await a.settleInterrupted({ journal: { ...journal, location: a.emulator.dataLocation('blob') }, copy: snapshot }, 'Restore Replaced Items', { skipConfirmation: true }), { ok: true });
       // A seed's Reset loads the seed it names: not another one set since (none, here).

@@ -76,5 +76,6 @@ describe('core/blobEditor', () => {
     assert.equal(fileNameKey(upper, 'darwin'), fileNameKey(lower, 'darwin'));
     assert.equal(fileNameKey('C:\\out\\Report.csv', 'win32'), fileNameKey('C:\\out\\REPORT.CSV', 'win32'));
     assert.equal(fileNameKey('/out/caf\u00e9.txt', 'darwin'), fileNameKey('/out/cafe\u0301.txt', 'darwin'));
+    assert.notEqual(fileNameKey('C:\\out\\caf\u00e9.txt', 'win32'), fileNameKey('C:\\out\\cafe\u0301.txt', 'win32'), 'NTFS keeps both forms apart');
   });
 });

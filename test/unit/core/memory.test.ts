@@ -234,6 +234,9 @@ describe('core/memory', () => {
     const container = 4096 * BYTES_PER_MB;
     assert.equal(proposedLimitMb(defaultLimitBytes(container), 0, 0, container), 3072);
     assert.equal(proposedLimitMb(100 * BYTES_PER_MB, 0, 0, container), 200, 'far below the cap: twice');
+    // A limit in force already past 75% is raised, never lowered (14,000 MB on a 16 GB machine).
+    const machine = 16 * 1024 * BYTES_PER_MB;
+    assert.equal(proposedLimitMb(14_000 * BYTES_PER_MB, 11_500 * BYTES_PER_MB, 0, machine), 14_001);
     // Never below what holds the refused write besides what is stored.
     assert.equal(proposedLimitMb(3000 * BYTES_PER_MB, 2999 * BYTES_PER_MB, 200 * BYTES_PER_MB, container), 3200);
   });
