@@ -19,7 +19,8 @@ export function isEmptyDebugConfiguration(config: Readonly<Record<string, unknow
 export const PICK_FUNC_PROCESS = '${command:azureFunctions.pickProcess}';
 
 /**
- * True when a launch starts a task before its debug session exists: it names a `preLaunchTask`, or
+ * True when a launch starts a task before its debug session exists: it names a `preLaunchTask` (a
+ * label, or a task identifier object), or
  * a string anywhere in it (at any depth: `processId`, `args`, `env` …) holds {@link PICK_FUNC_PROCESS},
  * which VS Code runs while it substitutes the variables, after `resolveDebugConfiguration` and
  * before any session. The Azure Functions extension's .NET template
@@ -29,6 +30,8 @@ export const PICK_FUNC_PROCESS = '${command:azureFunctions.pickProcess}';
  */
 export function startsTaskBeforeSession(config: Readonly<Record<string, unknown>>): boolean {
   if (typeof config.preLaunchTask === 'string' && config.preLaunchTask !== '') return true;
+  // A task identifier (`{ "type": "func", "command": "host start" }`), which VS Code accepts too.
+  if (typeof config.preLaunchTask === 'object' && config.preLaunchTask !== null) return true;
   const seen = new Set<object>();
   const holds = (value: unknown): boolean => {
     if (typeof value === 'string') return value.includes(PICK_FUNC_PROCESS);

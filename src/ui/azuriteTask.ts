@@ -205,15 +205,23 @@ class StartTerminal implements vscode.Pseudoterminal {
       return 1;
     }
     if (this.closed) return 1;
-    let failed = false;
+    const failedKinds: ServiceKind[] = [];
     await Promise.all(toStart.map(async (kind) => {
+      const stopsBefore = this.emulator.stopsAsked(kind);
       const outcome = await this.emulator.start(kind);
       if (this.closed) return;
+      // A Stop or Clean asked for meanwhile cut the seed short too, and the service is about to
+      // stop (its stop is queued behind the start, so it still reads as running): not started.
+      if (this.emulator.stopsAsked(kind) !== stopsBefore) {
+        failedKinds.push(kind);
+        this.line(`${serviceName(kind)}: stopped while it started.`);
+        return;
+      }
       // A seed cancelled (its notification's Cancel) leaves the service running without it: started.
       const seedCancelled = !outcome.ok && outcome.reason === 'cancelled' && this.emulator.status(kind).status === 'running';
       if (seedCancelled) this.line(`${serviceName(kind)}: its seed was cancelled; the service runs without it.`);
       else if (!outcome.ok) {
-        failed = true;
+        failedKinds.push(kind);
         this.line(`${serviceName(kind)}: ${outcome.message}`);
         return;
       }
@@ -222,11 +230,12 @@ class StartTerminal implements vscode.Pseudoterminal {
         await waitForPort(address.host, address.port, PROBE_TIMEOUT_MS, this.ended.signal);
         this.line(`${serviceName(kind)}: answering at ${endpointUrl(address)}`);
       } catch (err) {
-        failed = true;
+        failedKinds.push(kind);
         this.line(`${serviceName(kind)}: started, but ${(err as Error).message}`);
       }
     }));
     if (this.closed) return 1;
+    const failed = failedKinds.length > 0;
     if (!failed && parsed.action === 'reset') {
       this.line(`Resetting ${names} …`);
       const outcome = await this.reset(parsed.kinds, this.ended.signal);
@@ -238,7 +247,7 @@ class StartTerminal implements vscode.Pseudoterminal {
       this.line(`Azurite: ${names} reset.`);
       return 0;
     }
-    this.line(failed ? `Azurite: not every service started (${names}).` : `Azurite: ${names} ready.`);
+    this.line(failed ? `Azurite: not every service started: ${SERVICE_KINDS.filter((k) => failedKinds.includes(k)).map(serviceName).join(', ')} did not (see above).` : `Azurite: ${names} ready.`);
     return failed ? 1 : 0;
   }
 

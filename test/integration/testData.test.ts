@@ -134,6 +134,19 @@ describe('Test data: seed, reset, export and import', () => {
     }
   });
 
+  it('a start task whose service is stopped during its seed ends with 1, not "ready" (the stop cut the seed short too)', async () => {
+    const a = await api();
+    fs.writeFileSync(path.join(seed, 'queue', 'orders.jsonl'), Array.from({ length: 150_000 }, (_, i) => `{"text":"order ${i}"}\n`).join(''));
+    await configure({ seed });
+    const startQueue = (await vscode.tasks.fetchTasks({ type: 'azurite' })).find((t) => t.name === 'start queue');
+    assert.ok(startQueue);
+    const ended = runTask(startQueue);
+    const orders = () => QueueServiceClient.fromConnectionString(a.emulator.connectionString()).getQueueClient('orders');
+    await waitFor('the seed loading', async () => ((await orders().getProperties().catch(() => undefined))?.approximateMessagesCount ?? 0) > 0, 60_000);
+    assert.deepEqual(await vscode.commands.executeCommand('azurite.close_queue'), [{ ok: true }]);
+    assert.equal(await ended, 1, 'a preLaunchTask that says ready would start the debug session without Queue');
+  });
+
   it('on disk, loads the seed only into an empty service', async () => {
     const a = await api();
     const location = fs.mkdtempSync(path.join(os.tmpdir(), 'disk-data-'));

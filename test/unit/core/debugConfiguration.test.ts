@@ -19,6 +19,7 @@ describe('core/debugConfiguration', () => {
     assert.equal(startsTaskBeforeSession({ type: 'node', request: 'launch', args: ['--pid', 'pid=${command:azureFunctions.pickProcess}'] }), true);
     assert.equal(startsTaskBeforeSession({ type: 'node', request: 'launch', env: { PID: '${command:azureFunctions.pickProcess}' } }), true);
     assert.equal(startsTaskBeforeSession({ type: 'coreclr', request: 'attach', processId: '${command:pickProcess}' }), false, 'the C# extension\'s own picker starts no task');
+    assert.equal(startsTaskBeforeSession({ type: 'node', request: 'launch', preLaunchTask: { type: 'func', command: 'host start' } }), true, 'a task identifier object');
     assert.equal(startsTaskBeforeSession({ type: 'node', request: 'launch', preLaunchTask: '' }), false);
     assert.equal(startsTaskBeforeSession({ type: 'node', request: 'launch', program: 'app.js', port: 9229, sourceMaps: true, outFiles: null }), false);
     const cyclic: Record<string, unknown> = { type: 'node', request: 'launch' };
