@@ -54,21 +54,10 @@ async function startConfigured(emulator: Emulator, deps: AutoStartDeps, info: (l
   if (attachedNow()) return;
   await Promise.all(toStart.map(async (kind) => {
     // Probed again: the question may have stayed open while another window or the Azurite CLI
-    // began serving the port.
-    const now = await emulator.servedElsewhere(kind);
-    if (now !== undefined) {
-      info(`autoStart: ${serviceName(kind)} skipped, ${now}`);
-      return;
-    }
-    const outcome = await emulator.start(kind);
-    if (outcome.ok) {
-      info(`autoStart: ${serviceName(kind)} started`);
-      return;
-    }
-    // Another Azurite took the port between the probe and the listen (two windows restored at
-    // once): a skip, as if the probe had found it, not an error.
-    const taken = !outcome.ok && outcome.reason === 'port' && outcome.conflict?.holder === 'azurite' ? await emulator.servedElsewhere(kind) : undefined;
-    if (taken !== undefined) info(`autoStart: ${serviceName(kind)} skipped, ${taken} (it began serving while this window started it)`);
-    else showOutcome(outcome, deps);
+    // began serving the port (or it takes the port between the probe and the listen).
+    const started = await emulator.startUnlessServed(kind);
+    if ('servedElsewhere' in started) info(`autoStart: ${serviceName(kind)} skipped, ${started.servedElsewhere}`);
+    else if (started.outcome.ok) info(`autoStart: ${serviceName(kind)} started`);
+    else showOutcome(started.outcome, deps);
   }));
 }

@@ -455,6 +455,25 @@ export class Emulator {
   }
 
   /**
+   * Starts `kind` unless the same service of another Azurite serves its port now ({@link
+   * servedElsewhere}, probed right before), and counts a start that fails because an Azurite took
+   * the port meanwhile (two windows restored at once, the CLI started during a question) as served
+   * by it too: what the autostart, the `azurite` task and the Functions pre-start do once they have
+   * asked what they must ask.
+   * @returns `{ servedElsewhere }` (what answers there, as servedElsewhere says it), or the start's `{ outcome }`
+   */
+  async startUnlessServed(kind: ServiceKind): Promise<{ readonly servedElsewhere: string } | { readonly outcome: Outcome }> {
+    const before = await this.servedElsewhere(kind);
+    if (before !== undefined) return { servedElsewhere: before };
+    const outcome = await this.start(kind);
+    if (!outcome.ok && outcome.reason === 'port' && outcome.conflict?.holder === 'azurite') {
+      const taken = await this.servedElsewhere(kind);
+      if (taken !== undefined) return { servedElsewhere: `${taken} (it began serving while this window started it)` };
+    }
+    return { outcome };
+  }
+
+  /**
    * The services, in SERVICE_KINDS order, that the last {@link servedElsewhere} probe found another
    * Azurite serving and that do not run here: {@link connectionString} names each at its configured
    * host and port, with the protocol it answered with. One is forgotten (and

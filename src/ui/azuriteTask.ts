@@ -205,11 +205,24 @@ class StartTerminal implements vscode.Pseudoterminal {
       return 1;
     }
     if (this.closed) return 1;
+    // Attached while the data-folder question was open: waited for there instead, as above.
+    const attachedNow = this.attached();
+    if (attachedNow !== undefined && parsed.action === 'start') {
+      this.line(`This window was attached to the Azurite at ${attachedNow.label} (azurite.attach) meanwhile: nothing local starts.`);
+      return this.awaitAttached(attachedNow, this.definition.services === undefined ? parsed.kinds.filter((k) => attachedNow[k] !== undefined) : parsed.kinds);
+    }
     const failedKinds: ServiceKind[] = [];
     await Promise.all(toStart.map(async (kind) => {
       const stopsBefore = this.emulator.stopsAsked(kind);
-      const outcome = await this.emulator.start(kind);
+      // A start task gives way to another Azurite that began serving the port while the question
+      // was open, or took it during the start (a reset does not: it is ours).
+      const started = parsed.action === 'start' ? await this.emulator.startUnlessServed(kind) : { outcome: await this.emulator.start(kind) };
       if (this.closed) return;
+      if ('servedElsewhere' in started) {
+        this.line(`${serviceName(kind)}: ${started.servedElsewhere}; not started here.`);
+        return;
+      }
+      const outcome = started.outcome;
       // A Stop or Clean asked for meanwhile cut the seed short too, and the service is about to
       // stop (its stop is queued behind the start, so it still reads as running): not started.
       if (this.emulator.stopsAsked(kind) !== stopsBefore) {

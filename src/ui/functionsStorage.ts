@@ -215,14 +215,21 @@ export class FunctionsStorage implements vscode.DebugConfigurationProvider {
     await Promise.all(running.map((k) => this.emulator.start(k)));
     if (kinds.length === 0) return [];
     if (!(await this.deps.prepareStart())) return [CANCELLED];
+    // Attached while the data-folder question was open: nothing local starts (as autoStart).
+    const attachedNow = this.attached();
+    if (attachedNow !== undefined) {
+      this.log.info(`Not starting the local emulator for ${why}: this window was attached to the Azurite at ${attachedNow.label} (azurite.attach) while it asked.`);
+      return [];
+    }
+    this.log.info(`Starting ${kinds.join(', ')} for ${why}: local.settings.json uses the development storage.`);
     // Probed again, as autoStart does: the data-folder question may have stayed open while another
     // window or the Azurite CLI began serving a port.
-    const now = await Promise.all(kinds.map((k) => (this.emulator.status(k).status === 'running' ? undefined : this.emulator.servedElsewhere(k))));
-    now.forEach((e, i) => { if (e !== undefined) this.log.info(`Not starting ${serviceName(kinds[i]!)} for ${why}: ${e}.`); });
-    const toStart = kinds.filter((_, i) => now[i] === undefined);
-    if (toStart.length === 0) return [];
-    this.log.info(`Starting ${toStart.join(', ')} for ${why}: local.settings.json uses the development storage.`);
-    const outcomes = await Promise.all(toStart.map((k) => this.emulator.start(k)));
+    const started = await Promise.all(kinds.map((k) => this.emulator.startUnlessServed(k)));
+    const outcomes: Outcome[] = [];
+    started.forEach((s, i) => {
+      if ('servedElsewhere' in s) this.log.info(`Not starting ${serviceName(kinds[i]!)} for ${why}: ${s.servedElsewhere}.`);
+      else outcomes.push(s.outcome);
+    });
     outcomes.forEach((o) => showOutcome(o, this.deps));
     return outcomes;
   }

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Outcome } from '../../../../src/emulator/serviceManager';
 import { STORAGE_SEEN } from '../../../../src/ui/functionsStorage';
-import { api, configure, waitFor } from '../../helpers';
+import { api, configure, freePorts, runTask, waitFor } from '../../helpers';
 
 /** A Functions project in `folder` named `name` whose local.settings.json uses the development storage; returns its path. */
 function functionsApp(folder: vscode.WorkspaceFolder, name: string): string {
@@ -224,6 +224,34 @@ describe('multi-root workspace', () => {
     } finally {
       await config().update('seed', undefined, vscode.ConfigurationTarget.Workspace);
       await vscode.commands.executeCommand('azurite.close');
+    }
+  });
+
+  it('a start task gives way to another Azurite that began serving the port while the folder question was open, and ends with 0', async () => {
+    const a = await api();
+    const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('azurite');
+    await vscode.commands.executeCommand('azurite.close');
+    const [port] = await freePorts(1);
+    await config().update('tablePort', port, vscode.ConfigurationTarget.Workspace);
+    await a.chooseDataFolder(undefined);
+    const other = http.createServer((_req, res) => { res.writeHead(403, { Server: 'Azurite-Table/3.37.0' }); res.end(); });
+    try {
+      const startTable = (await vscode.tasks.fetchTasks({ type: 'azurite' })).find((t) => t.name === 'start table');
+      assert.ok(startTable);
+      const ended = runTask(startTable);
+      await waitFor('the data folder question', () => a.dataFolderQuestions().open || undefined, 20_000);
+      // Another window, or the Azurite CLI, begins serving the port meanwhile.
+      await new Promise<void>((resolve) => other.listen(port!, '127.0.0.1', resolve));
+      await waitFor('the question answered', async () => {
+        if (a.dataFolderQuestions().open) await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        return !a.dataFolderQuestions().open;
+      }, 20_000);
+      assert.equal(await ended, 0, 'served there: a preLaunchTask goes on');
+      assert.deepEqual(a.emulator.status('table'), { status: 'closed' }, 'not started on the taken port');
+      assert.ok(a.emulator.servedElsewhereKinds().includes('table'), 'terminals and debug sessions get that Azurite');
+    } finally {
+      other.close();
+      await config().update('tablePort', undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
 
