@@ -13,7 +13,8 @@
  * waits for the attached Azurite's endpoints to accept a connection (0), or says which does not (1);
  * with `services` left out it waits for the endpoints `azurite.attach` names.
  * Ending the task (Terminate Task, closing its terminal) begins nothing more: no start once the
- * data-folder question is answered, no reset still waiting for an Import, no more of a seed.
+ * data-folder question is answered, no reset still waiting for an Import, no more of a reset's seed.
+ * A start's seed goes on: the start is the service's, shared with other callers.
  */
 import * as vscode from 'vscode';
 import { endpointUrl } from '../core/connectionString';
