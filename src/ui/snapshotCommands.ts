@@ -129,10 +129,12 @@ export class SnapshotCommands implements vscode.Disposable {
     });
     const untilAborted = (wait: Promise<unknown>): Promise<unknown> => Promise.race([wait, aborted]);
     const isAborted = (): boolean => signal?.aborted === true || own.signal.aborted;
-    this.waiting.add(cancel);
     const run = (async () => {
+      if (others) await withDelayedProgress('Waiting for the Reset, Import or Export under way', false, () => untilAborted(before));
+      // Cancellable by a Stop of a starting service only while it waits for the starts (not for
+      // another operation: it then waits for that Stop too, and runs on what is left).
+      this.waiting.add(cancel);
       try {
-        if (others) await withDelayedProgress('Waiting for the Reset, Import or Export under way', false, () => untilAborted(before));
         if (!isAborted() && this.deps.target.isLocal()) {
           await withDelayedProgress('Waiting for the services to finish starting or stopping', false, () => untilAborted(this.deps.emulator.lifecycleSettled(SERVICE_KINDS)));
         }
@@ -165,11 +167,11 @@ export class SnapshotCommands implements vscode.Disposable {
   private readonly waiting = new Set<(reason: string) => void>();
 
   /**
-   * Cancels the Reset, Import and Export operations still waiting to begin, each saying so in a
-   * notification with `reason` ("Blob was stopped while it started"): what a Stop or Clean of a
-   * service still starting does, since it cuts its seed short and then waits for the operations,
-   * which wait for the start; once run, they would work on a service the user is stopping.
-   * Operations under way are not touched.
+   * Cancels the Reset, Import and Export operations waiting for the services' starts to end, each
+   * saying so in a notification with `reason` ("Blob was stopped while it started"): what a Stop or
+   * Clean of a service still starting does, since it cuts its seed short and then waits for the
+   * operations, which wait for the start; once run, they would work on a service the user is
+   * stopping. Operations under way, and those still waiting for another one, are not touched.
    */
   cancelWaiting(reason: string): void {
     for (const cancel of [...this.waiting]) cancel(reason);
