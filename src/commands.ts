@@ -56,7 +56,7 @@ export interface CommandDeps extends NotifyDeps {
   readonly prepareClean: () => Promise<boolean>;
   /** Resolves when no Reset, Import or Export is under way: what a Clean or Close waits for, so that it does not restart or stop a service under one. Never rejects. */
   readonly dataIdle: () => Promise<void>;
-  /** Cancels the Reset, Import and Export operations still waiting to begin, each saying `reason` (./ui/snapshotCommands.ts cancelWaiting). */
+  /** Cancels the Reset, Import and Export operations waiting for the services' starts to end, each saying `reason` (./ui/snapshotCommands.ts cancelWaiting). */
   readonly cancelWaitingData: (reason: string) => void;
 }
 
@@ -93,7 +93,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   };
 
   // A Close or Clean of a service still starting: its seed is cut short now, and the data operations
-  // still waiting to begin (they wait for that start, seed included) are cancelled, not waited for;
+  // waiting for the starts to end (that one, seed included) are cancelled, not waited for;
   // else the Close would wait for them, they for the whole seed, and they would then run on a
   // service about to stop. Operations under way are waited for (below).
   const cutStartsShort = (kinds: readonly ServiceKind[], verb: string): void => {
